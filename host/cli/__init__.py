@@ -1,0 +1,1 @@
+"""Command-line entry points; each sub-command lives in its own module, imported on demand."""

@@ -1,0 +1,63 @@
+"""`tabwarden` dispatcher.
+
+Only the chosen sub-command's module is imported, so `tabwarden host` (what the browser
+launches) does not pay for the REPL, the installer or pydantic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import NamedTuple
+
+
+class Command(NamedTuple):
+    module: str
+    summary: str
+
+
+# Each module defines `add_arguments(parser)` and `run(args) -> int`.
+COMMANDS: dict[str, Command] = {
+    "host": Command("host.cli.host_cmd", "run the native host (what the browser launches)"),
+    "install": Command("host.cli.install_cmd", "register the native host with installed browsers"),
+    "uninstall": Command("host.cli.install_cmd", "remove exactly what install wrote"),
+    "doctor": Command("host.cli.doctor_cmd", "check every registration and talk to the host"),
+    "policy": Command("host.cli.policy_cmd", "check, explain and test permission decisions"),
+    "audit": Command("host.cli.audit_cmd", "list, export and verify the audit log"),
+    "launch": Command("host.cli.placeholder_cmd", "start a browser with the extension and open the REPL"),
+    "repl": Command("host.cli.placeholder_cmd", "attach a debug REPL to the running host"),
+    "demo": Command("host.cli.placeholder_cmd", "run the scripted demo on bundled local pages"),
+}
+
+
+def _usage() -> str:
+    width = max(map(len, COMMANDS))
+    lines = ["usage: tabwarden <command> [options]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {cmd.summary}" for name, cmd in COMMANDS.items()]
+    lines += ["", "Run `tabwarden <command> --help` for a command's options."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one sub-command and return its exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(_usage())
+        return 0 if argv else 2
+    if argv[0] == "--version":
+        from host import __version__
+
+        print(f"tabwarden {__version__}")
+        return 0
+    name, rest = argv[0], argv[1:]
+    command = COMMANDS.get(name)
+    if command is None:
+        print(f"tabwarden: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(command.module)
+    parser = argparse.ArgumentParser(prog=f"tabwarden {name}", description=command.summary)
+    module.add_arguments(parser, name)
+    args = parser.parse_args(rest)
+    args.command = name
+    return int(module.run(args) or 0)
