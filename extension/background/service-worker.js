@@ -1,0 +1,25 @@
+// Tabwarden's service worker: a relay between the host (native messaging), the content
+// scripts, the extension APIs and our own pages. It holds no authority and no rules.
+import { NativeLink } from "./native-link.js";
+import { handleDiag } from "./diag.js";
+import { callContent } from "./content-relay.js";
+import { handleBrowserCall } from "./browser-api.js";
+import { broadcastLinkState, deliverUiEvent, installUiPorts } from "./ui-ports.js";
+import { installBrowserEvents } from "./browser-events.js";
+
+const link = new NativeLink({
+  handlers: {
+    "diag.call": handleDiag,
+    "content.call": callContent,
+    "browser.call": handleBrowserCall,
+  },
+  onUiEvent: deliverUiEvent,
+  onStateChange: broadcastLinkState,
+});
+
+installUiPorts(link);
+installBrowserEvents(link);
+link.start();
+
+// Exposed for debugging from the worker's DevTools console and for tests.
+globalThis.tabwarden = { link };

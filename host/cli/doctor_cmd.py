@@ -1,0 +1,27 @@
+"""`tabwarden doctor`."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    parser.add_argument("--timeout", type=float, default=2.0, help="seconds to wait for the host's pong")
+
+
+def run(args: argparse.Namespace) -> int:
+    from install.doctor import run as run_doctor
+
+    checks = run_doctor(timeout=args.timeout)
+    failed = 0
+    for check in checks:
+        mark = "ok  " if check.ok else "FAIL"
+        line = f"[{mark}] {check.subject}: {check.name}"
+        if check.detail:
+            line += f" - {check.detail}"
+        print(line)
+        if not check.ok:
+            failed += 1
+            print(f"       fix: {check.fix}")
+    print(f"{len(checks) - failed} passed, {failed} failed")
+    return 1 if failed else 0

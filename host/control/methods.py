@@ -1,0 +1,151 @@
+"""Control methods every host serves: host status and link diagnostics.
+
+Later subsystems (gatekeeper, engine, browser tools) register their own methods on the same
+server; every browser action goes through the gatekeeper there, never through these.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from typing import TYPE_CHECKING, Any, Annotated
+
+import msgspec
+
+from protocol.errors import ErrorCode
+from protocol.messages import BrowserCall, DiagCall
+
+if TYPE_CHECKING:
+    from host.control.server import ControlConnection, ControlServer
+
+
+def _params(kind: type, params: dict[str, Any]) -> Any:
+    from host.control.server import ControlError
+
+    try:
+        return msgspec.convert(params, kind)
+    except msgspec.ValidationError as exc:
+        raise ControlError(ErrorCode.INVALID_MESSAGE, f"invalid params: {exc}") from None
+
+
+def _browser(conn: "ControlConnection"):
+    from host.control.server import ControlError
+
+    host = conn.server.host
+    endpoint = getattr(host, "endpoint", None)
+    if endpoint is None or not endpoint.is_open or getattr(host, "session", None) is None:
+        raise ControlError(ErrorCode.NOT_READY, "no browser is connected to this host")
+    return endpoint
+
+
+class _WaitReady(msgspec.Struct, forbid_unknown_fields=True):
+    timeout: Annotated[float, msgspec.Meta(ge=0, le=600)] = 10.0
+
+
+class _Payload(msgspec.Struct, forbid_unknown_fields=True):
+    size: Annotated[int, msgspec.Meta(ge=0, le=60 * 1024 * 1024)]
+
+
+class _Echo(msgspec.Struct, forbid_unknown_fields=True):
+    data: Any = None
+
+
+class _RoundTrip(msgspec.Struct, forbid_unknown_fields=True):
+    n: Annotated[int, msgspec.Meta(ge=1, le=10_000)] = 100
+    tab_id: int | None = None  # None: ping the service worker only
+
+
+def payload_text(size: int) -> str:
+    """A deterministic ASCII payload of `size` characters that does not compress to nothing."""
+    block = hashlib.sha256(str(size).encode()).hexdigest() * 64
+    return (block * (size // len(block) + 1))[:size]
+
+
+async def host_info(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    host = conn.server.host
+    session = getattr(host, "session", None)
+    endpoint = getattr(host, "endpoint", None)
+    return {
+        "pid": __import__("os").getpid(),
+        "extensionId": getattr(host, "extension_id", None),
+        "connected": bool(endpoint and endpoint.is_open),
+        "browserSessionId": session.browser_session_id if session else None,
+        "extensionVersion": session.extension_version if session else None,
+        "browser": session.browser if session else None,
+    }
+
+
+async def wait_ready(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    from host.control.server import ControlError
+
+    p = _params(_WaitReady, params)
+    try:
+        await asyncio.wait_for(conn.server.host.ready.wait(), p.timeout)
+    except asyncio.TimeoutError:
+        raise ControlError(ErrorCode.TIMEOUT, f"no browser handshake within {p.timeout:g} s") from None
+    return await host_info({}, conn)
+
+
+async def diag_payload(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """Send `size` characters to the extension and compare its digest with ours."""
+    p = _params(_Payload, params)
+    endpoint = _browser(conn)
+    data = payload_text(p.size)
+    started = time.perf_counter()
+    received = await endpoint.request(lambda i: DiagCall(id=i, op="digest", data=data), timeout=60)
+    elapsed = time.perf_counter() - started
+    expected = hashlib.sha256(data.encode()).hexdigest()
+    return {
+        "sentLength": len(data),
+        "sentSha256": expected,
+        "received": received,
+        "match": isinstance(received, dict) and received.get("sha256") == expected and received.get("length") == len(data),
+        "seconds": elapsed,
+    }
+
+
+async def diag_echo(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    p = _params(_Echo, params)
+    return await _browser(conn).request(lambda i: DiagCall(id=i, op="echo", data=p.data), timeout=30)
+
+
+async def diag_roundtrip(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """Time `n` pings from the host to the service worker (or through a tab's content script)."""
+    p = _params(_RoundTrip, params)
+    endpoint = _browser(conn)
+    samples = []
+    for _ in range(p.n):
+        started = time.perf_counter()
+        if p.tab_id is None:
+            await endpoint.ping(timeout=5)
+        else:
+            await endpoint.request(lambda i: DiagCall(id=i, op="content_ping", data={"tabId": p.tab_id}), timeout=10)
+        samples.append(time.perf_counter() - started)
+    return {"samples": samples}
+
+
+async def browser_tabs(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    """The open tabs (read-only)."""
+    return await _browser(conn).request(lambda i: BrowserCall(id=i, api="tabs.query", args=[{}]), timeout=10)
+
+
+async def subscribe(params: dict[str, Any], conn: "ControlConnection") -> list[str]:
+    topics = params.get("topics", [])
+    if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
+        from host.control.server import ControlError
+
+        raise ControlError(ErrorCode.INVALID_MESSAGE, "topics must be a list of strings")
+    conn.topics.update(topics)
+    return sorted(conn.topics)
+
+
+def register_builtin(server: "ControlServer") -> None:
+    """Register the methods above."""
+    server.register("host.info", host_info)
+    server.register("host.wait_ready", wait_ready)
+    server.register("host.subscribe", subscribe)
+    server.register("diag.payload", diag_payload)
+    server.register("diag.echo", diag_echo)
+    server.register("diag.roundtrip", diag_roundtrip)
+    server.register("browser.tabs", browser_tabs)

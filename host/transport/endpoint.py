@@ -1,0 +1,293 @@
+"""A framed, bidirectional message endpoint over an asyncio byte stream.
+
+One reader task cuts frames, decodes them and resolves replies by id; one writer task drains a
+bounded queue of frames; one dispatcher task hands other messages to handlers in arrival order.
+Every queue is bounded: when one is full the caller gets `overloaded` instead of the host
+growing without limit. A protocol violation in a frame that leaves the stream in sync is
+reported to the peer and skipped; a corrupt length prefix closes the link.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from typing import Any, Awaitable, Callable, Protocol
+
+from protocol.errors import ErrorCode, ErrorInfo, ProtocolError
+from protocol.framing import FrameEncoder, FrameSplitter, MessageDecoder
+from protocol.messages import Cancel, Failure, Message, Ping, Pong, ProtocolErrorReport, Result
+
+from host.transport.errors import Disconnected, Overloaded, RemoteError, RequestError, RequestTimeout
+
+log = logging.getLogger("tabwarden.transport")
+
+Handler = Callable[[Message], Awaitable[None] | None]
+
+
+class FrameSink(Protocol):
+    """Where encoded frames go (stdout pipe, socket, test buffer)."""
+
+    async def write(self, data: bytes) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class StreamSink:
+    """FrameSink over an asyncio StreamWriter; waits for the OS to take each write."""
+
+    def __init__(self, writer: asyncio.StreamWriter):
+        self._writer = writer
+
+    async def write(self, data: bytes) -> None:
+        self._writer.write(data)
+        await self._writer.drain()
+
+    def close(self) -> None:
+        self._writer.close()
+
+
+class Endpoint:
+    """Request/response and event plumbing for one peer."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        sink: FrameSink,
+        *,
+        decoder: MessageDecoder,
+        encoder: FrameEncoder,
+        splitter: FrameSplitter,
+        name: str = "peer",
+        max_pending: int = 512,
+        max_outbound: int = 2048,
+        max_inbound: int = 2048,
+        default_timeout: float = 30.0,
+    ):
+        self.name = name
+        self._reader = reader
+        self._sink = sink
+        self._decoder = decoder
+        self._encoder = encoder
+        self._splitter = splitter
+        self._max_pending = max_pending
+        self._outbound: asyncio.Queue[list[bytes] | None] = asyncio.Queue(max_outbound)
+        self._inbound: asyncio.Queue[Message] = asyncio.Queue(max_inbound)
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._ids = itertools.count(1)
+        self._handlers: dict[type, Handler] = {}
+        self._fallback: Handler | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._close_reason: str | None = None
+        self.default_timeout = default_timeout
+        self.closed = asyncio.Event()
+
+    # ------------------------------------------------------------------ wiring
+
+    def on(self, message_type: type[Message], handler: Handler) -> None:
+        """Call `handler` for every inbound message of this type (in arrival order)."""
+        self._handlers[message_type] = handler
+
+    def on_other(self, handler: Handler) -> None:
+        """Call `handler` for inbound messages without a specific handler."""
+        self._fallback = handler
+
+    def start(self) -> None:
+        """Start the reader, writer and dispatcher tasks."""
+        self._tasks = [
+            asyncio.create_task(self._read_loop(), name=f"{self.name}-reader"),
+            asyncio.create_task(self._write_loop(), name=f"{self.name}-writer"),
+            asyncio.create_task(self._dispatch_loop(), name=f"{self.name}-dispatcher"),
+        ]
+
+    @property
+    def is_open(self) -> bool:
+        return not self.closed.is_set()
+
+    @property
+    def close_reason(self) -> str | None:
+        return self._close_reason
+
+    # ------------------------------------------------------------------ sending
+
+    def next_id(self) -> int:
+        """A fresh request id."""
+        return next(self._ids)
+
+    def send(self, message: Message) -> None:
+        """Queue a message; raises Overloaded when the outbound queue is full."""
+        if self.closed.is_set():
+            raise Disconnected(f"{self.name} link is closed ({self._close_reason})")
+        frames = self._encoder.encode(message)
+        try:
+            self._outbound.put_nowait(frames)
+        except asyncio.QueueFull:
+            raise Overloaded(f"{self.name} outbound queue is full ({self._outbound.maxsize} messages)") from None
+
+    async def request(self, build: Callable[[int], Message], timeout: float | None = None) -> Any:
+        """Send the message `build(id)` and wait for the peer's result for that id.
+
+        Raises RemoteError (the peer failed it), RequestTimeout (a cancel is sent to the peer),
+        Disconnected, or Overloaded. Cancelling the awaiting task also cancels the peer's work.
+        """
+        if len(self._pending) >= self._max_pending:
+            raise Overloaded(f"{len(self._pending)} requests to the {self.name} are already waiting")
+        request_id = self.next_id()
+        message = build(request_id)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            self.send(message)
+            return await asyncio.wait_for(future, timeout if timeout is not None else self.default_timeout)
+        except asyncio.TimeoutError:
+            self._cancel_remote(request_id)
+            raise RequestTimeout(
+                f"no answer from the {self.name} to {type(message).__name__} #{request_id} within {timeout or self.default_timeout:g} s"
+            ) from None
+        except asyncio.CancelledError:
+            self._cancel_remote(request_id)
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+
+    async def ping(self, timeout: float = 2.0) -> None:
+        """Round trip a ping; raises on timeout or disconnect."""
+        await self.request(lambda i: Ping(id=i), timeout)
+
+    def _cancel_remote(self, request_id: int) -> None:
+        if self.is_open:
+            try:
+                self.send(Cancel(id=request_id))
+            except RequestError:
+                pass
+
+    # ------------------------------------------------------------------ receiving
+
+    async def _read_loop(self) -> None:
+        reason = "end of input"
+        try:
+            while True:
+                data = await self._reader.read(1 << 20)
+                if not data:
+                    if self._splitter.pending:
+                        reason = f"end of input inside a frame ({self._splitter.pending} bytes unread)"
+                    break
+                try:
+                    payloads = self._splitter.feed(data)
+                except ProtocolError as exc:
+                    log.error("%s: %s; closing", self.name, exc)
+                    reason = exc.code
+                    break
+                for payload in payloads:
+                    self._accept(payload)
+        except (ConnectionError, OSError) as exc:
+            reason = f"read error: {exc}"
+        except asyncio.CancelledError:
+            reason = "cancelled"
+            raise
+        finally:
+            self._begin_close(reason)
+
+    def _accept(self, payload: bytes) -> None:
+        try:
+            message = self._decoder.decode(payload)
+        except ProtocolError as exc:
+            log.warning("%s sent a bad frame: %s", self.name, exc)
+            self.report(exc)
+            return
+        if message is None:
+            return  # a chunk of an unfinished message
+        kind = type(message)
+        if kind is Result or kind is Failure or kind is Pong:
+            self._resolve(message)
+        elif kind is Ping:
+            self._reply(Pong(id=message.id))
+        else:
+            try:
+                self._inbound.put_nowait(message)
+            except asyncio.QueueFull:
+                log.error("%s: inbound queue full, dropping %s", self.name, kind.__name__)
+                self.report(ProtocolError(ErrorCode.OVERLOADED, f"host inbound queue is full; {kind.__name__} dropped", getattr(message, "id", None)))
+
+    def _resolve(self, message: Result | Failure | Pong) -> None:
+        future = self._pending.get(message.id)
+        if future is None or future.done():
+            log.debug("%s: reply for unknown or finished request %s", self.name, message.id)
+            return
+        if isinstance(message, Failure):
+            future.set_exception(RemoteError(message.error))
+        else:
+            future.set_result(message.value if isinstance(message, Result) else None)
+
+    def report(self, exc: ProtocolError) -> None:
+        # A malformed reply still ends the request it was meant for.
+        if exc.request_id is not None:
+            future = self._pending.get(exc.request_id)
+            if future is not None and not future.done():
+                future.set_exception(RequestError(ErrorInfo(code=exc.code, message=f"invalid reply: {exc.message}")))
+        self._reply(ProtocolErrorReport(error=exc.info(), request_id=exc.request_id))
+
+    def _reply(self, message: Message) -> None:
+        try:
+            self.send(message)
+        except RequestError as exc:
+            log.warning("%s: could not send %s: %s", self.name, type(message).__name__, exc)
+
+    async def _dispatch_loop(self) -> None:
+        while True:
+            message = await self._inbound.get()
+            handler = self._handlers.get(type(message), self._fallback)
+            if handler is None:
+                log.info("%s: no handler for %s", self.name, type(message).__name__)
+                continue
+            try:
+                outcome = handler(message)
+                if outcome is not None:
+                    await outcome
+            except Exception:
+                log.exception("%s: handler for %s failed", self.name, type(message).__name__)
+
+    async def _write_loop(self) -> None:
+        try:
+            while True:
+                frames = await self._outbound.get()
+                if frames is None:
+                    break
+                await self._sink.write(b"".join(frames))
+        except (ConnectionError, OSError) as exc:
+            self._begin_close(f"write error: {exc}")
+
+    # ------------------------------------------------------------------ closing
+
+    def _begin_close(self, reason: str) -> None:
+        if self.closed.is_set():
+            return
+        self._close_reason = reason
+        self.closed.set()
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(Disconnected(f"{self.name} link closed: {reason}"))
+        try:
+            self._outbound.put_nowait(None)  # let queued frames drain, then stop
+        except asyncio.QueueFull:
+            pass
+        log.info("%s link closed: %s", self.name, reason)
+
+    async def close(self, reason: str = "closed by host", drain_timeout: float = 2.0) -> None:
+        """Close the link: fail waiting requests, flush what is queued, stop the tasks.
+
+        Safe to call from one of the endpoint's own handlers.
+        """
+        self._begin_close(reason)
+        current = asyncio.current_task()
+        writer = next((t for t in self._tasks if t.get_name().endswith("writer")), None)
+        if writer is not None and writer is not current:
+            try:
+                await asyncio.wait_for(asyncio.shield(writer), drain_timeout)
+            except (asyncio.TimeoutError, Exception):
+                pass
+        self._sink.close()
+        others = [t for t in self._tasks if t is not current]
+        for task in others:
+            task.cancel()
+        await asyncio.gather(*others, return_exceptions=True)

@@ -1,0 +1,20 @@
+"""Fixed facts of the native-messaging link (see design/architecture.md §4)."""
+
+PROTOCOL_NAME = "tabwarden/native-v1"
+PROTOCOL_VERSION = 1
+
+# The name the extension passes to chrome.runtime.connectNative().
+HOST_NAME = "com.tabwarden.host"
+
+# Chrome closes the port when the host sends a frame longer than this.
+MAX_HOST_FRAME = 1_048_576
+# Chrome refuses to send more than this from the extension to the host.
+MAX_BROWSER_FRAME = 64 * 1024 * 1024
+
+# Raw bytes of a logical message carried by one chunk frame. Base64 makes it 4/3 larger;
+# with the envelope the chunk frame stays well below MAX_HOST_FRAME.
+CHUNK_RAW_BYTES = 512 * 1024
+# A chunked message may not grow beyond this in either direction.
+MAX_CHUNKED_MESSAGE = 64 * 1024 * 1024
+# Partially received chunked messages held at once (each bounded by MAX_CHUNKED_MESSAGE in total).
+MAX_PARTIAL_MESSAGES = 4

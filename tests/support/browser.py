@@ -1,0 +1,177 @@
+"""Real-browser test harness: headless Chromium with our unpacked extension and the real host.
+
+Follows reference/chromium-e2e.md: a fresh profile per run, the host registered with
+`tabwarden install --user-data-dir`, the browser in its own session, and a three-step stop
+(SIGTERM the browser, SIGKILL the group, then end by PID anything naming the run dir).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXTENSION = ROOT / "extension"
+CANDIDATES = ("/usr/lib/chromium/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
+
+
+def browser_required() -> bool:
+    """CI (and `.ci/run`) require the browser: a missing one fails instead of skipping."""
+    return os.environ.get("TABWARDEN_REQUIRE_BROWSER") == "1" or os.environ.get("CI", "").lower() == "true"
+
+
+def find_chromium() -> str | None:
+    for candidate in CANDIDATES:
+        path = candidate if os.path.isabs(candidate) else shutil.which(candidate)
+        if path and os.access(path, os.X_OK):
+            return path
+    return None
+
+
+def require_chromium() -> str:
+    path = find_chromium()
+    if path is None:
+        message = "Chromium not found (apt-get install chromium)"
+        if browser_required():
+            pytest.fail(message + " - real-browser tests are required here", pytrace=False)
+        pytest.skip(message)
+    return path
+
+
+class BrowserRun:
+    """One headless Chromium with the extension, its profile and its host's home."""
+
+    def __init__(self, run_dir: Path, *, host_permissions: list[str] | None = None, start_url: str = "about:blank"):
+        self.run_dir = run_dir
+        self.binary = require_chromium()
+        self.profile = run_dir / "profile"
+        self.home = run_dir / "home"
+        self.tmp = run_dir / "tmp"
+        self.tw_home = run_dir / "tabwarden"
+        self.extension = run_dir / "extension"
+        self.log_path = run_dir / "chromium.log"
+        self.start_url = start_url
+        self.host_permissions = host_permissions or []
+        self.proc: subprocess.Popen | None = None
+        self._log = None
+
+    # environment for everything that must see this run's Tabwarden home
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
+        env.update(HOME=str(self.home), TMPDIR=str(self.tmp), TABWARDEN_HOME=str(self.tw_home))
+        return env
+
+    def prepare(self) -> None:
+        for folder in (self.profile, self.home, self.tmp, self.tw_home):
+            folder.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(EXTENSION, self.extension)
+        if self.host_permissions:
+            manifest_path = self.extension / "manifest.json"
+            manifest = json.loads(manifest_path.read_text())
+            manifest["host_permissions"] = self.host_permissions
+            manifest_path.write_text(json.dumps(manifest, indent=2))
+        self.cli("install", "--user-data-dir", str(self.profile))
+
+    def cli(self, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+        """Run `tabwarden ARGS` with this run's environment."""
+        return subprocess.run([sys.executable, "-m", "host", *args], env=self.env(), capture_output=True,
+                              text=True, timeout=60, check=check, cwd=str(self.run_dir))
+
+    def start(self) -> None:
+        self._log = open(self.log_path, "wb")
+        args = [
+            self.binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", "--disable-dev-shm-usage", "--password-store=basic", "--use-mock-keychain",
+            f"--user-data-dir={self.profile}", f"--load-extension={self.extension}",
+            f"--disable-extensions-except={self.extension}", "--remote-debugging-port=0",
+            "--enable-logging=stderr", "--v=0", self.start_url,
+        ]
+        self.proc = subprocess.Popen(args, env=self.env(), stdout=self._log, stderr=subprocess.STDOUT,
+                                     start_new_session=True, cwd=str(self.run_dir))
+
+    def host_pids(self) -> list[int]:
+        """PIDs of processes whose command line names this run (our host included)."""
+        found = []
+        marker = str(self.run_dir).encode()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                environ = (entry / "environ").read_bytes()
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"-m\x00host\x00host" in cmdline and marker in environ:
+                found.append(int(entry.name))
+        return found
+
+    def stop(self, timeout: float = 5.0) -> int | None:
+        """Stop the browser in three steps; return the browser's exit code."""
+        code = None
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                code = self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.proc is not None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            try:
+                code = self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                pass
+        self._kill_leftovers()
+        if self._log:
+            self._log.close()
+            self._log = None
+        return code
+
+    def _kill_leftovers(self) -> None:
+        marker = str(self.run_dir).encode()
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker in cmdline:
+                try:
+                    os.kill(int(entry.name), signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+    def diagnostics(self) -> str:
+        """Browser log tail and host log tail, for failure reports."""
+        parts = []
+        for path in (self.log_path, self.tw_home / "log" / "host.log"):
+            try:
+                text = path.read_text(errors="replace")
+            except OSError:
+                continue
+            parts.append(f"--- {path.name} (tail) ---\n{text[-4000:]}")
+        return "\n".join(parts)
+
+
+def wait_for(predicate, timeout: float, interval: float = 0.05, what: str = "condition"):
+    """Poll `predicate` until it returns a truthy value; fail after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)

@@ -1,0 +1,43 @@
+"""Helpers for talking to a host started by a real browser."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from contextlib import contextmanager
+from pathlib import Path
+
+from host.control.client import ControlClient
+from host.control.discovery import running_hosts
+from host.transport.errors import RequestError
+
+
+@contextmanager
+def tabwarden_home(path: Path):
+    """Point this process at a run's Tabwarden home (for discovery and the control client)."""
+    old = os.environ.get("TABWARDEN_HOME")
+    os.environ["TABWARDEN_HOME"] = str(path)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("TABWARDEN_HOME", None)
+        else:
+            os.environ["TABWARDEN_HOME"] = old
+
+
+async def attach(timeout: float = 20.0, client: str = "test") -> ControlClient:
+    """Wait for a host to publish its control endpoint and finish its handshake; attach."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    last: Exception | None = None
+    while loop.time() < deadline:
+        if running_hosts():
+            try:
+                control = await ControlClient.connect(client=client)
+                await control.call("host.wait_ready", timeout=max(1.0, deadline - loop.time()))
+                return control
+            except (RequestError, OSError) as exc:
+                last = exc
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"no host became ready within {timeout:g} s (last error: {last})")
