@@ -1,0 +1,283 @@
+"""The decision itself: `check(call, ctx)`, a pure function with an explained answer.
+
+Order (the first step that hits decides):
+   1 always-allowed built-ins                     allow  always_allowed
+   2 reads (never denied; ask only under `always`) allow  read_allowed | ask read_ask
+     --- writes from here on ---
+   3 script-executing or invalid destination       deny   script_scheme | invalid_destination
+   4 host-side fetch of a private address          deny   ssrf_blocked
+   5 blocked origin (incl. every extension page)   deny   sensitive_origin
+   6 deny rule                                     deny   rule_deny
+   7 outside the thread's scope lock               deny   scope_lock
+   8 ask rule                                      ask    rule_ask
+   9 sensitive payload                             ask    sensitive_payload
+  10 guarded origin                                ask    guarded_origin
+  11 session grant                                 allow  session_grant
+  12 allow rule                                    allow  rule_allow
+  13 the policy's default                          ask | allow  policy_default
+Issue 7 lists the scope lock after the payload check; it runs before the asks here so that a write
+outside the lock is always *denied*, never turned into a question the user might wave through.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from host.gatekeeper.origins import NO_ORIGIN, Origin, destination, normalize_origin
+from host.gatekeeper.patterns import OriginSet
+from host.gatekeeper.payload import ALWAYS_FORCING, CREDENTIAL_TARGET, EMAIL_ADDRESS, scan_params, targets_password
+from host.gatekeeper.policy import DEFAULT_POLICY, normalize_policy
+from host.gatekeeper.rules import EMPTY_RULES, Rule, RuleSet
+from host.gatekeeper.sensitive import DEFAULT_LISTS, OriginLists
+from host.tools.catalog import MCP_PREFIX, lookup
+
+CODES: tuple[str, ...] = (
+    "always_allowed", "read_allowed", "read_ask", "script_scheme", "invalid_destination", "ssrf_blocked",
+    "sensitive_origin", "guarded_origin", "rule_deny", "rule_ask", "sensitive_payload", "scope_lock",
+    "session_grant", "rule_allow", "policy_default",
+)
+
+FLAG_SENSITIVE_PAYLOAD = "sensitive_payload"
+FLAG_ESCALATION_L2 = "escalation_l2"
+FLAG_GUARDED = "guarded_origin"
+FLAG_APPROVED = "approved"
+
+
+class TraceStep(msgspec.Struct, frozen=True):
+    """One evaluated step: `outcome` is `hit` (it decided), `pass` or `skip`."""
+
+    step: str
+    outcome: str
+    detail: str
+
+
+class Decision(msgspec.Struct, frozen=True):
+    """The gatekeeper's answer, with the steps that led to it."""
+
+    verdict: str  # allow | ask | deny
+    code: str
+    reason: str
+    flags: tuple[str, ...] = ()
+    target_origin: str = ""
+    rule: Rule | None = None
+    trace: tuple[TraceStep, ...] = ()
+    findings: tuple[str, ...] = ()
+    tool: str = ""
+    revision: str = ""
+
+
+@dataclass(slots=True)
+class Call:
+    """A tool call as the gatekeeper sees it. `effects`/`level` override the catalog (for what-if
+    cases and unknown tools); MCP tools stay writes whatever is given."""
+
+    tool: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+    effects: str | None = None
+    level: str | None = None
+
+
+@dataclass(slots=True)
+class Context:
+    """Everything else a decision depends on, already loaded and compiled."""
+
+    origin: str = ""  # the resolved target's origin (tab, MCP server); "" when there is none
+    policy: str = DEFAULT_POLICY
+    rules: RuleSet = EMPTY_RULES
+    lists: OriginLists = DEFAULT_LISTS
+    grants: Collection[tuple[str, str]] = frozenset()  # (tool, normalised origin) of this thread
+    scope_origins: Collection[str] = frozenset()  # normalised origins the user has accepted
+    scope_lock: OriginSet | None = None
+    target: Mapping[str, Any] | None = None  # element facts, e.g. {"input_type": "password"}
+
+
+class _Trace:
+    __slots__ = ("steps",)
+
+    def __init__(self) -> None:
+        self.steps: list[TraceStep] = []
+
+    def ok(self, step: str, detail: str) -> None:
+        self.steps.append(TraceStep(step, "pass", detail))
+
+    def skip(self, step: str, detail: str) -> None:
+        self.steps.append(TraceStep(step, "skip", detail))
+
+    def hit(self, step: str, detail: str) -> None:
+        self.steps.append(TraceStep(step, "hit", detail))
+
+
+def check(call: Call, ctx: Context) -> Decision:
+    """Decide one tool call: allow, ask or deny, with a stable code, a reason and a trace."""
+    trace = _Trace()
+    tool = call.tool
+    spec = lookup(tool)
+    is_mcp = tool.startswith(MCP_PREFIX)
+    if is_mcp:
+        effects = "write"
+    else:
+        effects = call.effects or (spec.effects if spec is not None else "write")
+    level = call.level or (spec.level if spec is not None else "")
+    category = spec.category if spec is not None and effects == "write" else None
+    if category is None and is_mcp:
+        category = "mcp"
+    policy = normalize_policy(ctx.policy) or DEFAULT_POLICY
+    params = call.params if isinstance(call.params, Mapping) else {}
+    name = spec.name if spec is not None else tool
+
+    # Where the call acts: a URL-bearing tool is judged by its destination, not the current tab.
+    dest = None
+    if spec is not None and spec.url_param is not None:
+        raw = params.get(spec.url_param)
+        if raw is not None and raw != "":
+            dest = destination(raw if isinstance(raw, str) else str(raw))
+    if dest is not None:
+        origin = dest.origin
+    elif spec is not None and spec.originless:
+        origin = NO_ORIGIN
+    else:
+        origin = normalize_origin(ctx.origin) if ctx.origin else NO_ORIGIN
+    where = origin.text or "(no origin)"
+    if spec is None:
+        trace.ok("tool", f"{tool} is not in the tool catalog: treated as {effects}")
+
+    def done(verdict: str, code: str, reason: str, flags: tuple[str, ...] = (), rule: Rule | None = None,
+             findings: tuple[str, ...] = ()) -> Decision:
+        return Decision(verdict, code, reason, flags, origin.text, rule, tuple(trace.steps), findings, name)
+
+    # 1. Built-ins that cannot act on the world.
+    if spec is not None and spec.always_allowed:
+        trace.hit("always_allowed", f"{name} is allowed under every policy")
+        return done("allow", "always_allowed", f"{name} is always allowed")
+    trace.ok("always_allowed", "not an always-allowed built-in")
+
+    # 2. Reads: never denied, never judged by rules.
+    if effects == "read":
+        if policy != "always":
+            trace.hit("read", f"reads are allowed under the {policy} policy")
+            return done("allow", "read_allowed", f"{name} only reads; reads are allowed under the {policy} policy")
+        flags = (FLAG_ESCALATION_L2,) if level == "L2" else ()
+        if (name, origin.text) in ctx.grants:
+            trace.hit("read", f"the always policy asks, but this session granted {name} @ {where}")
+            return done("allow", "session_grant", f"allowed for this session: {name} @ {where}", flags)
+        trace.hit("read", "the always policy asks before every read")
+        return done("ask", "read_ask", f"the always policy asks before {name} reads {where}", flags)
+    trace.ok("read", "the call writes")
+
+    # 3. Destinations that run script, or that are no URL at all.
+    if dest is not None:
+        if dest.script:
+            trace.hit("destination", f"{dest.scheme}: runs script in the page")
+            return done("deny", "script_scheme",
+                        f"the destination uses the {dest.scheme}: scheme, which runs script; it is never allowed")
+        if not dest.valid:
+            trace.hit("destination", "the destination is not a valid URL")
+            return done("deny", "invalid_destination", f"the destination {origin.text!r} is not a valid URL")
+        trace.ok("destination", f"the call goes to {where}")
+    else:
+        trace.skip("destination", "no destination URL: judged at the target origin")
+
+    # 4. The host fetching a private or internal address.
+    if spec is not None and spec.host_fetch and dest is not None:
+        from host.gatekeeper.ssrf import check_url
+
+        blocked = check_url(dest.href)
+        if blocked is not None:
+            trace.hit("ssrf", blocked)
+            return done("deny", "ssrf_blocked", f"{name} may not fetch {where}: {blocked}")
+        trace.ok("ssrf", "the destination host is public")
+
+    # 5. Blocked origins: nothing overrides them.
+    pattern = ctx.lists.blocked(origin)
+    if pattern is not None:
+        trace.hit("sensitive_origin", f"{where} matches the blocked pattern {pattern.text}")
+        subject = "the destination" if dest is not None else "the target"
+        return done("deny", "sensitive_origin",
+                    f"{subject} {where} is on the blocked list ({pattern.text}): writes there are never allowed")
+    trace.ok("sensitive_origin", "not a blocked origin")
+
+    flags: list[str] = []
+    # Payload findings (skipped for origin-less calls, which send nothing anywhere).
+    findings: frozenset[str] = frozenset()
+    forced = False
+    if origin.text:
+        findings = scan_params(params)
+        if category == "fill" and targets_password(ctx.target):
+            findings = findings | {CREDENTIAL_TARGET}
+        if findings:
+            forced = bool(findings & ALWAYS_FORCING) or (
+                EMAIL_ADDRESS in findings and origin.text not in ctx.scope_origins)
+            if forced:
+                flags.append(FLAG_SENSITIVE_PAYLOAD)
+    if level == "L2":
+        flags.append(FLAG_ESCALATION_L2)
+    guarded = ctx.lists.guarded(origin)
+    if guarded is not None:
+        flags.append(FLAG_GUARDED)
+    found = tuple(sorted(findings))
+    flag_tuple = tuple(flags)
+
+    # 6. Rules (one lookup; the winner is used by steps 6, 8 and 12).
+    rule = ctx.rules.match(name, category, origin, params) if len(ctx.rules) else None
+    if rule is not None and rule.verdict == "deny":
+        trace.hit("rule_deny", f"denied by {rule.describe()}")
+        return done("deny", "rule_deny", f"denied by rule {rule.describe()}", flag_tuple, rule, found)
+    trace.ok("rule_deny", "no deny rule wins")
+
+    # 7. Task scope lock.
+    lock = ctx.scope_lock
+    if lock is not None and origin.text:
+        if lock.match(origin) is None:
+            allowed = ", ".join(p.text for p in lock.patterns) or "nothing"
+            trace.hit("scope_lock", f"{where} is outside the scope lock ({allowed})")
+            return done("deny", "scope_lock", f"{where} is outside this task's scope lock ({allowed})",
+                        flag_tuple, None, found)
+        trace.ok("scope_lock", f"{where} is inside the scope lock")
+    else:
+        trace.skip("scope_lock", "no scope lock applies")
+
+    # 8. Ask rules: a grant cannot silence them.
+    if rule is not None and rule.verdict == "ask":
+        trace.hit("rule_ask", f"{rule.describe()} asks")
+        return done("ask", "rule_ask", f"rule {rule.describe()} requires confirmation", flag_tuple, rule, found)
+    trace.ok("rule_ask", "no ask rule wins")
+
+    # 9. Sensitive payload: neither a grant nor an allow rule silences it.
+    if forced:
+        trace.hit("sensitive_payload", f"the parameters carry {', '.join(found)}")
+        return done("ask", "sensitive_payload",
+                    f"the parameters carry {', '.join(found)} bound for {where}; confirm before sending",
+                    flag_tuple, None, found)
+    trace.ok("sensitive_payload", f"findings {', '.join(found)} do not force a question" if found
+             else "no sensitive data in the parameters")
+
+    # 10. Guarded origins: writes always ask, whatever the grants, rules or policy.
+    if guarded is not None:
+        trace.hit("guarded_origin", f"{where} matches the guarded pattern {guarded.text}")
+        return done("ask", "guarded_origin",
+                    f"{where} is guarded ({guarded.text}): every write there needs confirmation",
+                    flag_tuple, None, found)
+    trace.ok("guarded_origin", "not a guarded origin")
+
+    # 11. Session grant.
+    if (name, origin.text) in ctx.grants:
+        trace.hit("session_grant", f"granted for this session: {name} @ {where}")
+        return done("allow", "session_grant", f"allowed for this session: {name} @ {where}", flag_tuple, None, found)
+    trace.ok("session_grant", "no session grant")
+
+    # 12. Allow rule.
+    if rule is not None:
+        trace.hit("rule_allow", f"allowed by {rule.describe()}")
+        return done("allow", "rule_allow", f"allowed by rule {rule.describe()}", flag_tuple, rule, found)
+    trace.ok("rule_allow", "no allow rule matches")
+
+    # 13. The policy's default.
+    if policy == "auto":
+        trace.hit("policy_default", "the auto policy allows writes")
+        return done("allow", "policy_default", f"the auto policy allows {name} @ {where}", flag_tuple, None, found)
+    trace.hit("policy_default", f"the {policy} policy asks before writes")
+    return done("ask", "policy_default", f"the {policy} policy asks before {name} @ {where}", flag_tuple, None, found)

@@ -1,0 +1,245 @@
+"""Permission rules: the model, validation, and an index that finds the winner fast.
+
+A rule is `{tool, origin, verdict, source, args?, created_at}`. `args` maps a parameter name to a
+regular expression that must be found in the parameter's value (all of them must match; the
+seed-002 form). The winner among matching rules is decided by, in order: specificity (tool part +
+origin part), whether it has `args` conditions, source (managed > user_setting > approval_persist
+> plugin_default), restrictiveness (deny > ask > allow) and recency. Managed rules form a tier of
+their own: a user's rule may be stricter than the managed winner but never looser.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+import msgspec
+
+from host.gatekeeper.errors import InvalidInput
+from host.gatekeeper.origins import Origin
+from host.gatekeeper.patterns import (
+    OriginIndex,
+    OriginPattern,
+    PatternError,
+    ToolPattern,
+    parse_origin_pattern,
+    parse_tool_pattern,
+)
+
+Verdict = Literal["allow", "ask", "deny"]
+Source = Literal["managed", "user_setting", "approval_persist", "plugin_default"]
+
+VERDICTS: tuple[str, ...] = ("allow", "ask", "deny")
+SOURCES: tuple[str, ...] = ("managed", "user_setting", "approval_persist", "plugin_default")
+SOURCE_RANK = {"managed": 4, "user_setting": 3, "approval_persist": 2, "plugin_default": 1}
+RESTRICTIVENESS = {"deny": 2, "ask": 1, "allow": 0}
+MAX_REGEX_LENGTH = 2000
+
+
+class Rule(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+    """One permission rule as stored and shown (patterns in their normalised spelling)."""
+
+    tool: str
+    origin: str
+    verdict: Verdict
+    source: Source = "user_setting"
+    args: dict[str, str] | None = None
+    created_at: float = 0.0
+    id: str = ""
+    source_thread_id: str | None = None
+    source_approval_id: str | None = None
+
+    def describe(self) -> str:
+        """`tool @ origin (source)`, as quoted in denial reasons."""
+        where = self.origin if self.origin else "(no origin)"
+        cond = f" if {', '.join(f'{k}~/{v}/' for k, v in self.args.items())}" if self.args else ""
+        return f"{self.tool} @ {where}{cond} ({self.source})"
+
+
+class CompiledRule:
+    """A validated rule with its parsed patterns, regexes and sort key."""
+
+    __slots__ = ("rule", "tool", "origin", "args", "sort_key", "managed", "restrictiveness")
+
+    def __init__(self, rule: Rule, tool: ToolPattern, origin: OriginPattern,
+                 args: tuple[tuple[str, re.Pattern[str]], ...], order: int) -> None:
+        self.rule = rule
+        self.tool = tool
+        self.origin = origin
+        self.args = args
+        self.managed = rule.source == "managed"
+        self.restrictiveness = RESTRICTIVENESS[rule.verdict]
+        specificity = tool.specificity + origin.specificity
+        # Ascending sort: the first element wins. `order` keeps ties deterministic (later wins).
+        self.sort_key = (-specificity, -bool(args), -SOURCE_RANK[rule.source], -self.restrictiveness,
+                         -rule.created_at, -order)
+
+    def args_match(self, params: Mapping[str, Any]) -> bool:
+        """True when every `args` condition finds its regex in the named parameter."""
+        for name, regex in self.args:
+            if name not in params:
+                return False
+            if regex.search(_as_text(params[name])) is None:
+                return False
+        return True
+
+
+def _as_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True, default=str)
+
+
+def parse_rule(obj: object, *, path: str = "$", source: str | None = None,
+               force_source: str | None = None) -> Rule:
+    """Validate a rule given as plain data; raise `InvalidInput` naming the bad field.
+
+    `force_source` stamps the source (a policy file decides its rules' source itself and a rule
+    inside it may not claim another).
+    """
+    if isinstance(obj, Mapping) and force_source is not None:
+        claimed = obj.get("source")
+        if claimed is not None and claimed != force_source:
+            raise InvalidInput("invalid_rule", f"rules here have source {force_source!r}; got {claimed!r}",
+                               f"{path}.source", source)
+        obj = {**obj, "source": force_source}
+    try:
+        rule = msgspec.convert(obj, Rule)
+    except msgspec.ValidationError as exc:
+        message, _, where = str(exc).partition(" - at `")
+        where = where.rstrip("`")
+        raise InvalidInput("invalid_rule", message, path + where[1:] if where else path, source) from None
+    compile_rule(rule, path=path, source=source)  # validates patterns and regexes
+    return normalize_rule(rule)
+
+
+def normalize_rule(rule: Rule) -> Rule:
+    """The same rule with its patterns in their normalised spelling."""
+    tool = parse_tool_pattern(rule.tool).text
+    origin = parse_origin_pattern(rule.origin).text
+    if tool == rule.tool and origin == rule.origin:
+        return rule
+    return msgspec.structs.replace(rule, tool=tool, origin=origin)
+
+
+def compile_rule(rule: Rule, *, order: int = 0, path: str = "$", source: str | None = None) -> CompiledRule:
+    """Parse a rule's patterns and regexes; raise `InvalidInput` on the first bad part."""
+    try:
+        tool = parse_tool_pattern(rule.tool)
+    except PatternError as exc:
+        raise InvalidInput("invalid_rule", str(exc), f"{path}.tool", source) from None
+    try:
+        origin = parse_origin_pattern(rule.origin)
+    except PatternError as exc:
+        raise InvalidInput("invalid_rule", str(exc), f"{path}.origin", source) from None
+    args: list[tuple[str, re.Pattern[str]]] = []
+    for name, expr in (rule.args or {}).items():
+        where = f"{path}.args.{name}"
+        if not name:
+            raise InvalidInput("invalid_rule", "an args condition needs a parameter name", f"{path}.args", source)
+        if len(expr) > MAX_REGEX_LENGTH:
+            raise InvalidInput("invalid_rule", f"regular expression longer than {MAX_REGEX_LENGTH} characters",
+                               where, source)
+        try:
+            args.append((name, re.compile(expr)))
+        except re.error as exc:
+            raise InvalidInput("invalid_rule", f"invalid regular expression: {exc}", where, source) from None
+    return CompiledRule(rule, tool, origin, tuple(args), order)
+
+
+class _ToolBucket:
+    """Rules sharing one tool pattern, filed by origin."""
+
+    __slots__ = ("origins",)
+
+    def __init__(self) -> None:
+        self.origins: OriginIndex[CompiledRule] = OriginIndex()
+
+
+class RuleSet:
+    """An immutable, indexed set of rules.
+
+    Rules are filed by tool pattern (exact name, category, prefix, `*`) and inside that by origin
+    pattern, so a lookup touches only the rules that can match; the ordered candidate lists are
+    cached per (tool, origin) and only `args` regexes run per call.
+    """
+
+    __slots__ = ("rules", "_compiled", "_exact", "_category", "_prefix", "_prefix_lengths", "_any", "_cache")
+
+    def __init__(self, rules: Iterable[Rule] = ()) -> None:
+        self._compiled = [compile_rule(rule, order=i) for i, rule in enumerate(rules)]
+        self.rules: tuple[Rule, ...] = tuple(c.rule for c in self._compiled)
+        self._exact: dict[str, _ToolBucket] = {}
+        self._category: dict[str, _ToolBucket] = {}
+        self._prefix: dict[str, _ToolBucket] = {}
+        self._any = _ToolBucket()
+        for compiled in self._compiled:
+            self._bucket(compiled.tool).origins.add(compiled.origin, compiled)
+        self._prefix_lengths = sorted({len(p) for p in self._prefix})
+        self._cache: dict[tuple[str, str | None, str], tuple[list[CompiledRule], list[CompiledRule]]] = {}
+
+    def _bucket(self, tool: ToolPattern) -> _ToolBucket:
+        if tool.kind == "any":
+            return self._any
+        table = {"exact": self._exact, "category": self._category, "prefix": self._prefix}[tool.kind]
+        bucket = table.get(tool.value)
+        if bucket is None:
+            bucket = table[tool.value] = _ToolBucket()
+        return bucket
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def candidates(self, tool: str, category: str | None, origin: Origin) -> tuple[list[CompiledRule], list[CompiledRule]]:
+        """Rules whose tool and origin patterns match, best first: (managed, others)."""
+        key = (tool, category, origin.text)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        found: list[CompiledRule] = []
+        buckets = [self._any]
+        bucket = self._exact.get(tool)
+        if bucket is not None:
+            buckets.append(bucket)
+        if category is not None:
+            bucket = self._category.get(category)
+            if bucket is not None:
+                buckets.append(bucket)
+        for length in self._prefix_lengths:
+            if length > len(tool):
+                break
+            bucket = self._prefix.get(tool[:length])
+            if bucket is not None:
+                buckets.append(bucket)
+        for bucket in buckets:
+            if bucket.origins.size:
+                found.extend(bucket.origins.lookup(origin))
+        found.sort(key=lambda c: c.sort_key)
+        result = ([c for c in found if c.managed], [c for c in found if not c.managed])
+        if len(self._cache) >= 16384:
+            self._cache.clear()
+        self._cache[key] = result
+        return result
+
+    def match(self, tool: str, category: str | None, origin: Origin, params: Mapping[str, Any]) -> Rule | None:
+        """The winning rule for a call, or None when no rule matches."""
+        managed, others = self.candidates(tool, category, origin)
+        best_managed = _first(managed, params)
+        best_other = _first(others, params)
+        if best_managed is None:
+            return best_other.rule if best_other is not None else None
+        if best_other is not None and best_other.restrictiveness > best_managed.restrictiveness:
+            return best_other.rule  # a user may be stricter than the administrator, never looser
+        return best_managed.rule
+
+
+def _first(candidates: list[CompiledRule], params: Mapping[str, Any]) -> CompiledRule | None:
+    for compiled in candidates:
+        if not compiled.args or compiled.args_match(params):
+            return compiled
+    return None
+
+
+EMPTY_RULES = RuleSet()

@@ -1,0 +1,134 @@
+"""The catalog: every tool Tabwarden knows, declared once.
+
+Levels and effects follow the tool table of the behaviour notes (§5) and seed 003, with one
+deliberate change taken from issue 7: `fetch_url` is a URL-bearing *write*, judged by its
+destination like `navigate`, because a host-side request can carry page data to any server.
+MCP tools are not listed here; `lookup` synthesises them (always writes, whatever the server says).
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from host.tools.spec import ToolSpec
+
+MCP_PREFIX = "mcp__"
+
+
+def _t(name: str, level: str, effects: str, label: str, description: str, **kw) -> ToolSpec:
+    return ToolSpec(name=name, label=label, level=level, effects=effects, description=description, **kw)  # type: ignore[arg-type]
+
+
+_TOOLS: tuple[ToolSpec, ...] = (
+    # L0: tabs and browser metadata through extension APIs (no page injection).
+    _t("tabs_list", "L0", "read", "List tabs", "List every tab in every window, marking the one the user is looking at.", originless=True),
+    _t("tab_open", "L0", "write", "Open tab", "Open (or reuse) a background tab at a URL.", category="navigate", url_param="url"),
+    _t("tab_focus", "L0", "write", "Focus tab", "Bring a tab to the front.", category="navigate"),
+    _t("tab_close", "L0", "write", "Close tab", "Close a tab.", category="navigate"),
+    _t("navigate", "L0", "write", "Navigate", "Load a URL in a tab.", category="navigate", url_param="url"),
+    _t("go_back", "L0", "write", "Go back", "Go back in a tab's history.", category="navigate"),
+    _t("go_forward", "L0", "write", "Go forward", "Go forward in a tab's history.", category="navigate"),
+    _t("history_search", "L0", "read", "Search history", "Search the browsing history.", originless=True),
+    _t("bookmarks_search", "L0", "read", "Search bookmarks", "Search saved bookmarks.", originless=True),
+    _t("top_sites", "L0", "read", "Top sites", "Read the browser's most visited sites.", originless=True),
+    _t("sessions_recently_closed", "L0", "read", "Recently closed", "List recently closed tabs and windows.", originless=True),
+    _t("session_restore", "L0", "write", "Restore session", "Reopen a recently closed tab or window.", category="navigate"),
+    _t("tab_groups_list", "L0", "read", "List tab groups", "List the tab groups of every window.", originless=True),
+    _t("tabs_group", "L0", "write", "Group tabs", "Put tabs into a new or existing group.", category="organize"),
+    _t("tab_group_update", "L0", "write", "Update tab group", "Change a tab group's title, colour or collapsed state.", category="organize"),
+    # L1: the content script.
+    _t("read_page", "L1", "read", "Read page", "Snapshot the page with element refs."),
+    _t("find_in_page", "L1", "read", "Find in page", "Find text on the page and return matching refs."),
+    _t("extract", "L1", "read", "Extract", "Turn the page or a subtree into Markdown."),
+    _t("get_selection", "L1", "read", "Get selection", "Read the user's current selection."),
+    _t("scroll", "L1", "read", "Scroll", "Scroll the page or an element."),
+    _t("wait_for", "L1", "read", "Wait for", "Wait for text to appear or disappear, or for a time."),
+    _t("click", "L1", "write", "Click", "Click an element by ref.", category="click"),
+    _t("type", "L1", "write", "Type", "Type text into an element by ref.", category="fill"),
+    _t("select_option", "L1", "write", "Select option", "Choose options in a select element.", category="fill"),
+    _t("hover", "L1", "write", "Hover", "Move the pointer over an element.", category="interact"),
+    _t("batch_actions", "L1", "write", "Batch actions", "Run up to four click/type/select actions in order.", category="fill"),
+    _t("run_javascript", "L1", "write", "Run JavaScript", "Run script in the page's main world.", category="eval"),
+    # L2: the debugger bridge (trusted input, deep reads).
+    _t("press_key", "L2", "write", "Press key", "Press a key combination with trusted input.", category="fill"),
+    _t("read_page_deep", "L2", "read", "Read page (deep)", "Snapshot through the accessibility tree, shadow roots and frames included."),
+    _t("screenshot", "L2", "read", "Screenshot", "Capture the viewport, the full page or one element."),
+    _t("click_trusted", "L2", "write", "Click (trusted)", "Click an element with trusted input.", category="click"),
+    _t("type_trusted", "L2", "write", "Type (trusted)", "Type text with trusted input.", category="fill"),
+    _t("click_xy", "L2", "write", "Click at point", "Click at page coordinates.", category="click"),
+    _t("drag", "L2", "write", "Drag", "Drag from one point to another.", category="interact"),
+    _t("upload_file", "L2", "write", "Upload file", "Attach a user-provided file to a file input.", category="upload"),
+    # Built-ins run by the host itself.
+    _t("fetch_url", "builtin", "write", "Fetch URL", "Fetch a URL from the host and return its text.",
+       category="navigate", url_param="url", host_fetch=True, recovery="retry-safe",
+       result_trust="untrusted", result_provenance="page"),
+    _t("download", "builtin", "write", "Download", "Download a URL to the user's downloads folder.", category="download", url_param="url"),
+    _t("memory_read", "builtin", "read", "Read memory", "Read saved memories.", originless=True, always_allowed=True),
+    _t("memory_write", "builtin", "write", "Write memory", "Save or change a memory.", category="memory", originless=True),
+    _t("load_skill", "builtin", "read", "Load skill", "Load an installed skill's instructions.", originless=True, always_allowed=True),
+    _t("artifact", "builtin", "write", "Create artifact", "Write a UTF-8 file to the thread and offer it for download.", originless=True),
+    _t("ask_user", "builtin", "read", "Ask the user", "Ask the user a question and wait for the answer.", originless=True, always_allowed=True, interaction=True),
+    _t("request_user_action", "builtin", "read", "Request user action", "Ask the user to do something only a person may do (log in, pay, solve a check).", originless=True, always_allowed=True, interaction=True),
+    _t("schedule_resume", "builtin", "read", "Schedule resume", "Pause and resume the task later.", originless=True, always_allowed=True, interaction=True),
+    _t("watch_page", "builtin", "read", "Watch page", "Wait until a page condition holds.", interaction=True),
+)
+
+# Other names a tool is known by: seed 003 calls it `artifact`, the notes `artifact_create`.
+ALIASES: MappingProxyType[str, str] = MappingProxyType({"artifact_create": "artifact"})
+
+CATALOG: MappingProxyType[str, ToolSpec] = MappingProxyType({t.name: t for t in _TOOLS})
+
+
+def mcp_tool_name(server: str, tool: str) -> str:
+    """The registered name of an MCP server's tool: `mcp__{server}__{tool}`."""
+    return f"{MCP_PREFIX}{server}__{tool}"
+
+
+def mcp_tool(server: str, tool: str, *, title: str | None = None, description: str | None = None) -> ToolSpec:
+    """Declare an MCP tool. Always a never-retry write with untrusted MCP results: server
+    annotations such as `readOnlyHint` are not believed; `title` is only the label."""
+    name = mcp_tool_name(server, tool)
+    return ToolSpec(
+        name=name,
+        label=title or name,
+        level="mcp",
+        effects="write",
+        description=description or f"Tool {tool!r} of MCP server {server!r}.",
+        category="mcp",
+        recovery="never-retry",
+        result_trust="untrusted",
+        result_provenance="mcp",
+    )
+
+
+def _split_mcp(name: str) -> tuple[str, str] | None:
+    rest = name[len(MCP_PREFIX):]
+    server, sep, tool = rest.partition("__")
+    return (server, tool) if sep and server and tool else None
+
+
+def lookup(name: str) -> ToolSpec | None:
+    """The spec of a tool by name (aliases resolved, MCP names synthesised); None if unknown."""
+    spec = CATALOG.get(name)
+    if spec is not None:
+        return spec
+    alias = ALIASES.get(name)
+    if alias is not None:
+        return CATALOG[alias]
+    if name.startswith(MCP_PREFIX):
+        parts = _split_mcp(name)
+        if parts is not None:
+            return _mcp_cached(*parts)
+    return None
+
+
+_MCP_CACHE: dict[tuple[str, str], ToolSpec] = {}
+
+
+def _mcp_cached(server: str, tool: str) -> ToolSpec:
+    spec = _MCP_CACHE.get((server, tool))
+    if spec is None:
+        if len(_MCP_CACHE) > 4096:  # bounded: names come from servers, not from us
+            _MCP_CACHE.clear()
+        spec = _MCP_CACHE[(server, tool)] = mcp_tool(server, tool)
+    return spec
