@@ -67,10 +67,11 @@ def placement(
     family = os_family(platform)
     file_name = f"{HOST_NAME}.json"
     if family == "win32":
-        root = windows_manifest_root or (
+        # Tests pass a real folder as the root; the path then keeps that folder's flavour.
+        root = windows_manifest_root if windows_manifest_root is not None else (
             PureWindowsPath(env.get("LOCALAPPDATA") or PureWindowsPath(home) / "AppData" / "Local") / "Tabwarden"
         )
-        manifest = PureWindowsPath(root) / "NativeMessagingHosts" / browser.key / file_name
+        manifest = root / "NativeMessagingHosts" / browser.key / file_name
         key = f"Software\\{browser.windows_key}\\NativeMessagingHosts\\{HOST_NAME}"
         return Placement(browser.key, manifest, key, PureWindowsPath(user_data_dir) if user_data_dir else None)
     if user_data_dir is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import binascii
 import itertools
+import re
 import struct
 from typing import Any, Iterable
 
@@ -118,11 +119,17 @@ class _IdProbe(msgspec.Struct):
 _probe = msgspec.json.Decoder(_IdProbe)
 
 
+# Both sides write `type` then `id` first; this finds the id of a frame msgspec cannot parse
+# (too deep to even skip) without trusting anything past the opening keys.
+_LEADING_ID = re.compile(rb'^\s*\{\s*(?:"type"\s*:\s*"[^"\\]{0,64}"\s*,\s*)?"id"\s*:\s*(\d{1,16})\s*[,}]')
+
+
 def _request_id_of(payload: bytes) -> int | None:
     try:
         found = _probe.decode(payload).id
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
-        return None
+        match = _LEADING_ID.match(payload[:256])
+        return int(match.group(1)) if match else None
     return found if type(found) is int and found >= 0 else None
 
 
@@ -168,7 +175,8 @@ class MessageDecoder:
         except msgspec.DecodeError as exc:
             raise ProtocolError(ErrorCode.BAD_FRAME, f"not valid UTF-8 JSON: {exc}") from None
         except RecursionError:
-            raise ProtocolError(ErrorCode.TOO_DEEP, f"nesting deeper than {self._limits.max_depth}") from None
+            raise ProtocolError(ErrorCode.TOO_DEEP, f"nesting deeper than {self._limits.max_depth}",
+                                _request_id_of(payload)) from None
         check_value(message, self._limits, getattr(message, "id", None))
         return message
 

@@ -58,6 +58,8 @@ def check_value(value: Any, limits: Limits, request_id: int | None = None, root:
         if type(item) is dict:
             if len(item) > limits.max_keys:
                 raise _fail(ErrorCode.TOO_MANY_KEYS, f"object with more than {limits.max_keys} keys", _path(where), request_id)
+            if item and max(map(len, item)) > max_string:
+                raise _fail(ErrorCode.STRING_TOO_LONG, "object key too long", _path(where), request_id)
             pairs = item.items()
             nodes += len(item)
         elif type(item) is list:
@@ -82,8 +84,6 @@ def check_value(value: Any, limits: Limits, request_id: int | None = None, root:
                     raise _fail(ErrorCode.STRING_TOO_LONG, f"string longer than {max_string}", _path((where, key)), request_id)
             elif kind is dict or kind is list or isinstance(child, msgspec.Struct):
                 stack.append((child, depth + 1, (where, key)))
-            if type(key) is str and len(key) > max_string:
-                raise _fail(ErrorCode.STRING_TOO_LONG, "object key too long", _path(where), request_id)
 
 
 def _path(where: tuple) -> str:
