@@ -26,6 +26,7 @@ class ThreadScopes:
         self._origins: dict[str, set[str]] = {}
         self._locks: dict[str, OriginSet] = {}
         self._lock = threading.Lock()
+        self.error: Exception | None = None  # a storage failure: every later use raises
         if store is not None:
             try:
                 for row in store.query("SELECT thread_id, origin FROM gk_thread_scope"):
@@ -89,14 +90,21 @@ class ThreadScopes:
                         conn.execute("DELETE FROM gk_thread_scope WHERE thread_id = ?", (thread_id,))
                         conn.execute("DELETE FROM gk_scope_lock WHERE thread_id = ?", (thread_id,))
                 except StoreError as exc:
+                    self.error = exc
                     raise GatekeeperUnavailable(f"thread scope state is unavailable: {exc}") from exc
             self._origins.pop(thread_id, None)
             self._locks.pop(thread_id, None)
 
     def _write(self, sql: str, params: tuple) -> None:
+        self._ensure()
         if self._store is None:
             return
         try:
             self._store.execute(sql, params)
         except StoreError as exc:
+            self.error = exc
             raise GatekeeperUnavailable(f"thread scope state is unavailable: {exc}") from exc
+
+    def _ensure(self) -> None:
+        if self.error is not None:
+            raise GatekeeperUnavailable(f"thread scope state is unavailable: {self.error}")

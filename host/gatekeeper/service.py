@@ -145,7 +145,7 @@ class Gatekeeper:
     @property
     def error(self) -> Exception | None:
         """Why the gatekeeper is unavailable (None when it works)."""
-        return self._error or self.grants.error
+        return self._error or self.grants.error or self._scopes.error
 
     def _ensure(self) -> _State:
         error = self.error

@@ -1,0 +1,22 @@
+"""A store whose writes (or reads) can be made to fail, to test fail-closed behaviour."""
+
+from contextlib import contextmanager
+
+from host.store import Store, StoreError
+
+
+class FlakyStore(Store):
+    fail_writes = False
+    fail_reads = False
+
+    @contextmanager
+    def transaction(self):
+        if self.fail_writes:
+            raise StoreError("disk I/O error (injected)")
+        with super().transaction() as conn:
+            yield conn
+
+    def query(self, sql, params=()):
+        if self.fail_reads:
+            raise StoreError("disk I/O error (injected)")
+        return super().query(sql, params)

@@ -1,0 +1,148 @@
+import pytest
+
+from host.gatekeeper.errors import InvalidInput
+from host.gatekeeper.origins import normalize_origin
+from host.gatekeeper.rules import Rule, RuleSet, parse_rule
+
+from .conftest import decide
+
+
+def winner(rules, tool="click", origin="https://x.com", params=None, category="click"):
+    found = RuleSet(Rule(**r) for r in rules).match(tool, category, normalize_origin(origin), params or {})
+    return found and (found.tool, found.origin, found.verdict, found.source)
+
+
+def test_specificity_beats_verdict():
+    rules = [dict(tool="click", origin="https://x.com", verdict="allow"), dict(tool="*", origin="https://x.com", verdict="deny")]
+    assert winner(rules)[2] == "allow"
+
+
+def test_source_beats_verdict_at_equal_specificity():
+    rules = [dict(tool="click", origin="*", verdict="allow", source="user_setting"),
+             dict(tool="click", origin="*", verdict="deny", source="approval_persist")]
+    assert winner(rules)[2] == "allow"
+
+
+def test_restrictiveness_breaks_ties_then_recency():
+    rules = [dict(tool="click", origin="*", verdict="allow"), dict(tool="click", origin="*", verdict="ask")]
+    assert winner(rules)[2] == "ask"
+    rules = [dict(tool="click", origin="*", verdict="allow", created_at=1, id="old"),
+             dict(tool="click", origin="*", verdict="allow", created_at=2, id="new")]
+    assert RuleSet(Rule(**r) for r in rules).match("click", "click", normalize_origin("https://x.com"), {}).id == "new"
+
+
+def test_suffix_deny_loses_to_exact_allow():
+    rules = [dict(tool="*", origin="*.x.com", verdict="deny"), dict(tool="*", origin="https://a.x.com", verdict="allow")]
+    assert winner(rules, origin="https://a.x.com")[2] == "allow"
+    assert winner(rules, origin="https://b.x.com")[2] == "deny"
+
+
+def test_category_prefix_and_any():
+    assert winner([dict(tool="category:click", origin="*", verdict="ask")])[2] == "ask"
+    assert winner([dict(tool="category:fill", origin="*", verdict="ask")]) is None
+    assert winner([dict(tool="click*", origin="*", verdict="deny")], tool="click_xy")[2] == "deny"
+    assert winner([dict(tool="mcp__github__*", origin="*", verdict="deny")], tool="mcp__github__x", category="mcp")
+    assert winner([dict(tool="mcp__github__*", origin="*", verdict="deny")], tool="mcp__gitlab__x", category="mcp") is None
+
+
+def test_managed_rules_cannot_be_loosened_by_a_more_specific_user_rule():
+    rules = [dict(tool="click", origin="*", verdict="deny", source="managed"),
+             dict(tool="click", origin="https://x.com", verdict="allow", source="user_setting")]
+    assert winner(rules)[3] == "managed"
+    # ...but a user may be stricter than the administrator.
+    rules = [dict(tool="click", origin="*", verdict="allow", source="managed"),
+             dict(tool="click", origin="https://x.com", verdict="deny", source="user_setting")]
+    assert winner(rules)[2:] == ("deny", "user_setting")
+
+
+# Seed 002: args conditions, regex per parameter, all must match.
+SEED_002 = [
+    dict(tool="write_file", origin="*", verdict="allow", args={"path": "^/tmp/"}),
+    dict(tool="write_file", origin="*", verdict="ask"),
+    dict(tool="run_shell_command", origin="*", verdict="deny", args={"command": r"rm\s+-rf"}),
+    dict(tool="run_shell_command", origin="*", verdict="allow", args={"command": "^docker ", "cwd": "^/var/app/"}),
+]
+
+
+@pytest.mark.parametrize("tool,params,expected", [
+    ("write_file", {"path": "/tmp/safe.txt", "content": "..."}, "allow"),
+    ("write_file", {"path": "/etc/passwd", "content": "..."}, "ask"),
+    ("run_shell_command", {"command": "rm -rf /"}, "deny"),
+    ("run_shell_command", {"command": "docker ps", "cwd": "/var/app/x"}, "allow"),
+    ("run_shell_command", {"command": "docker ps", "cwd": "/home"}, None),  # both conditions must hold
+    ("run_shell_command", {"cwd": "/var/app/"}, None),  # a missing parameter never matches
+])
+def test_seed_002_args_conditions(tool, params, expected):
+    result = winner(SEED_002, tool=tool, params=params, category=None)
+    assert (result[2] if result else None) == expected
+
+
+def test_args_rule_outranks_the_same_rule_without_args():
+    # Seed 002's pitfall (a general rule shadowing a specific one) cannot happen: order is irrelevant.
+    rules = [dict(tool="write_file", origin="*", verdict="ask"),
+             dict(tool="write_file", origin="*", verdict="allow", args={"path": "^/tmp/"})]
+    assert winner(rules, tool="write_file", params={"path": "/tmp/a"}, category=None)[2] == "allow"
+
+
+def test_args_match_non_string_values_as_json():
+    rules = [dict(tool="type", origin="*", verdict="deny", args={"submit": "^true$"})]
+    assert winner(rules, tool="type", params={"submit": True}, category="fill")[2] == "deny"
+
+
+@pytest.mark.parametrize("body,path", [
+    ({"tool": "click", "origin": "*", "verdict": "maybe"}, "$.verdict"),
+    ({"tool": "click", "origin": "*"}, "$"),
+    ({"tool": 3, "origin": "*", "verdict": "deny"}, "$.tool"),
+    ({"tool": "click", "origin": "a*b", "verdict": "deny"}, "$.origin"),
+    ({"tool": "category:nope", "origin": "*", "verdict": "deny"}, "$.tool"),
+    ({"tool": "click", "origin": "*", "verdict": "deny", "args": {"x": "("}}, "$.args.x"),
+    ({"tool": "click", "origin": "*", "verdict": "deny", "source": "root"}, "$.source"),
+    ({"tool": "click", "origin": "*", "verdict": "deny", "colour": "red"}, "$"),
+])
+def test_invalid_rules_name_the_bad_field(body, path):
+    with pytest.raises(InvalidInput) as info:
+        parse_rule(body)
+    assert info.value.code == "invalid_rule" and info.value.path == path
+
+
+def test_rules_are_stored_normalised():
+    rule = parse_rule({"tool": "artifact_create", "origin": "*.EXAMPLE.com.", "verdict": "allow"})
+    assert (rule.tool, rule.origin) == ("artifact", "*.example.com")
+
+
+def test_default_run_javascript_rule_is_overridden_for_one_origin():
+    rules = [dict(tool="run_javascript", origin="*", verdict="deny"),
+             dict(tool="run_javascript", origin="https://x.com", verdict="allow")]
+    assert decide("run_javascript", {"code": "1"}, origin="https://x.com", rules=rules).code == "rule_allow"
+    assert decide("run_javascript", {"code": "1"}, origin="https://y.com", rules=rules).code == "rule_deny"
+
+
+def test_index_finds_the_same_winner_as_a_linear_scan():
+    # 2,000 rules over many hosts and tools: the index must agree with brute force.
+    import itertools
+    import random
+
+    rng = random.Random(7)
+    tools = ["click", "type", "*", "category:click", "category:fill", "cl*", "navigate"]
+    origins = ["*", "*.a.com", "https://x.a.com", "b.com", "https://b.com", "*.com", "https://c.org:8443", "c.org"]
+    rules = [Rule(tool=rng.choice(tools), origin=rng.choice(origins), verdict=rng.choice(["allow", "ask", "deny"]),
+                  source=rng.choice(["user_setting", "approval_persist", "plugin_default"]), created_at=i, id=str(i))
+             for i in range(2000)]
+    rs = RuleSet(rules)
+    from host.gatekeeper.rules import compile_rule
+
+    compiled = [compile_rule(r, order=i) for i, r in enumerate(rules)]
+    from host.gatekeeper.patterns import OriginSet
+
+    for tool, cat, origin in itertools.product(["click", "type", "navigate"], ["click", "fill", "navigate"],
+                                               ["https://x.a.com", "http://b.com", "https://c.org:8443", "https://z.com"]):
+        o = normalize_origin(origin)
+
+        def tool_ok(c):
+            p = c.tool
+            return (p.kind == "any" or (p.kind == "exact" and p.value == tool)
+                    or (p.kind == "category" and p.value == cat) or (p.kind == "prefix" and tool.startswith(p.value)))
+
+        brute = sorted((c for c in compiled if tool_ok(c) and OriginSet([c.origin]).match(o)), key=lambda c: c.sort_key)
+        got = rs.match(tool, cat, o, {})
+        assert (got.id if got else None) == (brute[0].rule.id if brute else None)
