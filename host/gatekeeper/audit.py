@@ -107,7 +107,7 @@ class AuditLog:
             last = conn.execute("SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1").fetchone()
             seq = (last["seq"] + 1) if last else 1
             prev = last["hash"] if last else GENESIS
-            values = (seq, self._clock(), kind, thread_id, turn_id, call_id, tool, target_origin, digest, redacted,
+            values = (seq, float(self._clock()), kind, thread_id, turn_id, call_id, tool, target_origin, digest, redacted,
                       verdict, code, rule_json, flags_json, approval_id, approval_decision, tool_outcome, detail)
             conn.execute(f"INSERT INTO audit_log ({', '.join(_COLUMNS)}, prev_hash, hash) "
                          f"VALUES ({', '.join('?' * (len(_COLUMNS) + 2))})",
