@@ -38,7 +38,7 @@ RESTRICTIVENESS = {"deny": 2, "ask": 1, "allow": 0}
 MAX_REGEX_LENGTH = 2000
 
 
-class Rule(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, forbid_unknown_fields=True):
+class Rule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """One permission rule as stored and shown (patterns in their normalised spelling)."""
 
     tool: str
@@ -110,6 +110,9 @@ def parse_rule(obj: object, *, path: str = "$", source: str | None = None,
     except msgspec.ValidationError as exc:
         message, _, where = str(exc).partition(" - at `")
         where = where.rstrip("`")
+        if message.startswith("Invalid enum value"):
+            allowed = VERDICTS if where.endswith(".verdict") else SOURCES
+            message += f"; expected one of {', '.join(allowed)}"
         raise InvalidInput("invalid_rule", message, path + where[1:] if where else path, source) from None
     compile_rule(rule, path=path, source=source)  # validates patterns and regexes
     return normalize_rule(rule)

@@ -511,6 +511,11 @@ class Gatekeeper:
 
     # -- snapshot ------------------------------------------------------------------------------
 
+    def decision_inputs(self) -> tuple[str, RuleSet, OriginLists]:
+        """(default policy, rules, origin lists) in force: what a what-if check builds on."""
+        state = self._ensure()
+        return state.default_policy, state.rules, state.lists
+
     def active_permissions(self, thread_id: str | None = None) -> ActivePermissions:
         """What is in force now: policy (for a thread if given), rules with provenance, loaded
         sources, the user's list additions and the authorisation revision."""

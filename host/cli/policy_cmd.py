@@ -1,0 +1,310 @@
+"""`tabwarden policy check|explain|test`: ask the gatekeeper about calls, from the command line.
+
+Cases are JSON Lines, one call per line (see `tabwarden policy check --help`). Every case is
+self-contained unless `--installed` or `--policy FILE` provides a base (the installed user and
+managed policy, or one policy file to try before installing it); the case's own rules and lists
+are added on top.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+CASE_HELP = """\
+A case (one JSON object per line; every field but `tool` may be omitted):
+  {"tool": "click", "effects": "write", "level": "L1", "params": {"ref": "s1_2_3"},
+   "origin": "https://shop.example.com",           (the tab's origin; "" for origin-less calls)
+   "policy": "untrusted",                           (always | untrusted | auto)
+   "rules": [{"tool": "click", "origin": "*", "verdict": "deny", "source": "user_setting"}],
+   "sensitive_origins": [], "guarded_origins": [], "scope_lock": null,
+   "grants": [["click", "https://shop.example.com"]],
+   "scope_origins": ["https://shop.example.com"],
+   "target": {"input_type": "password"},
+   "expect": "deny", "expect_code": "rule_deny"}    (for `policy test`)
+Answer per line: {"verdict", "code", "flags", "target_origin", "rule", "reason"}, or
+{"error": {"code", "message", "line", "path"}} for a malformed line (processing goes on).
+Exit status: 0 when every line was a valid case (and, for `test`, met its expectation), else 1."""
+
+POLICY_NAMES = ("always", "untrusted", "auto", "read-only", "on-request", "on-failure", "never")
+
+
+class CaseError(Exception):
+    def __init__(self, code: str, message: str, path: str = "$") -> None:
+        super().__init__(message)
+        self.code, self.message, self.path = code, message, path
+
+
+@dataclass
+class Base:
+    policy: str | None
+    rules: tuple
+    blocked: tuple[str, ...]
+    guarded: tuple[str, ...]
+
+
+def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = CASE_HELP
+    sub = parser.add_subparsers(dest="action", required=True, metavar="{check,explain,test}")
+    for action, summary in (("check", "decide each case and print one JSON line per case"),
+                            ("explain", "print the steps of each decision for people"),
+                            ("test", "run an expectations file; non-zero exit on any mismatch")):
+        p = sub.add_parser(action, help=summary, description=summary, epilog=CASE_HELP,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        if action == "test":
+            p.add_argument("file", type=Path, help="JSON Lines file of cases, each with an `expect` verdict")
+        else:
+            p.add_argument("--cases", type=Path, metavar="FILE", help="read cases from FILE instead of stdin")
+        base = p.add_mutually_exclusive_group()
+        base.add_argument("--installed", action="store_true",
+                          help="start from the installed policy (user and managed files, stored rules)")
+        base.add_argument("--policy", type=Path, metavar="FILE", help="start from this policy file")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        base = _load_base(args)
+    except CaseError as exc:
+        print(f"tabwarden policy: {exc.message}", file=sys.stderr)
+        return 2
+    if args.action == "test":
+        try:
+            stream = args.file.open(encoding="utf-8")
+        except OSError as exc:
+            print(f"tabwarden policy test: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+            return 2
+        with stream:
+            return _run_test(stream, base, sys.stdout)
+    if args.cases is not None:
+        try:
+            stream = args.cases.open(encoding="utf-8")
+        except OSError as exc:
+            print(f"tabwarden policy {args.action}: cannot read {args.cases}: {exc.strerror}", file=sys.stderr)
+            return 2
+    else:
+        stream = sys.stdin
+    with stream:
+        if args.action == "check":
+            return _run_check(stream, base, sys.stdout)
+        return _run_explain(stream, base, sys.stdout)
+
+
+# -- the base policy -----------------------------------------------------------------------------
+
+def _load_base(args: argparse.Namespace) -> Base | None:
+    if getattr(args, "policy", None) is not None:
+        from host.gatekeeper.policy_files import PolicyFileError, load_policy_file
+
+        try:
+            layer = load_policy_file(args.policy, managed=False)
+        except PolicyFileError as exc:
+            raise CaseError("invalid_policy_file", "; ".join(str(e) for e in exc.errors)) from None
+        if layer is None:
+            raise CaseError("invalid_policy_file", f"{args.policy}: no such file")
+        return Base(layer.policy, layer.rules, layer.sensitive_origins, layer.guarded_origins)
+    if getattr(args, "installed", False):
+        from host.gatekeeper.errors import GatekeeperUnavailable
+        from host.gatekeeper.service import Gatekeeper
+        from host.store import Store, StoreError
+
+        try:
+            gatekeeper = Gatekeeper(Store())
+            policy, rules, lists = gatekeeper.decision_inputs()
+        except (StoreError, GatekeeperUnavailable) as exc:
+            raise CaseError("policy_unavailable", str(exc)) from None
+        return Base(policy, rules.rules, lists.blocked_extra, lists.guarded_extra)
+    return None
+
+
+# -- cases ---------------------------------------------------------------------------------------
+
+def _lines(stream: TextIO) -> Iterator[tuple[int, str]]:
+    for number, line in enumerate(stream, start=1):
+        if line.strip():
+            yield number, line
+
+
+def _field(obj: dict, key: str, kind: type | tuple, default: Any = None) -> Any:
+    value = obj.get(key, default)
+    if value is not None and not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise CaseError("invalid_case", f"expected {names}, got {type(value).__name__}", f"$.{key}")
+    return value
+
+
+def _strings(obj: dict, key: str) -> list[str]:
+    values = _field(obj, key, list) or []
+    for index, value in enumerate(values):
+        if not isinstance(value, str):
+            raise CaseError("invalid_case", f"expected str, got {type(value).__name__}", f"$.{key}[{index}]")
+    return values
+
+
+_KNOWN = {"tool", "effects", "level", "params", "origin", "policy", "rules", "sensitive_origins",
+          "guarded_origins", "scope_lock", "grants", "scope_origins", "target", "expect", "expect_code", "name"}
+
+
+def parse_case(line: str, base: Base | None):
+    """Turn one JSON line into (Call, Context, case dict); raise `CaseError` naming the problem."""
+    from host.gatekeeper.decision import Call, Context
+    from host.gatekeeper.errors import InvalidInput
+    from host.gatekeeper.origins import normalize_origin
+    from host.gatekeeper.patterns import OriginSet, PatternError, parse_origin_pattern
+    from host.gatekeeper.policy import normalize_policy
+    from host.gatekeeper.rules import RuleSet, parse_rule
+    from host.gatekeeper.sensitive import OriginLists
+    from host.tools.catalog import lookup
+
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise CaseError("invalid_json", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+    if not isinstance(obj, dict):
+        raise CaseError("invalid_case", f"a case is a JSON object, got {type(obj).__name__}")
+    unknown = sorted(set(obj) - _KNOWN)
+    if unknown:
+        raise CaseError("invalid_case", f"unknown field {unknown[0]!r}", f"$.{unknown[0]}")
+    tool = obj.get("tool")
+    if not isinstance(tool, str) or not tool:
+        raise CaseError("invalid_case", "`tool` is required and must be a non-empty string", "$.tool")
+    effects = _field(obj, "effects", str)
+    if effects is not None and effects not in ("read", "write"):
+        raise CaseError("invalid_case", f"effects must be read or write, got {effects!r}", "$.effects")
+    level = _field(obj, "level", str)
+    if level is not None and level not in ("L0", "L1", "L2", "builtin", "mcp"):
+        raise CaseError("invalid_case", f"level must be L0, L1, L2, builtin or mcp, got {level!r}", "$.level")
+    if effects is None and lookup(tool) is None:
+        raise CaseError("unknown_tool", f"{tool!r} is not in the tool catalog: give its effects", "$.effects")
+    params = _field(obj, "params", dict, {})
+    origin = _field(obj, "origin", str, "")
+    policy_name = _field(obj, "policy", str)
+    if policy_name is not None and policy_name not in POLICY_NAMES:
+        raise CaseError("invalid_case", f"unknown policy {policy_name!r}; expected always, untrusted or auto",
+                        "$.policy")
+    policy = normalize_policy(policy_name) or (base.policy if base and base.policy else "untrusted")
+    rules = list(base.rules) if base else []
+    for index, rule in enumerate(_field(obj, "rules", list) or []):
+        try:
+            rules.append(parse_rule(rule, path=f"$.rules[{index}]"))
+        except InvalidInput as exc:
+            raise CaseError("invalid_rule", exc.message, exc.path) from None
+    patterns: dict[str, list[str]] = {}
+    for key in ("sensitive_origins", "guarded_origins", "scope_lock", "scope_origins"):
+        patterns[key] = _strings(obj, key)
+        if key != "scope_origins":
+            for index, text in enumerate(patterns[key]):
+                try:
+                    parse_origin_pattern(text)
+                except PatternError as exc:
+                    raise CaseError("invalid_pattern", str(exc), f"$.{key}[{index}]") from None
+    lists = OriginLists([*(base.blocked if base else ()), *patterns["sensitive_origins"]],
+                        [*(base.guarded if base else ()), *patterns["guarded_origins"]])
+    lock = OriginSet.parse(patterns["scope_lock"]) if obj.get("scope_lock") is not None else None
+    grants = set()
+    for index, grant in enumerate(_field(obj, "grants", list) or []):
+        if not (isinstance(grant, list) and len(grant) == 2 and all(isinstance(g, str) for g in grant)):
+            raise CaseError("invalid_case", "a grant is [tool, origin]", f"$.grants[{index}]")
+        spec = lookup(grant[0])
+        grants.add((spec.name if spec else grant[0], normalize_origin(grant[1]).text))
+    target = _field(obj, "target", dict)
+    for key in ("expect",):
+        value = _field(obj, key, str)
+        if value is not None and value not in ("allow", "ask", "deny"):
+            raise CaseError("invalid_case", f"expect must be allow, ask or deny, got {value!r}", "$.expect")
+    _field(obj, "expect_code", str)
+    ctx = Context(origin=origin, policy=policy, rules=RuleSet(rules), lists=lists, grants=grants,
+                  scope_origins={normalize_origin(o).text for o in patterns["scope_origins"]}, scope_lock=lock,
+                  target=target)
+    return Call(tool, params, effects, level), ctx, obj
+
+
+def _decide(line: str, base: Base | None):
+    from host.gatekeeper.decision import check
+
+    call, ctx, obj = parse_case(line, base)
+    return check(call, ctx), obj
+
+
+def _answer(decision) -> dict[str, Any]:
+    import msgspec
+
+    return {"verdict": decision.verdict, "code": decision.code, "flags": list(decision.flags),
+            "target_origin": decision.target_origin,
+            "rule": msgspec.to_builtins(decision.rule) if decision.rule is not None else None,
+            "reason": decision.reason}
+
+
+def _error(exc: CaseError, line: int) -> dict[str, Any]:
+    return {"error": {"code": exc.code, "message": exc.message, "line": line, "path": exc.path}}
+
+
+def _run_check(stream: TextIO, base: Base | None, out: TextIO) -> int:
+    status = 0
+    for number, line in _lines(stream):
+        try:
+            decision, _ = _decide(line, base)
+            answer = _answer(decision)
+        except CaseError as exc:
+            answer, status = _error(exc, number), 1
+        out.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        out.flush()
+    return status
+
+
+def _run_explain(stream: TextIO, base: Base | None, out: TextIO) -> int:
+    status = 0
+    for number, line in _lines(stream):
+        try:
+            decision, obj = _decide(line, base)
+        except CaseError as exc:
+            out.write(f"line {number}: error {exc.code} at {exc.path}: {exc.message}\n\n")
+            status = 1
+            continue
+        where = decision.target_origin or "(no origin)"
+        label = f" [{obj['name']}]" if obj.get("name") else ""
+        out.write(f"line {number}{label}: {decision.tool} @ {where} -> {decision.verdict.upper()} ({decision.code})\n")
+        out.write(f"  {decision.reason}\n")
+        width = max(len(s.step) for s in decision.trace)
+        for index, step in enumerate(decision.trace, start=1):
+            mark = {"hit": "HIT ", "pass": "pass", "skip": "skip"}[step.outcome]
+            out.write(f"  {index:2}. {step.step:<{width}}  {mark}  {step.detail}\n")
+        if decision.flags:
+            out.write(f"  flags: {', '.join(decision.flags)}\n")
+        if decision.findings:
+            out.write(f"  findings: {', '.join(decision.findings)}\n")
+        if decision.rule is not None:
+            out.write(f"  rule: {decision.rule.describe()}\n")
+        out.write("\n")
+    return status
+
+
+def _run_test(stream: TextIO, base: Base | None, out: TextIO) -> int:
+    cases = failures = 0
+    for number, line in _lines(stream):
+        cases += 1
+        try:
+            decision, obj = _decide(line, base)
+        except CaseError as exc:
+            failures += 1
+            out.write(f"line {number}: error {exc.code} at {exc.path}: {exc.message}\n")
+            continue
+        expect, expect_code = obj.get("expect"), obj.get("expect_code")
+        label = f" [{obj['name']}]" if obj.get("name") else ""
+        if expect is None:
+            failures += 1
+            out.write(f"line {number}{label}: error invalid_case at $.expect: a test case needs `expect`\n")
+            continue
+        if decision.verdict != expect or (expect_code is not None and decision.code != expect_code):
+            failures += 1
+            wanted = f"{expect} ({expect_code})" if expect_code else expect
+            out.write(f"line {number}{label}: expected {wanted}, got {decision.verdict} ({decision.code}): "
+                      f"{decision.reason}\n")
+    verdict = "ok" if failures == 0 else "FAILED"
+    out.write(f"policy test {verdict}: {cases} cases, {failures} mismatched or invalid\n")
+    return 0 if failures == 0 and cases > 0 else 1
