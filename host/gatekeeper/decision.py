@@ -27,7 +27,7 @@ from typing import Any
 
 import msgspec
 
-from host.gatekeeper.origins import NO_ORIGIN, Origin, destination, normalize_origin
+from host.gatekeeper.origins import NO_ORIGIN, destination, normalize_origin
 from host.gatekeeper.patterns import OriginSet
 from host.gatekeeper.payload import ALWAYS_FORCING, CREDENTIAL_TARGET, EMAIL_ADDRESS, scan_params, targets_password
 from host.gatekeeper.policy import DEFAULT_POLICY, normalize_policy

@@ -78,7 +78,8 @@ class OriginLists:
         self.guarded_extra: tuple[str, ...] = tuple(dict.fromkeys(p.text for p in extra_guarded))
         self._blocked = OriginSet(_BLOCKED_PATTERNS + extra_blocked)
         self._guarded = OriginSet(_GUARDED_PATTERNS + extra_guarded)
-        payload = json.dumps([self.blocked_extra, self.guarded_extra])
+        # Built-ins are part of the digest too: a new release that changes them changes the revision.
+        payload = json.dumps([BUILTIN_BLOCKED, BUILTIN_GUARDED, self.blocked_extra, self.guarded_extra])
         self.digest = hashlib.sha256(payload.encode()).hexdigest()[:16]
 
     def blocked(self, origin: Origin) -> OriginPattern | None:

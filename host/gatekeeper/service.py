@@ -135,10 +135,9 @@ class Gatekeeper:
                 self._seed_defaults()
                 self.audit = AuditLog(store, clock=clock)
             self._scopes = ThreadScopes(store)
+            self.reload()
         except (StoreError, GatekeeperUnavailable) as exc:
             self._error = exc
-            return
-        self.reload()
 
     # -- availability -------------------------------------------------------------------------
 

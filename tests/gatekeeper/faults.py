@@ -8,6 +8,7 @@ from host.store import Store, StoreError
 class FlakyStore(Store):
     fail_writes = False
     fail_reads = False
+    fail_reads_of = ""  # fail only queries mentioning this text
 
     @contextmanager
     def transaction(self):
@@ -17,6 +18,6 @@ class FlakyStore(Store):
             yield conn
 
     def query(self, sql, params=()):
-        if self.fail_reads:
+        if self.fail_reads or (self.fail_reads_of and self.fail_reads_of in sql):
             raise StoreError("disk I/O error (injected)")
         return super().query(sql, params)

@@ -127,3 +127,12 @@ def test_unreadable_store_at_start_fails_closed(tmp_path, make_gatekeeper):
     assert gk.error is not None
     with pytest.raises(GatekeeperUnavailable):
         gk.check(CheckRequest(thread_id="t", tool="read_page", origin="https://a.com"))
+
+
+def test_unreadable_rules_at_load_fail_closed_without_raising(tmp_path, make_gatekeeper):
+    store = FlakyStore(tmp_path / "gk.sqlite3")
+    store.fail_reads_of = "FROM gk_rules ORDER BY"
+    gk = make_gatekeeper(store)  # constructing never raises: the host must still start and answer
+    assert gk.error is not None
+    with pytest.raises(GatekeeperUnavailable):
+        gk.check(CheckRequest(thread_id="t", tool="click", origin="https://a.com"))
