@@ -1,56 +1,121 @@
-// Relays L1 calls to the content script of one frame of one tab, injecting it on demand.
+// Relays L1 calls to the page executor of one frame of one tab, injecting it on demand. Writes
+// run inside the MAIN-world dialog patch: no patch, no dispatch. A call whose answer never comes
+// is reported as `no_reply` with what is known about delivery; the host decides what it means
+// (and never replays a write).
 import { protocolError } from "./chunks.js";
+import { installDialogPatch, restoreDialogPatch } from "./dialog-patch.js";
 
 export const CONTENT_PROTOCOL = "tabwarden/content-v1";
-const EXECUTOR_FILE = "content/executor.js";
+// Injected in this order; every part guards itself against a second injection.
+export const EXECUTOR_FILES = [
+  "content/core.js",
+  "content/dom-info.js",
+  "content/snapshot.js",
+  "content/refs.js",
+  "content/overlay.js",
+  "content/actionability.js",
+  "content/input.js",
+  "content/actions.js",
+  "content/reading.js",
+  "content/params.js",
+  "content/takeover.js",
+  "content/executor.js",
+];
 
 let nextRequest = 1;
 
 function send(tabId, frameId, payload) {
-  return chrome.tabs.sendMessage(tabId, payload, { frameId });
+  return chrome.tabs.sendMessage(tabId, { protocol: CONTENT_PROTOCOL, ...payload }, { frameId });
+}
+
+function failure(code, message, phase, retryable, details) {
+  return Object.assign(protocolError(code, message), { phase, retryable, ...(details ? { details } : {}) });
 }
 
 // Ping the executor; inject it when nobody answers. Resolves when the executor is ready.
 export async function ensureExecutor(tabId, frameId = 0) {
   try {
-    const reply = await send(tabId, frameId, { protocol: CONTENT_PROTOCOL, kind: "ping", requestId: `p${nextRequest++}` });
-    if (reply && reply.ok) return;
+    const reply = await send(tabId, frameId, { kind: "ping", requestId: `p${nextRequest++}` });
+    if (reply && reply.ok) return false;
   } catch (_) {
     // no receiver yet: inject below
   }
   try {
-    await chrome.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, files: [EXECUTOR_FILE] });
+    await chrome.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, files: EXECUTOR_FILES });
   } catch (err) {
-    const text = String(err && err.message || err);
-    const noAccess = /Cannot access|permission|host permission/i.test(text);
-    throw Object.assign(protocolError(noAccess ? "host_permission" : "inject_failed", `cannot run in tab ${tabId}: ${text}`), {
-      phase: "precheck",
-      retryable: !noAccess,
-    });
+    const text = String((err && err.message) || err);
+    if (/No tab with id/i.test(text)) throw failure("tab_closed", `tab ${tabId} is closed`, "resolve", false, { dispatched: false });
+    const noAccess = /Cannot access|permission|host permission|cannot be scripted/i.test(text);
+    throw failure(
+      noAccess ? "host_permission_required" : "inject_failed",
+      `cannot run in tab ${tabId}: ${text}`,
+      "precheck",
+      !noAccess,
+      { dispatched: false },
+    );
   }
+  return true;
 }
 
 export async function pingContent(tabId) {
   await ensureExecutor(tabId, 0);
-  const reply = await send(tabId, 0, { protocol: CONTENT_PROTOCOL, kind: "ping", requestId: `p${nextRequest++}` });
+  const reply = await send(tabId, 0, { kind: "ping", requestId: `p${nextRequest++}` });
   if (!reply || !reply.ok) throw protocolError("internal", "the content script did not answer the ping");
   return reply.result;
 }
 
+function noReply(err, tool, write) {
+  const text = String((err && err.message) || err || "no answer");
+  // "Could not establish connection" means nothing was delivered; "message channel closed"
+  // means the page went away after it got the request.
+  const delivered = !/Could not establish connection|Receiving end does not exist/i.test(text);
+  return failure("no_reply", `the page did not answer ${tool}: ${text}`, "settle", false, {
+    channelUnavailable: true, delivered, write: !!write,
+  });
+}
+
 export async function callContent(message, signal) {
-  await ensureExecutor(message.tabId, message.frameId || 0);
+  const tabId = message.tabId;
+  const frameId = message.frameId || 0;
+  await ensureExecutor(tabId, frameId);
+  if (signal.aborted) throw failure("aborted", "cancelled before dispatch", "precheck", false, { dispatched: false });
+  const patched = message.write ? await installDialogPatch(tabId, frameId) : null;
   const requestId = `r${nextRequest++}`;
   const deadlineAt = Date.now() + (message.deadlineMs || 15000);
-  const onAbort = () => send(message.tabId, message.frameId || 0, { protocol: CONTENT_PROTOCOL, kind: "cancel", requestId: `c${nextRequest++}`, cancelRequestId: requestId }).catch(() => {});
+  const onAbort = () => send(tabId, frameId, { kind: "cancel", requestId: `c${nextRequest++}`, cancelRequestId: requestId }).catch(() => {});
   signal.addEventListener("abort", onAbort, { once: true });
+  let reply = null;
+  let channelError = null;
   try {
-    const reply = await send(message.tabId, message.frameId || 0, {
-      protocol: CONTENT_PROTOCOL, kind: "execute", requestId, tool: message.tool, params: message.params || {}, deadlineAt,
-    });
-    if (!reply) throw protocolError("channel_closed", "the page closed the message channel without an answer");
-    if (!reply.ok) throw Object.assign(protocolError((reply.failure && reply.failure.code) || "unknown", reply.error || "failed"), reply.failure || {});
-    return reply.result;
+    reply = await send(tabId, frameId, { kind: "execute", requestId, tool: message.tool, params: message.params || {}, deadlineAt });
+  } catch (err) {
+    channelError = err;
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
+  const restore = patched ? await restoreDialogPatch(tabId, frameId) : null;
+  if (channelError || !reply) {
+    const err = noReply(channelError || "the page closed the channel without an answer", message.tool, message.write);
+    if (restore && !restore.ok) err.details.dialogInterceptionMayRemain = true;
+    throw err;
+  }
+  if (reply.requestId !== requestId) {
+    throw failure("invalid_message", `requestId mismatch: sent ${requestId}, got ${reply.requestId}`, "settle", false, { dispatched: true });
+  }
+  const dialogs = restore ? restore.reports : [];
+  if (restore && !restore.ok) {
+    throw failure("safety_boundary_unavailable", `the page's dialog functions could not be restored (${restore.reason}); reload the page`, "recover", false, {
+      restoreAttempts: restore.attempts, dispatched: true, effectMayHaveOccurred: true, dialogInterceptionMayRemain: true,
+      dialogs, result: reply.ok ? reply.result : null, failure: reply.ok ? null : reply.failure || null,
+    });
+  }
+  if (!reply.ok) {
+    const info = reply.failure || { code: "unknown", message: reply.error || "failed", phase: "execute", retryable: false };
+    const details = { ...(info.details || {}) };
+    if (dialogs.length) details.dialogs = dialogs;
+    throw failure(info.code || "unknown", info.message || reply.error || "failed", info.phase || "execute", !!info.retryable, details);
+  }
+  const result = reply.result && typeof reply.result === "object" ? reply.result : { resultText: String(reply.result) };
+  if (patched) result.dialogs = dialogs;
+  return result;
 }

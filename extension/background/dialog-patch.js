@@ -1,0 +1,153 @@
+// The MAIN-world dialog patch: for the duration of one write call, alert() is closed,
+// confirm() answers false and prompt() answers null, each recorded; then the page's own
+// functions are put back. Reads never patch. A depth counter lets nested writes share one patch.
+import { protocolError } from "./chunks.js";
+
+const RESTORE_ATTEMPTS = 2;
+
+// Runs in the page's MAIN world (serialised by chrome.scripting; no closure survives).
+function installInPage() {
+  const KEY = Symbol.for("tabwarden.dialogPatch");
+  let state = window[KEY];
+  if (!state) {
+    state = { depth: 0, originals: null, patched: null, reports: [] };
+    try {
+      Object.defineProperty(window, KEY, { value: state, configurable: true });
+    } catch (err) {
+      return { ok: false, reason: `cannot keep patch state: ${err && err.message}` };
+    }
+  }
+  if (state.depth === 0) {
+    const clip = (value) => String(value === undefined ? "" : value).slice(0, 200);
+    const patched = {
+      alert(message) {
+        state.reports.push({ kind: "alert", message: clip(message), answer: "closed" });
+      },
+      confirm(message) {
+        state.reports.push({ kind: "confirm", message: clip(message), answer: false });
+        return false;
+      },
+      prompt(message) {
+        state.reports.push({ kind: "prompt", message: clip(message), answer: null });
+        return null;
+      },
+      // Not a dialog, but a new browsing context the host should look for afterwards.
+      open(...args) {
+        let url = "";
+        try {
+          url = args[0] === undefined || args[0] === "" ? "about:blank" : new URL(String(args[0]), location.href).href;
+        } catch (_) {
+          url = String(args[0]);
+        }
+        state.reports.push({ kind: "open", message: url.slice(0, 2000), answer: "opened" });
+        return originals.open.apply(window, args);
+      },
+    };
+    const originals = { alert: window.alert, confirm: window.confirm, prompt: window.prompt, open: window.open };
+    for (const name of Object.keys(patched)) {
+      try {
+        window[name] = patched[name];
+      } catch (_) {
+        // checked below
+      }
+      if (window[name] !== patched[name]) {
+        for (const done of Object.keys(patched)) {
+          try {
+            if (window[done] === patched[done]) window[done] = originals[done];
+          } catch (_) {
+            // nothing more to do
+          }
+        }
+        return { ok: false, reason: `window.${name} cannot be replaced in this page` };
+      }
+    }
+    state.originals = originals;
+    state.patched = patched;
+  }
+  state.depth += 1;
+  return { ok: true, depth: state.depth };
+}
+
+// Runs in the page's MAIN world: undo one level, hand back the dialogs seen.
+function restoreInPage() {
+  const state = window[Symbol.for("tabwarden.dialogPatch")];
+  if (!state) return { ok: true, reports: [] };
+  state.depth = Math.max(0, state.depth - 1);
+  const reports = state.reports.splice(0, 50);
+  state.reports.length = 0;
+  if (state.depth > 0 || !state.originals) return { ok: true, reports };
+  const stuck = [];
+  for (const name of Object.keys(state.originals)) {
+    try {
+      window[name] = state.originals[name];
+    } catch (_) {
+      // checked below
+    }
+    if (window[name] !== state.originals[name]) stuck.push(name);
+  }
+  if (stuck.length) {
+    state.depth = 1; // still installed: a retry may try again
+    return { ok: false, reports, reason: `window.${stuck.join(", window.")} could not be restored` };
+  }
+  state.originals = null;
+  state.patched = null;
+  return { ok: true, reports };
+}
+
+async function runInPage(tabId, frameId, func) {
+  try {
+    // Every frame we may access, so a dialog from a same-origin child frame is caught too.
+    return await chrome.scripting.executeScript({ target: { tabId, allFrames: true }, world: "MAIN", func });
+  } catch (_) {
+    return chrome.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, world: "MAIN", func });
+  }
+}
+
+function frameResult(results, frameId) {
+  const entry = (results || []).find((r) => r.frameId === frameId);
+  return entry && entry.result;
+}
+
+function safetyFailure(message, phase, details) {
+  return Object.assign(protocolError("safety_boundary_unavailable", message), { phase, retryable: false, details });
+}
+
+// Install before a write. Throws safety_boundary_unavailable (precheck, not dispatched).
+export async function installDialogPatch(tabId, frameId) {
+  let results;
+  try {
+    results = await runInPage(tabId, frameId, installInPage);
+  } catch (err) {
+    throw safetyFailure(`the dialog guard could not be installed: ${String((err && err.message) || err)}; the action was not sent`, "precheck", { dispatched: false });
+  }
+  const outcome = frameResult(results, frameId);
+  if (!outcome || !outcome.ok) {
+    // Undo the frames that did install, so no half-patched page is left behind.
+    await runInPage(tabId, frameId, restoreInPage).catch(() => {});
+    const reason = (outcome && outcome.reason) || "no answer from the page";
+    throw safetyFailure(`the dialog guard could not be installed (${reason}); the action was not sent`, "precheck", { dispatched: false });
+  }
+  return { frames: (results || []).filter((r) => r.result && r.result.ok).map((r) => r.frameId) };
+}
+
+// Restore after a write, trying twice. Returns { ok, attempts, reports, reason? }.
+export async function restoreDialogPatch(tabId, frameId) {
+  let last = { ok: false, reports: [], reason: "not attempted" };
+  const reports = [];
+  for (let attempt = 1; attempt <= RESTORE_ATTEMPTS; attempt++) {
+    try {
+      const results = await runInPage(tabId, frameId, restoreInPage);
+      const failed = [];
+      for (const entry of results || []) {
+        if (!entry.result) continue;
+        reports.push(...(entry.result.reports || []));
+        if (!entry.result.ok) failed.push(entry.result.reason);
+      }
+      if (!failed.length) return { ok: true, attempts: attempt, reports };
+      last = { ok: false, reason: failed.join("; ") };
+    } catch (err) {
+      last = { ok: false, reason: String((err && err.message) || err) };
+    }
+  }
+  return { ok: false, attempts: RESTORE_ATTEMPTS, reports, reason: last.reason };
+}

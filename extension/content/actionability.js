@@ -1,0 +1,180 @@
+// Tabwarden page executor, part 6: is the element ready to be acted on, what did the action
+// change, and has the page settled. Checks run in the documented order; the retryable ones are
+// tried again until a 1.5 s budget (capped by the request deadline) runs out.
+(() => {
+  const TW = globalThis.__tabwarden;
+  if (TW.parts.has("actionability")) return;
+  TW.parts.add("actionability");
+
+  const ACTIONABLE_BUDGET_MS = 1500;
+  const STABLE_PROBE_MS = 50;
+  const MIN_SETTLE_MS = 250;
+  const QUIET_MS = 500;
+  const MAX_SETTLE_MS = 5000;
+
+  // The element whose box decides visibility (an option's box is its select's).
+  function boxOwner(el) {
+    if (el.localName === "option") return el.closest("select") || el;
+    return el;
+  }
+
+  function visibilityProblem(el) {
+    const owner = boxOwner(el);
+    const win = owner.ownerDocument.defaultView;
+    const style = win.getComputedStyle(owner);
+    if (style.visibility === "hidden" || style.visibility === "collapse") return "it is hidden (visibility)";
+    if (typeof owner.checkVisibility === "function" && !owner.checkVisibility({ visibilityProperty: true })) return "it is not rendered";
+    const rect = owner.getBoundingClientRect();
+    if (rect.width === 0 || rect.height === 0) return "it has an empty box";
+    return "";
+  }
+
+  function isRelated(el, hit) {
+    if (!hit) return true; // outside the viewport: nothing to say
+    if (hit === el || el.contains(hit) || TW.isOverlayNode(hit)) return true;
+    // A label (or a control inside one) standing in for its control.
+    const label = hit.closest && hit.closest("label");
+    if (label && (label.control === el || label.contains(el))) return true;
+    if (el.localName === "option" && hit === el.closest("select")) return true;
+    // Hit-testing stops at shadow hosts; an element inside a host we point into is ours.
+    let node = el;
+    while (node) {
+      const root = node.getRootNode();
+      if (!(root instanceof ShadowRoot)) break;
+      if (root.host === hit) return true;
+      node = root.host;
+    }
+    return false;
+  }
+
+  function blockerAt(el, x, y) {
+    const root = el.getRootNode();
+    const finder = root.elementFromPoint ? root : el.ownerDocument;
+    const hit = finder.elementFromPoint(x, y);
+    return isRelated(el, hit) ? null : hit;
+  }
+
+  function occlusion(el) {
+    const owner = boxOwner(el);
+    const rect = owner.getBoundingClientRect();
+    const centre = blockerAt(owner, rect.left + rect.width / 2, rect.top + rect.height / 2);
+    if (!centre) return null;
+    const corner = blockerAt(owner, rect.left + Math.min(3, rect.width / 2), rect.top + Math.min(3, rect.height / 2));
+    return corner ? centre : null;
+  }
+
+  async function movedWithin(el, ms, signal) {
+    const a = el.getBoundingClientRect();
+    await TW.sleep(ms, signal);
+    const b = el.getBoundingClientRect();
+    return Math.abs(a.left - b.left) > 1 || Math.abs(a.top - b.top) > 1 || Math.abs(a.width - b.width) > 1 || Math.abs(a.height - b.height) > 1;
+  }
+
+  function editProblem(el, kind) {
+    if (kind === "type" && !TW.isWritable(el)) {
+      const readonly = el.readOnly ? " (it is read-only)" : "";
+      return `the target (${TW.describe(el)}) does not take typed text${readonly}`;
+    }
+    if (kind === "select" && el.localName !== "select") return `the target (${TW.describe(el)}) is not a <select>`;
+    return "";
+  }
+
+  // Scroll the element into view when it is not fully inside the viewport.
+  TW.revealElement = (el) => {
+    const owner = boxOwner(el);
+    const win = owner.ownerDocument.defaultView;
+    const rect = owner.getBoundingClientRect();
+    const inside = rect.top >= 0 && rect.left >= 0 && rect.bottom <= win.innerHeight && rect.right <= win.innerWidth;
+    if (!inside) owner.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+  };
+
+  // Throws the first failing check: detached, not_visible, disabled, not_editable, not_stable,
+  // occluded. `kind` is click | type | select | hover.
+  TW.ensureActionable = async (el, kind, deadlineAt, signal) => {
+    const until = Math.min(Date.now() + ACTIONABLE_BUDGET_MS, deadlineAt);
+    for (;;) {
+      TW.checkAborted(signal);
+      let failure = null;
+      if (!el.isConnected) {
+        failure = TW.fail("detached", "the element was removed from the page", "precheck", true);
+      } else {
+        const hidden = visibilityProblem(el);
+        if (hidden) failure = TW.fail("not_visible", `the element is not visible: ${hidden}`, "precheck", true);
+      }
+      if (!failure) {
+        if (el.closest("[inert]") || el.getAttribute("aria-disabled") === "true" || el.matches(":disabled")) {
+          throw TW.fail("disabled", `the element (${TW.describe(el)}) is disabled`, "precheck", false);
+        }
+        const edit = editProblem(el, kind);
+        if (edit) throw TW.fail("not_editable", edit, "precheck", false);
+        if (await movedWithin(boxOwner(el), STABLE_PROBE_MS, signal)) {
+          failure = TW.fail("not_stable", "the element is still moving (animation or layout shift)", "precheck", true);
+        } else if (kind !== "type" || el.ownerDocument.activeElement !== el) {
+          const blocker = occlusion(el);
+          if (blocker) {
+            failure = TW.fail("occluded", `another element covers it: ${TW.describe(blocker)}`, "precheck", true, { blocker: TW.describe(blocker) });
+          }
+        }
+      }
+      if (!failure) return;
+      if (Date.now() + 100 > until) throw failure;
+      await TW.sleep(100, signal);
+    }
+  };
+
+  // Watches URL changes and DOM mutations (our own overlay excluded) from the start of an action.
+  TW.EffectObserver = class {
+    constructor(docs) {
+      this.startUrl = location.href;
+      this.mutations = 0;
+      this.lastMutation = Date.now();
+      this.observers = [];
+      for (const doc of docs) {
+        const observer = new MutationObserver((records) => this.absorb(records));
+        observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
+        this.observers.push(observer);
+      }
+    }
+
+    absorb(records) {
+      let counted = 0;
+      for (const record of records) {
+        if (TW.isOverlayNode(record.target)) continue;
+        if (record.type === "childList") {
+          const nodes = [...record.addedNodes, ...record.removedNodes];
+          if (nodes.length && nodes.every((node) => node.localName === TW.OVERLAY_TAG)) continue;
+        }
+        counted += 1;
+      }
+      if (counted) {
+        this.mutations += counted;
+        this.lastMutation = Date.now();
+      }
+    }
+
+    urlChanged() {
+      return location.href !== this.startUrl;
+    }
+
+    stop() {
+      for (const observer of this.observers) {
+        this.absorb(observer.takeRecords());
+        observer.disconnect();
+      }
+    }
+  };
+
+  // Wait at least 250 ms, then until 500 ms pass without a mutation, at most 5 s (and never past
+  // the deadline). Resolves true when the page went quiet.
+  TW.settle = async (observer, deadlineAt, signal, minimum = MIN_SETTLE_MS) => {
+    const started = Date.now();
+    const cap = Math.min(started + MAX_SETTLE_MS, deadlineAt - 200);
+    await TW.sleep(Math.min(minimum, Math.max(0, cap - Date.now())), signal);
+    for (;;) {
+      const quietFor = Date.now() - observer.lastMutation;
+      if (quietFor >= QUIET_MS) return true;
+      if (Date.now() >= cap) return false;
+      await TW.sleep(Math.min(QUIET_MS - quietFor, cap - Date.now(), 100), signal);
+    }
+  };
+})();

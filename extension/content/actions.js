@@ -1,0 +1,355 @@
+// Tabwarden page executor, part 8: the write pipeline. Resolve the ref, reveal it, check it is
+// actionable, dispatch synthetic input, let the page settle, verify what can be verified,
+// collect the evidence, and take the post-write snapshot the host diffs against the last one.
+(() => {
+  const TW = globalThis.__tabwarden;
+  if (TW.parts.has("actions")) return;
+  TW.parts.add("actions");
+
+  const POST_WRITE_TOKENS = 1500;
+  const BETWEEN_ACTIONS_MS = 300;
+  const SYNTHETIC_KEY_WARNING =
+    "Note: synthetic key events (untrusted); pages that need trusted keys may ignore them. Trusted keys come with the debugger (L2) tools.";
+
+  function label(target) {
+    const { role, name } = target.hint;
+    return `${role}${name ? ` ${TW.quote(name)}` : ""} [ref=${target.ref}]`;
+  }
+
+  function recoveryNote(target) {
+    return target.recoveredFrom ? ` (target recovered from ${target.recoveredFrom} to ${target.ref})` : "";
+  }
+
+  function observedDocs(target) {
+    const docs = [document];
+    for (const { doc } of target.frames) docs.push(doc);
+    return docs;
+  }
+
+  function stateOf(el) {
+    return JSON.stringify([
+      el.checked, el.value, el.open, el.selectedIndex,
+      el.getAttribute("aria-expanded"), el.getAttribute("aria-pressed"), el.getAttribute("aria-selected"), el.getAttribute("aria-checked"),
+    ]);
+  }
+
+  function highlight(target) {
+    try {
+      TW.highlight(TW.topLevelRect(target.el, target.frames));
+    } catch (_) {
+      // unsupported frame geometry: act without the highlight
+    }
+  }
+
+  function newAttemptId() {
+    return Array.from(crypto.getRandomValues(new Uint8Array(8)), (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  const NOTICES = {
+    verified: "Verified: the target holds the requested state.",
+    observed: "Change observed; the intended effect cannot be confirmed.",
+    dispatched: "Dispatched, but no confirmable effect was observed.",
+  };
+
+  // Everything after dispatch: settle, gather effects, snapshot, build the result.
+  async function finish(run, { actionText, effectState, effects, warnings = [], opens = null }) {
+    const stable = await TW.settle(run.observer, run.deadlineAt, run.signal);
+    run.observer.stop();
+    if (run.observer.urlChanged()) effects.push("url_changed");
+    if (run.observer.mutations > 0) effects.push("dom_mutated");
+    if (effectState !== "verified" && effects.length) effectState = "observed";
+    const snap = TW.takeSnapshot({ maxTokens: POST_WRITE_TOKENS });
+    const lines = [actionText, NOTICES[effectState], ...warnings];
+    return {
+      resultText: lines.join("\n"),
+      snapshot: TW.snapshotForHost(snap),
+      pageStabilized: stable,
+      opensTabs: opens ? [opens] : [],
+      evidence: {
+        attemptId: newAttemptId(),
+        generationBefore: run.generationBefore,
+        generationAfter: snap.id,
+        attempts: [{ phase: "execute", strategy: "l1", ok: true }],
+        effectState,
+        observedEffects: [...new Set(effects)],
+        outcome: effectState === "verified" ? "verified" : "uncertain",
+      },
+    };
+  }
+
+  // Resolve, reveal and check one target; marks the request dispatched just before acting.
+  async function prepare(run, ref, kind, allowRecovery) {
+    const target = TW.resolveRef(ref, { allowRecovery });
+    TW.revealElement(target.el);
+    await TW.ensureActionable(target.el, kind, run.deadlineAt, run.signal);
+    TW.checkAborted(run.signal);
+    highlight(target);
+    return target;
+  }
+
+  function begin(request) {
+    return {
+      deadlineAt: request.deadlineAt,
+      signal: request.signal,
+      generationBefore: TW.state.snapshot ? TW.state.snapshot.id : null,
+      observer: new TW.EffectObserver([document]),
+      request,
+    };
+  }
+
+  function watchFrames(run, target) {
+    const extra = observedDocs(target).slice(1);
+    if (extra.length) {
+      const inner = new TW.EffectObserver(extra);
+      const outer = run.observer;
+      run.observer = {
+        get mutations() { return outer.mutations + inner.mutations; },
+        get lastMutation() { return Math.max(outer.lastMutation, inner.lastMutation); },
+        urlChanged: () => outer.urlChanged(),
+        stop: () => { outer.stop(); inner.stop(); },
+      };
+    }
+  }
+
+  // ---- single actions
+
+  async function dispatchClick(run, target, params) {
+    const el = target.el;
+    const doc = el.ownerDocument;
+    const before = stateOf(el);
+    const focusBefore = doc.activeElement;
+    run.request.dispatched = true;
+    TW.input.click(el, params);
+    const effects = [];
+    if (el.isConnected && stateOf(el) !== before) effects.push("target_state_changed");
+    if (doc.activeElement !== focusBefore) effects.push("focus_changed");
+    const how = params.doubleClick ? "Double-clicked" : params.button === "right" ? "Right-clicked" : "Clicked";
+    const opens = newContextUrl(el);
+    return { actionText: `${how} ${label(target)}${recoveryNote(target)}`, effectState: "dispatched", effects, opens };
+  }
+
+  // The URL a click on `el` loads in another tab or window (a link with a target), if any: the
+  // host looks for that tab afterwards.
+  function newContextUrl(el) {
+    const link = el.closest("a[href]");
+    if (!link) return null;
+    const target = (link.getAttribute("target") || "").trim();
+    if (!target || /^_(self|parent|top)$/i.test(target)) return null;
+    return link.href;
+  }
+
+  async function dispatchType(run, target, params) {
+    const el = target.el;
+    const secret = TW.isPassword(el);
+    const before = TW.input.currentText(el);
+    run.request.dispatched = true;
+    const expected = await TW.input.type(el, params.text, { mode: params.mode, slowly: params.slowly, signal: run.signal });
+    const editable = el.localName !== "input" && el.localName !== "textarea";
+    const holds = () => (editable ? TW.collapse(el.textContent).includes(TW.collapse(params.text)) : el.value === expected);
+    if (!params.slowly && !holds()) {
+      throw TW.fail("l1_not_effective", "the typed value did not stick (the page rejected synthetic input)", "verify", false,
+        { escalationTool: "type_trusted", dispatched: true, effectMayHaveOccurred: true });
+    }
+    const what = secret ? `${params.text.length} characters (hidden)` : TW.quote(TW.clip(params.text, 80));
+    let actionText = `Typed ${what} into ${label(target)}${recoveryNote(target)}`;
+    let submitted = false;
+    if (params.submit) {
+      submitted = TW.input.submit(el);
+      actionText += submitted ? " and submitted the form" : " and pressed Enter";
+    }
+    return { actionText, expected, holds, unchanged: before === expected, submitted, effects: ["value_set"] };
+  }
+
+  async function dispatchSelect(run, target, params) {
+    const el = target.el;
+    const before = TW.input.selectedValues(el);
+    run.request.dispatched = true;
+    const chosen = TW.input.select(el, params.values);
+    const after = TW.input.selectedValues(el);
+    return {
+      actionText: `Selected ${chosen.map(TW.quote).join(", ")} in ${label(target)}${recoveryNote(target)}`,
+      expected: after,
+      unchanged: JSON.stringify(before) === JSON.stringify(after),
+    };
+  }
+
+  TW.actions = {};
+
+  TW.actions.click = async (params, request) => {
+    const run = begin(request);
+    try {
+      const target = await prepare(run, params.ref, "click", !!params.allowRecovery);
+      watchFrames(run, target);
+      return await finish(run, await dispatchClick(run, target, params));
+    } finally {
+      run.observer.stop();
+    }
+  };
+
+  TW.actions.hover = async (params, request) => {
+    const run = begin(request);
+    try {
+      const target = await prepare(run, params.ref, "hover", false);
+      watchFrames(run, target);
+      request.dispatched = true;
+      TW.input.hover(target.el);
+      return await finish(run, { actionText: `Hovered over ${label(target)}`, effectState: "dispatched", effects: [] });
+    } finally {
+      run.observer.stop();
+    }
+  };
+
+  TW.actions.type = async (params, request) => {
+    const run = begin(request);
+    try {
+      const target = await prepare(run, params.ref, "type", !!params.allowRecovery);
+      watchFrames(run, target);
+      const typed = await dispatchType(run, target, params);
+      let effectState = "verified";
+      let actionText = typed.actionText;
+      if (typed.unchanged && !typed.submitted) {
+        effectState = "dispatched";
+        actionText += " (the field already held that text)";
+      }
+      const result = await finish(run, { actionText, effectState, effects: typed.effects });
+      // A submitted form may clear its fields; only an unsubmitted change must be kept.
+      if (effectState === "verified" && !typed.submitted && target.el.isConnected && !typed.holds()) {
+        throw TW.fail("l1_not_effective", "target state was not kept: the page reverted the typed value", "verify", false,
+          { escalationTool: "type_trusted", dispatched: true, effectMayHaveOccurred: true });
+      }
+      if (typed.submitted) result.evidence.outcome = "uncertain";
+      return result;
+    } finally {
+      run.observer.stop();
+    }
+  };
+
+  TW.actions.select_option = async (params, request) => {
+    const run = begin(request);
+    try {
+      const target = await prepare(run, params.ref, "select", !!params.allowRecovery);
+      watchFrames(run, target);
+      const picked = await dispatchSelect(run, target, params);
+      let effectState = "verified";
+      let actionText = picked.actionText;
+      if (picked.unchanged) {
+        effectState = "dispatched";
+        actionText += " (already selected)";
+      }
+      const result = await finish(run, { actionText, effectState, effects: ["selection_set"] });
+      const now = target.el.isConnected ? TW.input.selectedValues(target.el) : null;
+      if (effectState === "verified" && now && JSON.stringify(now) !== JSON.stringify(picked.expected)) {
+        throw TW.fail("l1_not_effective", "target state was not kept: the page reverted the selection", "verify", false,
+          { dispatched: true, effectMayHaveOccurred: true });
+      }
+      return result;
+    } finally {
+      run.observer.stop();
+    }
+  };
+
+  TW.actions.press_key = async (params, request) => {
+    const run = begin(request);
+    try {
+      const parsed = TW.input.parseKey(params.key);
+      let el;
+      let where;
+      if (params.ref) {
+        const target = TW.resolveRef(params.ref);
+        TW.revealElement(target.el);
+        watchFrames(run, target);
+        el = target.el;
+        if (typeof el.focus === "function") el.focus({ preventScroll: true });
+        highlight(target);
+        where = label(target);
+      } else {
+        el = document.activeElement || document.body;
+        where = el === document.body ? "the page" : `the focused element (${TW.describe(el)})`;
+      }
+      TW.checkAborted(run.signal);
+      const focusBefore = document.activeElement;
+      request.dispatched = true;
+      const emulated = TW.input.pressKey(el, parsed);
+      const effects = document.activeElement !== focusBefore ? ["focus_changed"] : [];
+      const actionText = `Pressed ${params.key} on ${where}${emulated ? `; emulated the default action: ${emulated}` : ""}`;
+      return await finish(run, { actionText, effectState: "dispatched", effects, warnings: [SYNTHETIC_KEY_WARNING] });
+    } finally {
+      run.observer.stop();
+    }
+  };
+
+  // ---- batch
+
+  // True when acting on `el` may load another page or open a tab: the remaining refs would
+  // then point at a page that is gone, so the batch stops after it.
+  function opensBrowsingContext(action, el) {
+    if (action.action === "type") return !!action.submit;
+    if (action.action !== "click") return false;
+    const link = el.closest("a[href]");
+    if (link) {
+      const href = link.getAttribute("href") || "";
+      return !(href.startsWith("#") || /^javascript:/i.test(href.trim()));
+    }
+    const submitter = el.closest("button, input[type=submit], input[type=image]");
+    if (submitter && submitter.form && (submitter.type === "submit" || submitter.type === "image")) return true;
+    return false;
+  }
+
+  TW.actions.batch_actions = async (params, request) => {
+    const run = begin(request);
+    const baseCount = TW.state.snapshot ? TW.state.snapshot.refs.size : TW.countRefs();
+    const threshold = Math.max(3, Math.floor(baseCount * 0.2));
+    const steps = [];
+    const opens = [];
+    let stopped = "";
+    try {
+      for (const [index, action] of params.actions.entries()) {
+        if (index > 0) await TW.sleep(BETWEEN_ACTIONS_MS, run.signal);
+        let step;
+        try {
+          const kind = action.action === "select_option" ? "select" : action.action;
+          const target = await prepare(run, action.ref, kind, false);
+          if (action.action === "click") {
+            step = await dispatchClick(run, target, action);
+            if (step.opens) opens.push(step.opens);
+          }
+          else if (action.action === "type") step = await dispatchType(run, target, action);
+          else step = await dispatchSelect(run, target, action);
+          steps.push({ index, action: action.action, ref: target.ref, ok: true, text: step.actionText });
+          if (opensBrowsingContext(action, target.el)) stopped = "the last action may load a new page or open a tab";
+        } catch (err) {
+          if (err instanceof TW.ActionFailure) {
+            err.details = {
+              ...(err.details || {}),
+              completed: steps,
+              failedIndex: index,
+              notRun: params.actions.length - index - 1,
+              dispatched: !!request.dispatched,
+              effectMayHaveOccurred: !!request.dispatched,
+            };
+            err.message = `action ${index + 1} (${action.action} ${action.ref}) failed: ${err.message}; ${steps.length} earlier action(s) ran, the remaining ${params.actions.length - index - 1} were not run`;
+          }
+          throw err;
+        }
+        const remaining = params.actions.length - index - 1;
+        if (!remaining) break;
+        if (!stopped && run.observer.urlChanged()) stopped = "the page address changed";
+        if (!stopped) {
+          const count = TW.countRefs();
+          if (Math.abs(count - baseCount) > threshold) stopped = `the page changed a lot (${baseCount} refs before, ${count} now)`;
+        }
+        if (stopped) {
+          stopped = `Stopped after action ${index + 1}: ${stopped}; the remaining ${remaining} action(s) were not run.`;
+          break;
+        }
+      }
+      const actionText = ["Batch:", ...steps.map((s) => `${s.index + 1}. ${s.text}`), ...(stopped ? [stopped] : [])].join("\n");
+      const result = await finish(run, { actionText, effectState: "dispatched", effects: [] });
+      result.steps = steps;
+      result.opensTabs = opens;
+      return result;
+    } finally {
+      run.observer.stop();
+    }
+  };
+})();

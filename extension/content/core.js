@@ -1,0 +1,105 @@
+// Tabwarden page executor, part 1: the shared namespace, structured failures and small helpers.
+// Content scripts cannot be modules, so every part is a classic script injected in order by
+// background/content-relay.js. They share one object on the isolated world's window; each part
+// registers its name there and does nothing when it runs a second time (double injection).
+(() => {
+  const existing = globalThis.__tabwarden;
+  // An executor left behind by a reloaded extension has lost its runtime: start afresh.
+  const orphaned = existing && !(chrome.runtime && chrome.runtime.id);
+  const TW = (globalThis.__tabwarden = existing && !orphaned ? existing : { parts: new Set() });
+  if (TW.parts.has("core")) return;
+  TW.parts.add("core");
+
+  TW.PROTOCOL = "tabwarden/content-v1";
+  TW.OVERLAY_TAG = "tabwarden-overlay";
+
+  // A failure the host can act on: stable code, the phase it happened in, and whether trying
+  // again (after read_page) can help.
+  class ActionFailure extends Error {
+    constructor(code, message, phase = "execute", retryable = false, details = undefined) {
+      super(message);
+      this.code = code;
+      this.phase = phase;
+      this.retryable = retryable;
+      if (details) this.details = details;
+    }
+
+    toWire() {
+      const failure = { code: this.code, message: this.message, phase: this.phase, retryable: this.retryable };
+      if (this.details) failure.details = this.details;
+      return failure;
+    }
+  }
+  TW.ActionFailure = ActionFailure;
+  TW.fail = (code, message, phase, retryable, details) => new ActionFailure(code, message, phase, retryable, details);
+
+  TW.staleRef = (ref, why) =>
+    new ActionFailure(
+      "stale_ref",
+      `ref ${JSON.stringify(ref)} is stale (${why}); call read_page again and use a ref from the new snapshot`,
+      "resolve",
+      true,
+    );
+
+  TW.collapse = (text) => String(text || "").replace(/\s+/g, " ").trim();
+  // Cut to `limit` characters, the last being an ellipsis, so the reader knows text is missing.
+  TW.clip = (text, limit) => (text.length > limit ? text.slice(0, limit - 3) + "…" : text);
+  TW.quote = (text) => JSON.stringify(text);
+
+  TW.sleep = (ms, signal) =>
+    new Promise((resolve, reject) => {
+      if (signal && signal.aborted) return reject(TW.abortedFailure());
+      const timer = setTimeout(() => {
+        if (signal) signal.removeEventListener("abort", onAbort);
+        resolve();
+      }, Math.max(0, ms));
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(TW.abortedFailure());
+      };
+      if (signal) signal.addEventListener("abort", onAbort, { once: true });
+    });
+
+  TW.abortedFailure = () => new ActionFailure("aborted", "the host cancelled this request", "execute", false);
+  TW.checkAborted = (signal) => {
+    if (signal && signal.aborted) throw TW.abortedFailure();
+  };
+
+  // Per-document identity: two random uint32 in base 36, fixed for the life of this document
+  // and this executor, new after navigation or re-injection.
+  const tokens = new WeakMap();
+  TW.documentToken = (doc = document) => {
+    let token = tokens.get(doc);
+    if (!token) {
+      const words = crypto.getRandomValues(new Uint32Array(2));
+      token = words[0].toString(36) + words[1].toString(36);
+      tokens.set(doc, token);
+    }
+    return token;
+  };
+
+  TW.sameOriginAsTop = (doc) => {
+    try {
+      return doc.defaultView.location.origin === window.location.origin;
+    } catch (_) {
+      return false;
+    }
+  };
+
+  // A short human description of an element for messages ("button#save.primary").
+  TW.describe = (el) => {
+    if (!el || el.nodeType !== 1) return String(el);
+    let text = el.localName;
+    if (el.id) text += `#${el.id}`;
+    const classes = typeof el.className === "string" ? el.className.trim().split(/\s+/).filter(Boolean).slice(0, 2) : [];
+    for (const name of classes) text += `.${name}`;
+    return text;
+  };
+
+  TW.state = {
+    snapshotCounter: 0, // every snapshot of this executor, reads and post-write ones alike
+    snapshot: null, // the current snapshot: { id, token, refs: Map, lines, ... }
+    priorHints: new Map(), // older refs -> { hint, identity }, oldest first, bounded
+    activeRequests: 0,
+  };
+})();

@@ -1,0 +1,52 @@
+// Tabwarden page executor, part 5: the operation overlay. A highlight box drawn over the element
+// being acted on, inside a closed shadow root so page styles cannot reach it, fixed at the top
+// of the stacking order and transparent to the pointer, fading out after 700 ms. The snapshot,
+// the occlusion check and the effect observer all ignore it.
+(() => {
+  const TW = globalThis.__tabwarden;
+  if (TW.parts.has("overlay")) return;
+  TW.parts.add("overlay");
+
+  const FADE_MS = 700;
+  let host = null;
+  let box = null;
+  let timer = null;
+
+  function ensure() {
+    if (host && host.isConnected) return;
+    host = document.createElement(TW.OVERLAY_TAG);
+    host.style.cssText = "all: initial; position: fixed; inset: 0; z-index: 2147483647; pointer-events: none; display: block;";
+    const shadow = host.attachShadow({ mode: "closed" });
+    const style = document.createElement("style");
+    style.textContent = `
+      .box { position: fixed; box-sizing: border-box; border: 2px solid #1a73e8; border-radius: 3px;
+             background: rgba(26, 115, 232, 0.12); pointer-events: none; opacity: 1;
+             transition: opacity ${FADE_MS}ms ease-out, left 120ms, top 120ms, width 120ms, height 120ms; }
+      .box.fading { opacity: 0; }`;
+    box = document.createElement("div");
+    box.className = "box";
+    shadow.append(style, box);
+    (document.documentElement || document.body).appendChild(host);
+  }
+
+  TW.isOverlayNode = (node) => !!host && (node === host || host.contains(node));
+
+  // Show the highlight at a top-level viewport rect ({x, y, width, height}).
+  TW.highlight = (rect) => {
+    try {
+      ensure();
+      clearTimeout(timer);
+      box.classList.remove("fading");
+      Object.assign(box.style, { left: `${rect.x - 2}px`, top: `${rect.y - 2}px`, width: `${rect.width + 4}px`, height: `${rect.height + 4}px` });
+      timer = setTimeout(() => {
+        box.classList.add("fading");
+        timer = setTimeout(() => {
+          if (host) host.remove();
+          host = null;
+        }, FADE_MS);
+      }, 50);
+    } catch (_) {
+      // The overlay is a courtesy; a page that refuses it must not fail the action.
+    }
+  };
+})();

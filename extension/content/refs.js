@@ -1,0 +1,118 @@
+// Tabwarden page executor, part 4: turning a ref back into an element. Resolution is strict:
+// the ref must belong to the current snapshot of this document and every frame on its way must
+// still hold the document it held then. One recovery is allowed for click, type and
+// select_option: same document, identical hint, identical frame chain, exactly one candidate.
+(() => {
+  const TW = globalThis.__tabwarden;
+  if (TW.parts.has("refs")) return;
+  TW.parts.add("refs");
+
+  const REF_SHAPE = /^s([0-9a-z]+)_(\d+)_(\d+)$/;
+
+  function framesIntact(frames) {
+    let owner = document;
+    for (const { frame, doc } of frames) {
+      if (!frame.isConnected || frame.ownerDocument !== owner) return false;
+      let current = null;
+      try {
+        current = frame.contentDocument;
+      } catch (_) {
+        return false;
+      }
+      if (current !== doc || !doc.defaultView || !TW.sameOriginAsTop(doc)) return false;
+      owner = doc;
+    }
+    return owner;
+  }
+
+  // Why an entry no longer resolves, or "" when it still does.
+  function brokenBecause(entry) {
+    if (!entry.el.isConnected) return "the element was removed from the page";
+    const innermost = framesIntact(entry.frames);
+    if (!innermost) return "its frame was replaced or removed";
+    if (entry.el.ownerDocument !== innermost) return "the element moved to another document";
+    return "";
+  }
+
+  function strict(ref) {
+    if (typeof ref !== "string" || !REF_SHAPE.test(ref)) throw TW.staleRef(ref, "not a ref of this page");
+    const snap = TW.state.snapshot;
+    if (!snap) throw TW.staleRef(ref, "no snapshot has been taken in this page yet");
+    if (!ref.startsWith(`s${snap.token}_`)) throw TW.staleRef(ref, "it belongs to another document");
+    if (!ref.startsWith(`${snap.id}_`)) throw TW.staleRef(ref, "it belongs to an older snapshot");
+    const entry = snap.refs.get(ref);
+    if (!entry) throw TW.staleRef(ref, "no such ref in the current snapshot");
+    const why = brokenBecause(entry);
+    if (why) throw TW.staleRef(ref, why);
+    return { ref, ...entry };
+  }
+
+  function sameChain(a, b) {
+    if (a.length !== b.length) return false;
+    return a.every((link, i) => link.frame === b[i].frame && link.doc === b[i].doc);
+  }
+
+  function recover(ref, original) {
+    const snap = TW.state.snapshot;
+    if (!snap || !ref.startsWith(`s${snap.token}_`)) throw original;
+    const prior = TW.state.priorHints.get(ref);
+    if (!prior) throw original;
+    let hintMatches = 0;
+    const candidates = [];
+    for (const [candidate, entry] of snap.refs) {
+      if (!TW.sameHint(entry.hint, prior.hint)) continue;
+      hintMatches += 1;
+      if (prior.token === snap.token && entry.doc === prior.doc && sameChain(entry.frames, prior.frames)) {
+        candidates.push(candidate);
+      }
+    }
+    // Matches only in another frame document: the frame was replaced; that is never recovered.
+    if (hintMatches > 0 && candidates.length === 0) throw original;
+    if (candidates.length !== 1) {
+      throw TW.fail(
+        "ambiguous_target",
+        `ref ${ref} is stale and cannot be recovered uniquely (${candidates.length} candidates); call read_page again`,
+        "recover",
+        false,
+        { candidates: candidates.length },
+      );
+    }
+    const resolved = strict(candidates[0]);
+    resolved.recoveredFrom = ref;
+    return resolved;
+  }
+
+  // Resolve `ref` to { ref, el, frames, doc, hint, recoveredFrom? }; throws stale_ref or
+  // ambiguous_target.
+  TW.resolveRef = (ref, { allowRecovery = false } = {}) => {
+    try {
+      return strict(ref);
+    } catch (err) {
+      if (!allowRecovery || !(err instanceof TW.ActionFailure) || err.code !== "stale_ref" || typeof ref !== "string" || !REF_SHAPE.test(ref)) {
+        throw err;
+      }
+      return recover(ref, err);
+    }
+  };
+
+  // The element's rect in the top-level viewport. Frames with padding or any transform other
+  // than a translation cannot be converted safely: unsupported_frame.
+  TW.topLevelRect = (el, frames) => {
+    const rect = el.getBoundingClientRect();
+    let x = rect.left;
+    let y = rect.top;
+    for (let i = frames.length - 1; i >= 0; i--) {
+      const frame = frames[i].frame;
+      const win = frame.ownerDocument.defaultView;
+      const style = win.getComputedStyle(frame);
+      const padded = ["paddingTop", "paddingLeft", "paddingRight", "paddingBottom"].some((side) => Number.parseFloat(style[side]) > 0);
+      if (padded || (style.transform && style.transform !== "none" && !/^matrix\(1, 0, 0, 1, /.test(style.transform))) {
+        throw TW.fail("unsupported_frame", "the element sits in a frame with padding or a transform; use read_page_deep", "precheck", false);
+      }
+      const box = frame.getBoundingClientRect();
+      x += box.left + frame.clientLeft;
+      y += box.top + frame.clientTop;
+    }
+    return { x, y, width: Math.max(0, rect.width), height: Math.max(0, rect.height) };
+  };
+})();

@@ -1,0 +1,269 @@
+// Tabwarden page executor, part 3: the page snapshot. One depth-first walk builds a list of
+// entries (ref lines, structural lines, text runs, frame lines) and the ref map; a budget pass
+// then drops what matters least first and always says how much it dropped.
+(() => {
+  const TW = globalThis.__tabwarden;
+  if (TW.parts.has("snapshot")) return;
+  TW.parts.add("snapshot");
+
+  const MAX_FRAME_DEPTH = 4;
+  const MAX_DOM_DEPTH = 512;
+  const MAX_PRIOR_HINTS = 500;
+  // Ref lines survive the budget, but not without end: past budget + this many characters,
+  // off-screen ref lines are dropped too, and counted in the marker (find_in_page still sees them).
+  const REF_OVERFLOW_CHARS = 12000;
+  const TEXT_LIMIT = 120;
+
+  class Walker {
+    constructor(prefix, dry) {
+      this.prefix = prefix;
+      this.dry = dry;
+      this.entries = []; // { kind: ref|struct|text|frame, depth, body, inView }
+      this.refs = new Map(); // ref -> { el, frames, doc, hint }
+      this.hints = []; // [{ ref, ...hint }] in document order, for the host
+      this.count = 0;
+      this.level = 0;
+      this.depthLimited = false;
+    }
+
+    push(kind, depth, body, inView) {
+      this.entries.push({ kind, depth, body, inView });
+    }
+
+    inView(el, ctx) {
+      if (!ctx.inView) return false;
+      const rect = el.getBoundingClientRect();
+      return rect.bottom > 0 && rect.right > 0 && rect.top < ctx.win.innerHeight && rect.left < ctx.win.innerWidth &&
+        (rect.width > 0 || rect.height > 0);
+    }
+
+    flush(text, depth) {
+      if (!text.buf) return;
+      const collapsed = TW.collapse(text.buf);
+      const source = text.el;
+      text.buf = "";
+      text.el = null;
+      if (!collapsed || text.suppressed) return;
+      this.push("text", depth, `text: ${TW.quote(TW.clip(collapsed, TEXT_LIMIT))}`, source ? this.inView(source, text.ctx) : false);
+    }
+
+    sourceNodes(parent) {
+      if (parent.localName === "slot") {
+        const assigned = parent.assignedNodes({ flatten: true });
+        return assigned.length ? assigned : parent.childNodes;
+      }
+      return (parent.shadowRoot || parent).childNodes;
+    }
+
+    children(parent, depth, ctx, text) {
+      if (this.level >= MAX_DOM_DEPTH) {
+        if (!this.depthLimited) this.push("frame", depth, "generic [depth limit]", false);
+        this.depthLimited = true;
+        return;
+      }
+      this.level += 1;
+      const onlySummary = parent.localName === "details" && !parent.open;
+      for (const node of this.sourceNodes(parent)) {
+        if (node.nodeType === 3) {
+          if (!text.el) text.el = node.parentElement || parent;
+          text.buf += node.data;
+        } else if (node.nodeType === 1 && (!onlySummary || node.localName === "summary")) {
+          this.element(node, depth, ctx, text);
+        }
+      }
+      this.level -= 1;
+    }
+
+    element(el, depth, ctx, text) {
+      const tag = el.localName;
+      if (TW.isSkippedTag(tag)) return;
+      const style = ctx.win.getComputedStyle(el);
+      if (TW.isHidden(el, style)) return;
+      if (tag === "iframe" || tag === "frame") {
+        this.flush(text, depth);
+        this.frame(el, depth, ctx);
+        return;
+      }
+      const role = TW.roleOf(el);
+      if (TW.isInteractive(el, role, style)) {
+        this.flush(text, depth);
+        const name = TW.nameOf(el, TW.nameFromContent(role, el));
+        const ref = this.addRef(el, ctx, role, name);
+        this.push("ref", depth, line(role, name, TW.attributesOf(el, role), ref), this.inView(el, ctx));
+        if (el.shadowRoot || TW.isDescendingRole(role)) this.block(el, depth + 1, ctx, false);
+        return;
+      }
+      if (TW.isStructuralRole(role)) {
+        this.flush(text, depth);
+        const name = TW.nameOf(el, role === "heading");
+        const at = this.entries.length;
+        this.push("struct", depth, line(role, name, TW.attributesOf(el, role), null), this.inView(el, ctx));
+        // A heading's text is its name already: only its controls are listed below it.
+        if (role !== "img") this.block(el, depth + 1, ctx, role === "heading");
+        if (!name && this.entries.length === at + 1) this.entries.pop();
+        return;
+      }
+      // A label's text is its control's name already: only what it wraps is listed.
+      if (tag === "label" && el.control) {
+        this.flush(text, depth);
+        this.block(el, depth, ctx, true);
+        return;
+      }
+      // Anything else is spliced through; a block boundary ends the current text run.
+      const block = !style.display.startsWith("inline") && style.display !== "contents";
+      if (block) this.flush(text, depth);
+      this.children(el, depth, ctx, text);
+      if (block) this.flush(text, depth);
+    }
+
+    block(el, depth, ctx, suppressText) {
+      const text = { buf: "", el: null, ctx, suppressed: suppressText };
+      this.children(el, depth, ctx, text);
+      this.flush(text, depth);
+    }
+
+    frame(el, depth, ctx) {
+      const label = TW.clip(TW.collapse(el.getAttribute("title") || el.getAttribute("aria-label") || el.getAttribute("src") || ""), 80);
+      const head = label ? `iframe ${TW.quote(label)}` : "iframe";
+      if (ctx.frames.length >= MAX_FRAME_DEPTH) {
+        this.push("frame", depth, `${head} [depth limit]`, false);
+        return;
+      }
+      let doc = null;
+      try {
+        doc = el.contentDocument;
+      } catch (_) {
+        doc = null;
+      }
+      // The extension may be able to reach into a cross-origin frame it has site access for,
+      // but the call is judged by the tab's origin: another origin's frame stays a blind spot.
+      if (!doc || !doc.defaultView || !TW.sameOriginAsTop(doc)) {
+        this.push("frame", depth, `${head} [cross-origin, not visible]`, this.inView(el, ctx));
+        return;
+      }
+      this.push("frame", depth, head, this.inView(el, ctx));
+      const inner = { doc, win: doc.defaultView, frames: [...ctx.frames, { frame: el, doc }], inView: this.inView(el, ctx) };
+      const root = doc.body || doc.documentElement;
+      if (root) this.block(root, depth + 1, inner, false);
+    }
+
+    addRef(el, ctx, role, name) {
+      this.count += 1;
+      const ref = `${this.prefix}${this.count}`;
+      const hint = TW.hintOf(el, role, name);
+      if (!this.dry) {
+        this.refs.set(ref, { el, frames: ctx.frames, doc: ctx.doc, hint });
+        this.hints.push({ ref, ...hint });
+      }
+      return ref;
+    }
+  }
+
+  function line(role, name, attrs, ref) {
+    let text = role;
+    if (name) text += ` ${TW.quote(name)}`;
+    for (const attr of attrs) text += ` [${attr}]`;
+    if (ref) text += ` [ref=${ref}]`;
+    return text;
+  }
+
+  function render(entry) {
+    return `${"  ".repeat(entry.depth)}- ${entry.body}`;
+  }
+
+  // Fit the entries into `budget` characters. Dropped first: off-screen text, off-screen
+  // structure, on-screen text, on-screen structure (each from the end of the page). Ref and
+  // frame lines stay, except off-screen ref lines far past the budget. Returns the kept lines
+  // and what was dropped.
+  function fit(entries, budget) {
+    const costs = entries.map((entry) => entry.depth * 2 + entry.body.length + 3);
+    let total = costs.reduce((sum, cost) => sum + cost, 0);
+    const dropped = new Uint8Array(entries.length);
+    let nodes = 0;
+    let refs = 0;
+    const passes = [["text", false], ["struct", false], ["text", true], ["struct", true]];
+    for (const [kind, inView] of passes) {
+      if (total <= budget) break;
+      for (let i = entries.length - 1; i >= 0 && total > budget; i--) {
+        const entry = entries[i];
+        if (entry.kind === kind && entry.inView === inView && !dropped[i]) {
+          dropped[i] = 1;
+          total -= costs[i];
+          nodes += 1;
+        }
+      }
+    }
+    const ceiling = budget + REF_OVERFLOW_CHARS;
+    for (let i = entries.length - 1; i >= 0 && total > ceiling; i--) {
+      if (entries[i].kind === "ref" && !entries[i].inView && !dropped[i]) {
+        dropped[i] = 1;
+        total -= costs[i];
+        nodes += 1;
+        refs += 1;
+      }
+    }
+    const lines = [];
+    for (let i = 0; i < entries.length; i++) if (!dropped[i]) lines.push(render(entries[i]));
+    return { lines, nodes, refs };
+  }
+
+  function truncationMarker(nodes, refs) {
+    if (!nodes) return "";
+    if (!refs) return `[truncated: ${nodes} nodes]`;
+    return `[truncated: ${nodes} nodes, ${refs} of them with refs; find_in_page searches the whole snapshot]`;
+  }
+
+  function header(id) {
+    const title = TW.clip(TW.collapse(document.title), 200);
+    return [`# Page Snapshot (${id})`, `URL: ${location.href}`, `Title: ${title}`, ""];
+  }
+
+  // Walk the page. `dry` only counts refs (the batch probe) and leaves the ref map alone.
+  function walk(token, snapshotId, dry) {
+    const walker = new Walker(`s${token}_${snapshotId}_`, dry);
+    const ctx = { doc: document, win: window, frames: [], inView: true };
+    const root = document.body || document.documentElement;
+    if (root) walker.block(root, 0, ctx, false);
+    return walker;
+  }
+
+  TW.countRefs = () => walk(TW.documentToken(), 0, true).count;
+
+  function retire(previous) {
+    if (!previous) return;
+    const prior = TW.state.priorHints;
+    for (const [ref, entry] of previous.refs) {
+      prior.delete(ref);
+      prior.set(ref, { hint: entry.hint, token: previous.token, doc: entry.doc, frames: entry.frames });
+    }
+    while (prior.size > MAX_PRIOR_HINTS) prior.delete(prior.keys().next().value);
+  }
+
+  // Take a snapshot and make it the current one (every earlier ref becomes a prior hint).
+  TW.takeSnapshot = ({ maxTokens = 3000 } = {}) => {
+    const token = TW.documentToken();
+    const snapshotId = ++TW.state.snapshotCounter;
+    const walker = walk(token, snapshotId, false);
+    const id = `s${token}_${snapshotId}`;
+    const all = walker.entries.map(render);
+    const { lines, nodes, refs } = fit(walker.entries, maxTokens * 4);
+    const marker = truncationMarker(nodes, refs);
+    const head = header(id);
+    const text = head.concat(lines).join("\n") + (marker ? `\n\n${marker}` : "");
+    retire(TW.state.snapshot);
+    TW.state.snapshot = { id, token, snapshotId, refs: walker.refs, lines: head.concat(all) };
+    return {
+      id, token, snapshotId, text,
+      refs: walker.hints,
+      refCount: walker.count,
+      truncatedNodes: nodes,
+      truncatedRefs: refs,
+    };
+  };
+
+  // The wire form of a snapshot for the host (text plus the ref hints it keeps).
+  TW.snapshotForHost = (snap) => ({
+    id: snap.id, docToken: snap.token, snapshotId: snap.snapshotId, text: snap.text, refs: snap.refs,
+    refCount: snap.refCount, truncatedNodes: snap.truncatedNodes, truncatedRefs: snap.truncatedRefs,
+  });
+})();

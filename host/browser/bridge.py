@@ -1,0 +1,77 @@
+"""The gateway's two kinds of request to the extension, with transport errors turned into tool
+failures: `api` (an allow-listed extension API, L0) and `content` (the page executor, L1)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from protocol.messages import BrowserCall, ContentCall
+
+from host.browser.errors import Code, ToolFailure
+from host.transport.errors import Disconnected, Overloaded, RemoteError, RequestError, RequestTimeout
+
+# The page executor enforces the deadline itself and answers with its own timeout; the host
+# waits this much longer before it gives up on the answer.
+CONTENT_GRACE_S = 3.0
+
+
+class Bridge:
+    """Requests to the connected extension. `endpoint` is a callable returning the live
+    Endpoint (or None when no browser is connected)."""
+
+    def __init__(self, endpoint: Callable[[], Any]):
+        self._endpoint = endpoint
+
+    def _live(self):
+        endpoint = self._endpoint()
+        if endpoint is None or not endpoint.is_open:
+            raise ToolFailure(Code.NOT_CONNECTED, "no browser is connected to the host", phase="dispatch",
+                              retryable=True, details={"dispatched": False})
+        return endpoint
+
+    async def api(self, name: str, *args: Any, timeout: float = 10.0) -> Any:
+        """Call the extension API `name` (e.g. "tabs.get") with `args`."""
+        endpoint = self._live()
+        try:
+            return await endpoint.request(lambda i: BrowserCall(id=i, api=name, args=list(args), deadline_ms=int(timeout * 1000)),
+                                          timeout)
+        except RemoteError as exc:
+            raise ToolFailure.from_info(exc.info) from None
+        except RequestTimeout as exc:
+            raise ToolFailure(Code.TIMEOUT, exc.info.message, phase="dispatch", retryable=True) from None
+        except (Disconnected, Overloaded) as exc:
+            raise ToolFailure(exc.code, exc.info.message, phase="dispatch", retryable=True) from None
+        except RequestError as exc:
+            raise ToolFailure(exc.code, exc.info.message, phase="dispatch") from None
+
+    async def content(self, tab_id: int, tool: str, params: dict[str, Any], *, write: bool, deadline_ms: int = 15_000,
+                      frame_id: int = 0) -> dict[str, Any]:
+        """Run a page-executor tool; returns its ExecuteResult (a dict with `resultText`...)."""
+        endpoint = self._live()
+        try:
+            value = await endpoint.request(
+                lambda i: ContentCall(id=i, tab_id=tab_id, frame_id=frame_id, tool=tool, params=params,
+                                      deadline_ms=deadline_ms, write=write),
+                deadline_ms / 1000 + CONTENT_GRACE_S,
+            )
+        except RemoteError as exc:
+            raise ToolFailure.from_info(exc.info) from None
+        except RequestTimeout:
+            details: dict[str, Any] = {"dispatched": True}
+            if write:
+                details["effectMayHaveOccurred"] = True
+            raise ToolFailure(Code.TIMEOUT, f"{tool} got no answer within {deadline_ms / 1000 + CONTENT_GRACE_S:g} s; "
+                              "the request was cancelled", phase="settle", retryable=not write, details=details) from None
+        except Overloaded as exc:
+            raise ToolFailure(exc.code, exc.info.message, phase="dispatch", retryable=True,
+                              details={"dispatched": False}) from None
+        except Disconnected as exc:
+            # The link closed while the page may have been acting: unknown, so never replayed.
+            lost = {"dispatched": True, "effectMayHaveOccurred": True} if write else {}
+            raise ToolFailure(exc.code, exc.info.message, phase="settle", retryable=not write, details=lost) from None
+        except RequestError as exc:
+            raise ToolFailure(exc.code, exc.info.message, phase="settle") from None
+        if not isinstance(value, dict) or not isinstance(value.get("resultText"), str):
+            raise ToolFailure(Code.UNKNOWN, f"invalid content-script response for {tool}", phase="settle",
+                              details={"dispatched": True})
+        return value

@@ -1,0 +1,222 @@
+"""Control-socket methods for the browser tools, so tests and the REPL can drive them on the
+running host. Every `tools.call` goes through the gateway, and so through the gatekeeper.
+
+    tools.call    {tool, params?, tab_id?, thread_id?, policy?}  -> ToolResult
+    tools.list    {}                                             -> tool declarations
+    browser.refs  {tab_id}                                       -> the host-side ref map of a tab
+    browser.bind_target {thread_id, tab_id}                      -> capture a thread's tab (a submission)
+    browser.routes {thread_id}                                   -> a thread's routes
+    browser.end_turn {thread_id}                                 -> forget driven tabs and floating locks
+    browser.resume {thread_id}                                   -> lift a manual-takeover pause
+    browser.paused {}                                            -> current pauses
+
+With TABWARDEN_TEST_HOOKS=1 in the host's environment, `test.content_call` also sends a raw
+content call (no gatekeeper, no validation): only for testing the page executor's own checks.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import weakref
+from typing import TYPE_CHECKING, Annotated, Any
+
+import msgspec
+
+from protocol.errors import ErrorCode
+from protocol.messages import BrowserEvent
+
+from host.browser.events import handle_event
+from host.browser.gateway import BrowserGateway
+
+if TYPE_CHECKING:
+    from host.control.server import ControlConnection, ControlServer
+
+log = logging.getLogger("tabwarden.browser")
+
+ThreadId = Annotated[str, msgspec.Meta(min_length=1, max_length=512)]
+TabIdArg = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)]
+TEST_HOOKS_ENV = "TABWARDEN_TEST_HOOKS"
+
+_GATEWAYS: "weakref.WeakKeyDictionary[Any, BrowserGateway]" = weakref.WeakKeyDictionary()
+_ATTACHED: "weakref.WeakKeyDictionary[Any, BrowserGateway]" = weakref.WeakKeyDictionary()
+
+
+class _UnavailableGatekeeper:
+    """Stands in when the store cannot be opened: every check fails closed."""
+
+    def __init__(self, reason: str):
+        from types import SimpleNamespace
+
+        self.reason = reason
+        self.grants = SimpleNamespace(session=None)
+
+    def check(self, request: Any) -> Any:
+        from host.gatekeeper.errors import GatekeeperUnavailable
+
+        raise GatekeeperUnavailable(self.reason)
+
+    def record_outcome(self, **_: Any) -> None:
+        return None
+
+    def bind_browser_session(self, browser_session: str) -> None:
+        return None
+
+    def revoke_grants(self) -> None:
+        return None
+
+
+class _Call(msgspec.Struct, forbid_unknown_fields=True):
+    tool: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+    params: dict[str, Any] = {}
+    tab_id: TabIdArg | None = None
+    thread_id: ThreadId = "default"
+    policy: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+
+
+class _Tab(msgspec.Struct, forbid_unknown_fields=True):
+    tab_id: TabIdArg
+
+
+class _Thread(msgspec.Struct, forbid_unknown_fields=True):
+    thread_id: ThreadId
+
+
+class _Bind(msgspec.Struct, forbid_unknown_fields=True):
+    thread_id: ThreadId
+    tab_id: TabIdArg | None
+
+
+class _RawContent(msgspec.Struct, forbid_unknown_fields=True):
+    tab_id: TabIdArg
+    tool: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+    params: Any = None
+    write: bool = False
+    deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=600_000)] = 15_000
+
+
+def _params(kind: type, params: dict[str, Any]) -> Any:
+    from host.control.server import ControlError
+
+    try:
+        return msgspec.convert(params, kind)
+    except msgspec.ValidationError as exc:
+        raise ControlError(ErrorCode.INVALID_MESSAGE, f"invalid params: {exc}") from None
+
+
+def gateway_for(host: Any) -> BrowserGateway:
+    """The browser gateway of a host process, created on first use (with its own gatekeeper
+    over the host's store) and fed the host's `browser.event` frames."""
+    gateway = _GATEWAYS.get(host)
+    if gateway is None:
+        from host.gatekeeper.service import Gatekeeper
+        from host.store import Store, StoreError
+
+        try:
+            gatekeeper: Any = Gatekeeper(Store())
+        except StoreError as exc:
+            log.exception("store unavailable: every browser tool call fails closed")
+            gatekeeper = _UnavailableGatekeeper(f"the store could not be opened: {exc}")
+        gateway = BrowserGateway(lambda: getattr(host, "endpoint", None), gatekeeper)
+        _GATEWAYS[host] = gateway
+        attach_events(host, gateway)
+    session = getattr(host, "session", None)
+    if session is not None and gateway.gatekeeper.grants.session != session.browser_session_id:
+        gateway.gatekeeper.bind_browser_session(session.browser_session_id)
+    return gateway
+
+
+def attach_events(host: Any, gateway: BrowserGateway) -> None:
+    """Route the host's `browser.event` frames to the gateway (through the endpoint's public
+    `on` hook). Idempotent per endpoint."""
+    endpoint = getattr(host, "endpoint", None)
+    if endpoint is None or _ATTACHED.get(endpoint) is gateway:
+        return
+
+    def on_event(message: BrowserEvent) -> None:
+        if getattr(host, "session", None) is None:
+            return  # before the handshake: the host's own handler would refuse it too
+        handle_event(gateway, message)
+
+    endpoint.on(BrowserEvent, on_event)
+    _ATTACHED[endpoint] = gateway
+
+
+def _broadcaster(server: "ControlServer", gateway: BrowserGateway) -> None:
+    gateway.takeover.listen(lambda thread_id, info: server.broadcast("browser.paused", info))
+
+
+async def tools_call(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """Run one tool through the gateway (validation, routing, gatekeeper, dispatch)."""
+    p = _params(_Call, params)
+    tool_params = dict(p.params)
+    if p.tab_id is not None:
+        tool_params.setdefault("tabId", p.tab_id)
+    gateway = gateway_for(conn.server.host)
+    result = await gateway.call(p.tool, tool_params, thread_id=p.thread_id, policy=p.policy)
+    return result.to_builtins()
+
+
+async def tools_list(params: dict[str, Any], conn: "ControlConnection") -> list[dict[str, Any]]:
+    return gateway_for(conn.server.host).describe_tools()
+
+
+async def browser_refs(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    p = _params(_Tab, params)
+    return gateway_for(conn.server.host).refs.describe(p.tab_id)
+
+
+async def browser_bind_target(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    p = _params(_Bind, params)
+    gateway = gateway_for(conn.server.host)
+    gateway.routes.bind(p.thread_id, p.tab_id)
+    return gateway.routes.describe(p.thread_id)
+
+
+async def browser_routes(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    p = _params(_Thread, params)
+    return gateway_for(conn.server.host).routes.describe(p.thread_id)
+
+
+async def browser_end_turn(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    p = _params(_Thread, params)
+    gateway = gateway_for(conn.server.host)
+    gateway.routes.end_turn(p.thread_id)
+    return gateway.routes.describe(p.thread_id)
+
+
+async def browser_resume(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    p = _params(_Thread, params)
+    return {"resumed": gateway_for(conn.server.host).takeover.resume(p.thread_id)}
+
+
+async def browser_paused(params: dict[str, Any], conn: "ControlConnection") -> list[dict[str, Any]]:
+    return gateway_for(conn.server.host).takeover.paused()
+
+
+async def test_content_call(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    """A raw content call, bypassing the gateway: tests of the executor's own boundary only."""
+    from host.browser.errors import ToolFailure
+
+    p = _params(_RawContent, params)
+    gateway = gateway_for(conn.server.host)
+    try:
+        return {"ok": True, "value": await gateway.bridge.content(p.tab_id, p.tool, p.params, write=p.write,
+                                                                  deadline_ms=p.deadline_ms)}
+    except ToolFailure as exc:
+        return {"ok": False, "error": msgspec.to_builtins(exc.info())}
+
+
+def register(server: "ControlServer") -> None:
+    """Serve the browser-tool methods on `server` (call once per control server)."""
+    server.register("tools.call", tools_call)
+    server.register("tools.list", tools_list)
+    server.register("browser.refs", browser_refs)
+    server.register("browser.bind_target", browser_bind_target)
+    server.register("browser.routes", browser_routes)
+    server.register("browser.end_turn", browser_end_turn)
+    server.register("browser.resume", browser_resume)
+    server.register("browser.paused", browser_paused)
+    if os.environ.get(TEST_HOOKS_ENV) == "1":
+        server.register("test.content_call", test_content_call)
+    _broadcaster(server, gateway_for(server.host))

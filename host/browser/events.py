@@ -1,0 +1,57 @@
+"""What browser events mean for the gateway: tabs closing, being replaced or loading a new
+document, site access being revoked, and a person using a page the agent drives."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from protocol.messages import BrowserEvent
+
+if TYPE_CHECKING:
+    from host.browser.gateway import BrowserGateway
+
+log = logging.getLogger("tabwarden.browser")
+
+
+def _int(data: dict[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
+    """Apply one `browser.event` to the gateway's state. Unknown or malformed events are ignored
+    (and logged): they can only come from our own extension, and must never break the host."""
+    data = event.data if isinstance(event.data, dict) else {}
+    name = event.name
+    if name == "tabs.removed":
+        tab_id = _int(data, "tabId")
+        if tab_id is not None:
+            gateway.routes.tab_removed(tab_id)
+            gateway.refs.forget(tab_id)
+    elif name == "tabs.replaced":
+        added, removed = _int(data, "addedTabId"), _int(data, "removedTabId")
+        if added is not None and removed is not None:
+            gateway.routes.tab_replaced(removed, added)
+            gateway.refs.move(removed, added)
+    elif name == "tabs.updated":
+        tab_id = _int(data, "tabId")
+        # A new document: every ref of the old one is gone with it.
+        if tab_id is not None and data.get("status") == "loading":
+            gateway.refs.forget(tab_id)
+    elif name == "manual_input":
+        tab_id = _int(data, "tabId")
+        if tab_id is not None:
+            kind = "keydown" if data.get("kind") == "keydown" else "mousedown"
+            threads = gateway.routes.driving(tab_id)
+            gateway.takeover.manual_input(tab_id, kind, threads, str(data.get("url") or ""))
+    elif name == "permissions.removed":
+        origins = [o for o in data.get("origins") or [] if isinstance(o, str)]
+        if origins:
+            log.info("site access revoked for %s: dropping session grants", ", ".join(origins[:10]))
+            try:
+                gateway.gatekeeper.revoke_grants()
+            except Exception:
+                log.exception("could not drop session grants")
+    elif name not in ("tabs.created", "permissions.added"):
+        log.debug("ignoring browser event %s", name)

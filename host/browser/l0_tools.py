@@ -1,0 +1,226 @@
+"""L0 tools: tabs, navigation and browser metadata through allow-listed extension APIs. Nothing
+is injected into pages; only `tab_focus` changes what the user sees."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from host.browser import snapshots
+from host.browser.call import ToolCall
+from host.browser.errors import Code, ToolFailure
+from host.browser.params import (BookmarksSearchParams, HistorySearchParams, NavigateParams, RecentlyClosedParams,
+                                 SessionRestoreParams, TabCloseParams, TabFocusParams, TabGroupUpdateParams,
+                                 TabOpenParams, TabsGroupParams, TopSitesParams)
+from host.browser.results import NEW_PAGE_DIVIDER, ToolResult, success
+from host.browser.target import get_tab, target_from_tab
+from host.gatekeeper.origins import destination
+
+LOAD_TIMEOUT_S = 15.0
+
+
+def _clip(text: Any, limit: int = 120) -> str:
+    text = " ".join(str(text or "").split())
+    return text if len(text) <= limit else text[: limit - 3] + "…"
+
+
+def _when(ms: Any) -> str:
+    if not isinstance(ms, (int, float)) or ms <= 0:
+        return "?"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000))
+
+
+def _loadable(url: str) -> str:
+    """The normalised http(s) URL to load (what the gatekeeper judged), or invalid_params."""
+    dest = destination(url)
+    if not dest.valid or dest.scheme not in ("http", "https"):
+        raise ToolFailure(Code.INVALID_PARAMS, f"{url!r} is not an http(s) URL", phase="validate",
+                          details={"dispatched": False})
+    return dest.href
+
+
+# ---------------------------------------------------------------- tabs
+
+
+async def tabs_list(call: ToolCall) -> ToolResult:
+    tabs = await call.bridge.api("tabs.list")
+    lines = []
+    for tab in tabs or []:
+        marks = []
+        if tab.get("userLooking"):
+            marks.append("the user is looking at it")
+        elif tab.get("active"):
+            marks.append("active in its window")
+        if tab.get("groupId", -1) not in (-1, None):
+            marks.append(f"group {tab['groupId']}")
+        suffix = f" ({'; '.join(marks)})" if marks else ""
+        lines.append(f"- [tabId={tab.get('id')}] {_clip(tab.get('title'), 80)!r} {tab.get('url', '')} "
+                     f"window {tab.get('windowId')}{suffix}")
+    text = f"{len(lines)} tab(s):\n" + "\n".join(lines)
+    return success(call.tool, text, details={"tabs": [{k: t.get(k) for k in ("id", "windowId", "url", "title", "active",
+                                                                           "userLooking")} for t in tabs or []]})
+
+
+async def tab_open(call: ToolCall) -> ToolResult:
+    assert isinstance(call.params, TabOpenParams)
+    href = _loadable(call.params.url)
+    for tab in await call.bridge.api("tabs.query", {}) or []:
+        if tab.get("url") == href:
+            call.routes.touch(call.thread_id, tab["id"], wrote=False)
+            return success(call.tool, f"Tab {tab['id']} already shows {href}; reused it without focusing it.",
+                           tab_id=tab["id"], details={"reused": True})
+    created = await call.bridge.api("tabs.create", {"url": href, "active": False})
+    tab_id = int(created["id"])
+    call.routes.touch(call.thread_id, tab_id, wrote=True)
+    loaded = await snapshots.wait_for_load(call.bridge, tab_id, timeout_s=LOAD_TIMEOUT_S)
+    tab = target_from_tab(loaded["tab"]) if isinstance(loaded.get("tab"), dict) else await get_tab(call.bridge, tab_id)
+    note = "" if not loaded.get("timedOut") else " (still loading)"
+    where = tab.url or href
+    redirected = f" (redirected from {href})" if tab.url and tab.url != href else ""
+    return success(call.tool, f"Opened tab {tab_id} in the background at {where}{redirected}{note}.", tab_id=tab_id,
+                   details={"reused": False, "url": tab.url, "timedOut": bool(loaded.get("timedOut"))})
+
+
+async def tab_focus(call: ToolCall) -> ToolResult:
+    assert isinstance(call.params, TabFocusParams)
+    tab = await call.bridge.api("tabs.focus", call.params.tab_id)
+    return success(call.tool, f"Tab {call.params.tab_id} ({tab.get('url', '')}) is now in front; the user's view changed.",
+                   tab_id=call.params.tab_id)
+
+
+async def tab_close(call: ToolCall) -> ToolResult:
+    assert isinstance(call.params, TabCloseParams)
+    tabs = await call.bridge.api("tabs.list")
+    looking = any(t.get("id") == call.params.tab_id and t.get("userLooking") for t in tabs or [])
+    await call.bridge.api("tabs.remove", call.params.tab_id)
+    view = "the user was looking at it, so their view changed" if looking else "the user's view did not change"
+    return success(call.tool, f"Closed tab {call.params.tab_id}; {view}.", tab_id=call.params.tab_id,
+                   details={"userViewChanged": looking})
+
+
+async def _after_navigation(call: ToolCall, tab_id: int, from_url: str, verb: str) -> ToolResult:
+    loaded = await snapshots.wait_for_load(call.bridge, tab_id, from_url=from_url, timeout_s=LOAD_TIMEOUT_S)
+    if loaded.get("closed"):
+        raise ToolFailure(Code.TAB_CLOSED, f"tab {tab_id} closed during {call.tool}", phase="settle",
+                          details={"dispatched": True})
+    tab = await get_tab(call.bridge, tab_id)
+    call.refs.forget(tab_id)
+    call.routes.touch(call.thread_id, tab_id, wrote=True)
+    if tab.url == from_url:
+        return success(call.tool, f"{verb}, but the tab still shows {tab.url} after {LOAD_TIMEOUT_S:g} s.", tab_id=tab_id,
+                       details={"url": tab.url, "timedOut": True})
+    snapshot = await snapshots.fresh_snapshot(call.bridge, call.refs, tab_id) if tab.is_web_page else "(not a web page)"
+    still = " (still loading)" if loaded.get("timedOut") else ""
+    return success(call.tool, f"{verb}: the tab now shows {tab.url}{still}; every earlier ref is invalid.\n"
+                   f"{NEW_PAGE_DIVIDER}\n{snapshot}", tab_id=tab_id, details={"url": tab.url})
+
+
+async def navigate(call: ToolCall) -> ToolResult:
+    assert isinstance(call.params, NavigateParams) and call.target is not None
+    href = _loadable(call.params.url)
+    if call.target.url == href:
+        return success(call.tool, f"Already at {href}; nothing was dispatched.", tab_id=call.tab_id,
+                       details={"dispatched": False})
+    await call.bridge.api("tabs.update", call.tab_id, {"url": href})
+    return await _after_navigation(call, call.tab_id, call.target.url, f"Navigated to {href}")  # type: ignore[arg-type]
+
+
+async def go_back(call: ToolCall) -> ToolResult:
+    assert call.target is not None
+    await call.bridge.api("tabs.goBack", call.tab_id)
+    return await _after_navigation(call, call.tab_id, call.target.url, "Went back")  # type: ignore[arg-type]
+
+
+async def go_forward(call: ToolCall) -> ToolResult:
+    assert call.target is not None
+    await call.bridge.api("tabs.goForward", call.tab_id)
+    return await _after_navigation(call, call.tab_id, call.target.url, "Went forward")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- browser metadata
+
+
+async def history_search(call: ToolCall) -> ToolResult:
+    p = call.params
+    assert isinstance(p, HistorySearchParams)
+    query: dict[str, Any] = {"text": p.query, "maxResults": p.max_results}
+    query["startTime"] = p.start_time if p.start_time is not None else 0
+    if p.end_time is not None:
+        query["endTime"] = p.end_time
+    items = await call.bridge.api("history.search", query) or []
+    lines = [f"- {_clip(i.get('title') or '(untitled)', 80)!r} {i.get('url', '')} (visits {i.get('visitCount', 0)}, "
+             f"last {_when(i.get('lastVisitTime'))})" for i in items]
+    return success(call.tool, f"{len(lines)} history entr{'y' if len(lines) == 1 else 'ies'}:\n" + "\n".join(lines))
+
+
+async def bookmarks_search(call: ToolCall) -> ToolResult:
+    p = call.params
+    assert isinstance(p, BookmarksSearchParams)
+    items = [b for b in await call.bridge.api("bookmarks.search", p.query) or [] if b.get("url")][: p.max_results]
+    lines = [f"- {_clip(b.get('title') or '(untitled)', 80)!r} {b.get('url')}" for b in items]
+    return success(call.tool, f"{len(lines)} bookmark(s):\n" + "\n".join(lines))
+
+
+async def top_sites(call: ToolCall) -> ToolResult:
+    p = call.params
+    assert isinstance(p, TopSitesParams)
+    items = (await call.bridge.api("topSites.get") or [])[: p.max_results]
+    lines = [f"- {_clip(s.get('title') or '(untitled)', 80)!r} {s.get('url')}" for s in items]
+    return success(call.tool, f"{len(lines)} top site(s):\n" + "\n".join(lines))
+
+
+async def sessions_recently_closed(call: ToolCall) -> ToolResult:
+    p = call.params
+    assert isinstance(p, RecentlyClosedParams)
+    items = await call.bridge.api("sessions.getRecentlyClosed", {"maxResults": p.max_results}) or []
+    lines = []
+    for item in items:
+        if item.get("tab"):
+            tab = item["tab"]
+            lines.append(f"- tab sessionId={tab.get('sessionId')} {_clip(tab.get('title'), 80)!r} {tab.get('url', '')}")
+        elif item.get("window"):
+            window = item["window"]
+            lines.append(f"- window sessionId={window.get('sessionId')} with {len(window.get('tabs') or [])} tab(s)")
+    return success(call.tool, f"{len(lines)} recently closed item(s):\n" + "\n".join(lines))
+
+
+async def session_restore(call: ToolCall) -> ToolResult:
+    p = call.params
+    assert isinstance(p, SessionRestoreParams)
+    restored = await call.bridge.api("sessions.restore", p.session_id) or {}
+    if restored.get("tab"):
+        tab = restored["tab"]
+        return success(call.tool, f"Restored tab {tab.get('id')} at {tab.get('url', '')}.", tab_id=tab.get("id"))
+    window = restored.get("window") or {}
+    return success(call.tool, f"Restored window {window.get('id')} with {len(window.get('tabs') or [])} tab(s).")
+
+
+async def tab_groups_list(call: ToolCall) -> ToolResult:
+    groups = await call.bridge.api("tabGroups.query", {}) or []
+    tabs = await call.bridge.api("tabs.query", {}) or []
+    lines = []
+    for group in groups:
+        members = [t["id"] for t in tabs if t.get("groupId") == group.get("id")]
+        state = "collapsed" if group.get("collapsed") else "expanded"
+        lines.append(f"- groupId={group.get('id')} {group.get('title', '')!r} {group.get('color')} {state} "
+                     f"window {group.get('windowId')} tabs {members}")
+    return success(call.tool, f"{len(lines)} tab group(s):\n" + "\n".join(lines))
+
+
+async def tabs_group(call: ToolCall) -> ToolResult:
+    p = call.params
+    assert isinstance(p, TabsGroupParams)
+    options: dict[str, Any] = {"tabIds": p.tab_ids}
+    if p.group_id is not None:
+        options["groupId"] = p.group_id
+    group_id = await call.bridge.api("tabs.group", options)
+    return success(call.tool, f"Tabs {p.tab_ids} are now in group {group_id}.", details={"groupId": group_id})
+
+
+async def tab_group_update(call: ToolCall) -> ToolResult:
+    p = call.params
+    assert isinstance(p, TabGroupUpdateParams)
+    props = {k: v for k, v in (("title", p.title), ("color", p.color), ("collapsed", p.collapsed)) if v is not None}
+    group = await call.bridge.api("tabGroups.update", p.group_id, props) or {}
+    return success(call.tool, f"Group {p.group_id} is now {group.get('title', '')!r}, {group.get('color')}, "
+                   f"{'collapsed' if group.get('collapsed') else 'expanded'}.")

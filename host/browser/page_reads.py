@@ -1,0 +1,80 @@
+"""L1 read tools: read_page, find_in_page, extract, get_selection, scroll, wait_for.
+
+Reads never install the dialog patch and are retry-safe: when the page stops answering (it
+reloaded, or the executor was lost) the call is sent once more, to a freshly injected executor.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from host.browser import snapshots
+from host.browser.call import ToolCall
+from host.browser.errors import Code, ToolFailure
+from host.browser.params import ExtractParams, WaitForParams
+from host.browser.results import ToolResult, success
+
+DEFAULT_DEADLINE_MS = 15_000
+EXTRACT_WINDOW = 8000
+
+
+def deadline_ms(call: ToolCall) -> int:
+    """15 s per call; wait_for gets its wait plus a second, and never less than 31 s."""
+    if isinstance(call.params, WaitForParams):
+        wanted = min(call.params.time_ms if call.params.time_ms is not None else 30_000, 30_000)
+        return max(wanted + 1000, 31_000)
+    return DEFAULT_DEADLINE_MS
+
+
+async def run_read(call: ToolCall) -> dict[str, Any]:
+    """Send a read to the page executor; one resend when the page did not answer."""
+    assert call.tab_id is not None
+    params = call.page_params()
+    try:
+        return await call.bridge.content(call.tab_id, call.tool, params, write=False, deadline_ms=deadline_ms(call))
+    except ToolFailure as exc:
+        if exc.code != "no_reply":
+            raise
+    result = await call.bridge.content(call.tab_id, call.tool, params, write=False, deadline_ms=deadline_ms(call))
+    call.details["retriedAfterNoReply"] = True
+    return result
+
+
+async def read_tool(call: ToolCall) -> ToolResult:
+    """read_page, find_in_page, get_selection, scroll, wait_for: the page's text is the answer."""
+    result = await run_read(call)
+    details = dict(call.details)
+    summary = snapshots.record(call.refs, call.tab_id, result.get("snapshot"))  # type: ignore[arg-type]
+    if summary:
+        details.update(summary)
+    if "scroll" in result:
+        details["scroll"] = result["scroll"]
+    call.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
+    return success(call.tool, result["resultText"], tab_id=call.tab_id, details=details)
+
+
+def window(text: str, start: int) -> tuple[str, dict[str, Any]]:
+    """The 8000-character window of an extracted text from `start`, with the paging note."""
+    total = len(text)
+    if start >= total and total:
+        raise ToolFailure(Code.INVALID_PARAMS, f"fromChar={start} is past the end of the text ({total} characters)",
+                          phase="validate", details={"dispatched": True, "totalChars": total})
+    end = min(start + EXTRACT_WINDOW, total)
+    piece = text[start:end]
+    info = {"fromChar": start, "toChar": end, "totalChars": total}
+    if end < total:
+        piece += f"\n\n[more content ({total} characters in total); continue with fromChar={end}]"
+        info["nextFromChar"] = end
+    elif start > 0:
+        piece += "\n\n[end of text reached]"
+    return piece, info
+
+
+async def extract(call: ToolCall) -> ToolResult:
+    """Markdown of the page (or of the `scope` ref's subtree), served in windows of 8000 chars."""
+    assert isinstance(call.params, ExtractParams)
+    result = await run_read(call)
+    piece, info = window(result["resultText"], call.params.from_char)
+    details = {**call.details, **info, "truncatedAtSource": bool((result.get("extract") or {}).get("truncated"))}
+    call.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
+    return success(call.tool, piece, tab_id=call.tab_id, details=details)

@@ -1,0 +1,189 @@
+"""L1 write tools (click, type, select_option, hover, batch_actions, and the synthetic press_key):
+dispatch inside the dialog patch, diff the post-write snapshot against the last one, adopt a
+child tab the action opened, and, when the page never answers, work out what happened without
+ever sending the write again.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from host.browser import snapshots
+from host.browser.call import ToolCall
+from host.browser.diff import diff_snapshots
+from host.browser.errors import Code, ToolFailure
+from host.browser.params import BatchActionsParams
+from host.browser.refmap import target_facts
+from host.browser.results import (NEW_PAGE_DIVIDER, SNAPSHOT_DIVIDER, UNSTABLE_NOTICE, ToolResult, dialog_lines,
+                                  success)
+from host.browser.target import get_tab
+
+WRITE_DEADLINE_MS = 15_000
+# Tools whose stale ref may be recovered once, inside the page, to a unique identical target.
+RECOVERABLE = frozenset({"click", "type", "select_option"})
+
+
+def refs_used(call: ToolCall) -> list[str]:
+    """Every ref the call acts on (batch actions included)."""
+    if isinstance(call.params, BatchActionsParams):
+        return [action.ref for action in call.params.actions]
+    ref = getattr(call.params, "ref", None)
+    return [ref] if ref else []
+
+
+def facts(call: ToolCall) -> dict[str, Any] | None:
+    """What the host knows of the call's targets, for the gatekeeper (None without refs)."""
+    used = refs_used(call)
+    if not used or call.tab_id is None:
+        return None
+    return target_facts(call.refs.lookup(call.tab_id, ref) for ref in used)
+
+
+def require_known_refs(call: ToolCall) -> None:
+    """A write may only name refs the host has seen: otherwise it cannot tell the gatekeeper
+    what the action targets (a password field?), so it fails closed as stale."""
+    for ref in refs_used(call):
+        if call.refs.lookup(call.tab_id, ref) is None:  # type: ignore[arg-type]
+            raise ToolFailure(Code.STALE_REF, f"ref {ref} is not from a snapshot of this tab; call read_page again",
+                              phase="resolve", retryable=True, details={"dispatched": False})
+
+
+async def _tab_ids(call: ToolCall) -> set[int]:
+    tabs = await call.bridge.api("tabs.query", {})
+    return {t["id"] for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int)}
+
+
+async def _child_tab(call: ToolCall, source: int, before: set[int], expected_urls: Iterable[str] = ()) -> dict | None:
+    """A tab that did not exist before the action and that the action opened: its opener is the
+    source tab, or it shows a URL the page was seen opening (Chrome does not always record the
+    opener of a `target=_blank` tab)."""
+    tabs = await call.bridge.api("tabs.query", {})
+    fresh = [t for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int) and t["id"] not in before]
+    for tab in fresh:
+        if tab.get("openerTabId") == source:
+            return tab
+    for tab in fresh:
+        if {tab.get("url"), tab.get("pendingUrl")} & set(expected_urls):
+            return tab
+    return None
+
+
+def _opened_urls(result: dict[str, Any]) -> list[str]:
+    urls = [u for u in result.get("opensTabs") or [] if isinstance(u, str)]
+    urls += [str(d.get("message")) for d in result.get("dialogs") or [] if isinstance(d, dict) and d.get("kind") == "open"]
+    return urls
+
+
+def _dialogs(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return [d for d in result.get("dialogs") or [] if isinstance(d, dict) and d.get("kind") != "open"]
+
+
+async def _adopt(call: ToolCall, child: dict) -> tuple[int, str]:
+    """Make a child tab the follow-up target and read it; returns (tab id, text section)."""
+    child_id = int(child["id"])
+    moved = call.routes.adopt_child(call.thread_id, call.tab_id, child_id)  # type: ignore[arg-type]
+    await snapshots.wait_for_load(call.bridge, child_id, timeout_s=10)
+    tab = await get_tab(call.bridge, child_id)
+    note = f"The action opened a new tab {child_id} ({tab.url})"
+    note += "; it is now the task's default tab." if moved else "."
+    snapshot = await snapshots.fresh_snapshot(call.bridge, call.refs, child_id) if tab.is_web_page else "(not a web page)"
+    return child_id, f"{note}\n{NEW_PAGE_DIVIDER}\n{snapshot}"
+
+
+def _content_params(call: ToolCall) -> dict[str, Any]:
+    params = call.page_params()
+    if call.tool in RECOVERABLE:
+        params["allowRecovery"] = True
+    return params
+
+
+async def run_write(call: ToolCall) -> ToolResult:
+    """Dispatch one write and report what it did."""
+    tab_id = call.tab_id
+    assert tab_id is not None and call.target is not None
+    before_tabs = await _tab_ids(call)
+    previous_token, previous_text = call.refs.last_text(tab_id)
+    try:
+        result = await call.bridge.content(tab_id, call.tool, _content_params(call), write=True,
+                                           deadline_ms=WRITE_DEADLINE_MS)
+    except ToolFailure as exc:
+        call.routes.touch(call.thread_id, tab_id, wrote=exc.dispatched)
+        if exc.code == "no_reply":
+            return await after_no_reply(call, exc, before_tabs)
+        raise
+    call.routes.touch(call.thread_id, tab_id, wrote=True)
+    details: dict[str, Any] = {"dispatched": True, "evidence": result.get("evidence") or {},
+                               "pageStabilized": result.get("pageStabilized", True)}
+    dialogs = _dialogs(result)
+    if dialogs:
+        details["dialogs"] = dialogs
+    if result.get("steps"):
+        details["steps"] = result["steps"]
+    snapshot = result.get("snapshot") or {}
+    summary = snapshots.record(call.refs, tab_id, snapshot)
+    if summary:
+        details.update(summary)
+    parts = [result["resultText"]]
+    if dialogs:
+        parts.append(dialog_lines(dialogs))
+    if result.get("pageStabilized") is False:
+        parts.append(UNSTABLE_NOTICE)
+    text = snapshot.get("text") if isinstance(snapshot, dict) else None
+    if isinstance(text, str):
+        same_document = previous_token and previous_token == snapshot.get("docToken")
+        diff = diff_snapshots(previous_text if same_document else None, text)
+        details["changed"] = diff.changed
+        parts.append(f"{SNAPSHOT_DIVIDER}\n{diff.text}")
+    opened = _opened_urls(result)
+    if opened:
+        details["openedUrls"] = opened
+    child = await _child_tab(call, tab_id, before_tabs, opened)
+    result_tab = None
+    if child is not None:
+        result_tab, section = await _adopt(call, child)
+        details["evidence"] = {**details["evidence"], "outcome": "verified",
+                               "observedEffects": [*details["evidence"].get("observedEffects", []), "tab_created"]}
+        details["childTabId"] = result_tab
+        parts.append(section)
+    elif opened:
+        parts.append(f"The page tried to open {opened[0]} in a new tab or window, but none appeared (the browser blocks "
+                     "pop-ups from synthetic input); use tab_open if that page is needed.")
+    return success(call.tool, "\n".join(parts), tab_id=tab_id, result_tab_id=result_tab, details=details)
+
+
+async def after_no_reply(call: ToolCall, failure: ToolFailure, before_tabs: set[int]) -> ToolResult:
+    """The page never answered a write. Adopt a child tab it opened, or report the navigation it
+    caused; otherwise the outcome is unknown: `navigation_uncertain`, never a replay."""
+    tab_id = call.tab_id
+    assert tab_id is not None and call.target is not None
+    evidence_base = {"attempts": [{"phase": "execute", "strategy": "l1", "ok": None}], "channelUnavailable": True}
+    child = await _child_tab(call, tab_id, before_tabs)
+    if child is not None:
+        child_id, section = await _adopt(call, child)
+        evidence = {**evidence_base, "effectState": "observed", "observedEffects": ["tab_created"], "outcome": "verified"}
+        return success(call.tool, f"{call.describe()} was dispatched.\n{section}", tab_id=tab_id, result_tab_id=child_id,
+                       details={"dispatched": True, "evidence": evidence, "childTabId": child_id})
+    try:
+        await snapshots.wait_for_load(call.bridge, tab_id, timeout_s=10)
+        now = await get_tab(call.bridge, tab_id)
+    except ToolFailure as exc:
+        if exc.code != Code.TAB_CLOSED:
+            raise
+        raise ToolFailure(Code.NAVIGATION_UNCERTAIN, f"{call.describe()} was sent and then the tab closed",
+                          phase="settle", details={**failure.details, "dispatched": True, "effectMayHaveOccurred": True,
+                                                   "tabClosed": True}) from None
+    if now.url != call.target.url:
+        call.refs.forget(tab_id)
+        snapshot = await snapshots.fresh_snapshot(call.bridge, call.refs, tab_id) if now.is_web_page else "(not a web page)"
+        evidence = {**evidence_base, "effectState": "observed", "observedEffects": ["url_changed"], "outcome": "verified"}
+        text = (f"{call.describe()} was dispatched and the page navigated to {now.url}; "
+                f"every earlier ref is invalid.\n{NEW_PAGE_DIVIDER}\n{snapshot}")
+        return success(call.tool, text, tab_id=tab_id,
+                       details={"dispatched": True, "evidence": evidence, "navigatedTo": now.url})
+    raise ToolFailure(
+        Code.NAVIGATION_UNCERTAIN,
+        f"{call.describe()} was sent but the page stopped answering before it reported back; it may or may not have "
+        "taken effect. Call read_page to see the page before doing anything else; do not simply repeat the action.",
+        phase="settle",
+        details={**failure.details, "dispatched": True, "effectMayHaveOccurred": True, "channelUnavailable": True},
+    )

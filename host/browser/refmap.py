@@ -1,0 +1,171 @@
+"""The host-side ref map: for every tab, the refs of its latest snapshot with their hints, plus
+a bounded memory of older refs. The gatekeeper and the approval card learn from it what an
+action targets (a password field, a button named "Delete") without asking the page again.
+
+It mirrors the page executor's own map: every snapshot the executor takes travels to the host
+and replaces the tab's entry here, and the older refs become prior hints, as in the page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from typing import Any, Iterable
+
+import msgspec
+
+MAX_PRIOR = 500
+MAX_REFS_PER_SNAPSHOT = 50_000
+_REF = re.compile(r"^s([0-9a-z]+)_(\d+)_(\d+)$")
+
+_Short = msgspec.Meta(max_length=512)
+
+
+class RefHint(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
+    """What a ref points at, as the page described it when the snapshot was taken."""
+
+    ref: str
+    role: str
+    name: str = ""
+    tag: str = ""
+    input_type: str | None = None
+    label: str | None = None
+    placeholder: str | None = None
+    # The snapshot the ref belongs to ("s<doc>_<n>"): its generation.
+    snapshot: str = ""
+
+
+class _WireHint(msgspec.Struct, rename="camel"):
+    ref: str
+    role: str = "generic"
+    name: str = ""
+    tag: str = ""
+    input_type: str | None = None
+    label: str | None = None
+    placeholder: str | None = None
+
+
+class TabRefs:
+    """The refs of one tab."""
+
+    __slots__ = ("doc_token", "snapshot_id", "snapshot", "text", "current", "prior")
+
+    def __init__(self) -> None:
+        self.doc_token = ""
+        self.snapshot_id = 0
+        self.snapshot = ""
+        self.text = ""  # the latest snapshot text: the baseline of the next diff
+        self.current: dict[str, RefHint] = {}
+        self.prior: OrderedDict[str, RefHint] = OrderedDict()
+
+
+def snapshot_of(ref: str) -> tuple[str, int] | None:
+    """(document token, snapshot id) of a well-formed ref, else None."""
+    match = _REF.match(ref)
+    return (match.group(1), int(match.group(2))) if match else None
+
+
+class RefMap:
+    """Ref hints per tab."""
+
+    def __init__(self) -> None:
+        self._tabs: dict[int, TabRefs] = {}
+
+    def record(self, tab_id: int, doc_token: str, snapshot_id: int, hints: Iterable[Any], text: str = "") -> None:
+        """Make the snapshot (`doc_token`, `snapshot_id`) with `hints` (the executor's ref
+        list) and `text` the tab's current one. A new document forgets everything of the old one."""
+        entry = self._tabs.get(tab_id)
+        if entry is None or entry.doc_token != doc_token:
+            entry = self._tabs[tab_id] = TabRefs()
+        elif snapshot_id < entry.snapshot_id:
+            return  # an older snapshot arriving late changes nothing
+        for ref, hint in entry.current.items():
+            entry.prior.pop(ref, None)
+            entry.prior[ref] = hint
+        while len(entry.prior) > MAX_PRIOR:
+            entry.prior.popitem(last=False)
+        label = f"s{doc_token}_{snapshot_id}"
+        current: dict[str, RefHint] = {}
+        for raw in hints:
+            if len(current) >= MAX_REFS_PER_SNAPSHOT:
+                break
+            try:
+                wire = msgspec.convert(raw, _WireHint)
+            except msgspec.ValidationError:
+                continue
+            if not wire.ref.startswith(label + "_"):
+                continue
+            current[wire.ref] = RefHint(
+                ref=wire.ref, role=wire.role[:64], name=wire.name[:200], tag=wire.tag[:64],
+                input_type=(wire.input_type or None) and wire.input_type[:64],
+                label=(wire.label or None) and wire.label[:200],
+                placeholder=(wire.placeholder or None) and wire.placeholder[:200],
+                snapshot=label,
+            )
+        entry.doc_token = doc_token
+        entry.snapshot_id = snapshot_id
+        entry.snapshot = label
+        entry.text = text
+        entry.current = current
+
+    def last_text(self, tab_id: int) -> tuple[str, str]:
+        """(document token, text) of the tab's latest snapshot; ("", "") when none."""
+        entry = self._tabs.get(tab_id)
+        return (entry.doc_token, entry.text) if entry else ("", "")
+
+    def lookup(self, tab_id: int, ref: str) -> RefHint | None:
+        """The hint of `ref` in the tab's current snapshot or its recent past, else None."""
+        entry = self._tabs.get(tab_id)
+        if entry is None:
+            return None
+        return entry.current.get(ref) or entry.prior.get(ref)
+
+    def is_current(self, tab_id: int, ref: str) -> bool:
+        """True when `ref` belongs to the tab's latest snapshot."""
+        entry = self._tabs.get(tab_id)
+        return entry is not None and ref in entry.current
+
+    def current_snapshot(self, tab_id: int) -> str:
+        """The id of the tab's latest snapshot ("" when none)."""
+        entry = self._tabs.get(tab_id)
+        return entry.snapshot if entry else ""
+
+    def hints(self, tab_id: int) -> list[RefHint]:
+        """The current refs of a tab, in document order."""
+        entry = self._tabs.get(tab_id)
+        return list(entry.current.values()) if entry else []
+
+    def forget(self, tab_id: int) -> None:
+        """Drop a tab (closed, or navigated to another document)."""
+        self._tabs.pop(tab_id, None)
+
+    def move(self, old_tab_id: int, new_tab_id: int) -> None:
+        """Follow a tab replaced by another id (prerendering, discarding)."""
+        entry = self._tabs.pop(old_tab_id, None)
+        if entry is not None:
+            self._tabs[new_tab_id] = entry
+
+    def describe(self, tab_id: int) -> dict[str, Any]:
+        """A JSON-ready view for debugging (`browser.refs`)."""
+        entry = self._tabs.get(tab_id)
+        if entry is None:
+            return {"tabId": tab_id, "snapshot": "", "refs": [], "prior": 0}
+        return {
+            "tabId": tab_id,
+            "snapshot": entry.snapshot,
+            "docToken": entry.doc_token,
+            "refs": [msgspec.to_builtins(h) for h in entry.current.values()],
+            "prior": len(entry.prior),
+        }
+
+
+def target_facts(hints: Iterable[RefHint | None]) -> dict[str, Any]:
+    """Element facts for the gatekeeper: the input types and hints of the refs an action uses."""
+    known = [h for h in hints if h is not None]
+    types = [h.input_type for h in known if h.input_type]
+    facts: dict[str, Any] = {"hints": [msgspec.to_builtins(h) for h in known]}
+    if types:
+        facts["input_types"] = types
+        if len(types) == 1:
+            facts["input_type"] = types[0]
+    return facts

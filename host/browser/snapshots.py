@@ -1,0 +1,50 @@
+"""Snapshots arriving from the page: record their refs in the host-side map (and their text as
+the baseline of the next diff), and take a fresh one after a navigation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from host.browser.bridge import Bridge
+from host.browser.errors import ToolFailure
+from host.browser.refmap import RefMap
+
+POST_WRITE_TOKENS = 1500
+
+
+def record(refs: RefMap, tab_id: int, snapshot: Any) -> dict[str, Any] | None:
+    """Store a snapshot from an ExecuteResult; returns a small summary for result details."""
+    if not isinstance(snapshot, dict):
+        return None
+    token = snapshot.get("docToken")
+    snapshot_id = snapshot.get("snapshotId")
+    text = snapshot.get("text")
+    if not isinstance(token, str) or not isinstance(snapshot_id, int) or not isinstance(text, str):
+        return None
+    hints = snapshot.get("refs") if isinstance(snapshot.get("refs"), list) else []
+    refs.record(tab_id, token, snapshot_id, hints, text)
+    return {
+        "snapshot": snapshot.get("id"), "refCount": snapshot.get("refCount"),
+        "truncatedNodes": snapshot.get("truncatedNodes"), "truncatedRefs": snapshot.get("truncatedRefs"),
+    }
+
+
+async def fresh_snapshot(bridge: Bridge, refs: RefMap, tab_id: int, max_tokens: int = POST_WRITE_TOKENS) -> str:
+    """Read the tab's page now (after a navigation); returns the snapshot text, or a note saying
+    why there is none (no site access, empty page...)."""
+    try:
+        result = await bridge.content(tab_id, "read_page", {"maxTokens": max_tokens}, write=False)
+    except ToolFailure as exc:
+        return f"(no snapshot: {exc.code}: {exc.message})"
+    record(refs, tab_id, result.get("snapshot"))
+    return str(result.get("resultText", ""))
+
+
+async def wait_for_load(bridge: Bridge, tab_id: int, *, from_url: str | None = None, timeout_s: float = 10.0) -> dict:
+    """Wait until the tab finished loading (and left `from_url`); returns the extension's answer
+    ({closed, timedOut, tab})."""
+    options: dict[str, Any] = {"timeoutMs": int(timeout_s * 1000)}
+    if from_url is not None:
+        options["fromUrl"] = from_url
+    answer = await bridge.api("tabs.waitForLoad", tab_id, options, timeout=timeout_s + 5)
+    return answer if isinstance(answer, dict) else {}

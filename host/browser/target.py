@@ -1,0 +1,94 @@
+"""Resolving the tab a call acts on: an explicit `tabId`, else the thread's route. A closed tab
+or one that is not an http(s) page is an error; the call is never moved to another tab."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from host.browser.bridge import Bridge
+from host.browser.errors import Code, ToolFailure
+from host.browser.routing import Route, TabRoutes
+from host.gatekeeper.origins import normalize_origin
+
+WEB_SCHEMES = ("http://", "https://")
+
+
+@dataclass(frozen=True)
+class TabTarget:
+    """A tab as it was when the call was resolved."""
+
+    tab_id: int
+    url: str
+    origin: str
+    title: str = ""
+    window_id: int | None = None
+    status: str = ""
+
+    @property
+    def is_web_page(self) -> bool:
+        return self.url.startswith(WEB_SCHEMES)
+
+
+def target_from_tab(tab: dict[str, Any]) -> TabTarget:
+    """A TabTarget from a chrome.tabs.Tab object."""
+    url = str(tab.get("url") or tab.get("pendingUrl") or "")
+    return TabTarget(
+        tab_id=int(tab["id"]), url=url, origin=normalize_origin(url).text if url else "",
+        title=str(tab.get("title") or ""), window_id=tab.get("windowId"), status=str(tab.get("status") or ""),
+    )
+
+
+async def get_tab(bridge: Bridge, tab_id: int) -> TabTarget:
+    """The tab with this id; `tab_closed` when there is none."""
+    try:
+        tab = await bridge.api("tabs.get", tab_id)
+    except ToolFailure as exc:
+        if exc.code in ("not_found", "browser_api_error"):
+            raise ToolFailure(Code.TAB_CLOSED, f"tab {tab_id} does not exist (closed?); call tabs_list",
+                              phase="resolve", details={"dispatched": False}) from None
+        raise
+    if not isinstance(tab, dict) or not isinstance(tab.get("id"), int):
+        raise ToolFailure(Code.UNKNOWN, f"the browser described tab {tab_id} oddly", phase="resolve")
+    return target_from_tab(tab)
+
+
+def require_web_page(target: TabTarget) -> TabTarget:
+    """Page tools work on http(s) pages only."""
+    if not target.is_web_page:
+        shown = target.url or "an empty tab"
+        raise ToolFailure(Code.NOT_WEB_PAGE, f"tab {target.tab_id} shows {shown}, not an http(s) page",
+                          phase="resolve", details={"dispatched": False})
+    return target
+
+
+async def _most_recent_web_tab(bridge: Bridge) -> TabTarget | None:
+    tabs = await bridge.api("tabs.query", {"active": True})
+    candidates = [t for t in tabs or [] if str(t.get("url") or "").startswith(WEB_SCHEMES)]
+    if not candidates:
+        return None
+    best = max(candidates, key=lambda t: t.get("lastAccessed") or 0)
+    return target_from_tab(best)
+
+
+async def resolve_page_tab(bridge: Bridge, routes: TabRoutes, thread_id: str, tab_id: int | None) -> TabTarget:
+    """The http(s) tab a page tool acts on (explicit id, or the thread's default)."""
+    if tab_id is not None:
+        return require_web_page(await get_tab(bridge, tab_id))
+    route = routes.default(thread_id)
+    if route.kind == Route.TAB:
+        assert route.tab_id is not None
+        return require_web_page(await get_tab(bridge, route.tab_id))
+    if route.kind == Route.CLOSED:
+        raise ToolFailure(Code.TAB_CLOSED, f"the task's tab {route.tab_id} was closed; pass a tabId from tabs_list",
+                          phase="resolve", details={"dispatched": False})
+    if route.kind == Route.NONE:
+        raise ToolFailure(Code.NO_TARGET, "no captured web-page target: the user was not on a web page; "
+                          "pass a tabId from tabs_list or open one with tab_open", phase="resolve",
+                          details={"dispatched": False})
+    found = await _most_recent_web_tab(bridge)
+    if found is None:
+        raise ToolFailure(Code.NO_TARGET, "no web page is open; open one with tab_open", phase="resolve",
+                          details={"dispatched": False})
+    routes.lock(thread_id, found.tab_id)
+    return found

@@ -1,0 +1,79 @@
+"""A stand-in for the connected extension: answers the gateway's BrowserCall and ContentCall
+requests from a small in-memory browser, and records every content call it receives."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from typing import Any, Awaitable, Callable
+
+from protocol.errors import ErrorInfo
+from protocol.messages import BrowserCall, ContentCall
+
+from host.transport.errors import RemoteError
+
+ContentHandler = Callable[[ContentCall], Awaitable[Any]]
+
+
+def remote(code: str, message: str = "", **fields: Any) -> RemoteError:
+    """The error the real relay would send back."""
+    return RemoteError(ErrorInfo(code=code, message=message or code, **fields))
+
+
+def snapshot(token: str, n: int, *lines: tuple[str, str]) -> dict[str, Any]:
+    """A snapshot the page executor could send: `lines` are (role, name) of ref-bearing nodes."""
+    refs = [{"ref": f"s{token}_{n}_{i}", "role": role, "name": name, "tag": "input" if role == "textbox" else role,
+             **({"inputType": "password"} if name == "Password" else {})} for i, (role, name) in enumerate(lines, 1)]
+    body = "\n".join(f'- {r["role"]} "{r["name"]}" [ref={r["ref"]}]' for r in refs)
+    text = f"# Page Snapshot (s{token}_{n})\nURL: http://site.test/a\nTitle: A\n\n{body}"
+    return {"id": f"s{token}_{n}", "docToken": token, "snapshotId": n, "text": text, "refs": refs, "refCount": len(refs),
+            "truncatedNodes": 0, "truncatedRefs": 0}
+
+
+class FakeExtension:
+    """Enough of the browser for the gateway: tabs, permissions and a scriptable page."""
+
+    def __init__(self) -> None:
+        self.is_open = True
+        self.tabs: dict[int, dict[str, Any]] = {
+            1: {"id": 1, "url": "http://site.test/a", "title": "A", "windowId": 9, "status": "complete", "active": True,
+                "lastAccessed": 10},
+            2: {"id": 2, "url": "chrome://newtab/", "title": "New tab", "windowId": 9, "status": "complete",
+                "active": False, "lastAccessed": 5},
+        }
+        self.site_access = True
+        self.content_calls: list[ContentCall] = []
+        self.api_calls: list[BrowserCall] = []
+        self.content: ContentHandler = self._default_content
+        self._ids = itertools.count(1)
+        self._snap = itertools.count(1)
+
+    async def _default_content(self, call: ContentCall) -> Any:
+        n = next(self._snap)
+        return {"resultText": f"{call.tool} done", "snapshot": snapshot("doc", n, ("button", "Save"), ("textbox", "Password"))}
+
+    async def request(self, build: Callable[[int], Any], timeout: float | None = None) -> Any:
+        message = build(next(self._ids))
+        await asyncio.sleep(0)
+        if isinstance(message, ContentCall):
+            self.content_calls.append(message)
+            return await self.content(message)
+        assert isinstance(message, BrowserCall)
+        self.api_calls.append(message)
+        return self.api(message.api, *message.args)
+
+    def api(self, name: str, *args: Any) -> Any:
+        if name == "tabs.get":
+            tab = self.tabs.get(args[0])
+            if tab is None:
+                raise remote("not_found", f"tabs.get: No tab with id: {args[0]}.")
+            return dict(tab)
+        if name == "tabs.query":
+            query = args[0] if args else {}
+            return [dict(t) for t in self.tabs.values() if all(t.get(k) == v for k, v in query.items())]
+        if name == "permissions.contains":
+            return self.site_access
+        if name == "tabs.waitForLoad":
+            tab = self.tabs.get(args[0])
+            return {"closed": tab is None, "timedOut": False, "tab": dict(tab) if tab else None}
+        raise remote("unsupported", f"fake extension has no {name}")

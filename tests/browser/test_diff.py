@@ -1,0 +1,53 @@
+"""The post-write snapshot diff: set-based, blind to ref generations."""
+
+from host.browser.diff import diff_snapshots, generation_of
+
+HEAD = "# Page Snapshot (sdoc_{n})\nURL: http://x.test/\nTitle: T\n"
+
+
+def snap(n: int, *lines: str) -> str:
+    return HEAD.format(n=n) + "\n" + "\n".join(lines)
+
+
+def test_no_previous_snapshot_returns_the_whole_snapshot():
+    current = snap(1, '- button "Go" [ref=sdoc_1_1]')
+    diff = diff_snapshots(None, current)
+    assert diff.text == current and diff.changed
+
+
+def test_generation_changes_alone_are_no_change():
+    before = snap(1, '- button "Go" [ref=sdoc_1_1]', '- text: "Hello"')
+    after = snap(2, '- button "Go" [ref=sdoc_2_1]', '- text: "Hello"')
+    diff = diff_snapshots(before, after)
+    assert not diff.changed
+    assert diff.text.startswith("# Page Changes (sdoc_2)")
+    assert "No structural change detected." in diff.text
+    assert 'Current interactive refs:\n- button "Go" [ref=sdoc_2_1]' in diff.text
+
+
+def test_added_lines_keep_new_refs_and_removed_lines_are_normalised():
+    before = snap(1, '- textbox "Name" [ref=sdoc_1_1]', '- button "Save" [ref=sdoc_1_2]')
+    after = snap(2, '- textbox "Name" [value="Ada"] [ref=sdoc_2_1]', '- button "Save" [ref=sdoc_2_2]', '- text: "Saved"')
+    diff = diff_snapshots(before, after)
+    assert diff.changed and diff.added == 2 and diff.removed == 1
+    added = diff.text.split("Added/changed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert added == ['- textbox "Name" [value="Ada"] [ref=sdoc_2_1]', '- text: "Saved"']
+    removed = diff.text.split("Removed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert removed == ['- textbox "Name" [ref]']
+
+
+def test_duplicate_lines_collapse_like_sets():
+    before = snap(1, '- button "Like" [ref=sdoc_1_1]', '- button "Like" [ref=sdoc_1_2]')
+    after = snap(2, '- button "Like" [ref=sdoc_2_1]')
+    assert not diff_snapshots(before, after).changed
+
+
+def test_the_truncation_marker_is_not_content():
+    before = snap(1, '- text: "a"', "", "[truncated: 3 nodes]")
+    after = snap(2, '- text: "a"', "", "[truncated: 9 nodes]")
+    assert not diff_snapshots(before, after).changed
+
+
+def test_generation_of_reads_the_header():
+    assert generation_of(snap(7, "")) == "sdoc_7"
+    assert generation_of("nonsense") == ""

@@ -1,0 +1,243 @@
+"""The gateway against a fake extension: every refusal happens before anything reaches the page,
+writes are never replayed, and calls on one tab never overlap."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from host.browser.gateway import BrowserGateway
+from host.gatekeeper.service import Gatekeeper
+from tests.browser.fake_extension import FakeExtension, remote, snapshot
+
+
+@pytest.fixture
+def fake() -> FakeExtension:
+    return FakeExtension()
+
+
+@pytest.fixture
+def gateway(fake, tmp_path, monkeypatch) -> BrowserGateway:
+    monkeypatch.setenv("TABWARDEN_HOME", str(tmp_path / "home"))
+    gatekeeper = Gatekeeper(None, user_policy=tmp_path / "user.json", managed_policy=tmp_path / "managed.json")
+    return BrowserGateway(lambda: fake, gatekeeper)
+
+
+async def read(gateway, **kw):
+    result = await gateway.call("read_page", kw, thread_id="t")
+    assert result.ok, result
+    return result
+
+
+async def test_unknown_tool_and_bad_params_are_refused_before_any_request(gateway, fake):
+    for tool, params, code in [("teleport", {}, "unknown_tool"), ("read_page", {"maxTokens": -1}, "invalid_params"),
+                               ("click", {"ref": "e1", "element": "x"}, "invalid_params"), ("read_page", "x", "invalid_params"),
+                               ("screenshot", {}, "unsupported")]:
+        result = await gateway.call(tool, params, thread_id="t")
+        assert not result.ok and result.error.code == code, (tool, result)
+        assert result.text.startswith("Error " + code)
+    assert fake.content_calls == [] and fake.api_calls == []
+
+
+async def test_reads_are_allowed_under_the_default_policy_and_prefixed_with_the_tab(gateway, fake):
+    result = await read(gateway, tabId=1)
+    assert result.text.startswith("[tabId=1] read_page done")
+    assert result.details["decision"]["code"] == "read_allowed"
+    assert fake.content_calls[0].write is False and fake.content_calls[0].params == {}
+
+
+async def test_a_write_under_the_default_policy_needs_approval_and_is_not_sent(gateway, fake):
+    await read(gateway, tabId=1)
+    result = await gateway.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1}, thread_id="t")
+    assert not result.ok and result.error.code == "approval_required"
+    assert result.error.details["reasonCode"] == "policy_default"
+    assert [c.tool for c in fake.content_calls] == ["read_page"]
+
+
+async def test_typing_into_a_password_field_asks_even_under_auto(gateway, fake):
+    await read(gateway, tabId=1)
+    result = await gateway.call("type", {"element": "pw", "ref": "sdoc_1_2", "text": "x", "tabId": 1}, thread_id="t",
+                                policy="auto")
+    assert not result.ok and result.error.code == "approval_required"
+    assert "sensitive_payload" in result.error.details["flags"]
+    assert [c.tool for c in fake.content_calls] == ["read_page"]
+
+
+async def test_destinations_are_judged_before_navigation(gateway, fake):
+    result = await gateway.call("tab_open", {"url": "javascript:alert(1)"}, thread_id="t", policy="auto")
+    assert not result.ok and result.error.code == "denied" and result.error.details["reasonCode"] == "script_scheme"
+    assert not any(c.api == "tabs.create" for c in fake.api_calls)
+
+
+async def test_no_site_access_is_an_approval_with_the_host_permission_flag(gateway, fake):
+    fake.site_access = False
+    result = await gateway.call("read_page", {"tabId": 1}, thread_id="t")
+    assert not result.ok and result.error.code == "approval_required"
+    assert "host_permission" in result.error.details["flags"]
+    assert fake.content_calls == []
+
+
+async def test_a_ref_the_host_never_saw_is_stale_without_dispatch(gateway, fake):
+    await read(gateway, tabId=1)
+    result = await gateway.call("click", {"element": "x", "ref": "sother_1_1", "tabId": 1}, thread_id="t", policy="auto")
+    assert not result.ok and result.error.code == "stale_ref" and result.error.retryable
+    assert [c.tool for c in fake.content_calls] == ["read_page"]
+
+
+async def test_a_write_is_sent_with_recovery_allowed_and_the_diff_comes_back(gateway, fake):
+    await read(gateway, tabId=1)
+
+    async def content(call):
+        return {"resultText": "Clicked", "snapshot": snapshot("doc", 2, ("button", "Save"), ("textbox", "Password"),
+                                                              ("link", "Next")), "evidence": {"outcome": "uncertain"}}
+
+    fake.content = content
+    result = await gateway.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1}, thread_id="t", policy="auto")
+    assert result.ok, result
+    sent = fake.content_calls[-1]
+    assert sent.write is True and sent.params == {"ref": "sdoc_1_1", "allowRecovery": True}
+    assert "--- incremental snapshot ---\n# Page Changes (sdoc_2)" in result.text
+    assert 'Added/changed:\n- link "Next" [ref=sdoc_2_3]' in result.text
+    assert gateway.routes.driving(1) == ["t"]
+
+
+async def test_a_write_without_reply_is_never_replayed(gateway, fake):
+    await read(gateway, tabId=1)
+
+    async def content(call):
+        raise remote("no_reply", "message channel closed", phase="settle", details={"channelUnavailable": True})
+
+    fake.content = content
+    result = await gateway.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1}, thread_id="t", policy="auto")
+    assert not result.ok and result.error.code == "navigation_uncertain"
+    assert result.error.details["effectMayHaveOccurred"] is True and result.error.retryable is False
+    assert [c.tool for c in fake.content_calls] == ["read_page", "click"]
+
+
+async def test_a_write_without_reply_that_navigated_reports_the_new_page(gateway, fake):
+    await read(gateway, tabId=1)
+    calls = []
+
+    async def content(call):
+        calls.append(call.tool)
+        if call.tool == "click":
+            fake.tabs[1]["url"] = "http://site.test/b"
+            raise remote("no_reply", "message channel closed", phase="settle")
+        return {"resultText": "# Page Snapshot (snew_1)\nURL: http://site.test/b", "snapshot": snapshot("new", 1, ("link", "Home"))}
+
+    fake.content = content
+    result = await gateway.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1}, thread_id="t", policy="auto")
+    assert result.ok and "navigated to http://site.test/b" in result.text
+    assert result.details["evidence"]["observedEffects"] == ["url_changed"]
+    assert calls == ["click", "read_page"]
+
+
+async def test_a_read_without_reply_is_sent_once_more(gateway, fake):
+    attempts = []
+
+    async def content(call):
+        attempts.append(call.tool)
+        if len(attempts) == 1:
+            raise remote("no_reply", "Could not establish connection")
+        return {"resultText": "found"}
+
+    fake.content = content
+    result = await gateway.call("find_in_page", {"query": "x", "tabId": 1}, thread_id="t")
+    assert result.ok and attempts == ["find_in_page", "find_in_page"]
+
+
+async def test_the_default_tab_is_used_and_non_web_tabs_are_refused(gateway, fake):
+    result = await gateway.call("read_page", {}, thread_id="fresh")
+    assert result.ok and result.tab_id == 1
+    gateway.routes.bind("bound", 2)
+    result = await gateway.call("read_page", {}, thread_id="bound")
+    assert not result.ok and result.error.code == "not_web_page"
+    gateway.routes.bind("gone", 77)
+    result = await gateway.call("read_page", {}, thread_id="gone")
+    assert not result.ok and result.error.code == "tab_closed"
+    gateway.routes.bind("none", None)
+    result = await gateway.call("read_page", {}, thread_id="none")
+    assert not result.ok and result.error.code == "no_target"
+
+
+async def test_calls_on_one_tab_never_overlap_across_threads(gateway, fake):
+    running = 0
+    overlaps = 0
+
+    async def content(call):
+        nonlocal running, overlaps
+        running += 1
+        overlaps += running > 1
+        await asyncio.sleep(0.02)
+        running -= 1
+        return {"resultText": "ok"}
+
+    fake.content = content
+    results = await asyncio.gather(*(gateway.call("get_selection", {"tabId": 1}, thread_id=f"t{i}") for i in range(5)))
+    assert all(r.ok for r in results) and overlaps == 0 and len(fake.content_calls) == 5
+
+
+async def test_a_call_cancelled_while_waiting_for_its_tab_never_reaches_the_page(gateway, fake):
+    release = asyncio.Event()
+
+    async def content(call):
+        if call.tool == "wait_for":
+            await release.wait()
+        return {"resultText": "ok"}
+
+    fake.content = content
+    first = asyncio.create_task(gateway.call("wait_for", {"timeMs": 100, "tabId": 1}, thread_id="a"))
+    await asyncio.sleep(0.01)
+    second = asyncio.create_task(gateway.call("get_selection", {"tabId": 1}, thread_id="b"))
+    await asyncio.sleep(0.01)
+    second.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await second
+    release.set()
+    assert (await first).ok
+    assert [c.tool for c in fake.content_calls] == ["wait_for"]
+
+
+async def test_a_paused_thread_cannot_call_until_resumed(gateway, fake):
+    gateway.routes.touch("t", 1, wrote=True)
+    assert gateway.takeover.manual_input(1, "mousedown", gateway.routes.driving(1)) == ["t"]
+    result = await gateway.call("read_page", {"tabId": 1}, thread_id="t")
+    assert not result.ok and result.error.code == "paused"
+    assert (await gateway.call("read_page", {"tabId": 1}, thread_id="other")).ok
+    assert gateway.takeover.resume("t")
+    assert (await gateway.call("read_page", {"tabId": 1}, thread_id="t")).ok
+
+
+async def test_extract_is_served_in_windows(gateway, fake):
+    body = "x" * 20_000
+
+    async def content(call):
+        assert "fromChar" not in call.params
+        return {"resultText": body}
+
+    fake.content = content
+    first = await gateway.call("extract", {"tabId": 1}, thread_id="t")
+    assert first.ok and "continue with fromChar=8000" in first.text and first.details["totalChars"] == 20_000
+    last = await gateway.call("extract", {"tabId": 1, "fromChar": 16_000}, thread_id="t")
+    assert last.ok and last.text.endswith("[end of text reached]")
+    past = await gateway.call("extract", {"tabId": 1, "fromChar": 30_000}, thread_id="t")
+    assert not past.ok and past.error.code == "invalid_params"
+
+
+async def test_a_broken_gatekeeper_fails_closed(gateway, fake, monkeypatch):
+    from host.gatekeeper.errors import GatekeeperUnavailable
+
+    def broken(request):
+        raise GatekeeperUnavailable("disk gone")
+
+    monkeypatch.setattr(gateway.gatekeeper, "check", broken)
+    result = await gateway.call("read_page", {"tabId": 1}, thread_id="t")
+    assert not result.ok and result.error.code == "gatekeeper_unavailable"
+    assert fake.content_calls == []
+
+
+async def test_no_browser_means_not_connected(fake, gateway):
+    fake.is_open = False
+    result = await gateway.call("tabs_list", {}, thread_id="t")
+    assert not result.ok and result.error.code == "not_connected"

@@ -1,0 +1,121 @@
+"""Tool parameter types: the documented bounds, structured errors with paths, and what the page
+executor gets (host-only keys stripped)."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from host.browser.errors import ToolFailure
+from host.browser.params import PARAMS_TYPES, content_params, decode_params, params_schema
+from host.tools.catalog import lookup
+
+REF = "sabc123_4_5"
+
+
+def bad(tool: str, raw: object) -> ToolFailure:
+    with pytest.raises(ToolFailure) as info:
+        decode_params(tool, raw)
+    return info.value
+
+
+def test_every_tool_is_in_the_catalog_with_a_schema():
+    for name in PARAMS_TYPES:
+        spec = lookup(name)
+        assert spec is not None, name
+        assert spec.level in ("L0", "L1", "L2"), name
+        schema = params_schema(name)
+        assert schema["type"] == "object", name
+
+
+def test_read_page_defaults_and_bounds():
+    params = decode_params("read_page", {})
+    assert params.max_tokens == 3000 and params.mode == "snapshot"
+    assert decode_params("read_page", {"maxTokens": 0}).max_tokens == 0
+    assert decode_params("read_page", {"maxTokens": 6000}).max_tokens == 6000
+    failure = bad("read_page", {"maxTokens": 6001})
+    assert failure.code == "invalid_params" and "$.maxTokens" in failure.message
+    assert "$.mode" in bad("read_page", {"mode": "everything"}).message
+
+
+@pytest.mark.parametrize("ref", ["e12", "s1_1", "S1a_2_3", "sabc_1", "sabc_1_2_3", "sabc_x_1", "s" + "a" * 40 + "_1_1", ""])
+def test_wrong_ref_shapes_are_refused(ref):
+    failure = bad("click", {"element": "the button", "ref": ref})
+    assert failure.code == "invalid_params"
+    assert "$.ref" in failure.message
+
+
+def test_click_needs_element_and_ref_and_knows_no_other_keys():
+    assert "$.element" in bad("click", {"ref": REF}).message or "element" in bad("click", {"ref": REF}).message
+    assert "unknown field" in bad("click", {"element": "x", "ref": REF, "force": True}).message.lower()
+    assert "$.button" in bad("click", {"element": "x", "ref": REF, "button": "middle"}).message
+
+
+def test_oversized_values_are_refused():
+    assert "$.text" in bad("type", {"element": "x", "ref": REF, "text": "a" * 100_001}).message
+    assert decode_params("type", {"element": "x", "ref": REF, "text": "a" * 100_000}).text
+    assert "$.element" in bad("click", {"element": "e" * 501, "ref": REF}).message
+    assert "$.values" in bad("select_option", {"element": "x", "ref": REF, "values": ["v"] * 101}).message
+    assert "$.query" in bad("find_in_page", {"query": "q" * 501}).message
+    assert "$.url" in bad("navigate", {"url": "https://a.example/" + "p" * 9000}).message
+
+
+def test_params_must_be_an_object():
+    failure = bad("read_page", ["maxTokens", 3])
+    assert failure.code == "invalid_params" and "expected an object" in failure.message
+
+
+def test_unknown_tool():
+    assert bad("teleport", {}).code == "unknown_tool"
+
+
+def test_wait_for_takes_exactly_one_mode():
+    assert decode_params("wait_for", {"text": "Done"}).text == "Done"
+    assert decode_params("wait_for", {"text": "Busy", "textGone": True}).text_gone is True
+    assert decode_params("wait_for", {"textGone": "Busy"}).text_gone == "Busy"
+    assert decode_params("wait_for", {"timeMs": 500}).time_ms == 500
+    assert "not both" in bad("wait_for", {"text": "a", "textGone": "b"}).message
+    assert "needs text" in bad("wait_for", {"textGone": True}).message
+    assert "give text" in bad("wait_for", {}).message
+    assert "$.timeMs" in bad("wait_for", {"timeMs": 30_001}).message
+
+
+def test_scroll_amounts():
+    assert decode_params("scroll", {"direction": "down"}).amount == "page"
+    assert decode_params("scroll", {"direction": "down", "amount": 300}).amount == 300
+    assert decode_params("scroll", {"direction": "up", "amount": "end"}).amount == "end"
+    assert "$.amount" in bad("scroll", {"direction": "down", "amount": -1}).message
+    assert "$.direction" in bad("scroll", {"direction": "sideways"}).message
+
+
+def test_batch_actions_are_one_to_four_tagged_actions():
+    actions = [{"action": "click", "element": "a", "ref": REF}, {"action": "type", "element": "b", "ref": REF, "text": "hi"},
+               {"action": "select_option", "element": "c", "ref": REF, "values": ["x"]}]
+    params = decode_params("batch_actions", {"actions": actions})
+    assert [type(a).__name__ for a in params.actions] == ["BatchClick", "BatchType", "BatchSelect"]
+    assert "$.actions" in bad("batch_actions", {"actions": actions + actions[:2]}).message
+    assert "$.actions" in bad("batch_actions", {"actions": []}).message
+    assert bad("batch_actions", {"actions": [{"action": "hover", "element": "a", "ref": REF}]}).code == "invalid_params"
+    # allowRecovery is the host's business, never the model's
+    assert bad("batch_actions", {"actions": [{**actions[0], "allowRecovery": True}]}).code == "invalid_params"
+    assert bad("click", {"element": "a", "ref": REF, "allowRecovery": True}).code == "invalid_params"
+
+
+def test_content_params_strip_host_only_keys():
+    params = decode_params("click", {"element": "the save button", "ref": REF, "tabId": 7})
+    assert content_params(params) == {"ref": REF}
+    batch = decode_params("batch_actions", {"tabId": 3, "actions": [{"action": "type", "element": "e", "ref": REF, "text": "t"}]})
+    assert content_params(batch) == {"actions": [{"action": "type", "ref": REF, "text": "t"}]}
+    extract = decode_params("extract", {"fromChar": 8000, "scope": REF})
+    assert content_params(extract) == {"scope": REF}
+
+
+def test_tab_group_update_needs_a_change():
+    assert "at least one" in bad("tab_group_update", {"groupId": 1}).message
+    assert decode_params("tab_group_update", {"groupId": 1, "color": "blue"}).color == "blue"
+    assert "$.color" in bad("tab_group_update", {"groupId": 1, "color": "teal"}).message
+
+
+def test_schemas_round_trip_through_json():
+    for name in PARAMS_TYPES:
+        msgspec.json.encode(params_schema(name))

@@ -1,0 +1,65 @@
+"""The host-side ref map: hints per tab, prior refs, and the facts the gatekeeper gets."""
+
+from host.browser.refmap import MAX_PRIOR, RefMap, target_facts
+
+
+def hints(token: str, snap: int, count: int, **extra):
+    return [{"ref": f"s{token}_{snap}_{i}", "role": "textbox", "name": f"Field {i}", "tag": "input", **extra}
+            for i in range(1, count + 1)]
+
+
+def test_record_and_lookup_with_input_types():
+    refs = RefMap()
+    refs.record(1, "doc", 1, hints("doc", 1, 2, inputType="password"), "text")
+    hint = refs.lookup(1, "sdoc_1_2")
+    assert hint is not None and hint.input_type == "password" and hint.snapshot == "sdoc_1"
+    assert refs.is_current(1, "sdoc_1_1")
+    assert refs.lookup(2, "sdoc_1_1") is None
+    assert refs.last_text(1) == ("doc", "text")
+
+
+def test_older_refs_become_prior_hints_and_stay_bounded():
+    refs = RefMap()
+    for snap in range(1, 4):
+        refs.record(1, "doc", snap, hints("doc", snap, 300))
+    assert refs.is_current(1, "sdoc_3_1") and not refs.is_current(1, "sdoc_2_1")
+    assert refs.lookup(1, "sdoc_2_300") is not None  # recent past
+    assert refs.lookup(1, "sdoc_1_1") is None  # evicted: only MAX_PRIOR kept
+    assert refs.describe(1)["prior"] == MAX_PRIOR
+
+
+def test_a_new_document_forgets_the_old_one():
+    refs = RefMap()
+    refs.record(1, "old", 1, hints("old", 1, 2))
+    refs.record(1, "new", 1, hints("new", 1, 1))
+    assert refs.lookup(1, "sold_1_1") is None
+    assert refs.current_snapshot(1) == "snew_1"
+
+
+def test_late_older_snapshots_and_foreign_or_malformed_hints_are_ignored():
+    refs = RefMap()
+    refs.record(1, "doc", 5, hints("doc", 5, 1))
+    refs.record(1, "doc", 4, hints("doc", 4, 1))
+    assert refs.current_snapshot(1) == "sdoc_5"
+    refs.record(1, "doc", 6, [{"ref": "sother_6_1", "role": "button"}, {"role": "button"}, "junk",
+                               {"ref": "sdoc_6_1", "role": "button", "name": 3}, {"ref": "sdoc_6_2", "role": "link"}])
+    assert [h.ref for h in refs.hints(1)] == ["sdoc_6_2"]
+
+
+def test_tabs_move_and_are_forgotten():
+    refs = RefMap()
+    refs.record(1, "doc", 1, hints("doc", 1, 1))
+    refs.move(1, 9)
+    assert refs.lookup(9, "sdoc_1_1") is not None and refs.lookup(1, "sdoc_1_1") is None
+    refs.forget(9)
+    assert refs.hints(9) == []
+
+
+def test_target_facts_name_password_fields():
+    refs = RefMap()
+    refs.record(1, "doc", 1, hints("doc", 1, 1, inputType="password") + [
+        {"ref": "sdoc_1_9", "role": "button", "name": "Go", "tag": "button"}])
+    facts = target_facts([refs.lookup(1, "sdoc_1_1")])
+    assert facts["input_type"] == "password" and facts["input_types"] == ["password"]
+    facts = target_facts([refs.lookup(1, "sdoc_1_9"), None])
+    assert "input_type" not in facts and facts["hints"][0]["name"] == "Go"

@@ -1,0 +1,162 @@
+"""Helpers for the real-browser tests of the browser tools: one browser per test module with two
+fixture origins, a control client, and a driver that calls tools and inspects pages over CDP."""
+
+from __future__ import annotations
+
+import os
+import re
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+from tests.support.browser import ROOT, BrowserRun
+from tests.support.cdp import PageSession, debugging_port
+from tests.support.hosts import attach, tabwarden_home
+from tests.support.pages import FIXTURES, PageServer
+
+L1_PAGES = FIXTURES / "l1"
+TEST_HOOKS_ENV = "TABWARDEN_TEST_HOOKS"
+
+
+def host_wires_browser_tools() -> bool:
+    """True once host/control or host/nativehost registers the browser-tool methods itself."""
+    for folder in ("host/control", "host/nativehost"):
+        for path in (ROOT / folder).glob("*.py"):
+            if "host.browser.control_methods" in path.read_text(encoding="utf-8"):
+                return True
+    return False
+
+
+def wire_launcher(run: BrowserRun) -> None:
+    """Until the host registers the browser-tool control methods, start it through
+    tests/support/wired_host.py (the same host, plus that registration)."""
+    if host_wires_browser_tools():
+        return
+    manifest = run.profile / "NativeMessagingHosts" / "com.tabwarden.host.json"
+    import json
+
+    launcher = Path(json.loads(manifest.read_text())["path"])
+    text = launcher.read_text()
+    wired = str(ROOT / "tests" / "support" / "wired_host.py")
+    patched = re.sub(r"-I -m host host", f"-I '{wired}'", text)
+    assert patched != text, text
+    launcher.write_text(patched)
+
+
+@contextmanager
+def test_hooks() -> Iterator[None]:
+    """Let the host serve `test.content_call` (the browser and its host inherit our environment)."""
+    old = os.environ.get(TEST_HOOKS_ENV)
+    os.environ[TEST_HOOKS_ENV] = "1"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop(TEST_HOOKS_ENV, None)
+        else:
+            os.environ[TEST_HOOKS_ENV] = old
+
+
+class Site:
+    """A browser run with two fixture origins (127.0.0.1 on two ports)."""
+
+    def __init__(self, run: BrowserRun, main: PageServer, other: PageServer):
+        self.run = run
+        self.main = main
+        self.other = other
+
+    def url(self, page: str, **query: str) -> str:
+        """URL of an L1 fixture page on the main origin (`{OTHER}` in a query value becomes the
+        other origin's base URL)."""
+        return self._with_query(self.main.url(f"l1/{page}"), query)
+
+    def other_url(self, page: str, **query: str) -> str:
+        return self._with_query(self.other.url(f"l1/{page}"), query)
+
+    def _with_query(self, url: str, query: dict[str, str]) -> str:
+        if not query:
+            return url
+        from urllib.parse import urlencode
+
+        values = {k: v.replace("{OTHER}", self.other.url("")[:-1]) for k, v in query.items()}
+        return f"{url}?{urlencode(values)}"
+
+
+@contextmanager
+def l1_site(run_dir: Path) -> Iterator[Site]:
+    """Start the two page servers and one browser (host permission for 127.0.0.1)."""
+    with PageServer() as main, PageServer() as other, test_hooks():
+        run = BrowserRun(run_dir, host_permissions=["http://127.0.0.1/*"], start_url="about:blank")
+        run.prepare()
+        wire_launcher(run)
+        run.start()
+        with tabwarden_home(run.tw_home):
+            try:
+                yield Site(run, main, other)
+            except BaseException:
+                print(run.diagnostics())
+                raise
+            finally:
+                run.stop()
+
+
+class Driver:
+    """Calls tools on the running host (as one thread) and looks at pages over CDP."""
+
+    def __init__(self, site: Site, control: Any, thread_id: str = "t1", policy: str | None = "auto"):
+        self.site = site
+        self.control = control
+        self.thread_id = thread_id
+        self.policy = policy
+        self._port = debugging_port(site.run.profile)
+
+    async def call(self, tool: str, *, thread_id: str | None = None, policy: str | None = "", **params: Any) -> dict:
+        """Run a tool; returns the ToolResult as a dict (ok, text, error, details...)."""
+        chosen = self.policy if policy == "" else policy
+        args: dict[str, Any] = {"tool": tool, "params": params, "thread_id": thread_id or self.thread_id}
+        if chosen is not None:
+            args["policy"] = chosen
+        return await self.control.call("tools.call", **args)
+
+    async def ok(self, tool: str, **params: Any) -> dict:
+        """Run a tool that must succeed."""
+        result = await self.call(tool, **params)
+        assert result["ok"], result
+        return result
+
+    async def open(self, page: str, *, other: bool = False, **query: str) -> int:
+        """Open a fixture page in a new background tab and make it this thread's tab."""
+        url = self.site.other_url(page, **query) if other else self.site.url(page, **query)
+        result = await self.ok("tab_open", url=url)
+        tab_id = result["tabId"]
+        await self.control.call("browser.bind_target", thread_id=self.thread_id, tab_id=tab_id)
+        return tab_id
+
+    async def page(self, url_part: str) -> PageSession:
+        """A CDP session on the page whose URL contains `url_part`."""
+        return await PageSession.open(self._port, url_part)
+
+    async def evaluate(self, url_part: str, expression: str) -> Any:
+        session = await self.page(url_part)
+        try:
+            return await session.evaluate(expression)
+        finally:
+            await session.close()
+
+    async def read(self, **params: Any) -> dict:
+        return await self.ok("read_page", **params)
+
+
+def ref_of(text: str, line_part: str) -> str:
+    """The ref on the first snapshot line containing `line_part`."""
+    for line in text.split("\n"):
+        if line_part in line:
+            match = re.search(r"\[ref=(s[0-9a-z]+_\d+_\d+)\]", line)
+            if match:
+                return match.group(1)
+    raise AssertionError(f"no ref on a line containing {line_part!r} in:\n{text}")
+
+
+async def new_driver(site: Site, thread_id: str = "t1", policy: str | None = "auto") -> Driver:
+    control = await attach(timeout=30)
+    return Driver(site, control, thread_id, policy)

@@ -1,0 +1,77 @@
+"""A minimal Chrome DevTools Protocol client for tests: an independent view of a page (evaluate
+script, dispatch trusted input) through the browser's remote-debugging port, so a test can check
+what a tool did without asking the tool."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import websockets
+
+
+def debugging_port(profile: Path, timeout: float = 10.0) -> int:
+    """The port Chromium chose (`--remote-debugging-port=0`), from DevToolsActivePort."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    path = profile / "DevToolsActivePort"
+    while True:
+        try:
+            return int(path.read_text().split("\n", 1)[0])
+        except (OSError, ValueError):
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no DevToolsActivePort in {profile}") from None
+            time.sleep(0.05)
+
+
+def page_targets(port: int) -> list[dict[str, Any]]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as response:
+        return [t for t in json.load(response) if t.get("type") == "page"]
+
+
+class PageSession:
+    """One websocket to one page target."""
+
+    def __init__(self, ws):
+        self._ws = ws
+        self._ids = itertools.count(1)
+
+    @classmethod
+    async def open(cls, port: int, url_part: str) -> "PageSession":
+        for _ in range(100):
+            targets = [t for t in page_targets(port) if url_part in t.get("url", "")]
+            if targets:
+                ws = await websockets.connect(targets[0]["webSocketDebuggerUrl"], max_size=64 * 1024 * 1024)
+                return cls(ws)
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"no page target whose URL contains {url_part!r}")
+
+    async def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        msg_id = next(self._ids)
+        await self._ws.send(json.dumps({"id": msg_id, "method": method, "params": params or {}}))
+        while True:
+            reply = json.loads(await asyncio.wait_for(self._ws.recv(), 30))
+            if reply.get("id") == msg_id:
+                if "error" in reply:
+                    raise AssertionError(f"{method}: {reply['error']}")
+                return reply.get("result", {})
+
+    async def evaluate(self, expression: str) -> Any:
+        """The JSON value of `expression` in the page's main world."""
+        result = await self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
+        if "exceptionDetails" in result:
+            raise AssertionError(f"page error: {result['exceptionDetails']}")
+        return result["result"].get("value")
+
+    async def trusted_click(self, x: float, y: float) -> None:
+        """A real (isTrusted) mouse click at viewport coordinates."""
+        for kind in ("mousePressed", "mouseReleased"):
+            await self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
+
+    async def close(self) -> None:
+        await self._ws.close()
