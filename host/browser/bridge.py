@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import msgspec
+
 from protocol.messages import BrowserCall, ContentCall
 
 from host.browser.errors import Code, ToolFailure
+from host.browser.wire import ExecuteResult
 from host.transport.errors import Disconnected, Overloaded, RemoteError, RequestError, RequestTimeout
 
 # The page executor enforces the deadline itself and answers with its own timeout; the host
@@ -45,8 +48,8 @@ class Bridge:
             raise ToolFailure(exc.code, exc.info.message, phase="dispatch") from None
 
     async def content(self, tab_id: int, tool: str, params: dict[str, Any], *, write: bool, deadline_ms: int = 15_000,
-                      frame_id: int = 0) -> dict[str, Any]:
-        """Run a page-executor tool; returns its ExecuteResult (a dict with `resultText`...)."""
+                      frame_id: int = 0) -> ExecuteResult:
+        """Run a page-executor tool; returns its result, validated."""
         endpoint = self._live()
         try:
             value = await endpoint.request(
@@ -71,7 +74,8 @@ class Bridge:
             raise ToolFailure(exc.code, exc.info.message, phase="settle", retryable=not write, details=lost) from None
         except RequestError as exc:
             raise ToolFailure(exc.code, exc.info.message, phase="settle") from None
-        if not isinstance(value, dict) or not isinstance(value.get("resultText"), str):
-            raise ToolFailure(Code.UNKNOWN, f"invalid content-script response for {tool}", phase="settle",
-                              details={"dispatched": True})
-        return value
+        try:
+            return msgspec.convert(value, ExecuteResult)
+        except msgspec.ValidationError as exc:
+            raise ToolFailure(Code.UNKNOWN, f"invalid content-script response for {tool}: {exc}", phase="settle",
+                              details={"dispatched": True}) from None

@@ -13,6 +13,7 @@ from host.browser.call import ToolCall
 from host.browser.errors import Code, ToolFailure
 from host.browser.params import ExtractParams, WaitForParams
 from host.browser.results import ToolResult, success
+from host.browser.wire import ExecuteResult
 
 DEFAULT_DEADLINE_MS = 15_000
 EXTRACT_WINDOW = 8000
@@ -26,7 +27,7 @@ def deadline_ms(call: ToolCall) -> int:
     return DEFAULT_DEADLINE_MS
 
 
-async def run_read(call: ToolCall) -> dict[str, Any]:
+async def run_read(call: ToolCall) -> ExecuteResult:
     """Send a read to the page executor; one resend when the page did not answer."""
     assert call.tab_id is not None
     params = call.page_params()
@@ -44,13 +45,13 @@ async def read_tool(call: ToolCall) -> ToolResult:
     """read_page, find_in_page, get_selection, scroll, wait_for: the page's text is the answer."""
     result = await run_read(call)
     details = dict(call.details)
-    summary = snapshots.record(call.refs, call.tab_id, result.get("snapshot"))  # type: ignore[arg-type]
+    summary = snapshots.record(call.refs, call.tab_id, result.snapshot)  # type: ignore[arg-type]
     if summary:
         details.update(summary)
-    if "scroll" in result:
-        details["scroll"] = result["scroll"]
+    if result.scroll is not None:
+        details["scroll"] = result.scroll
     call.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
-    return success(call.tool, result["resultText"], tab_id=call.tab_id, details=details)
+    return success(call.tool, result.result_text, tab_id=call.tab_id, details=details)
 
 
 def window(text: str, start: int) -> tuple[str, dict[str, Any]]:
@@ -74,7 +75,7 @@ async def extract(call: ToolCall) -> ToolResult:
     """Markdown of the page (or of the `scope` ref's subtree), served in windows of 8000 chars."""
     assert isinstance(call.params, ExtractParams)
     result = await run_read(call)
-    piece, info = window(result["resultText"], call.params.from_char)
-    details = {**call.details, **info, "truncatedAtSource": bool((result.get("extract") or {}).get("truncated"))}
+    piece, info = window(result.result_text, call.params.from_char)
+    details = {**call.details, **info, "truncatedAtSource": bool((result.extract or {}).get("truncated"))}
     call.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
     return success(call.tool, piece, tab_id=call.tab_id, details=details)

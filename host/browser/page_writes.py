@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
+import msgspec
+
 from host.browser import snapshots
 from host.browser.call import ToolCall
 from host.browser.diff import diff_snapshots
@@ -17,6 +19,7 @@ from host.browser.refmap import target_facts
 from host.browser.results import (NEW_PAGE_DIVIDER, SNAPSHOT_DIVIDER, UNSTABLE_NOTICE, ToolResult, dialog_lines,
                                   success)
 from host.browser.target import get_tab
+from host.browser.wire import ExecuteResult
 
 WRITE_DEADLINE_MS = 15_000
 # Tools whose stale ref may be recovered once, inside the page, to a unique identical target.
@@ -68,26 +71,12 @@ async def _child_tab(call: ToolCall, source: int, before: set[int], expected_url
     return None
 
 
-def _opened_urls(result: dict[str, Any]) -> list[str]:
-    urls = [u for u in result.get("opensTabs") or [] if isinstance(u, str)]
-    urls += [str(d.get("message")) for d in result.get("dialogs") or [] if isinstance(d, dict) and d.get("kind") == "open"]
-    return urls
+def _opened_urls(result: ExecuteResult) -> list[str]:
+    return [*result.opens_tabs, *(d.message for d in result.dialogs if d.kind == "open")]
 
 
-def _dialogs(result: dict[str, Any]) -> list[dict[str, Any]]:
-    return [d for d in result.get("dialogs") or [] if isinstance(d, dict) and d.get("kind") != "open"]
-
-
-async def _adopt(call: ToolCall, child: dict) -> tuple[int, str]:
-    """Make a child tab the follow-up target and read it; returns (tab id, text section)."""
-    child_id = int(child["id"])
-    moved = call.routes.adopt_child(call.thread_id, call.tab_id, child_id)  # type: ignore[arg-type]
-    await snapshots.wait_for_load(call.bridge, child_id, timeout_s=10)
-    tab = await get_tab(call.bridge, child_id)
-    note = f"The action opened a new tab {child_id} ({tab.url})"
-    note += "; it is now the task's default tab." if moved else "."
-    snapshot = await snapshots.fresh_snapshot(call.bridge, call.refs, child_id) if tab.is_web_page else "(not a web page)"
-    return child_id, f"{note}\n{NEW_PAGE_DIVIDER}\n{snapshot}"
+def _dialogs(result: ExecuteResult) -> list[dict[str, Any]]:
+    return [msgspec.to_builtins(d) for d in result.dialogs if d.kind != "open"]
 
 
 def _content_params(call: ToolCall) -> dict[str, Any]:
@@ -112,26 +101,25 @@ async def run_write(call: ToolCall) -> ToolResult:
             return await after_no_reply(call, exc, before_tabs)
         raise
     call.routes.touch(call.thread_id, tab_id, wrote=True)
-    details: dict[str, Any] = {"dispatched": True, "evidence": result.get("evidence") or {},
-                               "pageStabilized": result.get("pageStabilized", True)}
+    details: dict[str, Any] = {"dispatched": True, "evidence": dict(result.evidence),
+                               "pageStabilized": result.page_stabilized}
     dialogs = _dialogs(result)
     if dialogs:
         details["dialogs"] = dialogs
-    if result.get("steps"):
-        details["steps"] = result["steps"]
-    snapshot = result.get("snapshot") or {}
+    if result.steps:
+        details["steps"] = result.steps
+    snapshot = result.snapshot
     summary = snapshots.record(call.refs, tab_id, snapshot)
     if summary:
         details.update(summary)
-    parts = [result["resultText"]]
+    parts = [result.result_text]
     if dialogs:
         parts.append(dialog_lines(dialogs))
-    if result.get("pageStabilized") is False:
+    if not result.page_stabilized:
         parts.append(UNSTABLE_NOTICE)
-    text = snapshot.get("text") if isinstance(snapshot, dict) else None
-    if isinstance(text, str):
-        same_document = previous_token and previous_token == snapshot.get("docToken")
-        diff = diff_snapshots(previous_text if same_document else None, text)
+    if snapshot is not None:
+        same_document = previous_token and previous_token == snapshot.doc_token
+        diff = diff_snapshots(previous_text if same_document else None, snapshot.text)
         details["changed"] = diff.changed
         parts.append(f"{SNAPSHOT_DIVIDER}\n{diff.text}")
     opened = _opened_urls(result)

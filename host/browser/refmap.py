@@ -14,12 +14,11 @@ from typing import Any, Iterable
 
 import msgspec
 
+from host.browser.wire import SnapshotRef
+
 MAX_PRIOR = 500
 MAX_REFS_PER_SNAPSHOT = 50_000
 _REF = re.compile(r"^s([0-9a-z]+)_(\d+)_(\d+)$")
-
-_Short = msgspec.Meta(max_length=512)
-
 
 class RefHint(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
     """What a ref points at, as the page described it when the snapshot was taken."""
@@ -33,16 +32,6 @@ class RefHint(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
     placeholder: str | None = None
     # The snapshot the ref belongs to ("s<doc>_<n>"): its generation.
     snapshot: str = ""
-
-
-class _WireHint(msgspec.Struct, rename="camel"):
-    ref: str
-    role: str = "generic"
-    name: str = ""
-    tag: str = ""
-    input_type: str | None = None
-    label: str | None = None
-    placeholder: str | None = None
 
 
 class TabRefs:
@@ -71,7 +60,7 @@ class RefMap:
     def __init__(self) -> None:
         self._tabs: dict[int, TabRefs] = {}
 
-    def record(self, tab_id: int, doc_token: str, snapshot_id: int, hints: Iterable[Any], text: str = "") -> None:
+    def record(self, tab_id: int, doc_token: str, snapshot_id: int, hints: Iterable[SnapshotRef], text: str = "") -> None:
         """Make the snapshot (`doc_token`, `snapshot_id`) with `hints` (the executor's ref
         list) and `text` the tab's current one. A new document forgets everything of the old one."""
         entry = self._tabs.get(tab_id)
@@ -86,13 +75,9 @@ class RefMap:
             entry.prior.popitem(last=False)
         label = f"s{doc_token}_{snapshot_id}"
         current: dict[str, RefHint] = {}
-        for raw in hints:
+        for wire in hints:
             if len(current) >= MAX_REFS_PER_SNAPSHOT:
                 break
-            try:
-                wire = msgspec.convert(raw, _WireHint)
-            except msgspec.ValidationError:
-                continue
             if not wire.ref.startswith(label + "_"):
                 continue
             current[wire.ref] = RefHint(

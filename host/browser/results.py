@@ -9,11 +9,20 @@ from typing import Any
 import msgspec
 
 from host.browser.errors import ToolFailure
-from protocol.errors import ErrorInfo
 
 UNSTABLE_NOTICE = "[page may not have fully loaded]"
 SNAPSHOT_DIVIDER = "--- incremental snapshot ---"
 NEW_PAGE_DIVIDER = "--- new page snapshot ---"
+
+
+class ToolError(msgspec.Struct, rename="camel", kw_only=True):
+    """Why a call failed; every field is always present."""
+
+    code: str
+    message: str
+    phase: str | None
+    retryable: bool
+    details: dict[str, Any]
 
 
 class ToolResult(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
@@ -25,7 +34,7 @@ class ToolResult(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=Tru
     tab_id: int | None = None
     # The tab the result came from when it is not `tab_id` (an adopted child tab).
     result_tab_id: int | None = None
-    error: ErrorInfo | None = None
+    error: ToolError | None = None
     details: dict[str, Any] = {}
 
     def to_builtins(self) -> dict[str, Any]:
@@ -54,7 +63,9 @@ def failure(tool: str, problem: ToolFailure, *, tab_id: int | None = None) -> To
     if problem.details.get("effectMayHaveOccurred"):
         flags.append("the action may have taken effect; do not repeat it blindly")
     text = f"{tab_prefix(tab_id)}Error {problem.code} ({', '.join(flags)}): {problem.message}"
-    return ToolResult(ok=False, tool=tool, text=text, tab_id=tab_id, error=problem.info(), details=dict(problem.details))
+    error = ToolError(code=problem.code, message=problem.message, phase=problem.phase, retryable=problem.retryable,
+                      details=dict(problem.details))
+    return ToolResult(ok=False, tool=tool, text=text, tab_id=tab_id, error=error, details=dict(problem.details))
 
 
 def dialog_lines(dialogs: list[dict[str, Any]] | None) -> str:

@@ -8,25 +8,18 @@ from typing import Any
 from host.browser.bridge import Bridge
 from host.browser.errors import ToolFailure
 from host.browser.refmap import RefMap
+from host.browser.wire import PageSnapshot
 
 POST_WRITE_TOKENS = 1500
 
 
-def record(refs: RefMap, tab_id: int, snapshot: Any) -> dict[str, Any] | None:
+def record(refs: RefMap, tab_id: int, snapshot: PageSnapshot | None) -> dict[str, Any] | None:
     """Store a snapshot from an ExecuteResult; returns a small summary for result details."""
-    if not isinstance(snapshot, dict):
+    if snapshot is None:
         return None
-    token = snapshot.get("docToken")
-    snapshot_id = snapshot.get("snapshotId")
-    text = snapshot.get("text")
-    if not isinstance(token, str) or not isinstance(snapshot_id, int) or not isinstance(text, str):
-        return None
-    hints = snapshot.get("refs") if isinstance(snapshot.get("refs"), list) else []
-    refs.record(tab_id, token, snapshot_id, hints, text)
-    return {
-        "snapshot": snapshot.get("id"), "refCount": snapshot.get("refCount"),
-        "truncatedNodes": snapshot.get("truncatedNodes"), "truncatedRefs": snapshot.get("truncatedRefs"),
-    }
+    refs.record(tab_id, snapshot.doc_token, snapshot.snapshot_id, snapshot.refs, snapshot.text)
+    return {"snapshot": snapshot.id, "refCount": snapshot.ref_count, "truncatedNodes": snapshot.truncated_nodes,
+            "truncatedRefs": snapshot.truncated_refs}
 
 
 async def fresh_snapshot(bridge: Bridge, refs: RefMap, tab_id: int, max_tokens: int = POST_WRITE_TOKENS) -> str:
@@ -36,8 +29,8 @@ async def fresh_snapshot(bridge: Bridge, refs: RefMap, tab_id: int, max_tokens: 
         result = await bridge.content(tab_id, "read_page", {"maxTokens": max_tokens}, write=False)
     except ToolFailure as exc:
         return f"(no snapshot: {exc.code}: {exc.message})"
-    record(refs, tab_id, result.get("snapshot"))
-    return str(result.get("resultText", ""))
+    record(refs, tab_id, result.snapshot)
+    return result.result_text
 
 
 async def wait_for_load(bridge: Bridge, tab_id: int, *, from_url: str | None = None, timeout_s: float = 10.0) -> dict:

@@ -241,3 +241,15 @@ async def test_no_browser_means_not_connected(fake, gateway):
     fake.is_open = False
     result = await gateway.call("tabs_list", {}, thread_id="t")
     assert not result.ok and result.error.code == "not_connected"
+
+
+async def test_a_malformed_page_answer_is_refused_at_the_boundary(gateway, fake):
+    for answer in ({"resultText": 5}, {"text": "no resultText"}, {"resultText": "ok", "surprise": True},
+                   {"resultText": "ok", "snapshot": {"id": "x", "docToken": "BAD TOKEN", "snapshotId": 1, "text": ""}}):
+        async def content(call, answer=answer):
+            return answer
+
+        fake.content = content
+        result = await gateway.call("get_selection", {"tabId": 1}, thread_id="t")
+        assert not result.ok and result.error.code == "unknown", answer
+        assert "invalid content-script response" in result.error.message

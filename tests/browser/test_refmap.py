@@ -1,11 +1,18 @@
 """The host-side ref map: hints per tab, prior refs, and the facts the gatekeeper gets."""
 
+import msgspec
+
 from host.browser.refmap import MAX_PRIOR, RefMap, target_facts
+from host.browser.wire import SnapshotRef
+
+
+def wire(*raw: dict) -> list[SnapshotRef]:
+    return msgspec.convert(list(raw), list[SnapshotRef])
 
 
 def hints(token: str, snap: int, count: int, **extra):
-    return [{"ref": f"s{token}_{snap}_{i}", "role": "textbox", "name": f"Field {i}", "tag": "input", **extra}
-            for i in range(1, count + 1)]
+    return wire(*({"ref": f"s{token}_{snap}_{i}", "role": "textbox", "name": f"Field {i}", "tag": "input", **extra}
+                  for i in range(1, count + 1)))
 
 
 def test_record_and_lookup_with_input_types():
@@ -36,14 +43,23 @@ def test_a_new_document_forgets_the_old_one():
     assert refs.current_snapshot(1) == "snew_1"
 
 
-def test_late_older_snapshots_and_foreign_or_malformed_hints_are_ignored():
+def test_late_older_snapshots_and_refs_of_other_snapshots_are_ignored():
     refs = RefMap()
     refs.record(1, "doc", 5, hints("doc", 5, 1))
     refs.record(1, "doc", 4, hints("doc", 4, 1))
     assert refs.current_snapshot(1) == "sdoc_5"
-    refs.record(1, "doc", 6, [{"ref": "sother_6_1", "role": "button"}, {"role": "button"}, "junk",
-                               {"ref": "sdoc_6_1", "role": "button", "name": 3}, {"ref": "sdoc_6_2", "role": "link"}])
+    refs.record(1, "doc", 6, wire({"ref": "sother_6_1", "role": "button"}, {"ref": "sdoc_5_1", "role": "button"},
+                                  {"ref": "sdoc_6_2", "role": "link"}))
     assert [h.ref for h in refs.hints(1)] == ["sdoc_6_2"]
+
+
+def test_malformed_hints_are_refused_at_the_wire_boundary():
+    import pytest
+
+    for bad in ({"role": "button"}, {"ref": "sdoc_1_1", "role": "button", "name": 3}, {"ref": "x" * 65, "role": "b"},
+                {"ref": "sdoc_1_1", "role": "button", "value": "secret"}):
+        with pytest.raises(msgspec.ValidationError):
+            wire(bad)
 
 
 def test_tabs_move_and_are_forgotten():
@@ -57,8 +73,8 @@ def test_tabs_move_and_are_forgotten():
 
 def test_target_facts_name_password_fields():
     refs = RefMap()
-    refs.record(1, "doc", 1, hints("doc", 1, 1, inputType="password") + [
-        {"ref": "sdoc_1_9", "role": "button", "name": "Go", "tag": "button"}])
+    refs.record(1, "doc", 1, hints("doc", 1, 1, inputType="password") + wire(
+        {"ref": "sdoc_1_9", "role": "button", "name": "Go", "tag": "button"}))
     facts = target_facts([refs.lookup(1, "sdoc_1_1")])
     assert facts["input_type"] == "password" and facts["input_types"] == ["password"]
     facts = target_facts([refs.lookup(1, "sdoc_1_9"), None])

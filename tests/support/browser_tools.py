@@ -103,6 +103,8 @@ def l1_site(run_dir: Path) -> Iterator[Site]:
 class Driver:
     """Calls tools on the running host (as one thread) and looks at pages over CDP."""
 
+    _visits = 0
+
     def __init__(self, site: Site, control: Any, thread_id: str = "t1", policy: str | None = "auto"):
         self.site = site
         self.control = control
@@ -125,7 +127,10 @@ class Driver:
         return result
 
     async def open(self, page: str, *, other: bool = False, **query: str) -> int:
-        """Open a fixture page in a new background tab and make it this thread's tab."""
+        """Open a fixture page in a new background tab (a fresh one: the URL carries a unique
+        `visit` number) and make it this thread's tab."""
+        Driver._visits += 1
+        query = {**query, "visit": str(Driver._visits)}
         url = self.site.other_url(page, **query) if other else self.site.url(page, **query)
         result = await self.ok("tab_open", url=url)
         tab_id = result["tabId"]

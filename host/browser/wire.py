@@ -1,0 +1,63 @@
+"""What the page executor sends back, as msgspec Structs: a result that does not fit is refused
+at the boundary instead of half-used. Names are camelCase on the wire."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+
+Short = Annotated[str, msgspec.Meta(max_length=1000)]
+Count = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class Wire(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_only=True):
+    """Base of the page executor's result types."""
+
+
+class SnapshotRef(Wire, kw_only=True):
+    """One ref of a snapshot with the hint the host keeps (never the element's value)."""
+
+    ref: Annotated[str, msgspec.Meta(max_length=64)]
+    role: Short
+    name: Short = ""
+    tag: Short = ""
+    input_type: Short | None = None
+    label: Short | None = None
+    placeholder: Short | None = None
+
+
+class PageSnapshot(Wire, kw_only=True):
+    """A snapshot taken by the page executor (a read, or the post-write one)."""
+
+    id: Short
+    doc_token: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-z]{1,32}$")]
+    snapshot_id: Count
+    text: str
+    refs: list[SnapshotRef] = []
+    ref_count: Count = 0
+    truncated_nodes: Count = 0
+    truncated_refs: Count = 0
+
+
+class DialogReport(Wire, kw_only=True):
+    """A dialog (or window.open) the MAIN-world patch intercepted during a write."""
+
+    kind: Short
+    message: Annotated[str, msgspec.Meta(max_length=4000)] = ""
+    answer: Any = None
+
+
+class ExecuteResult(Wire, kw_only=True):
+    """The page executor's answer to one tool call."""
+
+    result_text: str
+    snapshot: PageSnapshot | None = None
+    page_stabilized: bool = True
+    evidence: dict[str, Any] = {}
+    dialogs: list[DialogReport] = []
+    opens_tabs: list[Annotated[str, msgspec.Meta(max_length=8192)]] = []
+    steps: list[dict[str, Any]] = []
+    scroll: dict[str, Any] | None = None
+    extract: dict[str, Any] | None = None
+    rect: dict[str, Any] | None = None

@@ -1,0 +1,268 @@
+"""L1 writes in a real browser: click, type, select_option, hover, the synthetic press_key and
+batch_actions; actionability failures; verification; stale refs and the one strict recovery; the
+post-write diff and the operation overlay. Every test checks the tool result and the page."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.browser_tools import l1_site, new_driver, ref_of
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    with l1_site(tmp_path_factory.mktemp("l1-actions")) as running:
+        yield running
+
+
+@pytest.fixture
+async def driver(site, request):
+    d = await new_driver(site, thread_id=request.node.name[:100])
+    yield d
+    await d.control.close()
+
+
+async def fresh(driver, page: str) -> str:
+    await driver.open(page)
+    return (await driver.read())["text"]
+
+
+async def test_type_then_click_with_verification_and_diff(driver):
+    page = await fresh(driver, "form.html")
+    typed = await driver.ok("type", element="Full name field", ref=ref_of(page, 'textbox "Full name"'), text="Grace Hopper")
+    assert 'Typed "Grace Hopper" into textbox "Full name"' in typed["text"]
+    assert typed["details"]["evidence"]["effectState"] == "verified"
+    assert typed["details"]["evidence"]["outcome"] == "verified"
+    assert "--- incremental snapshot ---\n# Page Changes (" in typed["text"]
+    assert '- textbox "Full name" [value="Grace Hopper"] [ref=' in typed["text"].split("Added/changed:")[1]
+    assert '- textbox "Full name" [ref]' in typed["text"].split("Removed:")[1]
+    assert await driver.evaluate("form.html", "document.getElementById('name').value") == "Grace Hopper"
+    assert await driver.evaluate("form.html", "window.eventLog") == ["name:input", "name:change"]
+    saved = await driver.ok("click", element="Save button", ref=ref_of(typed["text"].split("Current interactive refs:")[1], 'button "Save"'))
+    assert '- text: "Saved Grace Hopper"' in saved["text"]
+    assert saved["details"]["evidence"]["outcome"] == "uncertain"  # a click never claims more
+    assert await driver.evaluate("form.html", "document.getElementById('status').textContent") == "Saved Grace Hopper"
+
+
+async def test_append_and_contenteditable_and_same_value(driver):
+    page = await fresh(driver, "form.html")
+    bio = ref_of(page, 'textbox "Bio"')
+    await driver.ok("type", element="Bio", ref=bio, text="Hello")
+    page = (await driver.read())["text"]
+    await driver.ok("type", element="Bio", ref=ref_of(page, 'textbox "Bio"'), text=" world", mode="append")
+    assert await driver.evaluate("form.html", "document.getElementById('bio').value") == "Hello world"
+    page = (await driver.read())["text"]
+    again = await driver.ok("type", element="Bio", ref=ref_of(page, 'textbox "Bio"'), text="Hello world")
+    assert "already held that text" in again["text"] and again["details"]["evidence"]["outcome"] == "uncertain"
+    notes = await driver.ok("type", element="Notes", ref=ref_of(page, 'textbox "Notes"'), text="Remember the milk")
+    assert notes["ok"]
+    assert await driver.evaluate("form.html", "document.getElementById('notes').textContent") == "Remember the milk"
+
+
+async def test_typed_passwords_are_not_echoed(driver, site):
+    page = await fresh(driver, "form.html")
+    # The host knows the ref is a password field: even under `auto` the gatekeeper asks.
+    asked = await driver.call("type", element="Password", ref=ref_of(page, 'textbox "Password"'), text="s3cret-value")
+    assert not asked["ok"] and asked["error"]["code"] == "approval_required"
+    assert "sensitive_payload" in asked["error"]["details"]["flags"]
+    assert await driver.evaluate("form.html", "document.getElementById('pw').value") == "hunter2-secret"
+    # Through the raw content channel (test hooks), the page executor still never echoes it.
+    tab = (await driver.control.call("browser.routes", thread_id=driver.thread_id))["target"]
+    raw = await driver.control.call("test.content_call", tab_id=tab, tool="type", write=True,
+                                    params={"ref": ref_of(page, 'textbox "Password"'), "text": "s3cret-value"})
+    assert raw["ok"], raw
+    assert "s3cret-value" not in str(raw["value"]) and "12 characters (hidden)" in raw["value"]["resultText"]
+    assert await driver.evaluate("form.html", "document.getElementById('pw').value") == "s3cret-value"
+
+
+async def test_select_option_by_text_and_value(driver):
+    page = await fresh(driver, "form.html")
+    chosen = await driver.ok("select_option", element="Country", ref=ref_of(page, 'combobox "Country"'), values=["Germany"])
+    assert 'Selected "Germany"' in chosen["text"] and chosen["details"]["evidence"]["effectState"] == "verified"
+    assert await driver.evaluate("form.html", "document.getElementById('country').value") == "de"
+    assert await driver.evaluate("form.html", "window.eventLog") == ["country:de"]
+    page = (await driver.read())["text"]
+    many = await driver.ok("select_option", element="Tags", ref=ref_of(page, 'listbox "Tags"'), values=["a", "Gamma"])
+    assert many["ok"]
+    assert await driver.evaluate("form.html", "[...document.getElementById('tags').selectedOptions].map(o => o.value)") == ["a", "c"]
+    page = (await driver.read())["text"]
+    missing = await driver.call("select_option", element="Country", ref=ref_of(page, 'combobox "Country"'), values=["Narnia"])
+    assert not missing["ok"] and missing["error"]["code"] == "option_not_found"
+    assert '"France"' in missing["error"]["message"] and missing["error"]["details"]["dispatched"] is True
+    disabled = await driver.call("select_option", element="Country", ref=ref_of(page, 'combobox "Country"'), values=["jp"])
+    assert not disabled["ok"] and disabled["error"]["code"] == "disabled"
+    assert await driver.evaluate("form.html", "document.getElementById('country').value") == "de"
+
+
+async def test_hover(driver):
+    page = await fresh(driver, "states.html")
+    hovered = await driver.ok("hover", element="menu", ref=ref_of(page, 'generic "Hover me"'))
+    assert '- text: "hovered"' in hovered["text"]
+    assert await driver.evaluate("states.html", "document.getElementById('hover-out').textContent") == "hovered"
+
+
+async def test_press_key_is_synthetic_and_says_so(driver):
+    page = await fresh(driver, "states.html")
+    field = ref_of(page, 'textbox "Key field"')
+    pressed = await driver.ok("press_key", key="Control+a", ref=field)
+    assert "synthetic key events" in pressed["text"]
+    page = (await driver.read())["text"]
+    await driver.ok("press_key", key="x", ref=ref_of(page, 'textbox "Key field"'))
+    assert await driver.evaluate("states.html", "document.getElementById('keys-out').textContent") == "a+ctrl x "
+    assert await driver.evaluate("states.html", "document.getElementById('keys').value") == "x"
+    bad = await driver.call("press_key", key="Hyper+q", ref=ref_of(page, 'textbox "Key field"'))
+    assert not bad["ok"] and bad["error"]["code"] == "invalid_params"
+
+
+async def test_submit_that_navigates_is_reported_with_the_new_page(driver):
+    page = await fresh(driver, "search.html")
+    result = await driver.ok("type", element="Query", ref=ref_of(page, 'textbox "Query"'), text="kittens", submit=True)
+    assert "navigated to" in result["text"] and "result.html?q=kittens" in result["text"]
+    assert "--- new page snapshot ---" in result["text"] and '- text: "You searched for: kittens"' in result["text"]
+    assert result["details"]["evidence"]["observedEffects"] == ["url_changed"]
+    assert await driver.evaluate("result.html?q=kittens", "document.getElementById('query').textContent") == "You searched for: kittens"
+
+
+@pytest.mark.parametrize("tool,name,extra,code,retryable", [
+    ("click", 'button "Delete account"', {}, "disabled", False),
+    ("type", 'button "Save"', {"text": "x"}, "not_editable", False),
+    ("type", 'textbox "Invite code"', {"text": "x"}, "not_editable", False),
+])
+async def test_actionability_failures_on_the_form(driver, tool, name, extra, code, retryable):
+    page = await fresh(driver, "form.html")
+    result = await driver.call(tool, element=name, ref=ref_of(page, name), **extra)
+    assert not result["ok"] and result["error"]["code"] == code
+    assert result["error"]["phase"] == "precheck" and result["error"]["retryable"] is retryable
+    assert result["error"]["details"]["dispatched"] is False
+    assert await driver.evaluate("form.html", "document.getElementById('code').value") == "FIXED-1"
+    assert await driver.evaluate("form.html", "window.eventLog") == []
+
+
+async def test_an_occluded_button_is_not_clicked(driver):
+    page = await fresh(driver, "states.html")
+    result = await driver.call("click", element="veiled", ref=ref_of(page, "Under the veil"))
+    assert not result["ok"] and result["error"]["code"] == "occluded" and result["error"]["retryable"]
+    assert "div#cover" in result["error"]["message"]
+    assert await driver.evaluate("states.html", "window.coveredClicks") is None
+
+
+async def test_a_moving_button_is_not_stable(driver):
+    tab = await driver.open("states.html")
+    await driver.ok("tab_focus", tabId=tab)  # hidden tabs run no animations
+    page = (await driver.read())["text"]
+    result = await driver.call("click", element="mover", ref=ref_of(page, "Moving target"))
+    assert not result["ok"] and result["error"]["code"] == "not_stable"
+    assert await driver.evaluate("states.html", "window.moverClicks") is None
+
+
+async def test_a_hidden_button_is_not_visible(driver):
+    page = await fresh(driver, "states.html")
+    await driver.ok("click", element="Hide slowly", ref=ref_of(page, "Hide slowly"))
+    fading = ref_of((await driver.read())["text"], "Fading button")
+    await driver.ok("wait_for", timeMs=1600)
+    result = await driver.call("click", element="fading", ref=fading)
+    assert not result["ok"] and result["error"]["code"] == "not_visible" and result["error"]["retryable"]
+    assert await driver.evaluate("states.html", "window.fadingClicks") is None
+
+
+async def test_a_value_the_page_refuses_is_not_effective(driver):
+    page = await fresh(driver, "states.html")
+    refused = await driver.call("type", element="stubborn", ref=ref_of(page, "Stubborn field"), text="hello")
+    assert not refused["ok"] and refused["error"]["code"] == "l1_not_effective"
+    assert refused["error"]["phase"] == "verify" and refused["error"]["details"]["escalationTool"] == "type_trusted"
+    assert refused["error"]["details"]["effectMayHaveOccurred"] is True
+    page = (await driver.read())["text"]
+    reverted = await driver.call("type", element="reverting", ref=ref_of(page, "Reverting field"), text="kept?")
+    assert not reverted["ok"] and reverted["error"]["code"] == "l1_not_effective"
+    assert "not kept" in reverted["error"]["message"]
+    assert await driver.evaluate("states.html", "document.getElementById('sticky').value") == ""
+
+
+async def test_a_stale_ref_is_recovered_once_to_a_unique_identical_target(driver):
+    first = await fresh(driver, "spa.html")
+    message = ref_of(first, 'textbox "Message"')
+    rerendered = await driver.ok("click", element="Re-render", ref=ref_of(first, "Re-render"))
+    assert await driver.evaluate("spa.html", "window.renders") == 2
+    assert 'heading "Render again"' in rerendered["text"]
+    typed = await driver.ok("type", element="Message", ref=message, text="hi there")
+    assert f"target recovered from {message} to " in typed["text"]
+    assert await driver.evaluate("spa.html", "document.querySelector('input').value") == "hi there"
+
+
+async def test_recovery_with_two_candidates_is_ambiguous(driver):
+    first = await fresh(driver, "spa.html")
+    like = ref_of(first, 'button "Like"')
+    await driver.ok("click", element="Duplicate likes", ref=ref_of(first, "Duplicate likes"))
+    result = await driver.call("click", element="Like", ref=like)
+    assert not result["ok"] and result["error"]["code"] == "ambiguous_target"
+    assert result["error"]["phase"] == "recover" and "2 candidates" in result["error"]["message"]
+    assert await driver.evaluate("spa.html", "window.clicks.like") is None
+
+
+async def test_hover_never_recovers_a_stale_ref(driver):
+    first = await fresh(driver, "spa.html")
+    await driver.ok("click", element="Re-render", ref=ref_of(first, "Re-render"))
+    result = await driver.call("hover", element="Like", ref=ref_of(first, 'button "Like"'))
+    assert not result["ok"] and result["error"]["code"] == "stale_ref" and result["error"]["retryable"]
+
+
+async def test_batch_actions_run_in_order(driver):
+    page = await fresh(driver, "form.html")
+    result = await driver.ok("batch_actions", actions=[
+        {"action": "type", "element": "name", "ref": ref_of(page, 'textbox "Full name"'), "text": "Ada"},
+        {"action": "select_option", "element": "country", "ref": ref_of(page, 'combobox "Country"'), "values": ["fr"]},
+        {"action": "click", "element": "save", "ref": ref_of(page, 'button "Save"')},
+    ])
+    assert [s["action"] for s in result["details"]["steps"]] == ["type", "select_option", "click"]
+    assert "1. Typed" in result["text"] and "3. Clicked" in result["text"]
+    assert await driver.evaluate("form.html", "document.getElementById('status').textContent") == "Saved Ada"
+    assert await driver.evaluate("form.html", "document.getElementById('country').value") == "fr"
+
+
+async def test_batch_stops_when_the_page_changes_a_lot(driver):
+    page = await fresh(driver, "spa.html")
+    result = await driver.ok("batch_actions", actions=[
+        {"action": "click", "element": "Load more", "ref": ref_of(page, "Load more")},
+        {"action": "click", "element": "Like", "ref": ref_of(page, 'button "Like"')},
+    ])
+    assert "Stopped after action 1: the page changed a lot" in result["text"]
+    assert len(result["details"]["steps"]) == 1
+    assert await driver.evaluate("spa.html", "window.clicks.like") is None
+    assert await driver.evaluate("spa.html", "document.querySelectorAll('button').length") == 14
+
+
+async def test_batch_stops_after_an_action_that_loads_a_page(driver):
+    page = await fresh(driver, "search.html")
+    result = await driver.ok("batch_actions", actions=[
+        {"action": "type", "element": "Query", "ref": ref_of(page, 'textbox "Query"'), "text": "owls"},
+        {"action": "click", "element": "results link", "ref": ref_of(page, "Go to results")},
+        {"action": "type", "element": "Query", "ref": ref_of(page, 'textbox "Query"'), "text": "never typed"},
+    ])
+    assert "navigated to" in result["text"] and "result.html?from=link" in result["text"]
+    assert await driver.evaluate("result.html?from=link", "location.search") == "?from=link"
+
+
+async def test_a_failing_batch_step_reports_what_ran(driver):
+    page = await fresh(driver, "form.html")
+    result = await driver.call("batch_actions", actions=[
+        {"action": "type", "element": "name", "ref": ref_of(page, 'textbox "Full name"'), "text": "Bo"},
+        {"action": "click", "element": "disabled", "ref": ref_of(page, 'button "Delete account"')},
+        {"action": "click", "element": "save", "ref": ref_of(page, 'button "Save"')},
+    ])
+    assert not result["ok"] and result["error"]["code"] == "disabled"
+    details = result["error"]["details"]
+    assert details["failedIndex"] == 1 and details["notRun"] == 1 and len(details["completed"]) == 1
+    assert details["effectMayHaveOccurred"] is True
+    assert await driver.evaluate("form.html", "document.getElementById('name').value") == "Bo"
+    assert await driver.evaluate("form.html", "document.getElementById('status').textContent") == ""
+
+
+async def test_the_overlay_is_drawn_isolated_and_left_out_of_snapshots(driver):
+    page = await fresh(driver, "states.html")
+    clicked = await driver.ok("click", element="Hide the other", ref=ref_of(page, "Hide the other"))
+    assert "tabwarden-overlay" in await driver.evaluate("states.html", "window.added")
+    assert "overlay" not in clicked["text"]
+    # Closed shadow root: the page cannot look inside.
+    assert await driver.evaluate("states.html", "[...document.querySelectorAll('tabwarden-overlay')].every(e => e.shadowRoot === null)")
