@@ -11,9 +11,9 @@ MAX_HOST_FRAME = 1_048_576
 # Chrome refuses to send more than this from the extension to the host.
 MAX_BROWSER_FRAME = 64 * 1024 * 1024
 
-# Raw bytes of a logical message carried by one chunk frame. Base64 makes it 4/3 larger;
-# with the envelope the chunk frame stays well below MAX_HOST_FRAME.
-CHUNK_RAW_BYTES = 512 * 1024
+# Bytes of a logical message's JSON text carried by one chunk frame. Embedding the slice as
+# a JSON string at most doubles it, so with the envelope a chunk frame stays below MAX_HOST_FRAME.
+CHUNK_RAW_BYTES = 500_000
 # A chunked message may not grow beyond this in either direction.
 MAX_CHUNKED_MESSAGE = 64 * 1024 * 1024
 # Partially received chunked messages held at once (each bounded by MAX_CHUNKED_MESSAGE in total).

@@ -8,18 +8,18 @@ too large, bad JSON, an unknown type, a bad field, nesting or sizes beyond the l
 
 from __future__ import annotations
 
-import binascii
+import functools
 import itertools
 import re
 import struct
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import msgspec
 
 from protocol import constants as C
 from protocol.errors import ErrorCode, ProtocolError
 from protocol.limits import BROWSER_LIMITS, Limits, check_value
-from protocol.messages import Chunk, ExtensionMessage, HostMessage, Message
+from protocol.messages import Chunk, ExtensionMessage, HostMessage, Message, Result
 
 _LEN = struct.Struct("<I")
 PREFIX_SIZE = _LEN.size
@@ -43,26 +43,38 @@ class FrameEncoder:
 
     def encode(self, message: Message) -> list[bytes]:
         """Frames (length prefix included) that carry `message`, in write order."""
-        body = self._encoder.encode(message)
-        if len(body) <= self._max_frame:
-            return [_LEN.pack(len(body)) + body]
-        return self.chunk(body)
+        frame = bytearray(PREFIX_SIZE)
+        self._encoder.encode_into(message, frame, PREFIX_SIZE)  # no copy to prepend the prefix
+        length = len(frame) - PREFIX_SIZE
+        if length <= self._max_frame:
+            _LEN.pack_into(frame, 0, length)
+            return [frame]
+        return self.chunk(bytes(memoryview(frame)[PREFIX_SIZE:]))
 
     def chunk(self, body: bytes) -> list[bytes]:
-        """Split an encoded message into chunk frames."""
+        """Split an encoded message into chunk frames.
+
+        Each chunk carries a slice of the message's JSON text, cut on a UTF-8 character
+        boundary. Escaping can at most double a slice (every byte a quote or backslash), so a
+        slice of `chunk_raw` bytes always fits one frame.
+        """
         if len(body) > self._max_message:
             raise ProtocolError(
                 ErrorCode.FRAME_TOO_LARGE,
                 f"message of {len(body)} bytes exceeds the {self._max_message}-byte limit for chunked messages",
             )
-        step = self._chunk_raw
-        count = -(-len(body) // step)
+        pieces = []
+        start = 0
+        while start < len(body):
+            stop = min(start + self._chunk_raw, len(body))
+            while stop < len(body) and (body[stop] & 0xC0) == 0x80:  # not inside a UTF-8 sequence
+                stop -= 1
+            pieces.append(body[start:stop].decode("utf-8"))
+            start = stop
         message_id = next(self._message_ids)
-        view = memoryview(body)
         frames = []
-        for index in range(count):
-            data = binascii.b2a_base64(view[index * step:(index + 1) * step], newline=False).decode("ascii")
-            frame = self._encoder.encode(Chunk(message_id=message_id, index=index, count=count, data=data))
+        for index, data in enumerate(pieces):
+            frame = self._encoder.encode(Chunk(message_id=message_id, index=index, count=len(pieces), data=data))
             frames.append(_LEN.pack(len(frame)) + frame)
         return frames
 
@@ -77,6 +89,7 @@ class FrameSplitter:
     def __init__(self, max_frame: int = C.MAX_BROWSER_FRAME):
         self._max_frame = max_frame
         self._buffer = bytearray()
+        # Total bytes (prefix included) the buffered partial frame needs, once its prefix is in.
         self._need: int | None = None
         self._broken: ProtocolError | None = None
 
@@ -89,27 +102,48 @@ class FrameSplitter:
         """Add bytes; return every frame payload completed by them."""
         if self._broken:
             raise self._broken
-        self._buffer += data
+        if self._buffer:
+            # A partial frame is waiting: append (amortised O(1)) until it can complete.
+            self._buffer += data
+            if self._need is not None and len(self._buffer) < self._need:
+                return []
+            data = bytes(self._buffer)
+            self._buffer = bytearray()
         frames = []
-        while True:
-            if self._need is None:
-                if len(self._buffer) < PREFIX_SIZE:
-                    return frames
-                (length,) = _LEN.unpack_from(self._buffer)
-                if length > self._max_frame:
-                    self._broken = ProtocolError(
-                        ErrorCode.CORRUPT_STREAM,
-                        f"frame length {length} exceeds the {self._max_frame}-byte limit; the stream is out of sync",
-                        fatal=True,
-                    )
-                    raise self._broken
-                del self._buffer[:PREFIX_SIZE]
-                self._need = length
-            if len(self._buffer) < self._need:
-                return frames
-            frames.append(bytes(self._buffer[: self._need]))
-            del self._buffer[: self._need]
-            self._need = None
+        pos, end = 0, len(data)
+        while end - pos >= PREFIX_SIZE:
+            (length,) = _LEN.unpack_from(data, pos)
+            if length > self._max_frame:
+                self._broken = ProtocolError(
+                    ErrorCode.CORRUPT_STREAM,
+                    f"frame length {length} exceeds the {self._max_frame}-byte limit; the stream is out of sync",
+                    fatal=True,
+                )
+                raise self._broken
+            stop = pos + PREFIX_SIZE + length
+            if stop > end:
+                break
+            frames.append(data[pos + PREFIX_SIZE:stop])
+            pos = stop
+        self._need = None
+        if pos < end:
+            self._buffer = bytearray(data[pos:])
+            if end - pos >= PREFIX_SIZE:
+                self._need = PREFIX_SIZE + _LEN.unpack_from(data, pos)[0]
+        return frames
+
+
+# How both sides write a result (JSON.stringify and msgspec emit no spaces, `type` first):
+# the request id is read from here to pick the typed decoder before decoding anything.
+_RESULT_PREFIX = b'{"type":"result","id":'
+
+
+@functools.lru_cache(maxsize=256)
+def typed_result_decoder(kind: Any) -> msgspec.json.Decoder:
+    """A decoder for a `result` whose value has type `kind` (a Result subclass)."""
+    name = getattr(kind, "__name__", "Any")
+    typed = msgspec.defstruct(f"Result_{name}", [("value", kind)], bases=(Result,), kw_only=True)
+    return msgspec.json.Decoder(typed)
 
 
 class _IdProbe(msgspec.Struct):
@@ -142,7 +176,10 @@ class MessageDecoder:
     def __init__(self, union: Any = ExtensionMessage, limits: Limits = BROWSER_LIMITS,
                  max_message: int = C.MAX_CHUNKED_MESSAGE, max_partial: int = C.MAX_PARTIAL_MESSAGES):
         self._decoder = msgspec.json.Decoder(union)
-        self._limits = limits
+        self.limits = limits
+        # Set by the endpoint: the type a pending request expects for its result, so the
+        # result is decoded once, straight into that type (see typed_result_decoder).
+        self.result_kind: Callable[[int], Any] | None = None
         self._max_message = max_message
         self._max_partial = max_partial
         self._partial: dict[int, _Partial] = {}
@@ -166,8 +203,16 @@ class MessageDecoder:
     def _decode_one(self, payload: bytes) -> Message:
         if not payload:
             raise ProtocolError(ErrorCode.BAD_FRAME, "empty frame")
+        decoder, kind = self._decoder, None
+        if self.result_kind is not None and payload.startswith(_RESULT_PREFIX):
+            start = len(_RESULT_PREFIX)
+            comma = payload.find(b",", start, start + 17)
+            if comma > start and payload[start:comma].isdigit():
+                kind = self.result_kind(int(payload[start:comma]))
+                if kind is not None:
+                    decoder = typed_result_decoder(kind)
         try:
-            message = self._decoder.decode(payload)
+            message = decoder.decode(payload)
         except msgspec.ValidationError as exc:
             text = str(exc)
             code = ErrorCode.UNKNOWN_TYPE if "`$.type`" in text or "field `type`" in text else ErrorCode.INVALID_MESSAGE
@@ -175,9 +220,12 @@ class MessageDecoder:
         except msgspec.DecodeError as exc:
             raise ProtocolError(ErrorCode.BAD_FRAME, f"not valid UTF-8 JSON: {exc}") from None
         except RecursionError:
-            raise ProtocolError(ErrorCode.TOO_DEEP, f"nesting deeper than {self._limits.max_depth}",
+            raise ProtocolError(ErrorCode.TOO_DEEP, f"nesting deeper than {self.limits.max_depth}",
                                 _request_id_of(payload)) from None
-        check_value(message, self._limits, getattr(message, "id", None))
+        if kind is None:
+            check_value(message, self.limits, getattr(message, "id", None))
+        elif kind is Any:
+            check_value(message.value, self.limits, message.id, root="$.value")
         return message
 
     def _absorb(self, chunk: Chunk) -> bytes | None:
@@ -194,10 +242,7 @@ class MessageDecoder:
                     ErrorCode.CHUNK_ERROR,
                     f"chunk {chunk.index}/{chunk.count} of message {chunk.message_id} out of sequence",
                 )
-            try:
-                data = binascii.a2b_base64(chunk.data, strict_mode=True)
-            except (binascii.Error, ValueError):
-                raise ProtocolError(ErrorCode.CHUNK_ERROR, "chunk data is not valid base64") from None
+            data = chunk.data
             partial.parts.append(data)
             partial.size += len(data)
             if self.buffered > self._max_message:
@@ -208,7 +253,7 @@ class MessageDecoder:
         if len(partial.parts) < partial.count:
             return None
         del self._partial[chunk.message_id]
-        return b"".join(partial.parts)
+        return "".join(partial.parts).encode("utf-8")
 
 
 class _Partial:
@@ -216,7 +261,7 @@ class _Partial:
 
     def __init__(self, count: int):
         self.count = count
-        self.parts: list[bytes] = []
+        self.parts: list[str] = []
         self.size = 0
 
 
@@ -238,3 +283,26 @@ def browser_encoder() -> FrameEncoder:
 def iter_frames(frames: Iterable[bytes]) -> bytes:
     """Concatenate frames for one write."""
     return b"".join(frames)
+
+
+def decode_value(raw: msgspec.Raw | Any, kind: Any = Any, limits: Limits = BROWSER_LIMITS,
+                 request_id: int | None = None) -> Any:
+    """Decode a deferred value (a Result's payload) into `kind`.
+
+    A concrete type is enforced by msgspec in C (sizes through its Meta bounds); `Any` gets a
+    generic decode followed by the limit walk.
+    """
+    if not isinstance(raw, msgspec.Raw):  # a value built in this process (tests, local peers)
+        raw = msgspec.Raw(msgspec.json.encode(raw))
+    data = bytes(raw)
+    try:
+        value = msgspec.json.decode(data, type=kind)
+    except msgspec.ValidationError as exc:
+        raise ProtocolError(ErrorCode.INVALID_MESSAGE, f"result: {exc}", request_id) from None
+    except msgspec.DecodeError as exc:
+        raise ProtocolError(ErrorCode.BAD_FRAME, f"result is not valid JSON: {exc}", request_id) from None
+    except RecursionError:
+        raise ProtocolError(ErrorCode.TOO_DEEP, f"result nesting deeper than {limits.max_depth}", request_id) from None
+    if kind is Any:
+        check_value(value, limits, request_id, root="$.value")
+    return value

@@ -50,8 +50,9 @@ class Pong(Message, tag="pong", kw_only=True):
 class Chunk(Message, tag="chunk", kw_only=True):
     """One numbered piece of a logical message too large for a single frame.
 
-    `data` is base64 of a slice of the logical message's UTF-8 JSON; the receiver joins the
-    pieces of `message_id` in index order and decodes the whole as one message.
+    `data` is a slice of the logical message's JSON text (cut between characters); the
+    receiver joins the pieces of `message_id` in index order and decodes the whole as one
+    message.
     """
 
     message_id: RequestId
@@ -169,10 +170,15 @@ class Cancel(Message, tag="cancel", kw_only=True):
 
 
 class Result(Message, tag="result", kw_only=True):
-    """Successful answer to the host request `id`."""
+    """Successful answer to the host request `id`.
+
+    Any JSON value may be sent. The receiver keeps `value` undecoded (`msgspec.Raw`) until the
+    request that asked for it decodes it into the type it expects, so large typed results are
+    decoded once, in C, with their bounds enforced by the type.
+    """
 
     id: RequestId
-    value: Any = None
+    value: msgspec.Raw
 
 
 class Failure(Message, tag="failure", kw_only=True):

@@ -3,10 +3,10 @@
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "c6b8fa0b5d098313732927fa980d8e089c44ce6053b9d75b250258589ca75059";
+export const SCHEMA_HASH = "57458c85589a65dc54bf722a4650bbe5bceb1c7b74250c51d0cdc59d7828d27c";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
-  "chunkRawBytes": 524288,
+  "chunkRawBytes": 500000,
   "maxBrowserFrame": 67108864,
   "maxChunkedMessage": 67108864,
   "maxHostFrame": 1048576,
@@ -263,11 +263,10 @@ export const EXTENSION_MESSAGE_FIELDS = Object.freeze({
     ]
   },
   "result": {
-    "optional": [
-      "value"
-    ],
+    "optional": [],
     "required": [
-      "id"
+      "id",
+      "value"
     ]
   },
   "ui.connect": {

@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+
+import msgspec
 from typing import Any, Awaitable, Callable, Protocol
 
 from protocol.errors import ErrorCode, ErrorInfo, ProtocolError
-from protocol.framing import FrameEncoder, FrameSplitter, MessageDecoder
+from protocol.framing import FrameEncoder, FrameSplitter, MessageDecoder, decode_value
 from protocol.messages import Cancel, Failure, Message, Ping, Pong, ProtocolErrorReport, Result
 
 from host.transport.errors import Disconnected, Overloaded, RemoteError, RequestError, RequestTimeout
@@ -74,6 +76,8 @@ class Endpoint:
         self._outbound: asyncio.Queue[list[bytes] | None] = asyncio.Queue(max_outbound)
         self._inbound: asyncio.Queue[Message] = asyncio.Queue(max_inbound)
         self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._expected: dict[int, Any] = {}  # request id -> the result type it asked for
+        decoder.result_kind = self._expected.get
         self._ids = itertools.count(1)
         self._handlers: dict[type, Handler] = {}
         self._fallback: Handler | None = None
@@ -124,11 +128,14 @@ class Endpoint:
         except asyncio.QueueFull:
             raise Overloaded(f"{self.name} outbound queue is full ({self._outbound.maxsize} messages)") from None
 
-    async def request(self, build: Callable[[int], Message], timeout: float | None = None) -> Any:
+    async def request(self, build: Callable[[int], Message], timeout: float | None = None,
+                      result_type: Any = Any) -> Any:
         """Send the message `build(id)` and wait for the peer's result for that id.
 
+        The result is decoded into `result_type` (any JSON within the limits by default).
         Raises RemoteError (the peer failed it), RequestTimeout (a cancel is sent to the peer),
-        Disconnected, or Overloaded. Cancelling the awaiting task also cancels the peer's work.
+        RequestError (the result does not fit `result_type`), Disconnected, or Overloaded.
+        Cancelling the awaiting task also cancels the peer's work.
         """
         if len(self._pending) >= self._max_pending:
             raise Overloaded(f"{len(self._pending)} requests to the {self.name} are already waiting")
@@ -136,9 +143,10 @@ class Endpoint:
         message = build(request_id)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
+        self._expected[request_id] = result_type
         try:
             self.send(message)
-            return await asyncio.wait_for(future, timeout if timeout is not None else self.default_timeout)
+            raw = await asyncio.wait_for(future, timeout if timeout is not None else self.default_timeout)
         except asyncio.TimeoutError:
             self._cancel_remote(request_id)
             raise RequestTimeout(
@@ -149,6 +157,13 @@ class Endpoint:
             raise
         finally:
             self._pending.pop(request_id, None)
+            self._expected.pop(request_id, None)
+        if not isinstance(raw, msgspec.Raw):
+            return raw  # decoded into result_type as it arrived
+        try:
+            return decode_value(raw, result_type, self._decoder.limits, request_id)
+        except ProtocolError as exc:
+            raise RequestError(ErrorInfo(code=exc.code, message=exc.message)) from None
 
     async def ping(self, timeout: float = 2.0) -> None:
         """Round trip a ping; raises on timeout or disconnect."""
@@ -198,7 +213,7 @@ class Endpoint:
         if message is None:
             return  # a chunk of an unfinished message
         kind = type(message)
-        if kind is Result or kind is Failure or kind is Pong:
+        if isinstance(message, (Result, Failure, Pong)):  # typed results subclass Result
             self._resolve(message)
         elif kind is Ping:
             self._reply(Pong(id=message.id))
@@ -217,7 +232,7 @@ class Endpoint:
         if isinstance(message, Failure):
             future.set_exception(RemoteError(message.error))
         else:
-            future.set_result(message.value if isinstance(message, Result) else None)
+            future.set_result(message.value if isinstance(message, Result) else msgspec.Raw(b"null"))
 
     def report(self, exc: ProtocolError) -> None:
         # A malformed reply still ends the request it was meant for.

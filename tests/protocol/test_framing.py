@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import base64
 import struct
+from typing import Annotated
 
 import msgspec
 import pytest
 
 from protocol import constants as C
 from protocol.errors import ErrorCode, ProtocolError
-from protocol.framing import FrameEncoder, FrameSplitter, MessageDecoder, browser_encoder, extension_decoder, host_decoder
+from protocol.framing import (
+    FrameEncoder, FrameSplitter, MessageDecoder, browser_encoder, decode_value, extension_decoder, host_decoder,
+)
 from protocol.limits import Limits
 from protocol.messages import (
     BrowserCall, CdpCommand, Chunk, ContentCall, DiagCall, Failure, Hello, Ping, Result, UiOp,
@@ -20,6 +22,11 @@ from protocol.errors import ErrorInfo
 
 def frame(payload: bytes) -> bytes:
     return struct.pack("<I", len(payload)) + payload
+
+
+def same(a, b) -> bool:
+    """Equal on the wire (decoded results keep their value as raw JSON)."""
+    return msgspec.json.decode(msgspec.json.encode(a)) == msgspec.json.decode(msgspec.json.encode(b))
 
 
 def decode_all(decoder: MessageDecoder, frames: list[bytes]):
@@ -50,8 +57,13 @@ def test_wire_names_are_camel_case_with_a_type_tag():
     assert raw == {"type": "content.call", "id": 1, "tabId": 2, "tool": "click"}
 
 
-def test_large_host_message_is_chunked_below_the_frame_limit():
-    message = DiagCall(id=9, op="echo", data="é" * (3 * 1024 * 1024))  # multi-byte UTF-8
+@pytest.mark.parametrize("data", [
+    "é" * (3 * 1024 * 1024),  # multi-byte UTF-8 cut between characters
+    '"\\' * (1024 * 1024),  # the worst case for escaping: every byte doubles
+    "🙂" * (600 * 1024),  # four-byte characters
+])
+def test_large_host_message_is_chunked_below_the_frame_limit(data):
+    message = DiagCall(id=9, op="echo", data=data)
     frames = FrameEncoder().encode(message)
     assert len(frames) > 1
     assert all(len(f) - 4 <= C.MAX_HOST_FRAME for f in frames)
@@ -63,7 +75,9 @@ def test_chunks_from_the_browser_are_accepted_too():
     message = Result(id=3, value={"text": "y" * 5000})
     frames = encoder.encode(message)
     assert len(frames) > 5
-    assert decode_all(host_decoder(), frames) == [message]
+    (decoded,) = decode_all(host_decoder(), frames)
+    assert same(decoded, message)
+    assert decode_value(decoded.value) == {"text": "y" * 5000}
 
 
 def test_encoder_refuses_a_message_beyond_the_chunked_limit():
@@ -110,7 +124,7 @@ def code_of(decoder: MessageDecoder, payload: bytes) -> tuple[str, int | None]:
     (b'{"type": "failure", "id": 7, "error": {"code": "x"}}', ErrorCode.INVALID_MESSAGE, 7),
     (b'{"type": "result", "id": 8, "value": 1, "extra": 2}', ErrorCode.INVALID_MESSAGE, 8),
     (b'{"type": "result", "id": -1}', ErrorCode.INVALID_MESSAGE, None),
-    (b'{"type": "result", "id": 9, "value": ' + b"[" * 100 + b"]" * 100 + b"}", ErrorCode.TOO_DEEP, 9),
+    (b'{"type": "ui.op", "clientId": "c", "op": {"v": ' + b"[" * 100 + b"]" * 100 + b"}}", ErrorCode.TOO_DEEP, None),
     (b'{"type": "result", "id": 10, "value": ' + b"[" * 5000 + b"]" * 5000 + b"}", ErrorCode.TOO_DEEP, 10),
 ])
 def test_bad_frames_get_structured_errors(payload, code, request_id):
@@ -131,10 +145,24 @@ def test_host_only_types_are_refused_from_the_browser():
     ([[1] * 10] * 10, ErrorCode.TOO_MANY_NODES),
 ])
 def test_limits_apply_inside_free_form_values(value, code):
-    decoder = MessageDecoder(limits=Limits(max_depth=5, max_string=100, max_array=10, max_keys=10, max_nodes=60))
-    payload = msgspec.json.encode(Result(id=3, value=value))
-    err_code, request_id = code_of(decoder, payload)
-    assert (err_code, request_id) == (code, 3)
+    limits = Limits(max_depth=5, max_string=100, max_array=10, max_keys=10, max_nodes=60)
+    decoder = MessageDecoder(limits=limits)
+    payload = msgspec.json.encode(UiOp(client_id="c", op={"v": value}))
+    assert code_of(decoder, payload)[0] == code
+    # a result's value is checked when the request decodes it
+    with pytest.raises(ProtocolError) as err:
+        decode_value(msgspec.Raw(msgspec.json.encode([value])), limits=limits, request_id=3)
+    assert (err.value.code, err.value.request_id) == (code, 3)
+
+
+def test_typed_results_are_validated_by_their_type():
+    class Snapshot(msgspec.Struct):
+        text: Annotated[str, msgspec.Meta(max_length=5)]
+
+    assert decode_value(msgspec.Raw(b'{"text": "abc"}'), Snapshot) == Snapshot("abc")
+    with pytest.raises(ProtocolError) as err:
+        decode_value(msgspec.Raw(b'{"text": "abcdef"}'), Snapshot, request_id=4)
+    assert err.value.code == ErrorCode.INVALID_MESSAGE and "$.text" in err.value.message
 
 
 def test_limit_errors_name_the_path():
@@ -145,13 +173,13 @@ def test_limit_errors_name_the_path():
 
 
 def _chunk(message_id: int, index: int, count: int, data: bytes) -> bytes:
-    return msgspec.json.encode(Chunk(message_id=message_id, index=index, count=count, data=base64.b64encode(data).decode()))
+    return msgspec.json.encode(Chunk(message_id=message_id, index=index, count=count, data=data.decode()))
 
 
 def test_chunk_sequence_errors_drop_only_that_message():
     decoder = host_decoder()
     body = msgspec.json.encode(Result(id=1, value="abc"))
-    assert decoder.decode(_chunk(1, 0, 2, body[:5])) is None
+    assert decoder.decode(_chunk(1, 0, 2, body[:5])) is None  # body: a result
     with pytest.raises(ProtocolError) as err:
         decoder.decode(_chunk(1, 2, 2, body[5:]))
     assert err.value.code == ErrorCode.CHUNK_ERROR
@@ -162,7 +190,7 @@ def test_chunk_sequence_errors_drop_only_that_message():
 
 @pytest.mark.parametrize("payloads", [
     [_chunk(5, 1, 2, b"x")],  # a middle chunk of an unknown message
-    [b'{"type":"chunk","messageId":1,"index":0,"count":2,"data":"***"}'],  # bad base64
+    [b'{"type":"chunk","messageId":1,"index":0,"count":2,"data":7}'],  # data is not text
     [_chunk(2, 0, 1, _chunk(3, 0, 1, b"{}"))],  # a chunk inside a chunk
     [_chunk(4, 0, 1, b"{not json")],
 ])

@@ -28,7 +28,7 @@ valid_payloads = st.one_of(
     st.just(msgspec.json.encode(Hello(protocol="p", protocol_version=1, schema_hash="a" * 64,
                                       extension_version="1", browser_session_id="abcdefgh"))),
     st.builds(lambda i, n, d: msgspec.json.encode(Chunk(message_id=i, index=n, count=n + 1, data=d)),
-              st.integers(0, 5), st.integers(0, 3), st.text(alphabet="QUJD=", max_size=12)),
+              st.integers(0, 5), st.integers(0, 3), st.text(max_size=12)),
 )
 
 

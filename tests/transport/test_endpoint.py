@@ -195,3 +195,29 @@ async def test_end_of_input_fails_pending_requests(pair):
     with pytest.raises(Disconnected):
         await task
     assert endpoint.close_reason == "end of input"
+
+
+class Snapshot(msgspec.Struct):
+    text: str
+    generation: int
+
+
+async def test_results_decode_straight_into_the_requested_type(pair):
+    endpoint, browser = pair
+    task = asyncio.create_task(endpoint.request(lambda i: DiagCall(id=i, op="info"), result_type=Snapshot))
+    request = await browser.receive()
+    await browser.send(Result(id=request.id, value={"text": "- button", "generation": 2}))
+    assert await task == Snapshot("- button", 2)
+
+
+async def test_a_result_of_the_wrong_shape_fails_its_request(pair):
+    endpoint, browser = pair
+    task = asyncio.create_task(endpoint.request(lambda i: DiagCall(id=i, op="info"), result_type=Snapshot))
+    request = await browser.receive()
+    await browser.send(Result(id=request.id, value={"text": 5}))
+    with pytest.raises(RequestError) as err:
+        await task
+    assert err.value.code == ErrorCode.INVALID_MESSAGE and "$.value.text" in err.value.info.message
+    report = await browser.receive()
+    assert isinstance(report, ProtocolErrorReport) and report.request_id == request.id
+    await browser.check_alive()
