@@ -155,6 +155,10 @@ class Gatekeeper:
             raise GatekeeperUnavailable(f"permission policy is unavailable: {problems}")
         return self._state
 
+    def mark_unavailable(self, reason: Exception) -> None:
+        """Fail closed from now on (e.g. the host could not open its store)."""
+        self._error = reason
+
     def _fail(self, exc: Exception) -> GatekeeperUnavailable:
         self._error = exc
         return GatekeeperUnavailable(f"permission state is unavailable: {exc}")

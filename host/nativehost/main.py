@@ -47,6 +47,10 @@ class HostProcess:
         self.extension_id = extension_id
         self.session: BrowserSession | None = None
         self.endpoint = None
+        self.control = None
+        from host.nativehost.services import HostServices
+
+        self.services = HostServices(self)
         self.exit_code = exit_codes.OK
         self._shutdown_hooks: list[Callable[[], Awaitable[None] | None]] = []
         self.ready = asyncio.Event()
@@ -72,7 +76,7 @@ class HostProcess:
         endpoint.on_other(self._on_event)
         endpoint.start()
         self._install_signal_handlers()
-        control = await self._start_control()
+        control = self.control = await self._start_control()
         await endpoint.closed.wait()
         if endpoint.close_reason == "corrupt_stream":
             self.exit_code = exit_codes.LINK_BROKEN
@@ -118,6 +122,7 @@ class HostProcess:
         ))
         if previous and previous.browser_session_id != hello.browser_session_id:
             log.info("browser session changed from %s to %s", previous.browser_session_id, hello.browser_session_id)
+        self.services.browser_session_changed(hello.browser_session_id)
         log.info("handshake complete: extension %s, browser session %s", hello.extension_version, hello.browser_session_id)
         self.ready.set()
 
@@ -127,7 +132,7 @@ class HostProcess:
         if self.session is None:
             self.endpoint.report(ProtocolError(ErrorCode.NOT_READY, f"{type(message).__name__} before hello"))
             return
-        log.debug("event %s", type(message).__name__)
+        await self.services.dispatch(message)
 
     async def _shutdown(self, control) -> None:
         log.info("shutting down: %s", self.endpoint.close_reason)
@@ -141,4 +146,5 @@ class HostProcess:
             except Exception:
                 log.exception("shutdown hook failed")
         await self.endpoint.close(self.endpoint.close_reason or "shutdown")
+        await self.services.close()
         log.info("host exits with %d", self.exit_code)

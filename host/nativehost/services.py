@@ -1,0 +1,102 @@
+"""The long-lived subsystems of one host process, created on first use and shared by the
+browser link, the control server and (later) the engine: one store, one gatekeeper, one
+browser gateway. Inbound browser frames that are not replies are routed from here."""
+
+from __future__ import annotations
+
+import logging
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Callable
+
+from protocol.messages import BrowserEvent, CdpDetached, CdpEvent, Message, UiConnect, UiDisconnect, UiOp
+
+if TYPE_CHECKING:
+    from host.browser.gateway import BrowserGateway
+    from host.gatekeeper.service import Gatekeeper
+    from host.nativehost.main import HostProcess
+    from host.store import Store
+
+log = logging.getLogger("tabwarden.services")
+
+Listener = Callable[[Message], Any]
+
+
+class HostServices:
+    def __init__(self, host: "HostProcess"):
+        self.host = host
+        self.store_error: Exception | None = None
+        # Subsystems that want inbound frames register here (the engine takes the UI ones).
+        self.listeners: dict[type, list[Listener]] = {}
+
+    def listen(self, message_type: type, listener: Listener) -> None:
+        """Call `listener` for every inbound `message_type` frame after the handshake."""
+        self.listeners.setdefault(message_type, []).append(listener)
+
+    async def dispatch(self, message: Message) -> None:
+        """Route one inbound frame to the listeners of its type."""
+        kind = type(message)
+        if kind is BrowserEvent:
+            self.gateway  # noqa: B018 - the gateway must exist to track tabs from the first event
+        listeners = self.listeners.get(kind, [])
+        if not listeners and kind in (UiConnect, UiOp, UiDisconnect, CdpEvent, CdpDetached):
+            log.debug("no subsystem takes %s yet", kind.__name__)
+        for listener in listeners:
+            try:
+                outcome = listener(message)
+                if hasattr(outcome, "__await__"):
+                    await outcome
+            except Exception:
+                log.exception("listener for %s failed", kind.__name__)
+
+    @cached_property
+    def store(self) -> "Store | None":
+        """The SQLite store, or None when it cannot be opened (everything then fails closed)."""
+        from host.store import Store, StoreError
+
+        try:
+            return Store()
+        except StoreError as exc:
+            self.store_error = exc
+            log.error("the store cannot be opened: %s; every permission check will deny", exc)
+            return None
+
+    @cached_property
+    def gatekeeper(self) -> "Gatekeeper":
+        """The host's gatekeeper, bound to the connected browser session."""
+        from host.gatekeeper.service import Gatekeeper
+
+        gatekeeper = Gatekeeper(self.store, on_alert=self._on_alert)
+        if self.store is None:
+            gatekeeper.mark_unavailable(self.store_error or RuntimeError("no store"))
+        session = self.host.session
+        if session is not None:
+            gatekeeper.bind_browser_session(session.browser_session_id)
+        return gatekeeper
+
+    @cached_property
+    def gateway(self) -> "BrowserGateway":
+        """The browser tool gateway (tab routes, ref maps, L0/L1 dispatch)."""
+        from host.browser.events import handle_event
+        from host.browser.gateway import BrowserGateway
+
+        gateway = BrowserGateway(lambda: self.host.endpoint, self.gatekeeper)
+        self.listen(BrowserEvent, lambda event: handle_event(gateway, event))
+        return gateway
+
+    def browser_session_changed(self, browser_session_id: str) -> None:
+        """A (re)connected extension reported its browser session: rebind session grants."""
+        if "gatekeeper" in self.__dict__:
+            self.gatekeeper.bind_browser_session(browser_session_id)
+
+    def _on_alert(self, alert: Any) -> None:
+        log.warning("gatekeeper alert: %s", alert)
+        control = getattr(self.host, "control", None)
+        if control is not None:
+            control.broadcast("alert", {"threadId": getattr(alert, "thread_id", None), "code": getattr(alert, "code", None),
+                                        "message": getattr(alert, "message", str(alert))})
+
+    async def close(self) -> None:
+        """Flush and close what needs it (called on orderly shutdown)."""
+        store = self.__dict__.get("store")
+        if store is not None:
+            store.close()
