@@ -79,6 +79,18 @@ def _dialogs(result: ExecuteResult) -> list[dict[str, Any]]:
     return [msgspec.to_builtins(d) for d in result.dialogs if d.kind != "open"]
 
 
+async def _adopt(call: ToolCall, child: dict) -> tuple[int, str]:
+    """Make a child tab the follow-up target and read it; returns (tab id, text section)."""
+    child_id = int(child["id"])
+    moved = call.routes.adopt_child(call.thread_id, call.tab_id, child_id)  # type: ignore[arg-type]
+    await snapshots.wait_for_load(call.bridge, child_id, timeout_s=10)
+    tab = await get_tab(call.bridge, child_id)
+    note = f"The action opened a new tab {child_id} ({tab.url})"
+    note += "; it is now the task's default tab." if moved else "."
+    snapshot = await snapshots.fresh_snapshot(call.bridge, call.refs, child_id) if tab.is_web_page else "(not a web page)"
+    return child_id, f"{note}\n{NEW_PAGE_DIVIDER}\n{snapshot}"
+
+
 def _content_params(call: ToolCall) -> dict[str, Any]:
     params = call.page_params()
     if call.tool in RECOVERABLE:

@@ -253,3 +253,26 @@ async def test_a_malformed_page_answer_is_refused_at_the_boundary(gateway, fake)
         result = await gateway.call("get_selection", {"tabId": 1}, thread_id="t")
         assert not result.ok and result.error.code == "unknown", answer
         assert "invalid content-script response" in result.error.message
+
+
+async def test_a_child_tab_opened_by_a_write_becomes_the_default(gateway, fake):
+    gateway.routes.bind("t", 1)
+    await read(gateway)
+
+    async def content(call):
+        if call.tool == "click":
+            # Chrome does not always record the opener: the URL the page opened identifies it.
+            fake.tabs[3] = {"id": 3, "url": "http://site.test/child", "title": "Child", "windowId": 9,
+                            "status": "complete", "openerTabId": None}
+            return {"resultText": "Clicked", "snapshot": snapshot("doc", 5, ("button", "Save")),
+                    "opensTabs": ["http://site.test/child"]}
+        return {"resultText": "child page", "snapshot": snapshot("kid", 1, ("button", "Ok"))}
+
+    fake.content = content
+    result = await gateway.call("click", {"element": "link", "ref": "sdoc_1_1"}, thread_id="t", policy="auto")
+    assert result.ok, result
+    assert result.tab_id == 1 and result.result_tab_id == 3
+    assert "The action opened a new tab 3" in result.text and "child page" in result.text
+    assert "tab_created" in result.details["evidence"]["observedEffects"]
+    assert gateway.routes.default("t").tab_id == 3
+    assert gateway.refs.current_snapshot(3) == "skid_1"

@@ -138,7 +138,7 @@ async def test_refs_past_the_ceiling_are_counted_and_still_findable(driver):
     text = result["text"]
     hidden = result["details"]["truncatedRefs"]
     assert hidden > 0
-    assert f"of them with refs; find_in_page searches the whole snapshot]" in text
+    assert "of them with refs; find_in_page searches the whole snapshot]" in text
     assert "Catalogue entry number 800" not in text
     found = await driver.ok("find_in_page", query="entry number 800")
     line = found["text"].split("\n")[1]

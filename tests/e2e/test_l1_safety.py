@@ -1,0 +1,275 @@
+"""The safety boundaries of the browser tools in a real browser: the MAIN-world dialog patch, writes
+that never get an answer (never replayed), child tabs, manual takeover, site access, the
+gatekeeper before every dispatch, structured errors for bad input at both boundaries, per-tab
+serialisation and cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from host.transport.errors import RequestError
+from tests.support.browser_tools import l1_site, new_driver, ref_of
+from tests.support.cdp import PageSession
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    with l1_site(tmp_path_factory.mktemp("l1-safety")) as running:
+        yield running
+
+
+@pytest.fixture
+async def driver(site, request):
+    d = await new_driver(site, thread_id=request.node.name[:100])
+    yield d
+    await d.control.close()
+
+
+async def fresh(driver, page: str, **query: str) -> str:
+    await driver.open(page, **query)
+    return (await driver.read())["text"]
+
+
+PATCH_STATE = "window[Symbol.for('tabwarden.dialogPatch')]"
+
+# ---------------------------------------------------------------- dialogs
+
+
+async def test_confirm_is_auto_cancelled_and_reported(driver):
+    page = await fresh(driver, "dialogs.html")
+    assert await driver.evaluate("dialogs.html", f"{PATCH_STATE} === undefined")  # reads never patch
+    result = await driver.ok("click", element="Delete all", ref=ref_of(page, "Delete all"))
+    assert 'The page opened 1 dialog(s):\n- confirm("Delete everything?"): auto-cancelled (returned false)' in result["text"]
+    assert result["details"]["dialogs"] == [{"kind": "confirm", "message": "Delete everything?", "answer": False}]
+    assert await driver.evaluate("dialogs.html", "document.getElementById('out').textContent") == "confirm returned false"
+    # Restored after the write: the page's own functions are back.
+    assert await driver.evaluate("dialogs.html", "window.patchedNow()") is False
+    assert await driver.evaluate("dialogs.html", f"{PATCH_STATE}.depth") == 0
+
+
+async def test_prompt_returns_null_and_alert_is_closed(driver):
+    page = await fresh(driver, "dialogs.html")
+    prompted = await driver.ok("click", element="Ask name", ref=ref_of(page, "Ask name"))
+    assert "auto-cancelled (returned null)" in prompted["text"]
+    assert await driver.evaluate("dialogs.html", "document.getElementById('out').textContent") == "prompt returned null"
+    page = (await driver.read())["text"]
+    alerted = await driver.ok("click", element="Notify", ref=ref_of(page, "Notify"))
+    assert '- alert("Saved!"): closed' in alerted["text"]
+    assert await driver.evaluate("dialogs.html", "document.getElementById('out').textContent") == "after alert"
+
+
+async def test_no_dialog_guard_means_no_dispatch(driver):
+    page = await fresh(driver, "dialog-locked.html")
+    result = await driver.call("click", element="Proceed", ref=ref_of(page, "Proceed"))
+    assert not result["ok"] and result["error"]["code"] == "safety_boundary_unavailable"
+    assert result["error"]["phase"] == "precheck" and result["error"]["details"]["dispatched"] is False
+    assert "window.confirm cannot be replaced" in result["error"]["message"]
+    assert await driver.evaluate("dialog-locked.html", "window.clicked") is None
+    assert await driver.evaluate("dialog-locked.html", "window.alert.toString().includes('[native code]')")
+
+
+async def test_a_guard_that_cannot_be_removed_is_reported(driver):
+    page = await fresh(driver, "dialogs.html")
+    result = await driver.call("click", element="Lock confirm", ref=ref_of(page, "Lock confirm"))
+    assert not result["ok"] and result["error"]["code"] == "safety_boundary_unavailable"
+    details = result["error"]["details"]
+    assert result["error"]["phase"] == "recover"
+    assert details["restoreAttempts"] == 2 and details["dialogInterceptionMayRemain"] is True
+    assert details["dispatched"] is True and details["effectMayHaveOccurred"] is True
+    assert await driver.evaluate("dialogs.html", "document.getElementById('out').textContent") == "locked"
+
+
+# ---------------------------------------------------------------- no reply, new tabs
+
+
+async def test_a_write_whose_page_reloads_is_uncertain_and_never_replayed(driver):
+    page = await fresh(driver, "reload.html")
+    assert await driver.evaluate("reload.html", "document.getElementById('loads').textContent") == "1"
+    result = await driver.call("click", element="Reload page", ref=ref_of(page, "Reload page"))
+    assert not result["ok"] and result["error"]["code"] == "navigation_uncertain"
+    assert result["error"]["retryable"] is False and result["error"]["details"]["effectMayHaveOccurred"] is True
+    assert "do not simply repeat" in result["text"]
+    # Exactly one reload happened: the click was not sent twice.
+    await driver.ok("wait_for", text="Loads: 2")
+    assert await driver.evaluate("reload.html", "document.getElementById('loads').textContent") == "2"
+
+
+async def test_a_link_that_leaves_the_page_reports_the_navigation(driver):
+    page = await fresh(driver, "search.html")
+    result = await driver.ok("click", element="results link", ref=ref_of(page, "Go to results"))
+    assert "navigated to" in result["text"] and "every earlier ref is invalid" in result["text"]
+    assert '- heading "Results" [level=1]' in result["text"]
+    old = await driver.call("click", element="results link", ref=ref_of(page, "Go to results"))
+    assert not old["ok"] and old["error"]["code"] == "stale_ref"
+
+
+async def test_a_child_tab_becomes_the_follow_up_target(driver):
+    source = await driver.open("newtab.html")
+    page = (await driver.read())["text"]
+    result = await driver.ok("click", element="child link", ref=ref_of(page, "Open child in new tab"))
+    child = result["resultTabId"]
+    assert child and child != source and result["tabId"] == source
+    assert f"The action opened a new tab {child}" in result["text"] and "it is now the task's default tab" in result["text"]
+    assert "tab_created" in result["details"]["evidence"]["observedEffects"]
+    routes = await driver.control.call("browser.routes", thread_id=driver.thread_id)
+    assert routes["target"] == child and child in routes["driven"]
+    follow_up = await driver.read()
+    assert follow_up["tabId"] == child and "Child page" in follow_up["text"]
+
+
+async def test_a_blocked_popup_is_reported_not_invented(driver):
+    page = await fresh(driver, "newtab.html")
+    before = len(await driver.control.call("browser.tabs"))
+    result = await driver.ok("click", element="script opener", ref=ref_of(page, "Open child with script"))
+    after = await driver.control.call("browser.tabs")
+    if len(after) == before:
+        assert "child.html?via=open in a new tab or window, but none appeared" in result["text"]
+        assert "resultTabId" not in result
+    else:  # a browser that lets it through: then it is adopted like any child
+        assert result["resultTabId"] in {t["id"] for t in after}
+    assert result["details"]["openedUrls"][0].endswith("child.html?via=open")
+
+
+# ---------------------------------------------------------------- manual takeover
+
+
+async def test_a_person_clicking_a_driven_tab_pauses_the_writing_thread(driver, site):
+    tab = await driver.open("form.html")
+    page = (await driver.read())["text"]
+    await driver.ok("click", element="Save", ref=ref_of(page, 'button "Save"'))
+    session = await driver.page("form.html")
+    try:
+        await session.trusted_click(5, 5)
+    finally:
+        await session.close()
+    for _ in range(100):
+        paused = await driver.control.call("browser.paused")
+        if any(p["threadId"] == driver.thread_id for p in paused):
+            break
+        await asyncio.sleep(0.05)
+    info = next(p for p in paused if p["threadId"] == driver.thread_id)
+    assert info["tabId"] == tab and info["kind"] == "mousedown"
+    blocked = await driver.call("read_page")
+    assert not blocked["ok"] and blocked["error"]["code"] == "paused"
+    other = await driver.call("read_page", thread_id="a-reader", tabId=tab)
+    assert other["ok"]
+    assert (await driver.control.call("browser.resume", thread_id=driver.thread_id))["resumed"] is True
+    assert (await driver.call("read_page"))["ok"]
+
+
+# ---------------------------------------------------------------- authorisation
+
+
+async def test_a_write_under_the_default_policy_needs_approval_and_does_nothing(driver):
+    page = await fresh(driver, "form.html")
+    result = await driver.call("click", element="Save", ref=ref_of(page, 'button "Save"'), policy=None)
+    assert not result["ok"] and result["error"]["code"] == "approval_required"
+    assert result["error"]["details"]["reasonCode"] == "policy_default"
+    assert result["error"]["details"]["dispatched"] is False
+    assert await driver.evaluate("form.html", "document.getElementById('status').textContent") == ""
+
+
+async def test_a_page_without_site_access_asks_with_the_host_permission_flag(driver, site):
+    url = f"http://localhost:{site.main.port}/l1/form.html"
+    opened = await driver.ok("tab_open", url=url)
+    await driver.control.call("browser.bind_target", thread_id=driver.thread_id, tab_id=opened["tabId"])
+    result = await driver.call("read_page")
+    assert not result["ok"] and result["error"]["code"] == "approval_required"
+    assert "host_permission" in result["error"]["details"]["flags"]
+    assert result["error"]["details"]["targetOrigin"] == f"http://localhost:{site.main.port}"
+
+
+async def test_javascript_urls_are_denied_by_destination(driver):
+    result = await driver.call("tab_open", url="javascript:alert(document.cookie)")
+    assert not result["ok"] and result["error"]["code"] == "denied"
+    assert result["error"]["details"]["reasonCode"] == "script_scheme"
+
+
+# ---------------------------------------------------------------- bad input, both boundaries
+
+
+@pytest.mark.parametrize("tool,params,code,where", [
+    ("teleport", {}, "unknown_tool", ""),
+    ("read_page", {"maxTokens": 7000}, "invalid_params", "$.maxTokens"),
+    ("click", {"element": "x", "ref": "e12"}, "invalid_params", "$.ref"),
+    ("click", {"ref": "sabc_1_1"}, "invalid_params", "element"),
+    ("type", {"element": "x", "ref": "sabc_1_1", "text": "a" * 100_001}, "invalid_params", "$.text"),
+    ("click", {"element": "x", "ref": "sabc_1_1", "force": True}, "invalid_params", "force"),
+    ("batch_actions", {"actions": [{"action": "click", "element": "x", "ref": "sabc_1_1"}] * 5}, "invalid_params", "$.actions"),
+    ("screenshot", {}, "unsupported", ""),
+])
+async def test_bad_calls_are_refused_by_the_host(driver, tool, params, code, where):
+    result = await driver.call(tool, **params)
+    assert not result["ok"] and result["error"]["code"] == code
+    assert where in result["error"]["message"]
+
+
+@pytest.mark.parametrize("tool,params,where", [
+    ("click", {"ref": "sabc_1_1", "element": "Save"}, "$.element: unknown parameter"),
+    ("click", {"ref": "e12"}, "$.ref"),
+    ("type", {"ref": "sabc_1_1", "text": "a" * 100_001}, "$.text: expected at most 100000"),
+    ("read_page", {"maxTokens": 6001}, "$.maxTokens"),
+    ("batch_actions", {"actions": [{"action": "click", "ref": "sabc_1_1"}] * 5}, "$.actions: expected 1..4"),
+    ("batch_actions", {"actions": [{"action": "click", "ref": "sabc_1_1", "allowRecovery": True}]}, "allowRecovery: unknown"),
+    ("wait_for", {}, "give text"),
+    ("hover", {"ref": "sabc_1_1", "allowRecovery": True}, "allowRecovery: unknown"),
+    ("click", ["not", "an", "object"], "$: expected an object"),
+])
+async def test_bad_calls_are_refused_by_the_page_executor_too(driver, tool, params, where):
+    tab = await driver.open("form.html")
+    raw = await driver.control.call("test.content_call", tab_id=tab, tool=tool, params=params, write=False)
+    assert raw["ok"] is False and raw["error"]["code"] == "invalid_params", raw
+    assert where in raw["error"]["message"]
+    assert raw["error"]["phase"] == "precheck"
+    assert await driver.evaluate("form.html", "document.getElementById('status').textContent") == ""
+
+
+async def test_unknown_content_tools_are_refused_by_the_page_executor(driver):
+    tab = await driver.open("form.html")
+    raw = await driver.control.call("test.content_call", tab_id=tab, tool="run_anything", params={})
+    assert raw["ok"] is False and raw["error"]["code"] == "unsupported"
+
+
+async def test_closed_and_non_web_tabs_are_errors_not_redirects(driver):
+    tab = await driver.open("form.html")
+    await driver.ok("tab_close", tabId=tab)
+    closed = await driver.call("read_page")
+    assert not closed["ok"] and closed["error"]["code"] == "tab_closed"
+    tabs = await driver.control.call("browser.tabs")
+    blank = next(t["id"] for t in tabs if t["url"] == "about:blank")
+    not_web = await driver.call("read_page", tabId=blank)
+    assert not not_web["ok"] and not_web["error"]["code"] == "not_web_page"
+
+
+# ---------------------------------------------------------------- serialisation, cancellation
+
+
+async def test_calls_from_two_threads_on_one_tab_both_complete(driver):
+    tab = await driver.open("form.html")
+    page = (await driver.read())["text"]
+    waiting = driver.call("wait_for", thread_id="other-thread", tabId=tab, timeMs=400)
+    typing = driver.call("type", element="name", ref=ref_of(page, 'textbox "Full name"'), text="Both ran")
+    waited, typed = await asyncio.gather(waiting, typing)
+    assert waited["ok"] and typed["ok"], (waited, typed)
+    assert await driver.evaluate("form.html", "document.getElementById('name').value") == "Both ran"
+
+
+async def test_a_cancelled_call_frees_the_tab(driver):
+    await driver.open("form.html")
+    with pytest.raises(RequestError):
+        await driver.control.call("tools.call", timeout=1.0, tool="wait_for", params={"timeMs": 20_000},
+                                  thread_id=driver.thread_id)
+    # Had the cancel not reached the page, this read would queue behind a 20 s wait.
+    result = await driver.control.call("tools.call", timeout=8.0, tool="read_page", params={}, thread_id=driver.thread_id)
+    assert result["ok"]
+
+
+async def test_text_that_never_comes_times_out_as_retryable(driver):
+    await driver.open("form.html")
+    result = await driver.call("wait_for", text="this will not appear", timeMs=500)
+    assert not result["ok"] and result["error"]["code"] == "timeout" and result["error"]["retryable"]
+    _ = PageSession
