@@ -140,8 +140,31 @@ async def subscribe(params: dict[str, Any], conn: "ControlConnection") -> list[s
     return sorted(conn.topics)
 
 
+# Subsystems that serve their own control methods: each module defines `register(server)`.
+SUBSYSTEM_METHODS = (
+    "host.browser.control_methods",
+    "host.gatekeeper.control_methods",
+    "host.engine.control_methods",
+    "host.builtins.control_methods",
+)
+
+
+def register_subsystems(server: "ControlServer") -> None:
+    """Let every subsystem that exists register its methods."""
+    import importlib
+
+    for name in SUBSYSTEM_METHODS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name and name.startswith(exc.name):
+                continue  # that subsystem is not built (yet)
+            raise
+        module.register(server)
+
+
 def register_builtin(server: "ControlServer") -> None:
-    """Register the methods above."""
+    """Register the methods above and those of every subsystem."""
     server.register("host.info", host_info)
     server.register("host.wait_ready", wait_ready)
     server.register("host.subscribe", subscribe)
@@ -149,3 +172,4 @@ def register_builtin(server: "ControlServer") -> None:
     server.register("diag.echo", diag_echo)
     server.register("diag.roundtrip", diag_roundtrip)
     server.register("browser.tabs", browser_tabs)
+    register_subsystems(server)
