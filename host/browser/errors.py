@@ -24,6 +24,7 @@ class Code:
     NOT_WEB_PAGE = "not_web_page"
     TARGET_CHANGED = "target_changed"
     NOT_CONNECTED = "not_connected"
+    NO_HISTORY = "no_history"
     # from the page executor
     STALE_REF = "stale_ref"
     AMBIGUOUS_TARGET = "ambiguous_target"

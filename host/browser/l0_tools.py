@@ -71,7 +71,7 @@ async def tab_open(call: ToolCall) -> ToolResult:
                            tab_id=tab["id"], details={"reused": True})
     created = await call.bridge.api("tabs.create", {"url": href, "active": False})
     tab_id = int(created["id"])
-    call.routes.touch(call.thread_id, tab_id, wrote=True)
+    call.routes.touch(call.thread_id, tab_id, wrote=False)
     loaded = await snapshots.wait_for_load(call.bridge, tab_id, timeout_s=LOAD_TIMEOUT_S)
     tab = target_from_tab(loaded["tab"]) if isinstance(loaded.get("tab"), dict) else await get_tab(call.bridge, tab_id)
     note = "" if not loaded.get("timedOut") else " (still loading)"
@@ -125,16 +125,25 @@ async def navigate(call: ToolCall) -> ToolResult:
     return await _after_navigation(call, call.tab_id, call.target.url, f"Navigated to {href}")  # type: ignore[arg-type]
 
 
+async def _move_in_history(call: ToolCall, api: str, verb: str, where: str) -> ToolResult:
+    assert call.target is not None and call.tab_id is not None
+    try:
+        await call.bridge.api(api, call.tab_id)
+    except ToolFailure as exc:
+        if "Cannot find" not in exc.message:
+            raise
+        # Chrome skips history entries a page created without user interaction.
+        raise ToolFailure(Code.NO_HISTORY, f"tab {call.tab_id} has no {where} page the browser will go to",
+                          phase="precheck", details={"dispatched": False}) from None
+    return await _after_navigation(call, call.tab_id, call.target.url, verb)
+
+
 async def go_back(call: ToolCall) -> ToolResult:
-    assert call.target is not None
-    await call.bridge.api("tabs.goBack", call.tab_id)
-    return await _after_navigation(call, call.tab_id, call.target.url, "Went back")  # type: ignore[arg-type]
+    return await _move_in_history(call, "tabs.goBack", "Went back", "earlier")
 
 
 async def go_forward(call: ToolCall) -> ToolResult:
-    assert call.target is not None
-    await call.bridge.api("tabs.goForward", call.tab_id)
-    return await _after_navigation(call, call.tab_id, call.target.url, "Went forward")  # type: ignore[arg-type]
+    return await _move_in_history(call, "tabs.goForward", "Went forward", "later")
 
 
 # ---------------------------------------------------------------- browser metadata

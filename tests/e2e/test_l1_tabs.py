@@ -1,0 +1,140 @@
+"""L0 tools in a real browser: tabs, navigation and browser metadata through the extension APIs.
+Each test checks the tool result and what the browser itself reports afterwards."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.browser_tools import l1_site, new_driver
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    with l1_site(tmp_path_factory.mktemp("l1-tabs")) as running:
+        yield running
+
+
+@pytest.fixture
+async def driver(site, request):
+    d = await new_driver(site, thread_id=request.node.name[:100])
+    yield d
+    await d.control.close()
+
+
+async def browser_tabs(driver) -> dict[int, dict]:
+    return {t["id"]: t for t in await driver.control.call("browser.tabs")}
+
+
+async def test_tabs_list_marks_the_tab_the_user_looks_at(driver):
+    tab = await driver.open("child.html")
+    listed = await driver.ok("tabs_list", policy=None)
+    assert f"[tabId={tab}] 'Child page - Fixture' {driver.site.url('child.html')}" in listed["text"]
+    looking = [t for t in listed["details"]["tabs"] if t["userLooking"]]
+    assert len(looking) == 1 and looking[0]["id"] != tab  # opened in the background
+
+
+async def test_tab_open_reuses_an_identical_tab_without_focusing_it(driver):
+    url = driver.site.url("child.html", exact="1")
+    first = await driver.ok("tab_open", url=url)
+    second = await driver.ok("tab_open", url=url)
+    assert second["tabId"] == first["tabId"] and second["details"]["reused"] is True
+    assert "reused it without focusing it" in second["text"]
+    tabs = await browser_tabs(driver)
+    assert tabs[first["tabId"]]["active"] is False
+    assert sum(1 for t in tabs.values() if t["url"] == url) == 1
+
+
+async def test_tab_open_refuses_what_is_not_http(driver):
+    result = await driver.call("tab_open", url="file:///etc/passwd")
+    assert not result["ok"] and result["error"]["code"] in ("invalid_params", "denied")
+    assert not any(t["url"].startswith("file:") for t in (await browser_tabs(driver)).values())
+
+
+async def test_navigate_back_and_forward(driver):
+    tab = await driver.open("search.html")
+    skipped = await driver.call("go_back")
+    assert not skipped["ok"] and skipped["error"]["code"] == "no_history"
+    # Chrome's back button skips pages nobody interacted with: touch this one like a person would.
+    session = await driver.page("search.html")
+    try:
+        await session.trusted_click(600, 500)
+    finally:
+        await session.close()
+    target = driver.site.url("result.html", q="ducks")
+    went = await driver.ok("navigate", url=target)
+    assert f"Navigated to {target}: the tab now shows {target}" in went["text"]
+    assert '- text: "You searched for: ducks"' in went["text"]
+    assert (await browser_tabs(driver))[tab]["url"] == target
+    same = await driver.ok("navigate", url=target)
+    assert "Already at" in same["text"] and same["details"]["dispatched"] is False
+    back = await driver.ok("go_back")
+    assert "search.html" in back["details"]["url"] and "Went back" in back["text"]
+    forward = await driver.ok("go_forward")
+    assert forward["details"]["url"] == target
+    assert (await browser_tabs(driver))[tab]["url"] == target
+
+
+async def test_navigate_to_a_script_url_is_denied(driver):
+    await driver.open("search.html")
+    result = await driver.call("navigate", url="javascript:alert(1)")
+    assert not result["ok"] and result["error"]["code"] == "denied"
+
+
+async def test_tab_focus_changes_the_users_view(driver):
+    tab = await driver.open("child.html")
+    focused = await driver.ok("tab_focus", tabId=tab)
+    assert "the user's view changed" in focused["text"]
+    tabs = await browser_tabs(driver)
+    assert tabs[tab]["active"] is True
+    listed = await driver.ok("tabs_list")
+    assert [t["id"] for t in listed["details"]["tabs"] if t["userLooking"]] == [tab]
+
+
+async def test_tab_close_and_the_closed_default_is_not_replaced(driver):
+    tab = await driver.open("child.html")
+    closed = await driver.ok("tab_close", tabId=tab)
+    assert f"Closed tab {tab}" in closed["text"]
+    assert tab not in await browser_tabs(driver)
+    again = await driver.call("read_page")
+    assert not again["ok"] and again["error"]["code"] == "tab_closed"
+    missing = await driver.call("tab_focus", tabId=tab)
+    assert not missing["ok"] and missing["error"]["code"] == "tab_closed"
+
+
+async def test_recently_closed_and_restore(driver):
+    url = driver.site.url("child.html", restore="me")
+    opened = await driver.ok("tab_open", url=url)
+    await driver.ok("tab_close", tabId=opened["tabId"])
+    recent = await driver.ok("sessions_recently_closed", maxResults=5)
+    line = next(line for line in recent["text"].split("\n") if url in line)
+    session_id = line.split("sessionId=")[1].split(" ")[0]
+    restored = await driver.ok("session_restore", sessionId=session_id)
+    assert "Restored tab" in restored["text"]
+    assert any(t["url"] == url for t in (await browser_tabs(driver)).values())
+
+
+async def test_history_bookmarks_and_top_sites(driver):
+    await driver.open("result.html", q="history-marker")
+    history = await driver.ok("history_search", query="history-marker", policy=None)
+    assert "result.html?q=history-marker" in history["text"]
+    bookmarks = await driver.ok("bookmarks_search", query="nothing saved here", policy=None)
+    assert bookmarks["text"].startswith("0 bookmark(s)")
+    top = await driver.ok("top_sites", policy=None)
+    assert "top site(s)" in top["text"]
+    bad = await driver.call("history_search", maxResults=0)
+    assert not bad["ok"] and bad["error"]["code"] == "invalid_params"
+
+
+async def test_tab_groups(driver):
+    first = await driver.open("child.html")
+    second = await driver.open("search.html")
+    grouped = await driver.ok("tabs_group", tabIds=[first, second])
+    group_id = grouped["details"]["groupId"]
+    updated = await driver.ok("tab_group_update", groupId=group_id, title="Research", color="green")
+    assert "'Research', green" in updated["text"]
+    listed = await driver.ok("tab_groups_list", policy=None)
+    assert f"groupId={group_id} 'Research' green" in listed["text"]
+    tabs = await browser_tabs(driver)
+    assert tabs[first]["groupId"] == tabs[second]["groupId"] == group_id
