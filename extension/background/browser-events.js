@@ -27,8 +27,15 @@ export function installBrowserEvents(link) {
   });
   chrome.permissions.onRemoved.addListener((perms) => emit("permissions.removed", { origins: perms.origins || [], permissions: perms.permissions || [] }));
   chrome.permissions.onAdded.addListener((perms) => emit("permissions.added", { origins: perms.origins || [], permissions: perms.permissions || [] }));
-  chrome.runtime.onMessage.addListener((message, sender) => {
-    if (!message || message.type !== "tabwarden.manualInput") return false;
+  chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+    if (!message || sender.id !== chrome.runtime.id || !sender.tab) return false;
+    // Timing for page executors in hidden tabs, whose own timers Chrome throttles.
+    if (message.type === "tabwarden.sleep") {
+      const ms = Math.min(Math.max(Number(message.ms) || 0, 0), 60000);
+      setTimeout(() => sendResponse(true), ms);
+      return true;
+    }
+    if (message.type !== "tabwarden.manualInput") return false;
     // Only our own page executor, from inside a tab, may report.
     if (sender.id !== chrome.runtime.id || !sender.tab || typeof sender.tab.id !== "number") return false;
     if (isAgentInput(sender.tab.id)) return false;

@@ -46,18 +46,29 @@
   TW.clip = (text, limit) => (text.length > limit ? text.slice(0, limit - 3) + "…" : text);
   TW.quote = (text) => JSON.stringify(text);
 
+  // Chrome wakes the timers of a hidden tab about once a second, and the agent mostly works in
+  // background tabs: there, waits are timed by the service worker, whose timers run on time.
+  function wake(ms) {
+    if (!document.hidden) return new Promise((resolve) => setTimeout(resolve, ms));
+    return chrome.runtime.sendMessage({ type: "tabwarden.sleep", ms }).catch(() => new Promise((resolve) => setTimeout(resolve, ms)));
+  }
+
   TW.sleep = (ms, signal) =>
     new Promise((resolve, reject) => {
       if (signal && signal.aborted) return reject(TW.abortedFailure());
-      const timer = setTimeout(() => {
-        if (signal) signal.removeEventListener("abort", onAbort);
-        resolve();
-      }, Math.max(0, ms));
+      let settled = false;
       const onAbort = () => {
-        clearTimeout(timer);
+        if (settled) return;
+        settled = true;
         reject(TW.abortedFailure());
       };
       if (signal) signal.addEventListener("abort", onAbort, { once: true });
+      wake(Math.max(0, ms)).then(() => {
+        if (signal) signal.removeEventListener("abort", onAbort);
+        if (settled) return;
+        settled = true;
+        resolve();
+      });
     });
 
   TW.abortedFailure = () => new ActionFailure("aborted", "the host cancelled this request", "execute", false);

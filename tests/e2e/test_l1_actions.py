@@ -4,6 +4,8 @@ post-write diff and the operation overlay. Every test checks the tool result and
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from tests.support.browser_tools import l1_site, new_driver, ref_of
@@ -161,7 +163,14 @@ async def test_a_hidden_button_is_not_visible(driver):
     page = await fresh(driver, "states.html")
     await driver.ok("click", element="Hide slowly", ref=ref_of(page, "Hide slowly"))
     fading = ref_of((await driver.read())["text"], "Fading button")
-    await driver.ok("wait_for", timeMs=1600)
+    session = await driver.page("states.html")
+    try:
+        for _ in range(100):  # the page hides it on its own timer, after this snapshot
+            if await session.evaluate("getComputedStyle(document.getElementById('fading')).visibility") == "hidden":
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await session.close()
     result = await driver.call("click", element="fading", ref=fading)
     assert not result["ok"] and result["error"]["code"] == "not_visible" and result["error"]["retryable"]
     assert await driver.evaluate("states.html", "window.fadingClicks") is None
