@@ -1,0 +1,87 @@
+"""One L1 action end to end: `click` from the control socket to the result with its snapshot diff
+(gatekeeper, per-tab queue, dialog patch install and restore, page executor with actionability
+checks and the settle wait, post-write snapshot, diff), median and p95, in a background tab as
+the agent normally works. The anchor is a `read_page` of the same page, measured in the same run.
+The settle wait (at least 250 ms, then 500 ms without DOM changes) is most of a write's time.
+
+    python -m bench.bench_l1_action [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import tempfile
+from pathlib import Path
+
+from bench.common import median, percentile, table
+from tests.support.browser import BrowserRun
+from tests.support.browser_tools import wire_launcher
+from tests.support.hosts import attach, tabwarden_home
+from tests.support.pages import PageServer
+
+PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Action bench</title></head><body>
+<h1>Counter</h1><p id="out">0</p>
+<button onclick="document.getElementById('out').textContent = String(Number(document.getElementById('out').textContent) + 1)">Add one</button>
+<form><label for="name">Name</label><input id="name"><button type="button">Save</button></form>
+<ul>""" + "".join(f"<li><a href='#i{i}'>Entry {i}</a></li>" for i in range(50)) + "</ul></body></html>"
+
+
+async def measure(url: str, runs: int) -> dict[str, list[float]]:
+    control = await attach(client="bench")
+    loop = asyncio.get_running_loop()
+    samples: dict[str, list[float]] = {"read_page": [], "click": [], "type": []}
+    try:
+        opened = await control.call("tools.call", tool="tab_open", params={"url": url}, thread_id="bench", policy="auto")
+        tab = opened["tabId"]
+        base = {"thread_id": "bench", "policy": "auto"}
+        for _ in range(runs + 2):
+            started = loop.time()
+            page = await control.call("tools.call", tool="read_page", params={"tabId": tab}, **base)
+            samples["read_page"].append(loop.time() - started)
+            button = re.search(r'button "Add one" \[ref=(\S+)\]', page["text"]).group(1)
+            started = loop.time()
+            clicked = await control.call("tools.call", tool="click",
+                                         params={"tabId": tab, "element": "Add one", "ref": button}, **base)
+            samples["click"].append(loop.time() - started)
+            assert clicked["ok"] and "Page Changes" in clicked["text"], clicked
+            field = re.search(r'textbox "Name"[^\n]*\[ref=(\S+)\]', clicked["text"]).group(1)
+            started = loop.time()
+            typed = await control.call("tools.call", tool="type",
+                                       params={"tabId": tab, "element": "Name", "ref": field, "text": f"n{loop.time()}"},
+                                       **base)
+            samples["type"].append(loop.time() - started)
+            assert typed["ok"], typed
+    finally:
+        await control.close()
+    return {name: values[2:] for name, values in samples.items()}  # drop the warm-up rounds
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=30)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "pages"
+        root.mkdir()
+        (root / "action.html").write_text(PAGE)
+        with PageServer(root) as pages:
+            run = BrowserRun(Path(tmp) / "run", host_permissions=["http://127.0.0.1/*"])
+            run.prepare()
+            wire_launcher(run)
+            run.start()
+            try:
+                with tabwarden_home(run.tw_home):
+                    samples = asyncio.run(measure(pages.url("action.html"), args.runs))
+            finally:
+                run.stop()
+    anchor = median(samples["read_page"])
+    rows = [(name, median(values) * 1000, percentile(values, 95) * 1000, median(values) / anchor)
+            for name, values in samples.items()]
+    print(f"one L1 call end to end (control socket -> result), background tab, {args.runs} runs, ms; anchor read_page")
+    print(table(["call", "median", "p95", "x read_page"], rows))
+
+
+if __name__ == "__main__":
+    main()

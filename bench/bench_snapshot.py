@@ -1,0 +1,193 @@
+"""Snapshot time and size: our read_page against Playwright's aria_snapshot(mode="ai") on the same
+pages in the same headless Chromium.
+
+Pages: generated documents of 1k, 5k and 20k elements, and a large real document from Debian's
+python3-doc package (installed with apt when it is missing and we are root). Our figure is one
+read_page end to end (control socket -> host -> native messaging -> service worker -> page
+executor -> back), default budget; Playwright's is one aria_snapshot() call over CDP from a Python
+client, measured in a scratch venv (Python `playwright` pointed at Debian's Chromium through
+connect_over_cdp, so no browser download is needed). Playwright is the anchor: ratio = ours / it.
+
+    python -m bench.bench_snapshot [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.common import median, percentile, table
+from tests.support.browser import BrowserRun
+from tests.support.browser_tools import wire_launcher
+from tests.support.cdp import debugging_port
+from tests.support.hosts import attach, tabwarden_home
+from tests.support.pages import PageServer
+
+SIZES = (1000, 5000, 20000)
+DOCS = Path("/usr/share/doc/python3-doc/html")
+REAL_PAGE = "library/stdtypes.html"
+VENV = Path(os.environ.get("TABWARDEN_BENCH_VENV", Path(tempfile.gettempdir()) / "tabwarden-bench-playwright"))
+
+
+def generated_page(elements: int) -> str:
+    """A document of exactly `elements` elements inside <body>: sections of headings, prose with
+    links, lists, form rows and buttons, in roughly the mix of a content page."""
+    parts: list[str] = []
+    count = 0
+    block = 0
+    while count < elements:
+        block += 1
+        # 20 elements per block
+        parts.append(
+            f'<section><h3>Section {block}</h3>'
+            f'<p>Paragraph {block} with <a href="#a{block}">a link</a> and <strong>bold</strong> text.</p>'
+            f'<ul><li><a href="#l{block}a">Item {block}.1</a></li><li><a href="#l{block}b">Item {block}.2</a></li>'
+            f'<li>Plain item {block}.3</li></ul>'
+            f'<div class="row"><label for="f{block}">Field {block}</label><input id="f{block}" placeholder="value {block}">'
+            f'<button type="button">Save {block}</button></div>'
+            f'<div class="card" style="cursor:pointer"><span>Card {block}</span></div></section>'
+        )
+        count += 20
+    return "<!doctype html><html><head><meta charset='utf-8'><title>Generated</title></head><body>" + "".join(parts) + "</body></html>"
+
+
+def ensure_docs() -> Path | None:
+    """Debian's Python documentation, installed when missing (root and apt needed)."""
+    if (DOCS / REAL_PAGE).is_file():
+        return DOCS
+    if shutil.which("apt-get") and os.geteuid() == 0:
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "python3-doc"], env=env, capture_output=True)
+    return DOCS if (DOCS / REAL_PAGE).is_file() else None
+
+
+def ensure_playwright() -> Path | None:
+    """A scratch venv with Python playwright (the browser comes from Debian, never downloaded)."""
+    python = VENV / "bin" / "python"
+    check = [str(python), "-c", "import playwright.async_api"]
+    if python.exists() and subprocess.run(check, capture_output=True).returncode == 0:
+        return python
+    subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
+    done = subprocess.run([str(python), "-m", "pip", "install", "-q", "playwright"], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"playwright could not be installed: {done.stderr[-400:]}")
+        return None
+    return python
+
+
+PLAYWRIGHT_WORKER = r"""
+import asyncio, json, sys, time
+from playwright.async_api import async_playwright
+
+async def main(port, urls, runs):
+    out = {}
+    async with async_playwright() as p:
+        browser = await p.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
+        pages = [pg for ctx in browser.contexts for pg in ctx.pages]
+        for url in urls:
+            page = next(pg for pg in pages if pg.url == url)
+            for _ in range(2):
+                await page.aria_snapshot(mode="ai")
+            samples, size = [], 0
+            for _ in range(runs):
+                started = time.perf_counter()
+                text = await page.aria_snapshot(mode="ai")
+                samples.append(time.perf_counter() - started)
+                size = len(text)
+            out[url] = {"samples": samples, "chars": size}
+        await browser.close()
+    print(json.dumps(out))
+
+asyncio.run(main(int(sys.argv[1]), json.loads(sys.argv[2]), int(sys.argv[3])))
+"""
+
+
+async def ours(urls: list[str], runs: int) -> dict[str, dict]:
+    control = await attach(client="bench")
+    out: dict[str, dict] = {}
+    try:
+        for url in urls:
+            opened = await control.call("tools.call", tool="tab_open", params={"url": url}, thread_id="bench",
+                                        policy="auto")
+            assert opened["ok"], opened
+            tab = opened["tabId"]
+            await control.call("tools.call", tool="tab_focus", params={"tabId": tab}, thread_id="bench", policy="auto")
+            call = {"tool": "read_page", "params": {"tabId": tab}, "thread_id": "bench"}
+            for _ in range(2):
+                await control.call("tools.call", **call)
+            samples, result = [], None
+            loop = asyncio.get_running_loop()
+            for _ in range(runs):
+                started = loop.time()
+                result = await control.call("tools.call", timeout=120, **call)
+                samples.append(loop.time() - started)
+            assert result and result["ok"], result
+            out[url] = {"samples": samples, "chars": len(result["text"]), "refs": result["details"]["refCount"],
+                        "truncated": result["details"]["truncatedNodes"]}
+    finally:
+        await control.close()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    python = ensure_playwright()
+    docs = ensure_docs()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "pages"
+        root.mkdir()
+        for size in SIZES:
+            (root / f"gen-{size}.html").write_text(generated_page(size))
+        with PageServer(root) as generated, PageServer(docs or root) as real:
+            pages = [(f"generated {n}", generated.url(f"gen-{n}.html")) for n in SIZES]
+            if docs:
+                pages.append((f"python3-doc {REAL_PAGE}", real.url(REAL_PAGE)))
+            run = BrowserRun(Path(tmp) / "run", host_permissions=["http://127.0.0.1/*"])
+            run.prepare()
+            wire_launcher(run)
+            run.start()
+            try:
+                with tabwarden_home(run.tw_home):
+                    mine = asyncio.run(ours([u for _, u in pages], args.runs))
+                theirs: dict[str, dict] = {}
+                if python is not None:
+                    port = debugging_port(run.profile)
+                    done = subprocess.run([str(python), "-c", PLAYWRIGHT_WORKER, str(port), json.dumps([u for _, u in pages]),
+                                           str(args.runs)], capture_output=True, text=True, timeout=1800)
+                    if done.returncode == 0:
+                        theirs = json.loads(done.stdout.strip().splitlines()[-1])
+                    else:
+                        print(f"playwright run failed: {done.stderr[-600:]}")
+            finally:
+                run.stop()
+    rows = []
+    for label, url in pages:
+        m = mine[url]
+        t = theirs.get(url)
+        ours_median = median(m["samples"]) * 1000
+        row = [label, ours_median, percentile(m["samples"], 95) * 1000, m["chars"], m["refs"], m["truncated"]]
+        if t:
+            theirs_median = median(t["samples"]) * 1000
+            row += [theirs_median, percentile(t["samples"], 95) * 1000, t["chars"], ours_median / theirs_median]
+        else:
+            row += ["-", "-", "-", "-"]
+        rows.append(row)
+    print(f"read_page (default budget, 3000 tokens) vs Playwright aria_snapshot(mode='ai'); {args.runs} runs each, ms")
+    print(table(["page", "ours med", "ours p95", "ours chars", "refs", "dropped", "pw med", "pw p95", "pw chars",
+                 "ours/pw"], rows))
+    if not docs:
+        print("(python3-doc is not installed and could not be: the real-document row is missing)")
+
+
+if __name__ == "__main__":
+    main()
