@@ -158,15 +158,18 @@ async def tools_call(params: dict[str, Any], conn: "ControlConnection") -> dict[
 
 
 async def tools_list(params: dict[str, Any], conn: "ControlConnection") -> list[dict[str, Any]]:
+    """Every browser tool with its declaration and parameter schema."""
     return gateway_for(conn.server.host).describe_tools()
 
 
 async def browser_refs(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """The host-side ref map of one tab."""
     p = _params(_Tab, params)
     return gateway_for(conn.server.host).refs.describe(p.tab_id)
 
 
 async def browser_bind_target(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """Capture a thread's tab, as a submission would (null: no web page)."""
     p = _params(_Bind, params)
     gateway = gateway_for(conn.server.host)
     gateway.routes.bind(p.thread_id, p.tab_id)
@@ -174,11 +177,13 @@ async def browser_bind_target(params: dict[str, Any], conn: "ControlConnection")
 
 
 async def browser_routes(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """A thread's default tab and tab traces."""
     p = _params(_Thread, params)
     return gateway_for(conn.server.host).routes.describe(p.thread_id)
 
 
 async def browser_end_turn(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """End a thread's turn: its driven tabs and floating lock are forgotten."""
     p = _params(_Thread, params)
     gateway = gateway_for(conn.server.host)
     gateway.routes.end_turn(p.thread_id)
@@ -186,11 +191,13 @@ async def browser_end_turn(params: dict[str, Any], conn: "ControlConnection") ->
 
 
 async def browser_resume(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """Lift a manual-takeover pause."""
     p = _params(_Thread, params)
     return {"resumed": gateway_for(conn.server.host).takeover.resume(p.thread_id)}
 
 
 async def browser_paused(params: dict[str, Any], conn: "ControlConnection") -> list[dict[str, Any]]:
+    """Every current manual-takeover pause."""
     return gateway_for(conn.server.host).takeover.paused()
 
 

@@ -43,6 +43,7 @@ def _loadable(url: str) -> str:
 
 
 async def tabs_list(call: ToolCall) -> ToolResult:
+    """Every tab of every window, marking the one the user is looking at."""
     tabs = await call.bridge.api("tabs.list")
     lines = []
     for tab in tabs or []:
@@ -62,6 +63,7 @@ async def tabs_list(call: ToolCall) -> ToolResult:
 
 
 async def tab_open(call: ToolCall) -> ToolResult:
+    """Open `url` in a background tab, or reuse a tab already showing exactly that URL."""
     assert isinstance(call.params, TabOpenParams)
     href = _loadable(call.params.url)
     for tab in await call.bridge.api("tabs.query", {}) or []:
@@ -82,6 +84,7 @@ async def tab_open(call: ToolCall) -> ToolResult:
 
 
 async def tab_focus(call: ToolCall) -> ToolResult:
+    """Bring a tab to the front (the only tool that changes what the user sees)."""
     assert isinstance(call.params, TabFocusParams)
     tab = await call.bridge.api("tabs.focus", call.params.tab_id)
     return success(call.tool, f"Tab {call.params.tab_id} ({tab.get('url', '')}) is now in front; the user's view changed.",
@@ -89,6 +92,7 @@ async def tab_focus(call: ToolCall) -> ToolResult:
 
 
 async def tab_close(call: ToolCall) -> ToolResult:
+    """Close a tab and say whether the user's view changed."""
     assert isinstance(call.params, TabCloseParams)
     tabs = await call.bridge.api("tabs.list")
     looking = any(t.get("id") == call.params.tab_id and t.get("userLooking") for t in tabs or [])
@@ -116,6 +120,7 @@ async def _after_navigation(call: ToolCall, tab_id: int, from_url: str, verb: st
 
 
 async def navigate(call: ToolCall) -> ToolResult:
+    """Load `url` in the routed tab and return the new page's snapshot."""
     assert isinstance(call.params, NavigateParams) and call.target is not None
     href = _loadable(call.params.url)
     if call.target.url == href:
@@ -139,10 +144,12 @@ async def _move_in_history(call: ToolCall, api: str, verb: str, where: str) -> T
 
 
 async def go_back(call: ToolCall) -> ToolResult:
+    """Go back one page in the routed tab."""
     return await _move_in_history(call, "tabs.goBack", "Went back", "earlier")
 
 
 async def go_forward(call: ToolCall) -> ToolResult:
+    """Go forward one page in the routed tab."""
     return await _move_in_history(call, "tabs.goForward", "Went forward", "later")
 
 
@@ -150,6 +157,7 @@ async def go_forward(call: ToolCall) -> ToolResult:
 
 
 async def history_search(call: ToolCall) -> ToolResult:
+    """Search the browsing history."""
     p = call.params
     assert isinstance(p, HistorySearchParams)
     query: dict[str, Any] = {"text": p.query, "maxResults": p.max_results}
@@ -163,6 +171,7 @@ async def history_search(call: ToolCall) -> ToolResult:
 
 
 async def bookmarks_search(call: ToolCall) -> ToolResult:
+    """Search bookmarks (entries with a URL)."""
     p = call.params
     assert isinstance(p, BookmarksSearchParams)
     items = [b for b in await call.bridge.api("bookmarks.search", p.query) or [] if b.get("url")][: p.max_results]
@@ -171,6 +180,7 @@ async def bookmarks_search(call: ToolCall) -> ToolResult:
 
 
 async def top_sites(call: ToolCall) -> ToolResult:
+    """The browser's most visited sites."""
     p = call.params
     assert isinstance(p, TopSitesParams)
     items = (await call.bridge.api("topSites.get") or [])[: p.max_results]
@@ -179,6 +189,7 @@ async def top_sites(call: ToolCall) -> ToolResult:
 
 
 async def sessions_recently_closed(call: ToolCall) -> ToolResult:
+    """Recently closed tabs and windows with their session ids."""
     p = call.params
     assert isinstance(p, RecentlyClosedParams)
     items = await call.bridge.api("sessions.getRecentlyClosed", {"maxResults": p.max_results}) or []
@@ -194,6 +205,7 @@ async def sessions_recently_closed(call: ToolCall) -> ToolResult:
 
 
 async def session_restore(call: ToolCall) -> ToolResult:
+    """Reopen a recently closed tab or window."""
     p = call.params
     assert isinstance(p, SessionRestoreParams)
     restored = await call.bridge.api("sessions.restore", p.session_id) or {}
@@ -205,6 +217,7 @@ async def session_restore(call: ToolCall) -> ToolResult:
 
 
 async def tab_groups_list(call: ToolCall) -> ToolResult:
+    """Every tab group with its tabs."""
     groups = await call.bridge.api("tabGroups.query", {}) or []
     tabs = await call.bridge.api("tabs.query", {}) or []
     lines = []
@@ -217,6 +230,7 @@ async def tab_groups_list(call: ToolCall) -> ToolResult:
 
 
 async def tabs_group(call: ToolCall) -> ToolResult:
+    """Put tabs into a new group, or into `groupId`."""
     p = call.params
     assert isinstance(p, TabsGroupParams)
     options: dict[str, Any] = {"tabIds": p.tab_ids}
@@ -227,6 +241,7 @@ async def tabs_group(call: ToolCall) -> ToolResult:
 
 
 async def tab_group_update(call: ToolCall) -> ToolResult:
+    """Change a group's title, colour or collapsed state."""
     p = call.params
     assert isinstance(p, TabGroupUpdateParams)
     props = {k: v for k, v in (("title", p.title), ("color", p.color), ("collapsed", p.collapsed)) if v is not None}
