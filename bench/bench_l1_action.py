@@ -17,7 +17,6 @@ from pathlib import Path
 
 from bench.common import median, percentile, table
 from tests.support.browser import BrowserRun
-from tests.support.browser_tools import wire_launcher
 from tests.support.hosts import attach, tabwarden_home
 from tests.support.pages import PageServer
 
@@ -69,7 +68,6 @@ def main() -> None:
         with PageServer(root) as pages:
             run = BrowserRun(Path(tmp) / "run", host_permissions=["http://127.0.0.1/*"])
             run.prepare()
-            wire_launcher(run)
             run.start()
             try:
                 with tabwarden_home(run.tw_home):

@@ -105,8 +105,13 @@ def _params(kind: type, params: dict[str, Any]) -> Any:
 
 
 def gateway_for(host: Any) -> BrowserGateway:
-    """The browser gateway of a host process, created on first use (with its own gatekeeper
-    over the host's store) and fed the host's `browser.event` frames."""
+    """The browser gateway of a host process: the one its services own (which also receives the
+    `browser.event` frames), or, for a host without services, one made here on first use with
+    its own gatekeeper and fed the host's `browser.event` frames."""
+    services = getattr(host, "services", None)
+    if services is not None:
+        # The host process owns one gateway (and one gatekeeper) and routes browser events to it.
+        return services.gateway
     gateway = _GATEWAYS.get(host)
     if gateway is None:
         from host.gatekeeper.service import Gatekeeper
@@ -226,4 +231,6 @@ def register(server: "ControlServer") -> None:
     server.register("browser.paused", browser_paused)
     if os.environ.get(TEST_HOOKS_ENV) == "1":
         server.register("test.content_call", test_content_call)
-    _broadcaster(server, gateway_for(server.host))
+    if getattr(server.host, "services", None) is None:
+        _broadcaster(server, gateway_for(server.host))
+    # else: HostServices creates the gateway on first use and wires its pause broadcasts

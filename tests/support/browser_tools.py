@@ -9,38 +9,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-from tests.support.browser import ROOT, BrowserRun
+from tests.support.browser import BrowserRun
 from tests.support.cdp import PageSession, debugging_port
 from tests.support.hosts import attach, tabwarden_home
 from tests.support.pages import FIXTURES, PageServer
 
 L1_PAGES = FIXTURES / "l1"
 TEST_HOOKS_ENV = "TABWARDEN_TEST_HOOKS"
-
-
-def host_wires_browser_tools() -> bool:
-    """True once host/control or host/nativehost registers the browser-tool methods itself."""
-    for folder in ("host/control", "host/nativehost"):
-        for path in (ROOT / folder).glob("*.py"):
-            if "host.browser.control_methods" in path.read_text(encoding="utf-8"):
-                return True
-    return False
-
-
-def wire_launcher(run: BrowserRun) -> None:
-    """Until the host registers the browser-tool control methods, start it through
-    tests/support/wired_host.py (the same host, plus that registration)."""
-    if host_wires_browser_tools():
-        return
-    manifest = run.profile / "NativeMessagingHosts" / "com.tabwarden.host.json"
-    import json
-
-    launcher = Path(json.loads(manifest.read_text())["path"])
-    text = launcher.read_text()
-    wired = str(ROOT / "tests" / "support" / "wired_host.py")
-    patched = re.sub(r"-I -m host host", f"-I '{wired}'", text)
-    assert patched != text, text
-    launcher.write_text(patched)
 
 
 @contextmanager
@@ -88,7 +63,6 @@ def l1_site(run_dir: Path) -> Iterator[Site]:
     with PageServer() as main, PageServer() as other, test_hooks():
         run = BrowserRun(run_dir, host_permissions=["http://127.0.0.1/*"], start_url="about:blank")
         run.prepare()
-        wire_launcher(run)
         run.start()
         with tabwarden_home(run.tw_home):
             try:
