@@ -1,0 +1,120 @@
+"""The provider-neutral conversation and stream model the engine speaks.
+
+The engine builds a `ModelRequest` from a thread's nodes; an adapter turns it into its API's
+wire format, streams the answer back as `TextDelta` / `ReasoningDelta` / `ToolCallDelta`
+events, and ends with one `Completion` holding the whole message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+StopReason = Literal["end", "tool_use", "max_tokens", "content_filter"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSchema:
+    """A tool as the model sees it: name, description, JSON Schema of the parameters."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Image:
+    mime: str
+    data: str  # base64
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A call the model made; `id` is the engine's stable id (the provider's is replaced)."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    call_id: str
+    text: str
+    is_error: bool = False
+
+
+Part = Union[Text, Image, ToolCall, ToolResult]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One conversation message. Assistant messages hold Text and ToolCall parts; user messages
+    hold Text, Image and ToolResult parts (adapters split or merge them as their API wants)."""
+
+    role: Literal["user", "assistant"]
+    parts: tuple[Part, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelRequest:
+    model: str
+    system: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSchema, ...] = ()
+    max_tokens: int = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input: int = 0
+    output: int = 0
+    cache_read: int | None = None
+    cache_write: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    """Progress on the `index`-th tool call of the message (name known, arguments growing)."""
+
+    index: int
+    name: str
+    arguments_chars: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderCall:
+    """A tool call as the provider sent it (its own id, arguments as raw JSON text)."""
+
+    provider_id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True, slots=True)
+class Completion:
+    """The whole answer: text, tool calls in order, why it stopped, tokens used."""
+
+    text: str
+    tool_calls: tuple[ProviderCall, ...]
+    stop_reason: StopReason
+    usage: Usage = field(default_factory=Usage)
+    reasoning: str = ""
+
+
+StreamEvent = Union[TextDelta, ReasoningDelta, ToolCallDelta, Completion]
