@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any, Callable
+from collections import Counter
+from typing import Any, AsyncIterator, Callable
 
-from protocol.control import ControlEvent, ControlRequest, ControlServerMessage, ControlWelcome, ControlHello
+from protocol.control import ControlEvent, ControlHello, ControlRequest, ControlServerMessage, ControlWelcome
 from protocol.errors import ErrorCode, ErrorInfo
 from protocol.framing import FrameEncoder, FrameSplitter, MessageDecoder
 from protocol.limits import BROWSER_LIMITS
 
-from host.control import discovery
-from host.transport.endpoint import Endpoint, StreamSink
+from host.control import discovery, transport
+from host.control.topics import any_matches
+from host.transport.endpoint import Endpoint
 from host.transport.errors import RequestError
+
+STREAM_BACKLOG = 1000
 
 
 class ControlClient:
@@ -23,6 +27,7 @@ class ControlClient:
         self.welcome = welcome
         self.events: asyncio.Queue[ControlEvent] = asyncio.Queue(10_000)
         self._listeners: list[Callable[[ControlEvent], None]] = []
+        self._topic_users: Counter[str] = Counter()
         endpoint.on(ControlEvent, self._on_event)
 
     @classmethod
@@ -33,11 +38,15 @@ class ControlClient:
             hosts = [h for h in hosts if h.pid == pid]
         if not hosts:
             raise RequestError(ErrorInfo(code=ErrorCode.NOT_FOUND, message="no running Tabwarden host found" + (f" with pid {pid}" if pid else "")))
-        entry = hosts[0]
-        reader, writer = await asyncio.wait_for(asyncio.open_unix_connection(str(entry.socket_path)), timeout)
+        return await cls.connect_to(hosts[0], client=client, timeout=timeout)
+
+    @classmethod
+    async def connect_to(cls, entry: discovery.HostEntry, client: str = "client", timeout: float = 5.0) -> "ControlClient":
+        """Attach to one published host endpoint; raises RequestError when it refuses us."""
+        reader, sink = await transport.connect(entry.transport, str(entry.socket_path), timeout)
         welcome_box: asyncio.Future[ControlWelcome] = asyncio.get_running_loop().create_future()
         endpoint = Endpoint(
-            reader, StreamSink(writer),
+            reader, sink,
             decoder=MessageDecoder(ControlServerMessage, BROWSER_LIMITS),
             encoder=FrameEncoder(), splitter=FrameSplitter(), name="host",
         )
@@ -52,18 +61,92 @@ class ControlClient:
             raise RequestError(ErrorInfo(code=ErrorCode.FORBIDDEN_ORIGIN, message=f"host {entry.pid} refused the connection"))
         return cls(endpoint, welcome_box.result())
 
+    @property
+    def pid(self) -> int:
+        """The host's process id."""
+        return self.welcome.pid
+
+    @property
+    def is_open(self) -> bool:
+        return self.endpoint.is_open
+
     async def call(self, method: str, timeout: float = 60.0, **params: Any) -> Any:
         """Run a control method and return its value (raises RequestError on failure)."""
+        return await self.request(method, params, timeout)
+
+    async def request(self, method: str, params: dict[str, Any], timeout: float = 60.0) -> Any:
+        """Like `call`, with the parameters as a dict (for a method that itself takes `timeout`)."""
         return await self.endpoint.request(
             lambda i: ControlRequest(id=i, method=method, params=params, timeout_ms=int(timeout * 1000)),
             timeout + 1,
         )
 
     def listen(self, callback: Callable[[ControlEvent], None]) -> None:
+        """Call `callback` for every event this client receives."""
         self._listeners.append(callback)
 
+    def unlisten(self, callback: Callable[[ControlEvent], None]) -> None:
+        """Stop calling `callback` (no error if it was not listening)."""
+        try:
+            self._listeners.remove(callback)
+        except ValueError:
+            pass
+
+    async def subscribe(self, *topics: str) -> list[str]:
+        """Ask the host for events on `topics` (names, `family.*` or `*`); returns every
+        subscription this client now holds."""
+        self._topic_users.update(topics)
+        return await self.call("host.subscribe", topics=list(topics))
+
+    async def unsubscribe(self, *topics: str) -> list[str]:
+        """Drop subscriptions taken with `subscribe` (one use each); returns what remains."""
+        released = []
+        for topic in topics:
+            if self._topic_users[topic] > 0:
+                self._topic_users[topic] -= 1
+                if self._topic_users[topic] == 0:
+                    released.append(topic)
+        if not released:
+            return sorted(t for t, n in self._topic_users.items() if n > 0)
+        return await self.call("host.unsubscribe", topics=released)
+
+    async def stream(self, *topics: str) -> AsyncIterator[ControlEvent]:
+        """Subscribe to `topics` and yield their events as they arrive, until the host goes away
+        or the caller stops iterating (which releases the subscription)."""
+        wanted = set(topics)
+        queue: asyncio.Queue[ControlEvent] = asyncio.Queue(STREAM_BACKLOG)
+
+        def feed(event: ControlEvent) -> None:
+            if any_matches(wanted, event.topic):
+                if queue.full():
+                    queue.get_nowait()  # a slow reader loses the oldest events, never the newest
+                queue.put_nowait(event)
+
+        self.listen(feed)
+        try:
+            await self.subscribe(*topics)
+            while True:
+                getter = asyncio.ensure_future(queue.get())
+                closed = asyncio.ensure_future(self.endpoint.closed.wait())
+                try:
+                    await asyncio.wait({getter, closed}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    closed.cancel()
+                    if not getter.done():
+                        getter.cancel()
+                if not getter.done() or getter.cancelled():
+                    return
+                yield getter.result()
+        finally:
+            self.unlisten(feed)
+            if self.endpoint.is_open:
+                try:
+                    await self.unsubscribe(*topics)
+                except RequestError:
+                    pass
+
     def _on_event(self, event: ControlEvent) -> None:
-        for callback in self._listeners:
+        for callback in list(self._listeners):
             callback(event)
         try:
             self.events.put_nowait(event)

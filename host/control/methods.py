@@ -130,14 +130,53 @@ async def browser_tabs(params: dict[str, Any], conn: "ControlConnection") -> Any
     return await _browser(conn).request(lambda i: BrowserCall(id=i, api="tabs.query", args=[{}]), timeout=10)
 
 
-async def subscribe(params: dict[str, Any], conn: "ControlConnection") -> list[str]:
-    topics = params.get("topics", [])
-    if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
-        from host.control.server import ControlError
+def _topics(params: dict[str, Any]) -> list[str]:
+    from host.control.server import ControlError
+    from host.control.topics import MAX_TOPICS, valid_pattern
 
+    topics = params.get("topics", [])
+    unknown = sorted(set(params) - {"topics"})
+    if unknown:
+        raise ControlError(ErrorCode.INVALID_MESSAGE, f"unknown parameter {unknown[0]!r}; expected `topics`")
+    if not isinstance(topics, list) or not all(isinstance(t, str) for t in topics):
         raise ControlError(ErrorCode.INVALID_MESSAGE, "topics must be a list of strings")
+    bad = [t for t in topics if not valid_pattern(t)]
+    if bad:
+        raise ControlError(ErrorCode.INVALID_MESSAGE, f"not a topic: {bad[0]!r} (a dotted name, `family.*` or `*`)")
+    if len(topics) > MAX_TOPICS:
+        raise ControlError(ErrorCode.INVALID_MESSAGE, f"at most {MAX_TOPICS} topics")
+    return topics
+
+
+async def subscribe(params: dict[str, Any], conn: "ControlConnection") -> list[str]:
+    """Receive events on `topics` (exact names, `family.*` or `*`); returns every subscription."""
+    from host.control.server import ControlError
+    from host.control.topics import MAX_TOPICS
+
+    topics = _topics(params)
+    if len(conn.topics | set(topics)) > MAX_TOPICS:
+        raise ControlError(ErrorCode.OVERLOADED, f"a client may hold at most {MAX_TOPICS} subscriptions")
     conn.topics.update(topics)
     return sorted(conn.topics)
+
+
+async def unsubscribe(params: dict[str, Any], conn: "ControlConnection") -> list[str]:
+    """Stop events on `topics` (as subscribed); returns the remaining subscriptions."""
+    conn.topics.difference_update(_topics(params))
+    return sorted(conn.topics)
+
+
+async def list_methods(params: dict[str, Any], conn: "ControlConnection") -> list[str]:
+    """Every control method this host serves (what the REPL completes and checks for)."""
+    return sorted(conn.server.methods)
+
+
+async def control_status(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """The attached clients and the refused connections so far, by reason code."""
+    server = conn.server
+    return {"transport": server.kind, "address": server.address,
+            "clients": [c.describe() for c in sorted(server.connections, key=lambda c: c.connected_at)],
+            "refused": server.refusals.counts()}
 
 
 # Subsystems that serve their own control methods: each module defines `register(server)`.
@@ -168,6 +207,9 @@ def register_builtin(server: "ControlServer") -> None:
     server.register("host.info", host_info)
     server.register("host.wait_ready", wait_ready)
     server.register("host.subscribe", subscribe)
+    server.register("host.unsubscribe", unsubscribe)
+    server.register("host.methods", list_methods)
+    server.register("control.status", control_status)
     server.register("diag.payload", diag_payload)
     server.register("diag.echo", diag_echo)
     server.register("diag.roundtrip", diag_roundtrip)

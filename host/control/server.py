@@ -1,9 +1,12 @@
-"""The control server: a user-only Unix socket plus a token, serving named methods.
+"""The control server: a user-only local endpoint plus a token, serving named methods.
 
-A connection is refused (and logged) when the kernel reports another uid, when its first
-frame is not a hello with the right token, or when it says anything outside the control
-protocol. Several clients may be attached at once; each request runs in its own task so a
-slow one never blocks the others, and a client may cancel its own requests.
+A connection is refused (and logged, see `refusals`) when the OS reports another user, when its
+first frame is not a hello with the right token, when it sends more than a hello before one, or
+when it says nothing within the hello timeout. Several clients may be attached at once; each
+request runs in its own task so a slow one never blocks the others, and a client may cancel its
+own requests. Events go to the clients subscribed to their topic (see `topics`).
+
+The channel (Unix socket or Windows named pipe) sits behind `transport`.
 """
 
 from __future__ import annotations
@@ -12,23 +15,26 @@ import asyncio
 import hmac
 import logging
 import os
+import time
 from typing import Any, Awaitable, Callable
 
-from protocol.control import ControlClientMessage, ControlEvent, ControlHello, ControlRequest, ControlWelcome
+from protocol.control import ControlEvent, ControlHello, ControlRequest, ControlWelcome
 from protocol.errors import ErrorCode, ErrorInfo, ProtocolError
-from protocol.framing import FrameEncoder, FrameSplitter, MessageDecoder
-from protocol.limits import UI_OP_LIMITS
+from protocol.framing import FrameEncoder
 from protocol.messages import Cancel, Failure, Result
 
 from host import __version__
-from host.control import discovery
-from host.control.peer import peer_uid
-from host.transport.endpoint import Endpoint, StreamSink
+from host.control import discovery, refusals, transport
+from host.control.hello_gate import GatedDecoder, GatedSplitter, HelloGate
+from host.control.topics import any_matches
+from host.transport.endpoint import Endpoint, FrameSink
 from host.transport.errors import RequestError
 
 log = logging.getLogger("tabwarden.control")
 
 Method = Callable[[dict[str, Any], "ControlConnection"], Awaitable[Any]]
+
+MAX_REQUESTS_PER_CLIENT = 64
 
 
 class ControlError(Exception):
@@ -40,12 +46,17 @@ class ControlError(Exception):
 
 
 class ControlServer:
-    def __init__(self, host: Any, hello_timeout: float = 5.0):
+    """Serves control methods to authenticated local clients of one host process."""
+
+    def __init__(self, host: Any, hello_timeout: float = 5.0, transport_kind: str | None = None):
         self.host = host
         self.methods: dict[str, Method] = {}
         self.connections: set[ControlConnection] = set()
+        self.refusals = refusals.RefusalLog()
+        self.kind = transport_kind or transport.default_kind()
+        self.address = ""
         self._hello_timeout = hello_timeout
-        self._server: asyncio.AbstractServer | None = None
+        self._listener: transport.Listener | None = None
         self._folder = None
         self._socket_path = None
         self._token = ""
@@ -58,124 +69,128 @@ class ControlServer:
         self.methods[name] = method
 
     async def start(self) -> None:
-        """Create the socket (mode 0600) and announce it."""
-        if not hasattr(asyncio, "start_unix_server"):
-            raise RuntimeError("the control endpoint needs Unix sockets on this OS")
+        """Listen (user-only) and announce the endpoint and its token."""
         pid = os.getpid()
-        self._folder, self._socket_path, self._token = discovery.publish(pid)
-        try:
-            self._socket_path.unlink()
-        except FileNotFoundError:
-            pass
-        old_umask = os.umask(0o177)
-        try:
-            self._server = await asyncio.start_unix_server(self._accept, path=str(self._socket_path))
-        finally:
-            os.umask(old_umask)
-        os.chmod(self._socket_path, 0o600)
-        discovery.write_info(self._folder, self._socket_path, pid)
-        log.info("control endpoint at %s", self._socket_path)
+        self._folder, self._socket_path, self._token = discovery.publish(pid, self.kind)
+        self.address = str(self._socket_path)
+        self._listener = await transport.listen(self.kind, self.address, self._accept)
+        discovery.write_info(self._folder, self._socket_path, pid, self.kind)
+        log.info("control endpoint at %s", self.address)
 
     async def stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            for connection in list(self.connections):
-                await connection.endpoint.close("host shutting down")
-            try:
-                await asyncio.wait_for(self._server.wait_closed(), 2)
-            except asyncio.TimeoutError:
-                pass
+        """Stop listening, close every client and withdraw the announcement."""
+        if self._listener is not None:
+            await self._listener.close()
+            self._listener = None
+        for connection in list(self.connections):
+            await connection.endpoint.close("host shutting down")
         if self._folder is not None:
             discovery.unpublish(self._folder, self._socket_path)
 
     def broadcast(self, topic: str, data: Any) -> None:
         """Send an event to every attached client subscribed to `topic`."""
         for connection in list(self.connections):
-            if topic in connection.topics:
+            if any_matches(connection.topics, topic):
                 connection.push(topic, data)
 
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        sock = writer.get_extra_info("socket")
-        uid = peer_uid(sock) if sock is not None else None
-        if not hasattr(os, "getuid") or uid != os.getuid():
-            log.warning("refused control connection from uid %s (host runs as uid %s)", uid, getattr(os, "getuid", lambda: "?")())
-            writer.close()
-            return
-        connection = ControlConnection(self, reader, writer)
-        await connection.serve(self._hello_timeout)
-
     def token_matches(self, token: str) -> bool:
-        return hmac.compare_digest(token.encode(), self._token.encode())
+        """Constant-time comparison with this host's token."""
+        return bool(self._token) and hmac.compare_digest(token.encode(), self._token.encode())
+
+    async def _accept(self, reader: asyncio.StreamReader, sink: FrameSink, peer: transport.Peer) -> None:
+        if peer.same_user is not True:
+            code = refusals.UNKNOWN_PEER if peer.same_user is None else refusals.FOREIGN_USER
+            self.refusals.refuse(code, f"peer is {peer.identity}; this host serves its own user only")
+            sink.close()
+            return
+        connection = ControlConnection(self, reader, sink, peer)
+        await connection.serve(self._hello_timeout)
 
 
 class ControlConnection:
-    def __init__(self, server: ControlServer, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+    """One attached client: its subscriptions, its running requests, its endpoint."""
+
+    def __init__(self, server: ControlServer, reader: asyncio.StreamReader, sink: FrameSink,
+                 peer: transport.Peer | None = None):
         self.server = server
+        self.peer = peer
         self.topics: set[str] = set()
-        self.authenticated = False
         self.client = ""
+        self.connected_at = time.time()
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._hello = asyncio.Event()
+        self.gate = HelloGate(server.token_matches, self._refuse)
         self.endpoint = Endpoint(
-            reader, StreamSink(writer),
-            decoder=MessageDecoder(ControlClientMessage, UI_OP_LIMITS),
-            encoder=FrameEncoder(), splitter=FrameSplitter(), name="control client",
+            reader, sink, decoder=GatedDecoder(self.gate), encoder=FrameEncoder(), splitter=GatedSplitter(self.gate),
+            name="control client",
         )
         self.endpoint.on(ControlHello, self._on_hello)
         self.endpoint.on(ControlRequest, self._on_request)
         self.endpoint.on(Cancel, self._on_cancel)
 
+    @property
+    def authenticated(self) -> bool:
+        return self.gate.open
+
+    def _refuse(self, code: str, detail: str) -> None:
+        self.server.refusals.refuse(code, detail)
+        self._hello.set()
+        asyncio.ensure_future(self.endpoint.close(f"refused: {code}"))
+
     async def serve(self, hello_timeout: float) -> None:
+        """Run the connection until the client leaves (or is refused)."""
         self.endpoint.start()
-        try:
-            await asyncio.wait_for(self._hello.wait(), hello_timeout)
-        except asyncio.TimeoutError:
-            log.warning("control client sent no hello within %g s; closing", hello_timeout)
-            await self.endpoint.close("no hello")
-            return
+        closed = asyncio.ensure_future(self.endpoint.closed.wait())
+        hello = asyncio.ensure_future(self._hello.wait())
+        await asyncio.wait({closed, hello}, timeout=hello_timeout, return_when=asyncio.FIRST_COMPLETED)
+        hello.cancel()
         if not self.authenticated:
+            if not self.gate.refused:
+                what = "closed the connection" if closed.done() else f"sent no hello within {hello_timeout:g} s"
+                self.gate.refuse(refusals.NO_HELLO, f"client {what}")
+            closed.cancel()
+            await self.endpoint.close(self.endpoint.close_reason or "refused")
             return
         self.server.connections.add(self)
         try:
-            await self.endpoint.closed.wait()
+            await closed
         finally:
             self.server.connections.discard(self)
             for task in self._tasks.values():
                 task.cancel()
             await self.endpoint.close(self.endpoint.close_reason or "closed")
+            log.info("control client %r detached", self.client)
 
     def push(self, topic: str, data: Any) -> None:
+        """Send one event to this client (dropped, with a warning, if it cannot keep up)."""
         try:
             self.endpoint.send(ControlEvent(topic=topic, data=data))
         except RequestError as exc:
             log.warning("dropping %s event for %s: %s", topic, self.client or "client", exc)
 
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready view for `control.clients`."""
+        return {"client": self.client, "connectedAt": self.connected_at, "topics": sorted(self.topics),
+                "running": len(self._tasks), "peer": self.peer.identity if self.peer else None}
+
     async def _on_hello(self, hello: ControlHello) -> None:
-        if self.authenticated:
+        # The gate checked the token while decoding; a second hello is ignored.
+        if self._hello.is_set():
             return
-        if not self.server.token_matches(hello.token):
-            log.warning("refused control client %r: wrong token", hello.client)
-            self._hello.set()
-            await self.endpoint.close("wrong token")
-            return
-        self.authenticated = True
         self.client = hello.client
         host = self.server.host
         session = getattr(host, "session", None)
         self.endpoint.send(ControlWelcome(
-            host_version=__version__, pid=os.getpid(), extension_id=getattr(host, "extension_id", ""),
+            host_version=__version__, pid=os.getpid(), extension_id=getattr(host, "extension_id", "") or "",
             browser_session_id=session.browser_session_id if session else None,
         ))
         log.info("control client %r attached", hello.client)
         self._hello.set()
 
     async def _on_request(self, request: ControlRequest) -> None:
-        if not self.authenticated:
-            log.warning("control request before hello; closing")
-            await self.endpoint.close("request before hello")
-            return
-        if len(self._tasks) >= 64:
-            self._fail(request.id, ErrorInfo(code=ErrorCode.OVERLOADED, message="64 requests already running"))
+        if len(self._tasks) >= MAX_REQUESTS_PER_CLIENT:
+            self._fail(request.id, ErrorInfo(code=ErrorCode.OVERLOADED,
+                                             message=f"{MAX_REQUESTS_PER_CLIENT} requests already running"))
             return
         self._tasks[request.id] = asyncio.create_task(self._run(request))
 
