@@ -26,7 +26,7 @@ COMMANDS: dict[str, Command] = {
     "policy": Command("host.cli.policy_cmd", "check, explain and test permission decisions"),
     "audit": Command("host.cli.audit_cmd", "list, export and verify the audit log"),
     "launch": Command("host.cli.placeholder_cmd", "start a browser with the extension and open the REPL"),
-    "repl": Command("host.cli.placeholder_cmd", "attach a debug REPL to the running host"),
+    "repl": Command("host.cli.repl_cmd", "attach a debug REPL to the running host"),
     "demo": Command("host.cli.placeholder_cmd", "run the scripted demo on bundled local pages"),
 }
 

@@ -1,0 +1,321 @@
+"""`tw`: the running host as the REPL sees it.
+
+Every browser action is a `tools.call`, so it goes through the host's gateway and gatekeeper
+exactly as the side panel's would: the REPL has no way around a denial or an approval. What it
+adds is convenience: a default thread (`tw.thread`) and policy (`tw.policy`), the last tab used,
+tab/ref lookups for `explain`, and output that prints well.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from host.control.client import ControlClient
+from host.repl import render
+from host.repl.errors import UsageError
+from host.repl.style import Style
+from host.repl.views import Text, View
+
+DEFAULT_THREAD = "repl"
+TAIL_INTERVAL_S = 0.5
+
+HELP = """\
+tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
+  browser   tw.tabs()  tw.use(tab)  tw.snapshot(tab=None)  tw.run(tool, tab=None, **params)
+            tw.tools()  tw.refs(tab=None)
+  gatekeeper tw.explain(tool, tab=None, ref=None, origin=None, **params)  tw.permissions()
+            tw.rules()  tw.allow/ask/deny(tool, origin)  tw.remove_rule(id)
+            tw.block(pattern)  tw.guard(pattern)  tw.unblock(pattern)  tw.unguard(pattern)
+            tw.grants()  tw.revoke(thread=None)  tw.set_policy(policy, thread=None)
+  audit     tw.audit(last=20, **filters)  tw.tail(**filters)  tw.verify_audit()
+  events    tw.watch(*topics, count=None, timeout=None)   (topics: names, `family.*`, `*`)
+  raw       tw.call(method, **params)  tw.methods()  tw.info()  tw.clients()
+  settings  tw.thread = "repl"   tw.policy = None | "always" | "untrusted" | "auto"
+Ctrl-C stops a running call (or a tail/watch); Ctrl-D leaves."""
+
+
+class Tabwarden:
+    """The REPL's handle on one running host."""
+
+    def __init__(self, client: ControlClient, style: Style, thread: str = DEFAULT_THREAD):
+        self.client = client
+        self.style = style
+        self.thread = thread
+        self.policy: str | None = None
+        self.last_tab: int | None = None
+        self.watched: set[str] = set()  # topics a running `watch` prints
+
+    def __repr__(self) -> str:
+        return f"<tw: host pid {self.client.pid}, thread {self.thread!r}, policy {self.policy or 'host default'}>"
+
+    def help(self) -> Text:
+        """What `tw` can do."""
+        return Text(HELP)
+
+    def _view(self, data: Any, renderer) -> View:
+        return View(data, renderer, self.style)
+
+    # ------------------------------------------------------------------ raw
+
+    async def call(self, method: str, **params: Any) -> Any:
+        """Any control method, with its raw JSON answer."""
+        return await self.client.call(method, **params)
+
+    async def methods(self) -> list[str]:
+        """Every control method the host serves."""
+        return await self.client.call("host.methods")
+
+    async def info(self) -> View:
+        """The host: pid, extension, browser session."""
+        return self._view(await self.client.call("host.info"), _key_values)
+
+    async def clients(self) -> View:
+        """Clients attached to the host and refused connections by reason."""
+        return self._view(await self.client.call("control.status"), _clients)
+
+    # ------------------------------------------------------------------ browser (through the gatekeeper)
+
+    async def run(self, tool: str, tab: int | None = None, *, thread: str | None = None,
+                  policy: str | None = None, **params: Any) -> View:
+        """Run any tool as thread `tw.thread`, through the gateway and the gatekeeper."""
+        args: dict[str, Any] = {"tool": tool, "params": params, "thread_id": thread or self.thread}
+        if tab is not None:
+            args["tab_id"] = tab
+        chosen = policy or self.policy
+        if chosen is not None:
+            args["policy"] = chosen
+        result = await self.client.call("tools.call", **args)
+        for key in ("resultTabId", "tabId"):
+            if isinstance(result.get(key), int):
+                self.last_tab = result[key]
+                break
+        return self._view(result, render.tool_result)
+
+    async def tabs(self) -> View:
+        """The open tabs (the `tabs_list` tool)."""
+        return await self.run("tabs_list")
+
+    async def snapshot(self, tab: int | None = None, **params: Any) -> View:
+        """A snapshot of the page with its refs (the `read_page` tool)."""
+        return await self.run("read_page", tab, **params)
+
+    async def use(self, tab: int) -> View:
+        """Make `tab` the default tab of `tw.thread`."""
+        routes = await self.client.call("browser.bind_target", thread_id=self.thread, tab_id=tab)
+        self.last_tab = tab
+        return self._view(routes, _key_values)
+
+    async def tools(self) -> View:
+        """The browser tools with their level and effects."""
+        tools = await self.client.call("tools.list")
+        rows = [(t["name"], t["level"], t["effects"], t.get("category") or "", t["description"]) for t in tools]
+        return self._view(tools, lambda _d, s: render.table(rows, ("tool", "level", "effects", "category", "what"), s))
+
+    async def refs(self, tab: int | None = None) -> View:
+        """The host-side ref map of a tab (default: the last tab used)."""
+        tab = self._tab(tab)
+        return self._view(await self.client.call("browser.refs", tab_id=tab), _refs)
+
+    def _tab(self, tab: int | None) -> int:
+        if tab is not None:
+            return tab
+        if self.last_tab is None:
+            raise UsageError("which tab? pass tab=N (see tw.tabs()) or call tw.use(N) first")
+        return self.last_tab
+
+    # ------------------------------------------------------------------ gatekeeper
+
+    async def explain(self, tool: str, tab: int | None = None, *, ref: str | None = None, origin: str | None = None,
+                      thread: str | None = None, policy: str | None = None, **params: Any) -> View:
+        """Ask the gatekeeper what it would decide for a call, and why (nothing runs, nothing is
+        audited). `tab` supplies the origin, `ref` the element facts from the tab's ref map."""
+        target = None
+        if ref is not None:
+            params.setdefault("ref", ref)
+            hint = await self._ref_hint(self._tab(tab), ref)
+            target = {"hints": [hint]} if hint else None
+            if hint and hint.get("inputType"):
+                target = {**(target or {}), "input_type": hint["inputType"], "input_types": [hint["inputType"]]}
+        if origin is None and tab is not None:
+            origin = await self._tab_url(tab)
+        args: dict[str, Any] = {"tool": tool, "params": params, "origin": origin or "",
+                                "thread_id": thread or self.thread}
+        if target is not None:
+            args["target"] = target
+        if policy or self.policy:
+            args["policy"] = policy or self.policy
+        return self._view(await self.client.call("gatekeeper.explain", **args), render.decision)
+
+    async def _tab_url(self, tab: int) -> str:
+        for item in await self.client.call("browser.tabs"):
+            if item.get("id") == tab:
+                return str(item.get("url") or "")
+        raise UsageError(f"there is no tab {tab} (see tw.tabs())")
+
+    async def _ref_hint(self, tab: int, ref: str) -> dict[str, Any] | None:
+        refs = await self.client.call("browser.refs", tab_id=tab)
+        return next((h for h in refs.get("refs", []) if h.get("ref") == ref), None)
+
+    async def permissions(self, thread: str | None = None) -> View:
+        """What is in force: policy, rules with provenance, origin lists, revision."""
+        data = await self.client.call("gatekeeper.permissions", thread_id=thread or self.thread)
+        return self._view(data, _permissions)
+
+    async def rules(self) -> View:
+        """Every rule in force, with where it came from."""
+        return self._view(await self.client.call("gatekeeper.rules"), _rules)
+
+    async def add_rule(self, tool: str, origin: str, verdict: str, **args: str) -> View:
+        """Store a user rule; keyword arguments are `args` conditions (regexes on parameters)."""
+        params: dict[str, Any] = {"tool": tool, "origin": origin, "verdict": verdict}
+        if args:
+            params["args"] = args
+        rule = await self.client.call("gatekeeper.add_rule", **params)
+        return self._view(rule, _key_values)
+
+    async def allow(self, tool: str, origin: str, **args: str) -> View:
+        """Store an allow rule."""
+        return await self.add_rule(tool, origin, "allow", **args)
+
+    async def ask(self, tool: str, origin: str, **args: str) -> View:
+        """Store an ask rule."""
+        return await self.add_rule(tool, origin, "ask", **args)
+
+    async def deny(self, tool: str, origin: str, **args: str) -> View:
+        """Store a deny rule."""
+        return await self.add_rule(tool, origin, "deny", **args)
+
+    async def remove_rule(self, rule_id: str) -> Any:
+        """Remove a stored rule by id (see tw.rules())."""
+        return await self.client.call("gatekeeper.remove_rule", id=rule_id)
+
+    async def block(self, pattern: str) -> Any:
+        """Add an origin pattern to the blocked list."""
+        return await self.client.call("gatekeeper.add_origin", pattern=pattern, list="blocked")
+
+    async def guard(self, pattern: str) -> Any:
+        """Add an origin pattern to the guarded list (writes there always ask)."""
+        return await self.client.call("gatekeeper.add_origin", pattern=pattern, list="guarded")
+
+    async def unblock(self, pattern: str) -> Any:
+        """Remove a user pattern from the blocked list."""
+        return await self.client.call("gatekeeper.remove_origin", pattern=pattern, list="blocked")
+
+    async def unguard(self, pattern: str) -> Any:
+        """Remove a user pattern from the guarded list."""
+        return await self.client.call("gatekeeper.remove_origin", pattern=pattern, list="guarded")
+
+    async def grants(self, thread: str | None = None) -> View:
+        """Session grants (acceptForSession answers), by thread."""
+        return self._view(await self.client.call("gatekeeper.grants", **_maybe(thread_id=thread)), _grants)
+
+    async def revoke(self, thread: str | None = None) -> View:
+        """Drop the session grants of one thread, or of every thread."""
+        return self._view(await self.client.call("gatekeeper.revoke_grants", **_maybe(thread_id=thread)), _grants)
+
+    async def set_policy(self, policy: str | None, thread: str | None = None) -> Any:
+        """Set (None clears) a thread's policy override on the host."""
+        return await self.client.call("gatekeeper.set_policy", thread_id=thread or self.thread, policy=policy)
+
+    # ------------------------------------------------------------------ audit
+
+    async def audit(self, last: int = 20, **filters: Any) -> View:
+        """The newest audit rows (filters: thread_id, tool, verdict)."""
+        rows = await self.client.call("gatekeeper.audit", last=last, **filters)
+        return self._view(rows, render.audit_rows)
+
+    async def verify_audit(self) -> View:
+        """Recompute the audit log's hash chain."""
+        return self._view(await self.client.call("gatekeeper.verify_audit"), _key_values)
+
+    async def tail(self, last: int = 10, **filters: Any) -> None:
+        """Print the newest audit rows, then each new one as it is written, until Ctrl-C."""
+        rows = await self.client.call("gatekeeper.audit", last=last, **filters)
+        if rows:
+            print(render.audit_rows(rows, self.style), flush=True)
+        after = rows[-1]["seq"] if rows else await self._audit_head()
+        while True:
+            await asyncio.sleep(TAIL_INTERVAL_S)
+            rows = await self.client.call("gatekeeper.audit", after=after, **filters)
+            if rows:
+                print(render.audit_rows(rows, self.style), flush=True)
+                after = rows[-1]["seq"]
+
+    async def _audit_head(self) -> int:
+        rows = await self.client.call("gatekeeper.audit", last=1)
+        return rows[-1]["seq"] if rows else 0
+
+    # ------------------------------------------------------------------ events
+
+    async def watch(self, *topics: str, count: int | None = None, timeout: float | None = None) -> int:
+        """Print events on `topics` (default: all) as they arrive, until Ctrl-C, `count` events
+        or `timeout` seconds; returns how many were printed."""
+        seen = 0
+        topics = topics or ("*",)
+
+        async def consume() -> None:
+            nonlocal seen
+            async for item in self.client.stream(*topics):
+                print(render.event(item.topic, item.data, self.style), flush=True)
+                seen += 1
+                if count is not None and seen >= count:
+                    return
+
+        added = set(topics) - self.watched
+        self.watched |= added
+        try:
+            await asyncio.wait_for(consume(), timeout)
+        except asyncio.TimeoutError:
+            pass
+        finally:
+            self.watched -= added
+        return seen
+
+
+def _maybe(**params: Any) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if v is not None}
+
+
+def _key_values(data: Any, style: Style) -> str:
+    if not isinstance(data, dict):
+        return repr(data)
+    width = max((len(str(k)) for k in data), default=0)
+    return "\n".join(f"{style(str(k).ljust(width), 'bold')}  {render.cell(v)}" for k, v in data.items())
+
+
+def _clients(data: dict[str, Any], style: Style) -> str:
+    rows = [(c.get("client"), render.clock(c.get("connectedAt")), ", ".join(c.get("topics", [])), c.get("running"))
+            for c in data.get("clients", [])]
+    refused = ", ".join(f"{k} {v}" for k, v in sorted(data.get("refused", {}).items())) or "none"
+    return render.table(rows, ("client", "since", "topics", "running"), style) + f"\nrefused: {refused}"
+
+
+def _refs(data: dict[str, Any], style: Style) -> str:
+    rows = [(h.get("ref"), h.get("role"), h.get("name"), h.get("inputType") or h.get("tag")) for h in data.get("refs", [])]
+    head = f"tab {data.get('tabId')}, snapshot {data.get('snapshot') or '-'}, {data.get('prior', 0)} older refs remembered"
+    return head + "\n" + render.table(rows, ("ref", "role", "name", "type"), style)
+
+
+def _rules(views: list[dict[str, Any]], style: Style) -> str:
+    rows = [(v["rule"].get("id"), v["rule"].get("tool"), v["rule"].get("origin") or "(no origin)",
+             render.verdict(v["rule"].get("verdict", "?"), style), v["rule"].get("args"), v.get("provenance"),
+             "yes" if v.get("removable") else "no") for v in views]
+    return render.table(rows, ("id", "tool", "origin", "verdict", "args", "from", "removable"), style)
+
+
+def _permissions(data: dict[str, Any], style: Style) -> str:
+    lines = [f"policy {style(str(data.get('policy')), 'bold')}, revision {str(data.get('revision', ''))[:16]}",
+             f"sources: {', '.join(data.get('loaded_sources', []))}",
+             f"blocked (user): {', '.join(data.get('sensitive_origins', [])) or '-'} "
+             f"(+{data.get('builtin_sensitive_count', 0)} built in)",
+             f"guarded (user): {', '.join(data.get('guarded_origins', [])) or '-'} "
+             f"(+{data.get('builtin_guarded_count', 0)} built in)",
+             _rules(data.get("rules", []), style)]
+    return "\n".join(lines)
+
+
+def _grants(data: dict[str, Any], style: Style) -> str:
+    rows = [(thread, g["tool"], g["origin"] or "(no origin)") for thread, items in data.get("grants", {}).items()
+            for g in items]
+    return f"browser session {data.get('browserSession') or '-'}\n" + render.table(rows, ("thread", "tool", "origin"), style)

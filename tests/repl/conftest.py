@@ -1,0 +1,48 @@
+"""One real host per module (fed by a scripted browser on its stdin) and REPLs on a pty."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.repl.pty_session import PtySession
+from tests.repl.stdio_host import ROOT, StdioHost
+from tests.support.hosts import tabwarden_home
+
+
+@pytest.fixture(scope="module")
+def tw_home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("repl") / "tw"
+
+
+@pytest.fixture(scope="module")
+def stdio_host(tw_home):
+    with tabwarden_home(tw_home):
+        host = StdioHost(tw_home)
+        try:
+            host.wait_published()
+            yield host
+        finally:
+            host.stop()
+
+
+def repl_env(tw_home: Path) -> dict[str, str]:
+    """A plain terminal (no colours) and the run's Tabwarden home."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
+    env.update(TABWARDEN_HOME=str(tw_home), NO_COLOR="1", TERM="dumb", HOME=str(tw_home.parent))
+    return env
+
+
+@pytest.fixture
+def repl(stdio_host, tw_home):
+    """A `tabwarden repl --pid <host>` on a pseudo-terminal, at a prompt that reads what we type."""
+    session = PtySession([sys.executable, "-m", "host", "repl", "--pid", str(stdio_host.pid)], repl_env(tw_home), ROOT)
+    try:
+        session.expect("tw> ")
+        session.settle("tw> ")
+        yield session
+    finally:
+        session.close()

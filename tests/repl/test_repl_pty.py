@@ -1,0 +1,136 @@
+"""The REPL as a person uses it: a pseudo-terminal, a real host, top-level await, completion,
+Ctrl-C and Ctrl-D; browser calls go through the host's gateway and gatekeeper."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from host.control.client import ControlClient
+from tests.repl.stdio_host import TAB
+
+
+def test_banner_names_the_host_and_ctrl_d_leaves_with_0(repl, stdio_host):
+    assert f"attached to host pid {stdio_host.pid}" in repl.output.decode()
+    repl.end_of_input()
+    assert repl.wait() == 0
+
+
+def test_top_level_await_multi_line_statements_and_plain_python(repl):
+    repl.line("import asyncio")
+    repl.expect("tw> ")
+    repl.line("await asyncio.sleep(0, result=6 * 7)")
+    assert "42" in repl.expect("tw> ")
+    repl.line("for i in range(2):")
+    repl.expect("... ")
+    repl.line("    print('line', i)")
+    repl.expect("... ")
+    repl.line("")
+    out = repl.expect("tw> ")
+    assert "line 0" in out and "line 1" in out
+
+
+def test_a_bare_coroutine_is_awaited_and_shown_pretty(repl, stdio_host):
+    repl.line("tw.info()")
+    out = repl.expect("tw> ")
+    assert f"pid               {stdio_host.pid}" in out
+    assert "browserSessionId  repl-test-session" in out
+
+
+def test_a_tool_runs_through_the_gatekeeper_and_prints_its_snapshot(repl):
+    repl.line("await tw.snapshot(tab=%d)" % TAB["id"])
+    out = repl.expect("tw> ")
+    assert "ok read_page [tab 7]  gatekeeper ALLOW (read_allowed)" in out
+    assert '- button "Pay" [ref=sdoc_1_1]' in out
+    repl.line("tw.refs()")  # the last tab used
+    out = repl.expect("tw> ")
+    assert "sdoc_1_2  textbox  Card" in out
+    repl.line("tw.audit(3, tool='read_page')")
+    assert "read_page @ https://shop.example  ALLOW (read_allowed)" in repl.expect("tw> ")
+
+
+def test_a_denial_is_a_structured_result_not_a_crash(repl):
+    repl.line("await tw.deny('click', 'https://shop.example')")
+    repl.expect("tw> ")
+    repl.line("tw.run('click', tab=7, ref='sdoc_1_1', element='Pay button', policy='auto')")
+    out = repl.expect("tw> ")
+    assert "failed click [tab 7]: denied (phase authorize)" in out
+    assert "gatekeeper DENY (rule_deny)" in out
+    repl.line("tw.explain('click', tab=7, ref='sdoc_1_1', element='Pay button')")
+    out = repl.expect("tw> ")
+    assert "click @ https://shop.example -> DENY (rule_deny)" in out
+    assert re.search(r"\d\. rule_deny +HIT +denied by click @ https://shop.example", out), out
+
+
+def test_host_errors_print_one_line_with_their_code(repl):
+    repl.line("tw.call('no.such_method')")
+    assert "error not_found: no control method 'no.such_method'" in repl.expect("tw> ")
+    repl.line("tw.call('gatekeeper.add_rule', tool='click', origin='https://x.example', verdict='maybe')")
+    assert "error invalid_message: invalid params: Invalid enum value 'maybe' - at `$.verdict`" in repl.expect("tw> ")
+
+
+def test_ctrl_c_cancels_a_running_statement_and_the_prompt_comes_back(repl):
+    repl.line("import asyncio; print('sleeping', 'now'); await asyncio.sleep(600)")
+    repl.expect("sleeping now")  # the statement is running
+    repl.interrupt()
+    repl.expect("cancelled")
+    repl.expect("tw> ")
+    repl.line("'still here'")
+    assert "'still here'" in repl.expect("tw> ")
+
+
+def test_ctrl_c_at_the_prompt_drops_the_line(repl):
+    repl.send("half typed")
+    repl.expect("half typed")
+    repl.interrupt_until("KeyboardInterrupt")
+    repl.expect("tw> ")
+    repl.line("1 + 1")
+    out = repl.expect("tw> ")
+    assert "2" in out and "half typed" not in out
+
+
+def test_completion_of_tw_attributes_and_tool_names(repl):
+    repl.send("tw.snaps\t")
+    repl.expect("tw.snapshot")
+    repl.send("\x15")  # clear the line
+    repl.send("tw.run('read_p\t")
+    repl.expect("read_page")
+    repl.send("\x15")
+    repl.line("")
+    repl.expect("tw> ")
+
+
+def test_history_is_saved_for_the_next_session(repl, tw_home):
+    repl.line("'remember me'")
+    repl.expect("tw> ")
+    repl.end_of_input()
+    assert repl.wait() == 0
+    history = (tw_home / "data" / "repl_history").read_text()
+    assert "'remember me'" in history
+
+
+def test_watch_prints_events_while_a_second_client_works(repl, stdio_host):
+    # Five denials in one thread make the gatekeeper raise an alert, which the host broadcasts;
+    # the denials come from a second client attached at the same time as the REPL.
+    repl.line("tw.watch('alert', count=1, timeout=60)")
+    repl.expect("tw.watch(")
+    asyncio.run(_deny_five_times(stdio_host.pid))
+    out = repl.expect("tw> ")
+    assert '[alert] {"threadId": "burst"' in out
+    assert "\n1\n" in out  # watch returns how many events it printed
+
+
+async def _deny_five_times(pid: int) -> None:
+    other = await ControlClient.connect(pid=pid, client="second")
+    try:
+        status = await other.call("control.status")
+        assert {"repl", "second"} <= {c["client"] for c in status["clients"]}
+        await other.call("gatekeeper.add_rule", tool="click", origin="https://shop.example", verdict="deny")
+        snapshot = await other.call("tools.call", tool="read_page", tab_id=7, thread_id="burst")
+        assert snapshot["ok"], snapshot
+        for _ in range(5):
+            result = await other.call("tools.call", tool="click", tab_id=7, thread_id="burst", policy="auto",
+                                      params={"ref": "sdoc_1_1", "element": "Pay button"})
+            assert result["error"]["code"] == "denied", result
+    finally:
+        await other.close()
