@@ -1,9 +1,12 @@
 """The UI op/event catalogue: what extension pages send to the engine and what it sends back.
 
 Pages talk to the service worker over a runtime Port; the worker wraps each op in a `ui.op`
-frame and unwraps `ui.event` frames. This module fixes the names of every op and event and
-the shapes the engine relies on first (handshake, acknowledgements, approval decisions);
-the engine issue fills in the remaining payload shapes under the same names.
+frame and unwraps `ui.event` frames. Every op carries a `submissionId`; together with the
+page's own `clientId` (from `initialize`) it identifies the command, so a page may resend an
+op after a reconnect and get the stored answer instead of a second effect.
+
+Every thread-scoped event carries `stream{threadId, epoch, sequence}`: the epoch grows with
+each host start, the sequence within (thread, epoch), so a page can tell a gap from a restart.
 """
 
 from __future__ import annotations
@@ -16,6 +19,11 @@ ENGINE_PROTOCOL = "tabwarden/engine-v1"
 
 SubmissionId = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=512)]
+Text = Annotated[str, msgspec.Meta(max_length=1_000_000)]
+Label = Annotated[str, msgspec.Meta(max_length=500)]
+Note = Annotated[str, msgspec.Meta(max_length=4000)]
+Count = Annotated[int, msgspec.Meta(ge=0)]
+Epoch = Annotated[float, msgspec.Meta(ge=0)]
 
 OP_TYPES: tuple[str, ...] = (
     "initialize",
@@ -50,6 +58,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "thread.created",
     "thread.forked",
     "thread.deleted",
+    "thread.snapshot",
     "turn.start",
     "turn.complete",
     "token.usage",
@@ -59,6 +68,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "item.complete",
     # requests to the user
     "approval.request",
+    "approval.resolved",
     "interaction.request",
     # broadcasts
     "thread.updated",
@@ -84,14 +94,114 @@ ERROR_CODES = (
     "not_configured",
     "invalid_command",
     "internal",
+    # added by the engine: each names one refusal the UI can explain precisely
+    "not_initialized",
+    "thread_busy",
+    "run_not_found",
+    "invalid_state",
+    "approval_not_found",
+    "already_decided",
+    "node_not_found",
+    "storage_unavailable",
 )
 
 PERMISSION_POLICIES = ("always", "untrusted", "auto")
 APPROVAL_FLAGS = ("sensitive_payload", "escalation_l2", "host_permission", "guarded_origin", "credential_target")
+ITEM_KINDS = ("user_message", "assistant_message", "reasoning", "tool_call", "approval", "system_notice")
+RUN_STATES = (
+    "queued", "preparing", "streaming_model", "waiting_approval", "waiting_interaction", "executing_tool",
+    "paused_budget", "paused_uncertain", "interrupted", "failed", "completed",
+)
+TOOL_LEVELS = ("L0", "L1", "L2", "mcp", "builtin")
+
+PolicyName = Literal["always", "untrusted", "auto"]
+ToolLevel = Literal["L0", "L1", "L2", "mcp", "builtin"]
+StopReason = Literal["end", "max_tokens", "content_filter", "interrupted", "error", "budget_pause"]
+ItemKind = Literal["user_message", "assistant_message", "reasoning", "tool_call", "approval", "system_notice"]
+RunState = Literal[
+    "queued", "preparing", "streaming_model", "waiting_approval", "waiting_interaction", "executing_tool",
+    "paused_budget", "paused_uncertain", "interrupted", "failed", "completed",
+]
 
 
 class _Ui(msgspec.Struct, tag_field="type", rename="camel", omit_defaults=True, forbid_unknown_fields=True, kw_only=True):
     pass
+
+
+class _Shape(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown_fields=True, kw_only=True):
+    """A nested shape (no `type` tag)."""
+
+
+# ---------------------------------------------------------------- shared shapes
+
+
+class TabRef(_Shape, kw_only=True):
+    tab_id: Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)]
+    url: Annotated[str, msgspec.Meta(max_length=8192)] = ""
+    title: Annotated[str, msgspec.Meta(max_length=1000)] = ""
+
+
+class BrowserContext(_Shape, kw_only=True):
+    """The tabs the page saw when the user submitted: the default tab becomes the turn's target."""
+
+    captured_at: Annotated[int, msgspec.Meta(ge=0)] = 0
+    default_tab: TabRef | None = None
+    referenced_tabs: Annotated[list[TabRef], msgspec.Meta(max_length=64)] = []
+
+
+class _Part(msgspec.Struct, tag_field="type", rename="camel", omit_defaults=True, forbid_unknown_fields=True,
+            kw_only=True):
+    pass
+
+
+class TextPart(_Part, tag="text", kw_only=True):
+    text: Text
+
+
+class ImagePart(_Part, tag="image", kw_only=True):
+    mime: Literal["image/png", "image/jpeg", "image/webp", "image/gif"]
+    data: Annotated[str, msgspec.Meta(max_length=16 * 1024 * 1024)]  # base64
+
+
+ContentPart = Union[TextPart, ImagePart]
+
+
+class ContextBlock(_Shape, kw_only=True):
+    """Context the user attached to a message (a page, a selection, a file...)."""
+
+    kind: Literal["page", "selection", "screenshot", "tab", "mcp_resource", "file", "skill"]
+    label: Label
+    origin: Annotated[str, msgspec.Meta(max_length=2048)] | None = None
+    trust: Literal["trusted", "untrusted"] | None = None
+    provenance: Literal["user", "page", "mcp", "tool", "import", "plugin"] | None = None
+    source_ref: Annotated[str, msgspec.Meta(max_length=2048)] | None = None
+    tab: TabRef | None = None
+    content: Annotated[list[ContentPart], msgspec.Meta(min_length=1, max_length=64)]
+
+
+class UserInput(_Shape, kw_only=True):
+    text: Text
+    attached_context: Annotated[list[ContextBlock], msgspec.Meta(max_length=32)] = []
+    browser_context: BrowserContext | None = None
+
+
+class ModelRef(_Shape, kw_only=True):
+    """A configured provider (`connection_id`) and optionally a model other than its default."""
+
+    connection_id: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+    model_id: Annotated[str, msgspec.Meta(min_length=1, max_length=256)] | None = None
+
+
+class TurnOverrides(_Shape, kw_only=True):
+    model: ModelRef | None = None
+    permission_policy: PolicyName | None = None
+    enabled_tool_levels: Annotated[list[ToolLevel], msgspec.Meta(max_length=5)] | None = None
+
+
+class StreamCursor(_Shape, kw_only=True):
+    thread_id: Id
+    epoch: Annotated[int, msgspec.Meta(ge=1)]
+    sequence: Annotated[int, msgspec.Meta(ge=1)]
 
 
 # ---------------------------------------------------------------- ops (page → engine)
@@ -101,6 +211,7 @@ class Initialize(_Ui, tag="initialize", kw_only=True):
     submission_id: SubmissionId
     protocol: str
     schema_hash: str
+    # The page's own id (kept across reconnects): command receipts are keyed on it.
     client_id: Id
     subscribe_thread_id: Id | None = None
 
@@ -109,7 +220,107 @@ class PingOp(_Ui, tag="ping", kw_only=True):
     submission_id: SubmissionId
 
 
-class _Decision(msgspec.Struct, tag_field="kind", forbid_unknown_fields=True, kw_only=True):
+class ThreadCreate(_Ui, tag="thread.create", kw_only=True):
+    submission_id: SubmissionId
+    title: Label | None = None
+    permission_policy: PolicyName | None = None
+
+
+class ThreadSubscribe(_Ui, tag="thread.subscribe", kw_only=True):
+    submission_id: SubmissionId
+    thread_id: Id
+
+
+class ThreadDelete(_Ui, tag="thread.delete", kw_only=True):
+    submission_id: SubmissionId
+    thread_id: Id
+
+
+class ThreadFork(_Ui, tag="thread.fork", kw_only=True):
+    """A new thread holding the path from the root to `at_node_id`."""
+
+    submission_id: SubmissionId
+    thread_id: Id
+    at_node_id: Id
+
+
+class ThreadSelectBranch(_Ui, tag="thread.selectBranch", kw_only=True):
+    """Make the branch through `node_id` current (its newest leaf becomes the thread's leaf)."""
+
+    submission_id: SubmissionId
+    thread_id: Id
+    node_id: Id
+
+
+class TurnSubmit(_Ui, tag="turn.submit", kw_only=True):
+    submission_id: SubmissionId
+    thread_id: Id
+    input: UserInput
+    overrides: TurnOverrides | None = None
+
+
+class TurnFork(_Ui, tag="turn.fork", kw_only=True):
+    """Edit and resubmit: a new user message beside `sibling_of_node_id`, then a turn on it."""
+
+    submission_id: SubmissionId
+    thread_id: Id
+    sibling_of_node_id: Id
+    input: UserInput
+    overrides: TurnOverrides | None = None
+
+
+class TurnSteer(_Ui, tag="turn.steer", kw_only=True):
+    """Add input to the running turn; the model reads it before its next call."""
+
+    submission_id: SubmissionId
+    thread_id: Id
+    expected_turn_id: Id
+    input: UserInput
+
+
+class TurnEnqueue(_Ui, tag="turn.enqueue", kw_only=True):
+    submission_id: SubmissionId
+    thread_id: Id
+    input: UserInput
+    overrides: TurnOverrides | None = None
+
+
+class TurnInterrupt(_Ui, tag="turn.interrupt", kw_only=True):
+    submission_id: SubmissionId
+    thread_id: Id
+
+
+class QueueUpdate(_Ui, tag="queue.update", kw_only=True):
+    submission_id: SubmissionId
+    thread_id: Id
+    run_id: Id
+    input: UserInput
+    overrides: TurnOverrides | None = None
+
+
+class QueueRemove(_Ui, tag="queue.remove", kw_only=True):
+    submission_id: SubmissionId
+    thread_id: Id
+    run_id: Id
+
+
+class RunResume(_Ui, tag="run.resume", kw_only=True):
+    submission_id: SubmissionId
+    thread_id: Id
+    run_id: Id
+
+
+class RunResolveUncertain(_Ui, tag="run.resolveUncertain", kw_only=True):
+    """Settle a run that died while a write may have happened: run it again, treat it as done,
+    or fail it."""
+
+    submission_id: SubmissionId
+    thread_id: Id
+    run_id: Id
+    resolution: Literal["retry", "mark_done", "fail"]
+
+
+class _Decision(msgspec.Struct, tag_field="kind", omit_defaults=True, forbid_unknown_fields=True, kw_only=True):
     pass
 
 
@@ -126,7 +337,7 @@ class AcceptForSite(_Decision, tag="acceptForSite", kw_only=True):
 
 
 class Decline(_Decision, tag="decline", kw_only=True):
-    note: Annotated[str, msgspec.Meta(max_length=4000)] | None = None
+    note: Note | None = None
 
 
 class CancelDecision(_Decision, tag="cancel", kw_only=True):
@@ -142,6 +353,165 @@ class ApprovalResponse(_Ui, tag="approval.response", kw_only=True):
     decision: ApprovalDecision
 
 
+class _InteractionAnswer(msgspec.Struct, tag_field="kind", omit_defaults=True, forbid_unknown_fields=True,
+                         kw_only=True):
+    pass
+
+
+class InteractionSubmit(_InteractionAnswer, tag="submit", kw_only=True):
+    value: Any = None
+
+
+class InteractionCancel(_InteractionAnswer, tag="cancel", kw_only=True):
+    note: Note | None = None
+
+
+class InteractionTimeout(_InteractionAnswer, tag="timeout", kw_only=True):
+    value: Any = None
+
+
+InteractionAnswer = Union[InteractionSubmit, InteractionCancel, InteractionTimeout]
+
+
+class InteractionResponse(_Ui, tag="interaction.response", kw_only=True):
+    submission_id: SubmissionId
+    interaction_id: Id
+    response: InteractionAnswer
+
+
+# ---------------------------------------------------------------- snapshot shapes
+
+
+class ThreadMeta(_Shape, kw_only=True):
+    id: Id
+    title: str
+    created_at: Epoch
+    updated_at: Epoch
+    revision: Count
+    leaf_id: str | None = None
+    parent_thread_id: str | None = None
+    permission_policy: PolicyName | None = None
+
+
+class NodeView(_Shape, kw_only=True):
+    """One node of a thread's tree; `body` depends on `kind`."""
+
+    id: Id
+    kind: str
+    seq: Count
+    created_at: Epoch
+    parent_id: str | None = None
+    turn_id: str | None = None
+    body: dict[str, Any] = {}
+
+
+class PendingToolView(_Shape, kw_only=True):
+    call_id: str
+    tool: str
+    params: dict[str, Any] = {}
+    target_origin: str = ""
+    effects: str = "read"
+    recovery: str = "retry-safe"
+    started_at: Epoch | None = None
+
+
+class RunView(_Shape, kw_only=True):
+    run_id: Id
+    state: RunState
+    revision: Count
+    created_at: Epoch
+    turn_id: str | None = None
+    input_text: str = ""
+    pending_tool: PendingToolView | None = None
+    stop_reason: StopReason | None = None
+    error: str | None = None
+
+
+class ApprovalRequestPayload(_Shape, kw_only=True):
+    """What the user is asked about: the complete parameters, where, and why it was asked."""
+
+    tool: str
+    label: str
+    params: dict[str, Any]
+    target_origin: str
+    flags: list[str] = []
+    reason: str = ""
+    code: str = ""
+    level: str = ""
+    # The acted-on element as the latest snapshot showed it (from the host-side ref map).
+    target_line: str | None = None
+
+
+class PendingApproval(_Shape, kw_only=True):
+    approval_id: Id
+    thread_id: Id
+    turn_id: Id
+    item_id: Id
+    request: ApprovalRequestPayload
+    requested_at: Epoch
+    deadline_at: Epoch
+
+
+class ThreadSnapshot(_Shape, kw_only=True):
+    meta: ThreadMeta
+    # The current branch, root first.
+    nodes: list[NodeView] = []
+    active_run: RunView | None = None
+    queue: list[RunView] = []
+    pending_approvals: list[PendingApproval] = []
+    cursor: StreamCursor | None = None
+
+
+class Activity(_Shape, kw_only=True):
+    thread_id: Id
+    running: bool
+    pending_approvals: Count = 0
+    pending_interactions: Count = 0
+    state: RunState | None = None
+
+
+class EngineSnapshot(_Shape, kw_only=True):
+    threads: list[ThreadMeta] = []
+    thread: ThreadSnapshot | None = None
+    activity: list[Activity] = []
+    epoch: Annotated[int, msgspec.Meta(ge=0)] = 0
+
+
+class Usage(_Shape, kw_only=True):
+    input: Count = 0
+    output: Count = 0
+    cache_read: Count | None = None
+    cache_write: Count | None = None
+
+
+class ItemMeta(_Shape, kw_only=True):
+    tool_name: str | None = None
+    label: str | None = None
+    params_summary: str | None = None
+    level: str | None = None
+    notice_kind: str | None = None
+
+
+class ItemDeltaBody(_Shape, kw_only=True):
+    text: str | None = None
+    reasoning: str | None = None
+    tool_progress: str | None = None
+
+
+class ItemResult(_Shape, kw_only=True):
+    ok: bool
+    text: str | None = None
+    code: str | None = None
+    details: dict[str, Any] | None = None
+
+
+class ThreadPatch(_Shape, kw_only=True):
+    title: str | None = None
+    leaf_id: str | None = None
+    permission_policy: PolicyName | None = None
+    updated_at: Epoch | None = None
+
+
 # ---------------------------------------------------------------- events (engine → page)
 
 
@@ -149,7 +519,7 @@ class Initialized(_Ui, tag="initialized", kw_only=True):
     submission_id: SubmissionId
     protocol: str
     schema_hash: str
-    snapshot: dict[str, Any] | None = None
+    snapshot: EngineSnapshot | None = None
 
 
 class ReloadRequired(_Ui, tag="fatal.reload_required", kw_only=True):
@@ -160,17 +530,26 @@ class ReloadRequired(_Ui, tag="fatal.reload_required", kw_only=True):
 
 
 class CommandAck(_Ui, tag="command.ack", kw_only=True):
+    """The command is durable (not: its continuation has finished)."""
+
     submission_id: SubmissionId
     thread_id: Id | None = None
     run_id: Id | None = None
+    turn_id: Id | None = None
+    node_id: Id | None = None
     revision: int | None = None
+    replayed: bool = False
 
 
 class CommandRejected(_Ui, tag="command.rejected", kw_only=True):
+    """The command changed nothing; `code` says why."""
+
     submission_id: SubmissionId
     code: str
     message: str
     thread_id: Id | None = None
+    revision: int | None = None
+    replayed: bool = False
 
 
 class PongEvent(_Ui, tag="pong", kw_only=True):
@@ -183,21 +562,149 @@ class ErrorEvent(_Ui, tag="error", kw_only=True):
     code: str
     message: str
     retryable: bool = False
+    # For provider errors: auth | rate_limit | network | bad_model | bad_request | server | protocol.
+    error_kind: str | None = None
+    provider_details: dict[str, Any] | None = None
+    stream: StreamCursor | None = None
+
+
+class ThreadCreated(_Ui, tag="thread.created", kw_only=True):
+    thread_id: Id
+    meta: ThreadMeta
+    stream: StreamCursor
+
+
+class ThreadForked(_Ui, tag="thread.forked", kw_only=True):
+    thread_id: Id
+    new_thread_id: Id
+    stream: StreamCursor
+
+
+class ThreadDeleted(_Ui, tag="thread.deleted", kw_only=True):
+    thread_id: Id
+    stream: StreamCursor
+
+
+class ThreadSnapshotEvent(_Ui, tag="thread.snapshot", kw_only=True):
+    """The answer to `thread.subscribe`: the state to render before the live events after it."""
+
+    thread_id: Id
+    submission_id: SubmissionId | None = None
+    snapshot: ThreadSnapshot
+    stream: StreamCursor
+
+
+class TurnStart(_Ui, tag="turn.start", kw_only=True):
+    thread_id: Id
+    turn_id: Id
+    run_id: Id
+    turn_kind: Literal["user", "title"] = "user"
+    steerable: bool = True
+    stream: StreamCursor
+
+
+class TurnComplete(_Ui, tag="turn.complete", kw_only=True):
+    thread_id: Id
+    turn_id: Id
+    run_id: Id
+    stop_reason: StopReason
+    stream: StreamCursor
+
+
+class TokenUsage(_Ui, tag="token.usage", kw_only=True):
+    thread_id: Id
+    turn_id: Id
+    usage: Usage
+    cost_usd: float | None = None
+    stream: StreamCursor
+
+
+class ItemStart(_Ui, tag="item.start", kw_only=True):
+    thread_id: Id
+    turn_id: Id
+    item_id: Id
+    kind: ItemKind
+    meta: ItemMeta = msgspec.field(default_factory=ItemMeta)
+    stream: StreamCursor
+
+
+class ItemDelta(_Ui, tag="item.delta", kw_only=True):
+    thread_id: Id
+    item_id: Id
+    delta: ItemDeltaBody
+    stream: StreamCursor
+
+
+class ItemComplete(_Ui, tag="item.complete", kw_only=True):
+    thread_id: Id
+    item_id: Id
+    result: ItemResult | None = None
+    stream: StreamCursor
 
 
 class ApprovalRequest(_Ui, tag="approval.request", kw_only=True):
     thread_id: Id
     turn_id: Id
     approval_id: Id
-    tool: str
-    label: str
-    params: dict[str, Any]
-    target_origin: str
-    flags: list[str] = []
-    # The acted-on element as the snapshot showed it, from the host-side ref map.
-    target_line: str | None = None
-    deadline_at: float
-    stream: dict[str, int] | None = None
+    item_id: Id
+    request: ApprovalRequestPayload
+    deadline_at: Epoch
+    # Milliseconds left when this event was sent (the deadline is persisted, so a re-offer
+    # after a restart shows what remains, not a fresh five minutes).
+    remaining_ms: Count
+    stream: StreamCursor
+
+
+class ApprovalResolved(_Ui, tag="approval.resolved", kw_only=True):
+    """An approval was settled (by a page, a timeout, an interrupt or recovery): close its card."""
+
+    thread_id: Id
+    approval_id: Id
+    decision: str
+    by: Literal["user", "timeout", "interrupt", "recovery"]
+    stream: StreamCursor
+
+
+class InteractionRequest(_Ui, tag="interaction.request", kw_only=True):
+    thread_id: Id
+    turn_id: Id
+    interaction_id: Id
+    item_id: Id
+    request: dict[str, Any]
+    deadline_at: Epoch | None = None
+    stream: StreamCursor
+
+
+class ThreadUpdated(_Ui, tag="thread.updated", kw_only=True):
+    thread_id: Id
+    revision: Count
+    patch: ThreadPatch
+    stream: StreamCursor
+
+
+class QueueUpdated(_Ui, tag="queue.updated", kw_only=True):
+    thread_id: Id
+    pending: list[RunView] = []
+    stream: StreamCursor
+
+
+class RunRecoveryRequired(_Ui, tag="run.recovery_required", kw_only=True):
+    """A run died while a write may have taken effect; the user must resolve it."""
+
+    thread_id: Id
+    run: RunView
+    message: str
+    stream: StreamCursor
+
+
+class TabsUpdated(_Ui, tag="tabs.updated", kw_only=True):
+    tabs: list[TabRef] = []
+
+
+class ActivityUpdated(_Ui, tag="activity.updated", kw_only=True):
+    """Sent to every page (not only a thread's subscribers), for badges and lists."""
+
+    activity: Activity
 
 
 class AlertRaised(_Ui, tag="alert.raised", kw_only=True):
@@ -206,14 +713,31 @@ class AlertRaised(_Ui, tag="alert.raised", kw_only=True):
     thread_id: Id
     code: str
     message: str
+    stream: StreamCursor | None = None
 
 
-UiOpMessage = Union[Initialize, PingOp, ApprovalResponse]
+UiOpMessage = Union[
+    Initialize, PingOp, ThreadCreate, ThreadSubscribe, ThreadDelete, ThreadFork, ThreadSelectBranch, TurnSubmit,
+    TurnFork, TurnSteer, TurnEnqueue, TurnInterrupt, QueueUpdate, QueueRemove, RunResume, RunResolveUncertain,
+    ApprovalResponse, InteractionResponse,
+]
 UiEventMessage = Union[
-    Initialized, ReloadRequired, CommandAck, CommandRejected, PongEvent, ErrorEvent, ApprovalRequest, AlertRaised
+    Initialized, ReloadRequired, CommandAck, CommandRejected, PongEvent, ErrorEvent, ThreadCreated, ThreadForked,
+    ThreadDeleted, ThreadSnapshotEvent, TurnStart, TurnComplete, TokenUsage, ItemStart, ItemDelta, ItemComplete,
+    ApprovalRequest, ApprovalResolved, InteractionRequest, ThreadUpdated, QueueUpdated, RunRecoveryRequired,
+    TabsUpdated, ActivityUpdated, AlertRaised,
 ]
 
 DECISION_KINDS: tuple[str, ...] = tuple(
     c.__struct_config__.tag for c in ApprovalDecision.__args__  # type: ignore[attr-defined]
 )
-POLICY_LITERAL = Literal["always", "untrusted", "auto"]
+POLICY_LITERAL = PolicyName
+
+
+def tag_of(cls: type) -> str:
+    """The `type` value of an op or event class."""
+    return cls.__struct_config__.tag  # type: ignore[attr-defined,no-any-return]
+
+
+assert {tag_of(c) for c in UiOpMessage.__args__} == set(OP_TYPES)  # type: ignore[attr-defined]
+assert {tag_of(c) for c in UiEventMessage.__args__} == set(EVENT_TYPES)  # type: ignore[attr-defined]

@@ -3,7 +3,7 @@
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "57458c85589a65dc54bf722a4650bbe5bceb1c7b74250c51d0cdc59d7828d27c";
+export const SCHEMA_HASH = "72b13b3403e2c7943dfccf06e8baa7b96fdeb6c43501bacf2a663110d28010fc";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -318,7 +318,15 @@ export const UI = Object.freeze({
     "provider_error",
     "not_configured",
     "invalid_command",
-    "internal"
+    "internal",
+    "not_initialized",
+    "thread_busy",
+    "run_not_found",
+    "invalid_state",
+    "approval_not_found",
+    "already_decided",
+    "node_not_found",
+    "storage_unavailable"
   ],
   "events": [
     "initialized",
@@ -330,6 +338,7 @@ export const UI = Object.freeze({
     "thread.created",
     "thread.forked",
     "thread.deleted",
+    "thread.snapshot",
     "turn.start",
     "turn.complete",
     "token.usage",
@@ -337,6 +346,7 @@ export const UI = Object.freeze({
     "item.delta",
     "item.complete",
     "approval.request",
+    "approval.resolved",
     "interaction.request",
     "thread.updated",
     "queue.updated",

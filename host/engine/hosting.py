@@ -1,0 +1,71 @@
+"""The engine inside a host process: built from the host's store, gatekeeper and browser
+gateway; fed the UI frames; its events sent to pages and to control clients subscribed to the
+`engine` topic; stopped (without touching its runs) when the host shuts down."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from host.engine.views import to_wire
+
+log = logging.getLogger("tabwarden.engine")
+
+CONTROL_TOPIC = "engine"
+
+
+class EngineHost:
+    """What `HostServices.engine` holds."""
+
+    def __init__(self, services: Any, **engine_options: Any):
+        from host.engine.ui_link import UiLink
+
+        self.services = services
+        self.host = services.host
+        self.engine = None
+        self.error: Exception | None = None
+        self.started: asyncio.Future[None] | None = None
+        try:
+            self.engine = self._build(engine_options)
+        except Exception as exc:  # StoreError above all: everything then fails closed
+            log.error("the engine is unavailable: %s", exc)
+            self.error = exc
+        handle = self.engine.commands.handle if self.engine is not None else None
+        self.ui = UiLink(lambda: getattr(self.host, "endpoint", None), getattr(self.host, "extension_id", None), handle)
+        if self.error is not None:
+            self.ui.unavailable_reason = f"the engine is unavailable: {self.error}"
+        if self.engine is not None:
+            self.engine.bus.add_sink(self.ui.sink)
+            self.engine.bus.add_sink(self._control_sink)
+            self.services.gateway.takeover.listen(self.engine.on_takeover)
+            self.host.on_shutdown(self.close)
+            self.started = asyncio.ensure_future(self.engine.start())
+
+    def _build(self, options: dict[str, Any]):
+        from host.engine.engine import Engine
+        from host.engine.gateway_executor import GatewayExecutor
+        from host.store.db import StoreError
+
+        store = self.services.store
+        if store is None:
+            raise StoreError(f"the store cannot be opened: {self.services.store_error}")
+        return Engine(store, self.services.gatekeeper, GatewayExecutor(self.services.gateway), **options)
+
+    async def receive(self, message: Any) -> None:
+        """A `ui.connect`, `ui.op` or `ui.disconnect` frame from the browser."""
+        await self.ui.receive(message)
+
+    def on_alert(self, alert: Any) -> None:
+        if self.engine is not None:
+            self.engine.on_alert(alert)
+
+    def _control_sink(self, event: Any, thread_id: str | None) -> None:
+        control = getattr(self.host, "control", None)
+        if control is None or not any(CONTROL_TOPIC in c.topics for c in control.connections):
+            return
+        control.broadcast(CONTROL_TOPIC, to_wire(event))
+
+    async def close(self) -> None:
+        if self.engine is not None:
+            await self.engine.close()

@@ -1,0 +1,80 @@
+"""Which model a turn talks to: the engine settings file is read at each turn start (so edits
+apply without a restart), the key comes from the key store, and clients are reused while their
+settings stay the same."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from host.providers.config import EngineConfig
+    from host.providers.factory import Provider
+
+log = logging.getLogger("tabwarden.engine")
+
+
+class ProviderSource:
+    """Builds (and caches) the provider for a turn's overrides."""
+
+    def __init__(self, load: Callable[[], "EngineConfig"] | None = None, key_store: Any = None,
+                 transport: Any = None):
+        self._load = load
+        self._key_store = key_store
+        self._transport = transport
+        self._cache: dict[str, "Provider"] = {}
+
+    def settings(self) -> "EngineConfig":
+        """The current engine settings (raises host.providers.config.ConfigError)."""
+        if self._load is not None:
+            return self._load()
+        from host.providers.config import load_config
+
+        return load_config()
+
+    def key_store(self) -> Any:
+        if self._key_store is None:
+            from host.providers.secrets import default_key_store
+
+            self._key_store = default_key_store()
+        return self._key_store
+
+    def get(self, connection_id: str | None = None) -> "Provider":
+        """The provider named `connection_id` (else the default). Raises ProviderError
+        `not_configured` when there is none or its settings are invalid."""
+        from host.providers.config import ConfigError
+        from host.providers.errors import ProviderError
+        from host.providers.factory import make_provider
+        from host.providers.secrets import SecretError, resolve_key
+
+        try:
+            config = self.settings()
+        except ConfigError as exc:
+            raise ProviderError("not_configured", f"the engine settings are invalid: {exc}") from None
+        chosen = config.provider(connection_id)
+        if chosen is None:
+            wanted = f"provider {connection_id!r}" if connection_id else "a default provider"
+            raise ProviderError("not_configured", f"there is no {wanted} in the engine settings "
+                                "(add one to engine.json or with the engine.set_provider control method)")
+        name, provider_config = chosen
+        try:
+            key = resolve_key(name, provider_config.api_key_env, self.key_store())
+        except SecretError as exc:
+            raise ProviderError("not_configured", f"the API key of {name!r} cannot be read: {exc}",
+                                provider=name) from None
+        digest = hashlib.sha256(json.dumps([name, provider_config.model_dump(), key or ""], sort_keys=True,
+                                           default=str).encode()).hexdigest()
+        cached = self._cache.get(digest)
+        if cached is None:
+            cached = self._cache[digest] = make_provider(name, provider_config, key, transport=self._transport)
+        return cached
+
+    async def close(self) -> None:
+        for provider in self._cache.values():
+            try:
+                await provider.aclose()
+            except Exception:
+                log.debug("closing a provider failed", exc_info=True)
+        self._cache.clear()

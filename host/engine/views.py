@@ -1,0 +1,49 @@
+"""Stored rows as the wire shapes of protocol.ui (snapshots, run and approval views)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from protocol import ui
+
+from host.engine.records import ApprovalRow, NodeRow, RunRow, ThreadRow
+
+
+def thread_meta(row: ThreadRow) -> ui.ThreadMeta:
+    return ui.ThreadMeta(id=row.id, title=row.title, created_at=row.created_at, updated_at=row.updated_at,
+                         revision=row.revision, leaf_id=row.leaf_id, parent_thread_id=row.parent_thread_id,
+                         permission_policy=row.policy)  # type: ignore[arg-type]
+
+
+def node_view(row: NodeRow) -> ui.NodeView:
+    body = row.body if isinstance(row.body, dict) else msgspec.to_builtins(row.body)
+    return ui.NodeView(id=row.id, kind=row.kind, seq=row.seq, created_at=row.created_at, parent_id=row.parent_id,
+                       turn_id=row.turn_id, body=body)
+
+
+def run_view(row: RunRow) -> ui.RunView:
+    pending = None
+    if row.pending_tool is not None:
+        p = row.pending_tool
+        pending = ui.PendingToolView(call_id=p.call_id, tool=p.tool, params=p.params, target_origin=p.target_origin,
+                                     effects=p.effects, recovery=p.recovery, started_at=p.started_at)
+    return ui.RunView(run_id=row.id, state=row.state, revision=row.revision, created_at=row.created_at,  # type: ignore[arg-type]
+                      turn_id=row.turn_id, input_text=str(row.input.get("text", ""))[:2000], pending_tool=pending,
+                      stop_reason=row.stop_reason, error=row.error)  # type: ignore[arg-type]
+
+
+def approval_payload(request: dict[str, Any]) -> ui.ApprovalRequestPayload:
+    return msgspec.convert(request, ui.ApprovalRequestPayload)
+
+
+def pending_approval(row: ApprovalRow) -> ui.PendingApproval:
+    return ui.PendingApproval(approval_id=row.id, thread_id=row.thread_id, turn_id=row.turn_id, item_id=row.item_id,
+                              request=approval_payload(row.request), requested_at=row.requested_at,
+                              deadline_at=row.deadline_at)
+
+
+def to_wire(event: Any) -> dict[str, Any]:
+    """An event Struct as the JSON object a page receives."""
+    return msgspec.to_builtins(event)

@@ -1,0 +1,218 @@
+"""An in-process engine for tests: a real Store and Gatekeeper in a temp folder, a fake model
+server over real HTTP, and a scripted tool executor standing in for the browser."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from host.engine.commands import Client
+from host.engine.engine import Engine
+from host.engine.executor import Authorize, Outcome, Prepared, ToolError
+from host.engine.provider_source import ProviderSource
+from host.engine.views import to_wire
+from host.gatekeeper.service import Gatekeeper
+from host.providers.config import parse_config
+from host.providers.model import ToolSchema
+from host.store import Store
+from host.tools.catalog import lookup
+
+ORIGIN = "https://shop.example"
+SCHEMA = {"type": "object"}
+
+
+@dataclass
+class FakeExecutor:
+    """Runs `read_page`, `click`, `type`, `navigate`, `extract` and `tabs_list` from a script.
+
+    `results[tool]` is a text or a function(params) -> Outcome; `gate` (when set) makes
+    `execute` wait after authorising, so a test can interrupt a running tool."""
+
+    origin: str = ORIGIN
+    results: dict[str, Any] = field(default_factory=dict)
+    executed: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    prepared: list[str] = field(default_factory=list)
+    gate: asyncio.Event | None = None
+    running: asyncio.Event = field(default_factory=asyncio.Event)
+    cancelled: int = 0
+    site_access: bool | None = True
+    bound: list[tuple[str, int | None, bool]] = field(default_factory=list)
+    # Changes the origin seen at dispatch (target drift between approval and dispatch).
+    dispatch_origin: str | None = None
+
+    def tools(self) -> list[ToolSchema]:
+        return [ToolSchema(name, lookup(name).description, SCHEMA)
+                for name in ("read_page", "click", "type", "navigate", "extract", "tabs_list")]
+
+    async def prepare(self, thread_id: str, tool: str, params: dict[str, Any]) -> Prepared:
+        self.prepared.append(tool)
+        if "ref" in params and not str(params["ref"]).startswith("s"):
+            raise ToolError("invalid_params", f"Invalid parameters for {tool}: bad ref {params['ref']!r}")
+        target = {"input_type": "password"} if params.get("ref") == "s1_1_9" else None
+        return Prepared(tool=tool, params=dict(params), origin="" if tool == "tabs_list" else self.origin, tab_id=7,
+                        target=target, target_line=f'- button "Buy" [ref={params["ref"]}]' if "ref" in params else None,
+                        site_access=None if tool == "tabs_list" else self.site_access)
+
+    async def execute(self, thread_id: str, prepared: Prepared, authorize: Authorize) -> Outcome:
+        fresh = Prepared(**{**prepared.__dict__})
+        if self.dispatch_origin is not None:
+            fresh.origin = self.dispatch_origin
+            raise ToolError("target_changed", f"tab 7 moved to {self.dispatch_origin}; look at it again")
+        await authorize(fresh)
+        self.executed.append((prepared.tool, prepared.params))
+        self.running.set()
+        try:
+            if self.gate is not None:
+                await self.gate.wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        script = self.results.get(prepared.tool, f"{prepared.tool} done")
+        if callable(script):
+            return script(prepared.params)
+        return Outcome(ok=True, text=f"[tabId=7] {script}", tab_id=7)
+
+    def begin_turn(self, thread_id: str, tab_id: int | None, *, bound: bool) -> None:
+        self.bound.append((thread_id, tab_id, bound))
+
+    def end_turn(self, thread_id: str) -> None:
+        pass
+
+
+class Recorder:
+    """Collects every engine event as wire JSON, and the direct answers to ops."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.changed = asyncio.Event()
+
+    def sink(self, event: Any, thread_id: str | None) -> None:
+        self.events.append(to_wire(event))
+        self.changed.set()
+
+    def of(self, event_type: str, **match: Any) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["type"] == event_type and all(e.get(k) == v for k, v in match.items())]
+
+    async def wait_for(self, event_type: str, count: int = 1, timeout: float = 20.0, **match: Any) -> dict[str, Any]:
+        """The `count`-th event of `event_type` (matching fields), waiting for it."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            found = self.of(event_type, **match)
+            if len(found) >= count:
+                return found[count - 1]
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                kinds = [e["type"] for e in self.events[-30:]]
+                raise AssertionError(f"no {event_type} #{count} {match or ''}; last events: {kinds}")
+            self.changed.clear()
+            try:
+                await asyncio.wait_for(self.changed.wait(), left)
+            except asyncio.TimeoutError:
+                pass
+
+
+class Harness:
+    """One engine over `folder`; `restart()` makes a new engine over the same files."""
+
+    def __init__(self, folder: Path, model_url: str, *, kind: str = "openai", approval_timeout_s: float = 300.0,
+                 executor: FakeExecutor | None = None, budget: int | None = None, clock: Callable[[], float] | None = None):
+        self.folder = folder
+        self.model_url = model_url
+        self.kind = kind
+        self.approval_timeout_s = approval_timeout_s
+        self.executor = executor or FakeExecutor()
+        self.budget = budget
+        self.clock = clock
+        self.engine: Engine | None = None
+        self.recorder = Recorder()
+        self.answers: list[dict[str, Any]] = []
+        self._ids = 0
+
+    def settings(self):
+        data: dict[str, Any] = {"providers": {"fake": {"kind": self.kind, "baseUrl": self.model_url, "model": "m-1",
+                                                      "maxRetries": 0}}}
+        if self.budget is not None:
+            data["turnTokenBudget"] = self.budget
+        return parse_config(data)
+
+    async def start(self) -> Engine:
+        import time
+
+        self.store = Store(self.folder / "db.sqlite3")
+        self.gatekeeper = Gatekeeper(self.store, user_policy=self.folder / "user.json",
+                                     managed_policy=self.folder / "managed.json",
+                                     on_alert=lambda alert: self.engine.on_alert(alert) if self.engine else None)
+        self.engine = Engine(self.store, self.gatekeeper, self.executor, providers=ProviderSource(self.settings),
+                             approval_timeout_s=self.approval_timeout_s, clock=self.clock or time.time,
+                             coalesce_s=0.005)
+        self.recorder = Recorder()
+        self.engine.bus.add_sink(self.recorder.sink)
+        self.client = Client(self.answers.append, key="test", everything=True)
+        await self.engine.start()
+        return self.engine
+
+    async def stop(self) -> None:
+        if self.engine is not None:
+            await self.engine.close()
+            self.engine = None
+        self.store.close()
+
+    async def restart(self) -> Engine:
+        await self.stop()
+        return await self.start()
+
+    def sid(self) -> str:
+        self._ids += 1
+        return f"s{self._ids}"
+
+    async def op(self, op: dict[str, Any]) -> dict[str, Any]:
+        """Send an op; return its direct answer (ack, rejection, snapshot...)."""
+        op = {"submissionId": self.sid(), **op}
+        before = len(self.answers)
+        await self.engine.commands.handle(self.client, op)
+        for _ in range(2000):
+            if len(self.answers) > before:
+                return to_wire(self.answers[before])
+            await asyncio.sleep(0.005)
+        raise AssertionError(f"no answer to {op['type']}")
+
+    async def new_thread(self, **fields: Any) -> str:
+        ack = await self.op({"type": "thread.create", **fields})
+        assert ack["type"] == "command.ack", ack
+        return ack["threadId"]
+
+    async def submit(self, thread_id: str, text: str, **fields: Any) -> dict[str, Any]:
+        ack = await self.op({"type": "turn.submit", "threadId": thread_id, "input": {"text": text}, **fields})
+        assert ack["type"] == "command.ack", ack
+        return ack
+
+    async def answer(self, approval_id: str, kind: str, note: str | None = None) -> dict[str, Any]:
+        decision: dict[str, Any] = {"kind": kind}
+        if note is not None:
+            decision["note"] = note
+        return await self.op({"type": "approval.response", "approvalId": approval_id, "decision": decision})
+
+    async def model_text(self, count: int = 1) -> dict[str, Any]:
+        """The first streamed text of the `count`-th model answer (the model call is under way)."""
+        start = await self.recorder.wait_for("item.start", count, kind="assistant_message")
+        return await self.recorder.wait_for("item.delta", itemId=start["itemId"])
+
+    async def turn_done(self, count: int = 1) -> dict[str, Any]:
+        return await self.recorder.wait_for("turn.complete", count)
+
+
+async def settle(condition: Callable[[], Awaitable[bool] | bool], timeout: float = 10.0) -> None:
+    """Wait until `condition()` is true."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        value = condition()
+        if hasattr(value, "__await__"):
+            value = await value
+        if value:
+            return
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.01)

@@ -1,0 +1,319 @@
+"""Whole turns through the engine against both fake providers (real HTTP + SSE): approval ask →
+accept → result → final answer, decline with a note, cancel, timeout, denial, steering, queueing,
+interrupts of the model stream and of a running tool, provider errors."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from tests.engine.harness import Harness, settle
+from tests.providers.fake_servers import Reply, last_tool_result_text
+
+CLICK = ("click", {"ref": "s1_1_2", "element": "Buy button"})
+
+
+async def test_ask_accept_result_final(harness, server):
+    server.add(Reply(text="I will click.", tool_calls=[CLICK]), Reply(text="Bought."))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "buy the thing")
+    request = await harness.recorder.wait_for("approval.request")
+    payload = request["request"]
+    assert payload["tool"] == "click" and payload["params"] == CLICK[1]
+    assert payload["targetOrigin"] == "https://shop.example"
+    assert payload["targetLine"] == '- button "Buy" [ref=s1_1_2]'
+    assert request["remainingMs"] > 290_000
+    assert harness.executor.executed == []  # nothing runs before the answer
+    ack = await harness.answer(request["approvalId"], "accept")
+    assert ack["type"] == "command.ack"
+    done = await harness.turn_done()
+    assert done["stopReason"] == "end"
+    assert harness.executor.executed == [("click", CLICK[1])]
+    second = server.requests[1]["body"]
+    assert "click done" in last_tool_result_text(second)
+    assert "<<<web_content_" in last_tool_result_text(second)  # page results are fenced
+    final = [n for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "assistant_message"][-1]
+    assert final.body["text"] == "Bought."
+    entries = harness.gatekeeper.audit.entries(thread=thread)
+    kinds = [(e.kind, e.verdict or e.approval_decision or e.tool_outcome) for e in entries]
+    assert ("decision", "ask") in kinds and ("approval", "accept") in kinds and ("outcome", "ok") in kinds
+    assert [e.detail for e in entries if e.kind == "decision"] == ["initial", "dispatch"]
+
+
+async def test_decline_with_note_reaches_the_model_and_is_not_run(harness, server):
+    server.add(Reply(tool_calls=[CLICK]), Reply(text="OK, I will not buy it."))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "buy")
+    request = await harness.recorder.wait_for("approval.request")
+    await harness.answer(request["approvalId"], "decline", note="too expensive")
+    done = await harness.turn_done()
+    assert done["stopReason"] == "end"
+    assert harness.executor.executed == []
+    text = last_tool_result_text(server.requests[1]["body"])
+    assert text == ("The user declined this action. User said: too expensive Do not retry it unchanged. "
+                    "Adapt or ask.")
+    assert "<<<" not in text  # the engine's own words are not fenced
+
+
+async def test_cancel_declines_and_ends_the_turn_interrupted(harness, server):
+    server.add(Reply(tool_calls=[CLICK]))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "buy")
+    request = await harness.recorder.wait_for("approval.request")
+    await harness.answer(request["approvalId"], "cancel")
+    done = await harness.turn_done()
+    assert done["stopReason"] == "interrupted"
+    assert harness.executor.executed == [] and len(server.requests) == 1
+    run = harness.engine.store.run(done["runId"])
+    assert run.state == "interrupted"
+
+
+async def test_first_decision_stands(harness, server):
+    server.add(Reply(tool_calls=[CLICK]), Reply(text="done"))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "buy")
+    request = await harness.recorder.wait_for("approval.request")
+    assert (await harness.answer(request["approvalId"], "decline"))["type"] == "command.ack"
+    late = await harness.answer(request["approvalId"], "accept")
+    assert late["type"] == "command.rejected" and late["code"] == "already_decided"
+    await harness.turn_done()
+    assert harness.executor.executed == []
+    decisions = [n for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "approval_decision"]
+    assert len(decisions) == 1 and decisions[0].body["decision"] == {"kind": "decline"}
+
+
+async def test_an_approval_times_out_from_its_deadline(tmp_path, server, kind):
+    h = Harness(tmp_path, server.url, kind=kind, approval_timeout_s=0.3)
+    await h.start()
+    try:
+        server.add(Reply(tool_calls=[CLICK]), Reply(text="nobody answered"))
+        thread = await h.new_thread()
+        await h.submit(thread, "buy")
+        request = await h.recorder.wait_for("approval.request")
+        await h.turn_done()
+        resolved = h.recorder.of("approval.resolved")[0]
+        assert resolved["by"] == "timeout" and resolved["decision"] == "decline"
+        assert h.executor.executed == []
+        assert "approval timed out after 0.3 seconds" in last_tool_result_text(server.requests[1]["body"])
+        late = await h.answer(request["approvalId"], "accept")
+        assert late["type"] == "command.rejected" and late["code"] == "already_decided"
+        assert h.executor.executed == []
+    finally:
+        await h.stop()
+
+
+async def test_a_denial_is_reported_with_its_rule_and_not_counted(harness, server):
+    harness.gatekeeper.add_rule({"tool": "click", "origin": "https://shop.example", "verdict": "deny"})
+    server.add(Reply(tool_calls=[CLICK]), Reply(text="I may not click there."))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "buy")
+    await harness.turn_done()
+    text = last_tool_result_text(server.requests[1]["body"])
+    assert text.startswith("Action denied by policy: ") and "click @ https://shop.example" in text
+    assert harness.recorder.of("approval.request") == []
+    result = [n for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "tool_result"][0]
+    assert result.body["outcome"] == "denied" and not result.body.get("counted", False)
+
+
+async def test_reads_run_without_asking_and_allowed_writes_recheck_at_dispatch(harness, server):
+    server.add(Reply(tool_calls=[("read_page", {}), CLICK]), Reply(text="done"))
+    thread = await harness.new_thread(permissionPolicy="auto")
+    await harness.submit(thread, "look and click")
+    await harness.turn_done()
+    assert [t for t, _ in harness.executor.executed] == ["read_page", "click"]
+    phases = [(e.tool, e.detail) for e in harness.gatekeeper.audit.entries(thread=thread) if e.kind == "decision"]
+    assert phases == [("read_page", "initial"), ("read_page", "dispatch"), ("click", "initial"), ("click", "dispatch")]
+
+
+async def test_target_drift_between_approval_and_dispatch_blocks_the_call(harness, server):
+    server.add(Reply(tool_calls=[CLICK]), Reply(text="the page changed"))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "buy")
+    request = await harness.recorder.wait_for("approval.request")
+    harness.executor.dispatch_origin = "https://elsewhere.example"
+    await harness.answer(request["approvalId"], "accept")
+    await harness.turn_done()
+    assert harness.executor.executed == []
+    assert "moved to https://elsewhere.example" in last_tool_result_text(server.requests[1]["body"])
+
+
+async def test_steering_is_read_before_the_next_model_call(harness, server):
+    gate = threading.Event()
+    server.add(Reply(text="working on it", tool_calls=[("read_page", {})], hold=gate), Reply(text="used your hint"))
+    thread = await harness.new_thread()
+    ack = await harness.submit(thread, "find the price")
+    start = await harness.recorder.wait_for("turn.start")
+    await harness.model_text()
+    steer = await harness.op({"type": "turn.steer", "threadId": thread, "expectedTurnId": start["turnId"],
+                              "input": {"text": "look in the footer"}})
+    assert steer["type"] == "command.ack", steer
+    wrong = await harness.op({"type": "turn.steer", "threadId": thread, "expectedTurnId": "nope",
+                              "input": {"text": "x"}})
+    assert wrong["code"] == "turn_mismatch"
+    gate.set()
+    await harness.turn_done()
+    assert ack["runId"]
+    second = server.requests[1]["body"]
+    flat = str(second["messages"])
+    assert "look in the footer" in flat
+    assert "look in the footer" not in str(server.requests[0]["body"]["messages"])
+
+
+async def test_submit_while_busy_is_refused_and_enqueued_turns_run_in_order(harness, server):
+    gate = threading.Event()
+    server.add(Reply(text="first", hold=gate), Reply(text="second"), Reply(text="third"))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "one")
+    await harness.recorder.wait_for("turn.start")
+    busy = await harness.op({"type": "turn.submit", "threadId": thread, "input": {"text": "two"}})
+    assert busy["type"] == "command.rejected" and busy["code"] == "thread_busy"
+    for text in ("two", "three"):
+        queued = await harness.op({"type": "turn.enqueue", "threadId": thread, "input": {"text": text}})
+        assert queued["type"] == "command.ack"
+    pending = harness.recorder.of("queue.updated")[-1]["pending"]
+    assert [p["inputText"] for p in pending] == ["two", "three"]
+    gate.set()
+    await harness.turn_done(3)
+    users = [str(r["body"]["messages"][-1]) for r in server.requests]
+    assert "one" in users[0] and "two" in users[1] and "three" in users[2]
+
+
+async def test_the_queue_holds_at_most_eight_and_queued_turns_can_be_edited_or_removed(harness, server):
+    gate = threading.Event()
+    server.add(Reply(text="first", hold=gate))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "busy")
+    await harness.recorder.wait_for("turn.start")
+    runs = []
+    for n in range(8):
+        ack = await harness.op({"type": "turn.enqueue", "threadId": thread, "input": {"text": f"q{n}"}})
+        runs.append(ack["runId"])
+    full = await harness.op({"type": "turn.enqueue", "threadId": thread, "input": {"text": "q8"}})
+    assert full["code"] == "queue_full"
+    edit = await harness.op({"type": "queue.update", "threadId": thread, "runId": runs[0], "input": {"text": "edited"}})
+    gone = await harness.op({"type": "queue.remove", "threadId": thread, "runId": runs[1]})
+    assert edit["type"] == gone["type"] == "command.ack"
+    pending = harness.engine.thread_snapshot(thread).queue
+    assert [r.input_text for r in pending][:2] == ["edited", "q2"] and len(pending) == 7
+    await harness.op({"type": "turn.interrupt", "threadId": thread})
+    gate.set()
+
+
+async def test_interrupt_aborts_the_model_stream(harness, server):
+    gate = threading.Event()
+    server.add(Reply(text="a very long answer", hold=gate))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "talk")
+    await harness.model_text()
+    ack = await harness.op({"type": "turn.interrupt", "threadId": thread})
+    assert ack["type"] == "command.ack"
+    done = await harness.turn_done()
+    assert done["stopReason"] == "interrupted"
+    await settle(lambda: server.disconnects == 1)
+    gate.set()
+    again = await harness.op({"type": "turn.interrupt", "threadId": thread})
+    assert again["code"] == "no_active_turn"
+
+
+async def test_interrupt_cancels_a_running_tool(harness, server):
+    harness.executor.gate = asyncio.Event()
+    server.add(Reply(tool_calls=[("read_page", {})]))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "read")
+    await asyncio.wait_for(harness.executor.running.wait(), 10)
+    await harness.op({"type": "turn.interrupt", "threadId": thread})
+    done = await harness.turn_done()
+    assert done["stopReason"] == "interrupted" and harness.executor.cancelled == 1
+    result = [n for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "tool_result"][0]
+    assert result.body["outcome"] == "interrupted" and "may have taken effect" in result.body["text"]
+
+
+async def test_interrupt_settles_a_pending_approval_as_cancel(harness, server):
+    server.add(Reply(tool_calls=[CLICK]))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "buy")
+    request = await harness.recorder.wait_for("approval.request")
+    await harness.op({"type": "turn.interrupt", "threadId": thread})
+    await harness.turn_done()
+    late = await harness.answer(request["approvalId"], "accept")
+    assert late["code"] == "already_decided"
+    assert harness.executor.executed == []
+    resolved = harness.recorder.of("approval.resolved")[0]
+    assert resolved["decision"] == "cancel" and resolved["by"] == "interrupt"
+
+
+async def test_provider_auth_error_is_attributed_and_fails_the_run(harness, server):
+    server.add(Reply(status=401, error_body={"error": {"message": "invalid x-api-key", "type": "authentication_error"}}))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "hi")
+    done = await harness.turn_done()
+    error = harness.recorder.of("error")[0]
+    assert done["stopReason"] == "error"
+    assert error["code"] == "provider_error" and error["errorKind"] == "auth"
+    assert error["providerDetails"]["status"] == 401 and error["providerDetails"]["provider"] == "fake"
+    assert "invalid x-api-key" in error["message"]
+    assert harness.engine.store.run(done["runId"]).state == "failed"
+
+
+async def test_provider_rate_limit_and_unknown_model_are_told_apart(harness, server):
+    server.add(Reply(status=429, error_body={"error": {"message": "slow down"}}, headers={"retry-after": "0"}),
+               Reply(status=404, error_body={"error": {"message": "model `m-1` does not exist"}}))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "one")
+    await harness.turn_done()
+    await harness.submit(thread, "two")
+    await harness.turn_done(2)
+    kinds = [e["errorKind"] for e in harness.recorder.of("error")]
+    assert kinds == ["rate_limit", "bad_model"]
+    assert harness.recorder.of("error")[0]["retryable"] is True
+
+
+async def test_an_unreachable_provider_is_a_network_error(tmp_path, kind):
+    from tests.providers.fake_servers import FakeOpenAI
+
+    closed = FakeOpenAI()
+    closed.httpd.server_close()
+    h = Harness(tmp_path, closed.url if kind == "openai" else closed.url.removesuffix("/v1"), kind=kind)
+    await h.start()
+    try:
+        thread = await h.new_thread()
+        await h.submit(thread, "hi")
+        await h.turn_done()
+        assert h.recorder.of("error")[0]["errorKind"] == "network"
+    finally:
+        await h.stop()
+
+
+async def test_no_provider_configured_is_not_configured(tmp_path):
+    from host.providers.config import parse_config
+
+    h = Harness(tmp_path, "http://127.0.0.1:9")
+    h.settings = lambda: parse_config({})
+    await h.start()
+    try:
+        thread = await h.new_thread()
+        await h.submit(thread, "hi")
+        await h.turn_done()
+        error = h.recorder.of("error")[0]
+        assert error["code"] == "not_configured" and "engine.json" in error["message"]
+    finally:
+        await h.stop()
+
+
+async def test_tool_calls_in_a_truncated_answer_are_refused_before_any_side_effect(harness, server, kind):
+    finish = "length" if kind == "openai" else "max_tokens"
+    server.add(Reply(tool_calls=[CLICK], finish=finish))
+    thread = await harness.new_thread(permissionPolicy="auto")
+    await harness.submit(thread, "buy")
+    done = await harness.turn_done()
+    assert done["stopReason"] == "error" and harness.executor.executed == []
+    assert harness.executor.prepared == []
+
+
+async def test_invalid_tool_arguments_are_a_counted_failure_the_model_reads(harness, server):
+    server.add(Reply(tool_calls=[CLICK], raw_arguments='{"ref": "s1_'), Reply(text="sorry"))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "buy")
+    await harness.turn_done()
+    text = last_tool_result_text(server.requests[1]["body"])
+    assert text.startswith("Invalid parameters for click") and harness.executor.prepared == []
