@@ -12,6 +12,7 @@ from protocol.messages import BrowserEvent, CdpDetached, CdpEvent, Message, UiCo
 
 if TYPE_CHECKING:
     from host.browser.gateway import BrowserGateway
+    from host.engine.hosting import EngineHost
     from host.gatekeeper.service import Gatekeeper
     from host.nativehost.main import HostProcess
     from host.store import Store
@@ -27,6 +28,8 @@ class HostServices:
         self.store_error: Exception | None = None
         # Subsystems that want inbound frames register here (the engine takes the UI ones).
         self.listeners: dict[type, list[Listener]] = {}
+        for kind in (UiConnect, UiOp, UiDisconnect):
+            self.listen(kind, lambda message: self.engine.receive(message))
 
     def listen(self, message_type: type, listener: Listener) -> None:
         """Call `listener` for every inbound `message_type` frame after the handshake."""
@@ -83,13 +86,24 @@ class HostServices:
         self.listen(BrowserEvent, lambda event: handle_event(gateway, event))
         return gateway
 
+    @cached_property
+    def engine(self) -> "EngineHost":
+        """The engine (threads, turns, approvals), fed the UI frames; built at the first handshake
+        so that approvals pending from a previous run are offered again at once."""
+        from host.engine.hosting import EngineHost
+
+        return EngineHost(self)
+
     def browser_session_changed(self, browser_session_id: str) -> None:
         """A (re)connected extension reported its browser session: rebind session grants."""
         if "gatekeeper" in self.__dict__:
             self.gatekeeper.bind_browser_session(browser_session_id)
+        self.engine  # noqa: B018 - start it (recovery) now that a browser is connected
 
     def _on_alert(self, alert: Any) -> None:
         log.warning("gatekeeper alert: %s", alert)
+        if "engine" in self.__dict__:
+            self.engine.on_alert(alert)  # pauses the thread and tells its pages
         control = getattr(self.host, "control", None)
         if control is not None:
             control.broadcast("alert", {"threadId": getattr(alert, "thread_id", None), "code": getattr(alert, "code", None),
