@@ -133,10 +133,11 @@ class TurnRunner:
             stats = turn_stats(path, self.turn_id)
             finalising = stats.must_finalise
             self._policy_notices(stats)
-            if self._over_budget():
-                return
             completion, calls = await self._model_step(finalising)
             if calls:
+                # Checked while the run is still streaming_model: the calls wait for the resume.
+                if self._over_budget():
+                    return
                 continue
             stop = "error" if finalising else completion.stop_reason
             self._finish(stop if stop in ui.STOP_REASONS else "end", runs.COMPLETED)

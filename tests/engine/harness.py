@@ -144,6 +144,7 @@ class Harness:
         self.gatekeeper = Gatekeeper(self.store, user_policy=self.folder / "user.json",
                                      managed_policy=self.folder / "managed.json",
                                      on_alert=lambda alert: self.engine.on_alert(alert) if self.engine else None)
+        self.gatekeeper.bind_browser_session("session-test")
         self.engine = Engine(self.store, self.gatekeeper, self.executor, providers=ProviderSource(self.settings),
                              approval_timeout_s=self.approval_timeout_s, clock=self.clock or time.time,
                              coalesce_s=0.005)

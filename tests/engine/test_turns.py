@@ -317,3 +317,52 @@ async def test_invalid_tool_arguments_are_a_counted_failure_the_model_reads(harn
     await harness.turn_done()
     text = last_tool_result_text(server.requests[1]["body"])
     assert text.startswith("Invalid parameters for click") and harness.executor.prepared == []
+
+
+async def test_accept_for_session_and_for_site_silence_later_asks(harness, server):
+    other = ("click", {"ref": "s1_1_3", "element": "Add"})
+    server.add(Reply(tool_calls=[CLICK]), Reply(tool_calls=[other]), Reply(text="both clicked"))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "click twice")
+    request = await harness.recorder.wait_for("approval.request")
+    await harness.answer(request["approvalId"], "acceptForSession")
+    await harness.turn_done()
+    assert len(harness.recorder.of("approval.request")) == 1 and len(harness.executor.executed) == 2
+    server.add(Reply(tool_calls=[("type", {"ref": "s1_1_4", "element": "Qty", "text": "2"})]), Reply(text="typed"),
+               Reply(tool_calls=[("type", {"ref": "s1_1_4", "element": "Qty", "text": "3"})]), Reply(text="typed"))
+    await harness.submit(thread, "type")
+    request = await harness.recorder.wait_for("approval.request", 2)
+    await harness.answer(request["approvalId"], "acceptForSite")
+    await harness.turn_done(2)
+    second = await harness.new_thread()
+    await harness.submit(second, "type again")
+    await harness.turn_done(3)
+    assert len(harness.recorder.of("approval.request")) == 2  # the site rule covers the new thread
+    assert [t for t, _ in harness.executor.executed] == ["click", "click", "type", "type"]
+    rules = [v.rule for v in harness.gatekeeper.list_rules() if v.rule.source == "approval_persist"]
+    assert [(r.tool, r.origin) for r in rules] == [("type", "https://shop.example")]
+
+
+async def test_a_sensitive_payload_still_asks_under_auto_and_dispatches_after_accept_for_site(harness, server):
+    secret = ("type", {"ref": "s1_1_9", "element": "Password", "text": "hunter2"})
+    server.add(Reply(tool_calls=[secret]), Reply(text="typed"))
+    thread = await harness.new_thread(permissionPolicy="auto")
+    await harness.submit(thread, "log in")
+    request = await harness.recorder.wait_for("approval.request")
+    assert "sensitive_payload" in request["request"]["flags"]
+    await harness.answer(request["approvalId"], "acceptForSite")
+    await harness.turn_done()
+    assert harness.executor.executed == [("type", secret[1])]
+
+
+async def test_no_site_access_asks_with_the_host_permission_flag(harness, server):
+    harness.executor.site_access = False
+    server.add(Reply(tool_calls=[("read_page", {})]), Reply(text="no access"))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "read")
+    request = await harness.recorder.wait_for("approval.request")
+    assert request["request"]["flags"] == ["host_permission"]
+    await harness.answer(request["approvalId"], "accept")  # but access was still not granted
+    await harness.turn_done()
+    assert harness.executor.executed == []
+    assert "has no access to https://shop.example" in last_tool_result_text(server.requests[1]["body"])

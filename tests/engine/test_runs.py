@@ -1,0 +1,62 @@
+"""The run state machine: the store refuses every move outside the table, whatever the sequence."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from host.engine import runs
+from host.engine.store import EngineStore
+from host.store import Store
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    db = Store(tmp_path_factory.mktemp("runs") / "db.sqlite3")
+    engine_store = EngineStore(db)
+    with engine_store.transaction() as conn:
+        engine_store.create_thread(conn, thread_id="t")
+    yield engine_store
+    db.close()
+
+
+def test_the_table_is_closed_and_terminal_states_are_final():
+    assert set(runs.TRANSITIONS) == set(runs.STATES)
+    for targets in runs.TRANSITIONS.values():
+        assert targets <= set(runs.STATES)
+    for state in runs.TERMINAL:
+        assert runs.TRANSITIONS[state] == frozenset()
+    # waiting_approval moves only on to dispatch, the model, another approval, or an end.
+    assert runs.TRANSITIONS[runs.WAITING_APPROVAL] == {runs.EXECUTING, runs.STREAMING, runs.WAITING_APPROVAL,
+                                                      runs.INTERRUPTED, runs.FAILED}
+    assert runs.COMPLETED not in runs.TRANSITIONS[runs.EXECUTING]  # a tool result always goes back to the model
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(runs.STATES), min_size=1, max_size=12))
+def test_only_allowed_moves_are_stored(store, moves):
+    with store.transaction() as conn:
+        run = store.insert_run(conn, "t", state=runs.QUEUED, input={"text": "x"})
+    current = runs.QUEUED
+    for wanted in moves:
+        allowed = runs.can_transition(current, wanted)
+        try:
+            with store.transaction() as conn:
+                store.update_run(conn, run.id, state=wanted)
+        except runs.InvalidTransition:
+            assert not allowed
+        else:
+            assert allowed
+            current = wanted
+        assert store.run(run.id).state == current
+
+
+def test_a_stale_revision_is_refused(store):
+    with store.transaction() as conn:
+        run = store.insert_run(conn, "t", state=runs.QUEUED, input={"text": "x"})
+        store.update_run(conn, run.id, state=runs.PREPARING)
+    with pytest.raises(runs.InvalidTransition):
+        with store.transaction() as conn:
+            store.update_run(conn, run.id, state=runs.STREAMING, expected_revision=run.revision)
+    assert store.run(run.id).state == runs.PREPARING
