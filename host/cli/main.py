@@ -25,7 +25,7 @@ COMMANDS: dict[str, Command] = {
     "doctor": Command("host.cli.doctor_cmd", "check every registration and talk to the host"),
     "policy": Command("host.cli.policy_cmd", "check, explain and test permission decisions"),
     "audit": Command("host.cli.audit_cmd", "list, export and verify the audit log"),
-    "launch": Command("host.cli.placeholder_cmd", "start a browser with the extension and open the REPL"),
+    "launch": Command("host.cli.launch_cmd", "start a browser with the extension and open the REPL"),
     "repl": Command("host.cli.repl_cmd", "attach a debug REPL to the running host"),
     "demo": Command("host.cli.placeholder_cmd", "run the scripted demo on bundled local pages"),
 }

@@ -1,0 +1,96 @@
+"""The folders one launch uses: a dedicated browser profile per browser (kept between launches,
+under the platformdirs data dir) and a run folder per launch (the browser's temporary files, its
+log, an extension copy when site access is granted up front).
+
+The run folder lives in a short temporary path on purpose: Chromium creates its singleton
+socket inside TMPDIR, and a Unix socket path may not exceed about 107 bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from host.paths import dirs, ensure
+from install.extension_id import EXTENSION_DIR
+
+PROFILES = "profiles"
+RUN_PREFIX = "tw-launch-"
+
+
+@dataclass(frozen=True)
+class LaunchDirs:
+    profile: Path  # the browser's --user-data-dir, reused by later launches
+    run: Path  # this launch only: every process it starts names it (TMPDIR), so leftovers are found by it
+
+    @property
+    def tmp(self) -> Path:
+        return self.run / "tmp"
+
+    @property
+    def browser_log(self) -> Path:
+        return self.run / "browser.log"
+
+
+def default_profile(browser_key: str) -> Path:
+    """The dedicated profile for a browser: `<data dir>/profiles/<browser>`."""
+    return dirs().data / PROFILES / browser_key
+
+
+def _short_temp_root() -> str | None:
+    # /tmp rather than a long per-user TMPDIR (macOS), where the OS has one.
+    if sys.platform != "win32" and os.path.isdir("/tmp") and os.access("/tmp", os.W_OK | os.X_OK):
+        return "/tmp"
+    return None
+
+
+def prepare(browser_key: str, profile: Path | None = None) -> LaunchDirs:
+    """Create the profile (if new) and a fresh, private run folder for this launch."""
+    chosen = (profile or default_profile(browser_key)).resolve()
+    ensure(chosen)
+    run = Path(tempfile.mkdtemp(prefix=RUN_PREFIX, dir=_short_temp_root())).resolve()  # mode 0700
+    ensure(run / "tmp")
+    return LaunchDirs(chosen, run)
+
+
+def remove_run(dirs_: LaunchDirs) -> None:
+    """Delete the run folder (after everything that used it has stopped)."""
+    shutil.rmtree(dirs_.run, ignore_errors=True)
+
+
+def extension_with_site_access(source: Path, run: Path, patterns: list[str]) -> Path:
+    """A copy of the unpacked extension whose manifest already grants site access to `patterns`
+    (match patterns such as `http://127.0.0.1/*`), for runs where nobody can click the grant in
+    the side panel (headless). The key is kept, so the extension id stays the same."""
+    target = run / "extension"
+    shutil.copytree(source, target)
+    manifest_path = target / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest["host_permissions"] = sorted({*manifest.get("host_permissions", []), *patterns})
+    manifest_path.write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    return target
+
+
+def bundled_extension() -> Path:
+    """The unpacked extension that ships with this checkout."""
+    return EXTENSION_DIR
+
+
+def profile_in_use(profile: Path) -> int | None:
+    """The PID of a live browser holding `profile` (Chromium's SingletonLock names it as
+    `host-pid`), or None. A second browser on the same profile would only hand over its URL."""
+    from host.control.liveness import pid_alive
+
+    try:
+        target = os.readlink(profile / "SingletonLock")
+    except OSError:
+        return None
+    pid_text = target.rsplit("-", 1)[-1]
+    if pid_text.isdigit() and pid_alive(int(pid_text)):
+        return int(pid_text)
+    return None
