@@ -12,6 +12,7 @@ import asyncio
 from typing import Any
 
 from host.control.client import ControlClient
+from host.repl import chat as engine_chat
 from host.repl import render
 from host.repl.errors import UsageError
 from host.repl.style import Style
@@ -29,6 +30,9 @@ tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
             tw.block(pattern)  tw.guard(pattern)  tw.unblock(pattern)  tw.unguard(pattern)
             tw.grants()  tw.revoke(thread=None)  tw.set_policy(policy, thread=None)
   audit     tw.audit(last=20, **filters)  tw.tail(**filters)  tw.verify_audit()
+  chat      tw.chat(text, thread=None, policy=None)  tw.follow(thread=None)  tw.threads()
+            tw.new_thread(title=None, policy=None)  tw.conversation(thread=None)
+            tw.approvals(thread=None)  tw.approve(id=None, kind="accept")  tw.decline(id=None, note=None)
   events    tw.watch(*topics, count=None, timeout=None)   (topics: names, `family.*`, `*`)
   raw       tw.call(method, **params)  tw.methods()  tw.info()  tw.clients()
   settings  tw.thread = "repl"   tw.policy = None | "always" | "untrusted" | "auto"
@@ -45,6 +49,7 @@ class Tabwarden:
         self.policy: str | None = None
         self.last_tab: int | None = None
         self.watched: set[str] = set()  # topics a running `watch` prints
+        self.chat_thread: str | None = None  # the engine thread `chat` continues
 
     def __repr__(self) -> str:
         return f"<tw: host pid {self.client.pid}, thread {self.thread!r}, policy {self.policy or 'host default'}>"
@@ -245,6 +250,82 @@ class Tabwarden:
     async def _audit_head(self) -> int:
         rows = await self.client.call("gatekeeper.audit", last=1)
         return rows[-1]["seq"] if rows else 0
+
+    # ------------------------------------------------------------------ chat (the engine)
+
+    async def threads(self) -> View:
+        """The engine's threads, newest first."""
+        return self._view(await self.client.call("engine.threads"), engine_chat.threads_table)
+
+    async def new_thread(self, title: str | None = None, policy: str | None = None) -> str:
+        """Create an engine thread (and make it the one `chat` continues); returns its id."""
+        op: dict[str, Any] = {"type": "thread.create"}
+        if title:
+            op["title"] = title
+        if policy:
+            op["permissionPolicy"] = policy
+        answer = await engine_chat.engine_op(self.client, op)
+        if answer.get("type") != "command.ack":
+            raise UsageError(f"the engine refused the thread: {answer.get('code')}: {answer.get('message')}")
+        self.chat_thread = answer["threadId"]
+        return self.chat_thread
+
+    async def chat(self, text: str, thread: str | None = None, policy: str | None = None) -> None:
+        """Start a turn and print its events until it completes or an approval waits. The last
+        tab used (`tw.use`) is the turn's default tab."""
+        thread = thread or self.chat_thread or await self.new_thread(title="REPL chat")
+        self.chat_thread = thread
+        user_input: dict[str, Any] = {"text": text}
+        if self.last_tab is not None:
+            user_input["browserContext"] = {"defaultTab": {"tabId": self.last_tab}}
+        op: dict[str, Any] = {"type": "turn.submit", "threadId": thread, "input": user_input}
+        if policy or self.policy:
+            op["overrides"] = {"permissionPolicy": policy or self.policy}
+        await engine_chat.follow(self.client, thread, self.style, start=engine_chat.engine_op(self.client, op))
+
+    async def follow(self, thread: str | None = None) -> None:
+        """Print a thread's events until its turn completes or an approval waits."""
+        await engine_chat.follow(self.client, self._chat_thread(thread), self.style)
+
+    async def conversation(self, thread: str | None = None) -> View:
+        """A thread's current branch and its pending approvals."""
+        snapshot = await self.client.call("engine.snapshot", thread_id=self._chat_thread(thread))
+        return self._view(snapshot, engine_chat.conversation)
+
+    async def approvals(self, thread: str | None = None) -> View:
+        """Approvals waiting for an answer (in one thread, or all)."""
+        items = await self.client.call("engine.approvals", **_maybe(thread_id=thread))
+        return self._view(items, engine_chat.approvals_table)
+
+    async def approve(self, approval_id: str | None = None, kind: str = "accept") -> None:
+        """Answer an approval (the only pending one when no id is given), then follow the turn."""
+        pending = await self._pending(approval_id)
+        answer = self.client.call("engine.answer", approval_id=pending["approvalId"], kind=kind)
+        await engine_chat.follow(self.client, pending["threadId"], self.style, start=answer)
+
+    async def decline(self, approval_id: str | None = None, note: str | None = None) -> None:
+        """Decline an approval (optionally saying why), then follow the turn."""
+        pending = await self._pending(approval_id)
+        answer = self.client.call("engine.answer", approval_id=pending["approvalId"], kind="decline",
+                                  **_maybe(note=note))
+        await engine_chat.follow(self.client, pending["threadId"], self.style, start=answer)
+
+    async def _pending(self, approval_id: str | None) -> dict[str, Any]:
+        items = await self.client.call("engine.approvals")
+        if approval_id is not None:
+            found = [a for a in items if a.get("approvalId") == approval_id]
+            if not found:
+                raise UsageError(f"no pending approval {approval_id!r} (see tw.approvals())")
+            return found[0]
+        if len(items) != 1:
+            raise UsageError(f"{len(items)} approvals are pending: name one (see tw.approvals())")
+        return items[0]
+
+    def _chat_thread(self, thread: str | None) -> str:
+        chosen = thread or self.chat_thread
+        if chosen is None:
+            raise UsageError("which thread? pass thread=... (see tw.threads()) or start one with tw.chat(text)")
+        return chosen
 
     # ------------------------------------------------------------------ events
 
