@@ -450,6 +450,7 @@ class PendingApproval(_Shape, kw_only=True):
     request: ApprovalRequestPayload
     requested_at: Epoch
     deadline_at: Epoch
+    remaining_ms: Count = 0
 
 
 class ThreadSnapshot(_Shape, kw_only=True):
@@ -474,6 +475,9 @@ class EngineSnapshot(_Shape, kw_only=True):
     threads: list[ThreadMeta] = []
     thread: ThreadSnapshot | None = None
     activity: list[Activity] = []
+    # Every approval waiting for an answer, in every thread (a page that connects after a
+    # restart shows them from here: the live approval.request went out before it was there).
+    pending_approvals: list[PendingApproval] = []
     epoch: Annotated[int, msgspec.Meta(ge=0)] = 0
 
 

@@ -3,7 +3,7 @@
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "72b13b3403e2c7943dfccf06e8baa7b96fdeb6c43501bacf2a663110d28010fc";
+export const SCHEMA_HASH = "6ed6524dbb54ed2b6e8d81351920972564f9f209ced550c053b139b78867847d";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

@@ -93,19 +93,21 @@ class CallProcessor:
         if spec is None or ref.name not in engine.tool_names():
             return self._finish(node_id, body, mark, ok=False, code="unknown_tool", counted=True,
                                 text=f"There is no tool named {ref.name!r}. Use one of the tools you were given.")
+        run = engine.store.run(runner.run_id)
+        resumed = self._resumable_approval(run, node_id)
+        if resumed is not None:
+            # After a restart: the approval comes first (its request is stored); the call is
+            # prepared again only once the user has accepted it.
+            approval, settled = resumed
+            if settled is None:
+                engine.offer(approval)  # the same approval id again, with what remains of its time
+            return await self._after_approval(node_id, body, mark, spec, None, approval, settled, run.pending_tool)
         try:
             prepared = await engine.executor.prepare(runner.thread_id, spec.name, params)
         except ToolError as error:
             return self._finish(node_id, body, mark, ok=False, code=error.code, counted=True,
                                 text=f"Error {error.code}: {error.message}")
         body = msgspec.structs.replace(body, params=prepared.params)
-        run = engine.store.run(runner.run_id)
-        resumed = self._resumable_approval(run, node_id)
-        if resumed is not None:
-            approval, settled = resumed
-            if settled is None:
-                engine.offer(approval)  # the same approval id again, with what remains of its time
-            return await self._after_approval(node_id, body, mark, spec, prepared, approval, settled)
         decision, problem = self._check(prepared, node_id, "initial")
         if decision is None:
             return self._finish(node_id, body, mark, ok=False, code="gatekeeper_unavailable", counted=True,
@@ -154,8 +156,9 @@ class CallProcessor:
         engine.offer(approval)
         return approval
 
-    async def _after_approval(self, node_id: str, body: ToolCallBody, mark: str, spec, prepared: Prepared,
-                              approval: ApprovalRow, settled: Settled | None) -> bool:
+    async def _after_approval(self, node_id: str, body: ToolCallBody, mark: str, spec, prepared: Prepared | None,
+                              approval: ApprovalRow, settled: Settled | None,
+                              recovered: PendingTool | None = None) -> bool:
         engine, runner = self.engine, self.runner
         if settled is None:
             if approval.deadline_at <= engine.clock():
@@ -185,6 +188,19 @@ class CallProcessor:
             self._finish(node_id, body, mark, ok=False, code=outcome, counted=False, outcome=outcome, text=text)
             return settled.kind == "cancel"
         assert applied is not None
+        if prepared is None:
+            assert recovered is not None
+            try:
+                prepared = await engine.executor.prepare(runner.thread_id, spec.name, dict(recovered.params))
+            except ToolError as error:
+                return self._finish(node_id, body, mark, ok=False, code=error.code, counted=True,
+                                    text=f"Error {error.code}: {error.message} (checked again after the host restarted)")
+            if not spec.url_param and (prepared.origin != recovered.target_origin or
+                                       prepared.tab_id != recovered.tab_id):
+                return self._finish(node_id, body, mark, ok=False, code="target_changed", counted=True,
+                                    text=f"The tool target changed after the permission check (tab {recovered.tab_id} "
+                                         f"at {recovered.target_origin}, now tab {prepared.tab_id} at "
+                                         f"{prepared.origin or 'no page'}); do not reuse the previous approval.")
         return await self._dispatch(node_id, body, mark, spec, prepared, approval.id, applied.revision)
 
     # -- dispatch -------------------------------------------------------------------------------

@@ -140,7 +140,8 @@ async def engine_approvals(params: dict[str, Any], conn: "ControlConnection") ->
     from host.engine.views import pending_approval
 
     p = _params(_MaybeThread, params)
-    return [to_wire(pending_approval(a)) for a in _engine(conn).store.pending_approvals(p.thread_id)]
+    engine = _engine(conn)
+    return [to_wire(pending_approval(a, engine.clock())) for a in engine.store.pending_approvals(p.thread_id)]
 
 
 async def engine_status(params: dict[str, Any], conn: "ControlConnection") -> Any:

@@ -253,7 +253,7 @@ class Engine:
             meta=thread_meta(thread), nodes=[node_view(n) for n in self.store.path(thread_id)],
             active_run=run_view(active) if active else None,
             queue=[run_view(r) for r in all_runs if r.state == runs.QUEUED],
-            pending_approvals=[pending_approval(a) for a in self.store.pending_approvals(thread_id)],
+            pending_approvals=[pending_approval(a, self.clock()) for a in self.store.pending_approvals(thread_id)],
             cursor=self.bus.current(thread_id))
 
     def engine_snapshot(self, thread_id: str | None = None) -> ui.EngineSnapshot:
@@ -261,4 +261,6 @@ class Engine:
         return ui.EngineSnapshot(
             threads=[thread_meta(t) for t in threads],
             thread=self.thread_snapshot(thread_id) if thread_id and self.store.has_thread(thread_id) else None,
-            activity=[self.activity_of(t) for t in self._tasks], epoch=self.bus.epoch)
+            activity=[self.activity_of(t) for t in sorted({*self._tasks, *(r.thread_id for r in self.store.live_runs())})],
+            pending_approvals=[pending_approval(a, self.clock()) for a in self.store.pending_approvals()],
+            epoch=self.bus.epoch)

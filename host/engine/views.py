@@ -38,10 +38,10 @@ def approval_payload(request: dict[str, Any]) -> ui.ApprovalRequestPayload:
     return msgspec.convert(request, ui.ApprovalRequestPayload)
 
 
-def pending_approval(row: ApprovalRow) -> ui.PendingApproval:
+def pending_approval(row: ApprovalRow, now: float) -> ui.PendingApproval:
     return ui.PendingApproval(approval_id=row.id, thread_id=row.thread_id, turn_id=row.turn_id, item_id=row.item_id,
                               request=approval_payload(row.request), requested_at=row.requested_at,
-                              deadline_at=row.deadline_at)
+                              deadline_at=row.deadline_at, remaining_ms=max(0, int((row.deadline_at - now) * 1000)))
 
 
 def to_wire(event: Any) -> dict[str, Any]:

@@ -218,3 +218,23 @@ async def test_queued_turns_survive_a_restart(tmp_path, server):
     users = [n.body["text"] for n in h.engine.thread_snapshot(thread).nodes if n.kind == "user_message"]
     assert users == ["one", "two"]
     await h.stop()
+
+
+async def test_a_recovered_approval_is_not_reused_when_the_tab_moved_meanwhile(tmp_path, server):
+    h = Harness(tmp_path, server.url)
+    await h.start()
+    server.add(Reply(tool_calls=[CLICK]), Reply(text="the page changed"))
+    thread = await h.new_thread()
+    await h.submit(thread, "buy")
+    first = await h.recorder.wait_for("approval.request")
+    await h.engine.close()
+    h.store.close()
+    h.engine = None
+    h.executor.origin = "https://elsewhere.example"  # the tab navigated while the host was down
+    await h.start()
+    await h.answer(first["approvalId"], "accept")
+    await h.turn_done()
+    assert h.executor.executed == []
+    text = last_tool_result_text(server.requests[-1]["body"])
+    assert "target changed after the permission check" in text and "do not reuse the previous approval" in text
+    await h.stop()
