@@ -4,6 +4,7 @@ profile, its host, and the debug REPL attached to it."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 
@@ -35,4 +36,8 @@ def run(args: argparse.Namespace) -> int:
         extension=args.extension, site_access=args.site_access, load_via=args.load_via, url=args.url,
         host_timeout=args.host_timeout,
     )
-    return launch(options)
+    try:
+        return launch(options)
+    except KeyboardInterrupt:  # the browser is already stopped by then (launch cleans up in `finally`)
+        print("\ntabwarden launch: interrupted", file=sys.stderr)
+        return 130

@@ -27,7 +27,7 @@ COMMANDS: dict[str, Command] = {
     "audit": Command("host.cli.audit_cmd", "list, export and verify the audit log"),
     "launch": Command("host.cli.launch_cmd", "start a browser with the extension and open the REPL"),
     "repl": Command("host.cli.repl_cmd", "attach a debug REPL to the running host"),
-    "demo": Command("host.cli.placeholder_cmd", "run the scripted demo on bundled local pages"),
+    "demo": Command("host.cli.demo_cmd", "run the scripted demo on bundled local pages"),
 }
 
 

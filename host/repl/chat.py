@@ -35,10 +35,12 @@ async def engine_op(client: ControlClient, op: dict[str, Any]) -> dict[str, Any]
 class EventPrinter:
     """Turns one thread's engine events into lines; knows when to stop following."""
 
-    def __init__(self, thread_id: str, style: Style):
+    def __init__(self, thread_id: str, style: Style, answer_hint: bool = True):
         self.thread_id = thread_id
         self.style = style
-        self.kinds: dict[str, str] = {}  # item id -> item kind
+        self.answer_hint = answer_hint  # end approval cards with how to answer them from the REPL
+        self.kinds: dict[str, str] = {}  # item id -> item kind (kept across follows: a tool call
+        # that waited for an approval completes in the next one)
         self.speaking: str | None = None  # the assistant item whose text is on the current line
         self.outcome: dict[str, Any] | None = None
 
@@ -84,7 +86,7 @@ class EventPrinter:
             text = " ".join(str(result.get("text") or "").split())
             return f"  -> {status} {text[:160]}{'...' if len(text) > 160 else ''}".rstrip()
         if kind == "approval.request":
-            return approval_card(event, s)
+            return approval_card(event, s, self.answer_hint)
         if kind == "approval.resolved":
             return f"approval {event.get('approvalId')}: {event.get('decision')} (by {event.get('by')})"
         if kind == "turn.complete":
@@ -96,33 +98,37 @@ class EventPrinter:
         return None
 
 
-def approval_card(event: dict[str, Any], style: Style) -> str:
-    """An approval request as the side panel would show it, plus how to answer it here."""
+def approval_card(event: dict[str, Any], style: Style, answer_hint: bool = True) -> str:
+    """An approval request as the side panel would show it (plus, at the REPL, how to answer it)."""
     request = event.get("request") or {}
     lines = [style(f"approval {event.get('approvalId')}", "yellow", "bold") +
              f": {request.get('label') or request.get('tool')} @ {request.get('targetOrigin') or '(no origin)'}"
              f" - {request.get('reason') or request.get('code')}",
              f"  params: {json.dumps(request.get('params'), ensure_ascii=False)[:300]}"]
     if request.get("targetLine"):
-        lines.append(f"  element: {request['targetLine']}")
+        lines.append("  element: " + str(request["targetLine"]).replace("\n", "\n           "))
     if request.get("flags"):
         lines.append(f"  flags: {', '.join(request['flags'])}")
-    lines.append(f"  answer: tw.approve('{event.get('approvalId')}', 'accept' | 'acceptForSession' | "
-                 "'acceptForSite') or tw.decline(...)")
+    if answer_hint:
+        lines.append(f"  answer: tw.approve('{event.get('approvalId')}', 'accept' | 'acceptForSession' | "
+                     "'acceptForSite') or tw.decline(...)")
     return "\n".join(lines)
 
 
-async def follow(client: ControlClient, thread_id: str, style: Style, start: Any = None) -> dict[str, Any]:
+async def follow(client: ControlClient, thread_id: str, style: Style, start: Any = None,
+                 printer: EventPrinter | None = None) -> dict[str, Any]:
     """Print the thread's events until its turn completes or an approval waits. `start`, if
     given, is a coroutine run once the subscription is in place (a submit or an answer), so no
-    event can slip by before we listen."""
+    event can slip by before we listen. Pass the same `printer` to consecutive follows of a
+    thread."""
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
     def on_event(event: Any) -> None:
         if event.topic == ENGINE_TOPIC and isinstance(event.data, dict):
             queue.put_nowait(event.data)
 
-    printer = EventPrinter(thread_id, style)
+    printer = printer or EventPrinter(thread_id, style)
+    printer.outcome = None
     client.listen(on_event)
     await client.subscribe(ENGINE_TOPIC)
     try:

@@ -50,6 +50,7 @@ class Tabwarden:
         self.last_tab: int | None = None
         self.watched: set[str] = set()  # topics a running `watch` prints
         self.chat_thread: str | None = None  # the engine thread `chat` continues
+        self._printers: dict[str, engine_chat.EventPrinter] = {}
 
     def __repr__(self) -> str:
         return f"<tw: host pid {self.client.pid}, thread {self.thread!r}, policy {self.policy or 'host default'}>"
@@ -281,11 +282,13 @@ class Tabwarden:
         op: dict[str, Any] = {"type": "turn.submit", "threadId": thread, "input": user_input}
         if policy or self.policy:
             op["overrides"] = {"permissionPolicy": policy or self.policy}
-        await engine_chat.follow(self.client, thread, self.style, start=engine_chat.engine_op(self.client, op))
+        await engine_chat.follow(self.client, thread, self.style, start=engine_chat.engine_op(self.client, op),
+                                 printer=self._printer(thread))
 
     async def follow(self, thread: str | None = None) -> None:
         """Print a thread's events until its turn completes or an approval waits."""
-        await engine_chat.follow(self.client, self._chat_thread(thread), self.style)
+        thread = self._chat_thread(thread)
+        await engine_chat.follow(self.client, thread, self.style, printer=self._printer(thread))
 
     async def conversation(self, thread: str | None = None) -> View:
         """A thread's current branch and its pending approvals."""
@@ -301,14 +304,16 @@ class Tabwarden:
         """Answer an approval (the only pending one when no id is given), then follow the turn."""
         pending = await self._pending(approval_id)
         answer = self.client.call("engine.answer", approval_id=pending["approvalId"], kind=kind)
-        await engine_chat.follow(self.client, pending["threadId"], self.style, start=answer)
+        await engine_chat.follow(self.client, pending["threadId"], self.style, start=answer,
+                                 printer=self._printer(pending["threadId"]))
 
     async def decline(self, approval_id: str | None = None, note: str | None = None) -> None:
         """Decline an approval (optionally saying why), then follow the turn."""
         pending = await self._pending(approval_id)
         answer = self.client.call("engine.answer", approval_id=pending["approvalId"], kind="decline",
                                   **_maybe(note=note))
-        await engine_chat.follow(self.client, pending["threadId"], self.style, start=answer)
+        await engine_chat.follow(self.client, pending["threadId"], self.style, start=answer,
+                                 printer=self._printer(pending["threadId"]))
 
     async def _pending(self, approval_id: str | None) -> dict[str, Any]:
         items = await self.client.call("engine.approvals")
@@ -320,6 +325,11 @@ class Tabwarden:
         if len(items) != 1:
             raise UsageError(f"{len(items)} approvals are pending: name one (see tw.approvals())")
         return items[0]
+
+    def _printer(self, thread: str) -> "engine_chat.EventPrinter":
+        if thread not in self._printers:
+            self._printers[thread] = engine_chat.EventPrinter(thread, self.style)
+        return self._printers[thread]
 
     def _chat_thread(self, thread: str | None) -> str:
         chosen = thread or self.chat_thread
