@@ -55,6 +55,14 @@ def loads_via_pipe(option: str, browser: FoundBrowser) -> bool:
     return wanted
 
 
+def no_display(platform: str = sys.platform, env: dict[str, str] | None = None) -> bool:
+    """True on Linux (and other X11/Wayland systems) when there is no display to show a window on."""
+    env = os.environ if env is None else env
+    if platform in ("win32", "darwin"):
+        return False
+    return not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"))
+
+
 def browser_env(dirs: profile.LaunchDirs) -> dict[str, str]:
     """The browser's environment: ours, with temporary files kept in the run folder. The host
     inherits it, which is how leftovers are recognised (their environment names the run folder)."""
@@ -103,6 +111,9 @@ def launch(options: LaunchOptions, say: Callable[[str], None] = print,
     except LaunchError as exc:
         say(f"tabwarden launch: {exc}")
         return 2
+    if not options.headless and no_display():
+        say("no display found (DISPLAY and WAYLAND_DISPLAY are unset): starting headless instead")
+        options.headless = True
     dirs = profile.prepare(found.key, options.profile)
     holder = profile.profile_in_use(dirs.profile)
     if holder is not None:

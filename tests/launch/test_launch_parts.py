@@ -13,7 +13,7 @@ from host.launch import profile
 from host.launch.errors import LaunchError
 from host.launch.find_browser import FoundBrowser
 from host.launch.flags import browser_argv
-from host.launch.runner import browser_env, loads_via_pipe
+from host.launch.runner import browser_env, loads_via_pipe, no_display
 from install.extension_id import default_extension_id
 
 CHROME = FoundBrowser("chrome", "Google Chrome", Path("/opt/google/chrome/chrome"))
@@ -79,3 +79,9 @@ def test_a_profile_held_by_a_live_browser_is_reported(tmp_path):
     (tmp_path / "SingletonLock").unlink()
     (tmp_path / "SingletonLock").symlink_to("somehost-999999999")
     assert profile.profile_in_use(tmp_path) is None
+
+
+def test_without_a_display_a_headed_launch_would_fail_so_it_goes_headless():
+    assert no_display("linux", {}) is True
+    assert no_display("linux", {"DISPLAY": ":0"}) is False and no_display("linux", {"WAYLAND_DISPLAY": "w-0"}) is False
+    assert no_display("darwin", {}) is False and no_display("win32", {}) is False

@@ -134,3 +134,20 @@ async def _deny_five_times(pid: int) -> None:
             assert result["error"]["code"] == "denied", result
     finally:
         await other.close()
+
+
+def test_list_names_the_running_host_and_no_host_is_a_clear_error(stdio_host, tw_home, tmp_path):
+    import subprocess
+    import sys
+
+    from tests.repl.conftest import repl_env
+    from tests.repl.stdio_host import ROOT
+
+    listed = subprocess.run([sys.executable, "-m", "host", "repl", "--list"], env=repl_env(tw_home), cwd=ROOT,
+                            capture_output=True, text=True, timeout=30)
+    assert f"pid {stdio_host.pid}  started " in listed.stdout and " unix " in listed.stdout
+    empty = tmp_path / "empty" / "tw"
+    alone = subprocess.run([sys.executable, "-m", "host", "repl"], env=repl_env(empty), cwd=ROOT, capture_output=True,
+                           text=True, timeout=30, stdin=subprocess.DEVNULL)
+    assert alone.returncode == 1
+    assert "tabwarden repl: cannot attach: not_found: no running Tabwarden host found" in alone.stdout
