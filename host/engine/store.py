@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlite3
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,6 +23,7 @@ from host.engine.schema import COMPONENT, MIGRATIONS
 from host.store.db import Store, StoreError
 
 EPOCH_META = "engine.stream_epoch"
+NODE_CACHE_THREADS = 32
 FENCE_KEY_META = "engine.fence_key"
 
 
@@ -38,6 +40,8 @@ class EngineStore:
     def __init__(self, db: Store, clock: Callable[[], float] = time.time):
         self.db = db
         self.clock = clock
+        # Decoded committed nodes per thread (the tree is append-only, so a cache only grows).
+        self._node_cache: OrderedDict[str, list[NodeRow]] = OrderedDict()
         db.migrate(COMPONENT, MIGRATIONS)
 
     @contextmanager
@@ -103,6 +107,7 @@ class EngineStore:
         return [_thread(r) for r in rows]
 
     def delete_thread(self, conn: sqlite3.Connection, thread_id: str) -> None:
+        self._node_cache.pop(thread_id, None)
         for table in ("eng_nodes", "eng_runs", "eng_approvals"):
             conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
         conn.execute("DELETE FROM eng_threads WHERE id = ?", (thread_id,))
@@ -151,9 +156,20 @@ class EngineStore:
         return _node(rows[0])
 
     def nodes(self, thread_id: str, conn: sqlite3.Connection | None = None) -> list[NodeRow]:
-        """Every node of a thread, in append order."""
-        return [_node(r) for r in self._rows("SELECT * FROM eng_nodes WHERE thread_id = ? ORDER BY seq",
-                                             (thread_id,), conn)]
+        """Every node of a thread, in append order. Committed nodes are decoded once and kept
+        (bounded per thread count); inside a transaction the rows are read as they are."""
+        if conn is not None:
+            return [_node(r) for r in self._rows("SELECT * FROM eng_nodes WHERE thread_id = ? ORDER BY seq",
+                                                 (thread_id,), conn)]
+        cached = self._node_cache.pop(thread_id, None) or []
+        after = cached[-1].seq if cached else 0
+        fresh = self.db.query("SELECT * FROM eng_nodes WHERE thread_id = ? AND seq > ? ORDER BY seq",
+                              (thread_id, after))
+        cached = cached + [_node(r) for r in fresh] if fresh else cached
+        self._node_cache[thread_id] = cached
+        while len(self._node_cache) > NODE_CACHE_THREADS:
+            self._node_cache.popitem(last=False)
+        return list(cached)
 
     def path(self, thread_id: str, leaf_id: str | None = ..., conn: sqlite3.Connection | None = None  # type: ignore[assignment]
              ) -> list[NodeRow]:

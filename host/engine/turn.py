@@ -132,8 +132,9 @@ class TurnRunner:
                 continue
             stats = turn_stats(path, self.turn_id)
             finalising = stats.must_finalise
-            self._policy_notices(stats)
-            completion, calls = await self._model_step(finalising)
+            if self._policy_notices(stats):
+                path = engine.store.path(self.thread_id)
+            completion, calls = await self._model_step(finalising, path)
             if calls:
                 # Checked while the run is still streaming_model: the calls wait for the resume.
                 if self._over_budget():
@@ -154,15 +155,21 @@ class TurnRunner:
                 return []
         return []
 
-    def _policy_notices(self, stats) -> None:
+    def _policy_notices(self, stats) -> bool:
+        """Add the reminders the policies call for; True when a notice was written."""
+        wrote = False
         if stats.must_finalise and not stats.finalised:
             self._notice("final", FINAL_TEXT.format(n=stats.consecutive_failures), to_model=True)
+            wrote = True
         elif stats.needs_reminder:
             self._notice("reminder", REMINDER_TEXT.format(n=stats.consecutive_failures), to_model=True)
+            wrote = True
         stuck = stats.stuck_on()
         if stuck is not None and not stats.must_finalise:
             mark, tool = stuck
             self._notice("stuck", STUCK_TEXT.format(tool=tool, n=STUCK_REPEATS), to_model=True, key=mark)
+            wrote = True
+        return wrote
 
     def _over_budget(self) -> bool:
         engine = self.engine
@@ -178,7 +185,7 @@ class TurnRunner:
                         stop_reason="budget_pause")
         return True
 
-    async def _model_step(self, finalising: bool) -> tuple["Completion", list[CallRef]]:
+    async def _model_step(self, finalising: bool, path: list[NodeRow]) -> tuple["Completion", list[CallRef]]:
         from host.providers.model import Completion, ModelRequest, ReasoningDelta, TextDelta, ToolCallDelta
 
         engine = self.engine
@@ -188,7 +195,6 @@ class TurnRunner:
         engine.activity(self.thread_id)
         model = self.overrides.get("model") or {}
         provider = engine.providers.get(model.get("connectionId"))
-        path = engine.store.path(self.thread_id)
         request = ModelRequest(model=model.get("modelId") or "", system=KERNEL_PROMPT,
                                messages=build_messages(path, engine.fence_key),
                                tools=() if finalising else tuple(engine.tool_schemas(self.overrides)), max_tokens=0)
