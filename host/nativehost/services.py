@@ -4,6 +4,7 @@ browser gateway. Inbound browser frames that are not replies are routed from her
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable
@@ -98,7 +99,9 @@ class HostServices:
         """A (re)connected extension reported its browser session: rebind session grants."""
         if "gatekeeper" in self.__dict__:
             self.gatekeeper.bind_browser_session(browser_session_id)
-        self.engine  # noqa: B018 - start it (recovery) now that a browser is connected
+        if "engine" not in self.__dict__:
+            # Built once the welcome is on its way (not before it): recovery re-offers approvals.
+            asyncio.get_running_loop().call_soon(lambda: self.engine)
 
     def _on_alert(self, alert: Any) -> None:
         log.warning("gatekeeper alert: %s", alert)
