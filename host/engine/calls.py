@@ -27,6 +27,7 @@ from host.engine.executor import Outcome, Prepared, ToolError
 from host.engine.policies import fingerprint
 from host.engine.records import ApprovalRow, CallRef, PendingTool, ToolCallBody, ToolResultBody
 from host.engine.store import new_id
+from host.store.db import StoreError
 
 if TYPE_CHECKING:
     from host.engine.turn import TurnRunner
@@ -236,8 +237,8 @@ class CallProcessor:
                                 text=error.message if error.code in ("denied", "authorization_changed",
                                                                      "gatekeeper_unavailable", "no_site_access")
                                 else f"Error {error.code}: {error.message}")
-        except asyncio.CancelledError:
-            raise
+        except (asyncio.CancelledError, StoreError):
+            raise  # a storage failure before dispatch stops the run: nothing was sent (fail closed)
         except Exception as exc:
             log.exception("tool %s failed inside the executor", spec.name)
             outcome = Outcome(ok=False, text=f"Error internal: {type(exc).__name__}: {exc}. It may have taken effect.",

@@ -246,8 +246,11 @@ class Commands:
         missing = self._thread_missing(client, op, mark) or self._busy(client, op, mark, "delete it")
         if missing is not None:
             return missing
-        response = self._commit(client, op, mark, lambda conn: (engine.store.delete_thread(conn, op.thread_id),
-                                                                self._ack(op, thread_id=op.thread_id))[1])
+        def write(conn):
+            engine.store.delete_thread(conn, op.thread_id)
+            return self._ack(op, thread_id=op.thread_id)
+
+        response = self._commit(client, op, mark, write)
         try:
             engine.gatekeeper.clear_thread(op.thread_id)
         except Exception:

@@ -24,6 +24,7 @@ from host.store.db import Store, StoreError
 
 EPOCH_META = "engine.stream_epoch"
 NODE_CACHE_THREADS = 32
+DEFAULT_TITLE = "New task"
 FENCE_KEY_META = "engine.fence_key"
 
 
@@ -86,7 +87,7 @@ class EngineStore:
     def create_thread(self, conn: sqlite3.Connection, *, title: str = "", policy: str | None = None,
                       parent_thread_id: str | None = None, thread_id: str | None = None) -> ThreadRow:
         now = self.clock()
-        row = ThreadRow(id=thread_id or new_id(), title=title or "New task", created_at=now, updated_at=now,
+        row = ThreadRow(id=thread_id or new_id(), title=title or DEFAULT_TITLE, created_at=now, updated_at=now,
                         revision=1, policy=policy, parent_thread_id=parent_thread_id)
         conn.execute("INSERT INTO eng_threads (id, title, created_at, updated_at, revision, leaf_id, parent_thread_id, "
                      "policy, next_seq) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, 1)",

@@ -25,7 +25,7 @@ from host.engine.calls import INTERRUPTED_TOOL, CallProcessor, call_node_id, pro
 from host.engine.policies import FINAL_TEXT, REMINDER_TEXT, STUCK_REPEATS, STUCK_TEXT, turn_stats
 from host.engine.prompt import KERNEL_PROMPT, build_messages, environment_line
 from host.engine.records import AssistantBody, CallRef, NodeRow, NoticeBody, RunRow, ToolResultBody, UserBody
-from host.engine.store import new_id
+from host.engine.store import DEFAULT_TITLE, new_id
 
 if TYPE_CHECKING:
     from host.engine.engine import Engine
@@ -35,6 +35,12 @@ log = logging.getLogger("tabwarden.engine")
 
 # Provider stop reasons that may not carry tool calls: the calls could be cut off or filtered.
 _UNSAFE_WITH_CALLS = frozenset({"max_tokens", "content_filter"})
+
+
+def _title(text: str) -> str:
+    """A thread title from its first message: the first line, at most 60 characters."""
+    line = " ".join(text.strip().split("\n", 1)[0].split())
+    return line if len(line) <= 60 else line[:59] + "…"
 
 
 class AnswerRejected(Exception):
@@ -113,6 +119,13 @@ class TurnRunner:
             else:
                 node = engine.store.append_node(conn, self.thread_id, "user_message", body, turn_id=self.turn_id)
             engine.store.update_run(conn, run.id, state=runs.PREPARING, turn_id=self.turn_id)
+            thread = engine.store.thread(self.thread_id, conn)
+            titled = thread.title == DEFAULT_TITLE and body.text.strip()
+            if titled:
+                revision = engine.store.set_title(conn, self.thread_id, _title(body.text))
+        if titled:
+            engine.bus.emit(ui.ThreadUpdated, self.thread_id, revision=revision,
+                            patch=ui.ThreadPatch(title=_title(body.text)))
         engine.bus.emit(ui.TurnStart, self.thread_id, turn_id=self.turn_id, run_id=self.run_id)
         engine.emit_item(self.thread_id, self.turn_id, node.id, "user_message", text=body.text)
         engine.queue_changed(self.thread_id)

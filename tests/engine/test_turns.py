@@ -366,3 +366,43 @@ async def test_no_site_access_asks_with_the_host_permission_flag(harness, server
     await harness.turn_done()
     assert harness.executor.executed == []
     assert "has no access to https://shop.example" in last_tool_result_text(server.requests[1]["body"])
+
+
+async def test_a_storage_failure_before_dispatch_sends_nothing_and_fails_the_run(harness, server):
+    from host.store.db import StoreError
+
+    original = harness.engine.store.update_run
+
+    def failing(conn, run_id, **fields):
+        pending = fields.get("pending_tool")
+        if pending is not None and pending.started_at is not None:
+            raise StoreError("disk full")
+        return original(conn, run_id, **fields)
+
+    harness.engine.store.update_run = failing
+    server.add(Reply(tool_calls=[("read_page", {})]))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "read")
+    done = await harness.turn_done()
+    assert done["stopReason"] == "error" and harness.executor.executed == []
+    assert harness.recorder.of("error")[0]["code"] == "storage_unavailable"
+
+
+async def test_an_unavailable_gatekeeper_runs_nothing(harness, server):
+    harness.gatekeeper.mark_unavailable(RuntimeError("policy store corrupt"))
+    server.add(Reply(tool_calls=[("read_page", {})]), Reply(text="cannot"))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "read")
+    await harness.turn_done()
+    assert harness.executor.executed == []
+    text = last_tool_result_text(server.requests[1]["body"])
+    assert text.startswith("Permission state is unavailable, so nothing runs") and "corrupt" in text
+
+
+async def test_the_first_message_titles_the_thread(harness, server):
+    server.add(Reply(text="hi"))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "Find me a cheap flight to Lisbon\nin May please")
+    await harness.turn_done()
+    assert harness.engine.store.thread(thread).title == "Find me a cheap flight to Lisbon"
+    assert harness.recorder.of("thread.updated")[0]["patch"] == {"title": "Find me a cheap flight to Lisbon"}
