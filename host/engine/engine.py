@@ -130,10 +130,12 @@ class Engine:
             return
         runner = TurnRunner(self, chosen)
         self.runners[thread_id] = runner
-        self._tasks[thread_id] = asyncio.create_task(runner.run(), name=f"run:{chosen.id[:8]}")
+        task = self._tasks[thread_id] = asyncio.create_task(runner.run(), name=f"run:{chosen.id[:8]}")
+        # A done callback, not a `finally`: a task cancelled before its first step never runs its body.
+        task.add_done_callback(lambda _: self.runner_done(runner))
 
     def runner_done(self, runner: TurnRunner) -> None:
-        """Called by a runner as it ends (whatever the outcome)."""
+        """Called once when a runner's task ends (whatever the outcome)."""
         if self.runners.get(runner.thread_id) is runner:
             del self.runners[runner.thread_id]
             self._tasks.pop(runner.thread_id, None)
@@ -143,9 +145,12 @@ class Engine:
             self.executor.end_turn(runner.thread_id)
         except Exception:
             log.debug("end_turn failed", exc_info=True)
-        self.bus.flush(runner.thread_id)
-        self.activity(runner.thread_id)
-        self.queue_changed(runner.thread_id)
+        try:
+            self.bus.flush(runner.thread_id)
+            self.activity(runner.thread_id)
+            self.queue_changed(runner.thread_id)
+        except Exception:  # storage trouble: the next start_next fails closed on its own
+            log.warning("could not report the end of run %s", runner.run_id, exc_info=True)
         asyncio.get_running_loop().call_soon(self.start_next, runner.thread_id)
 
     async def interrupt(self, thread_id: str, reason: str = "user") -> bool:
@@ -156,6 +161,10 @@ class Engine:
         runner = self.runners.get(thread_id)
         if task is not None and runner is not None:
             runner.interrupt_reason = reason
+            run = self.store.run(runner.run_id)
+            if run.state == runs.QUEUED:  # picked but not started: it will never get to settle itself
+                with self.store.transaction() as conn:
+                    self.store.update_run(conn, run.id, state=runs.INTERRUPTED, stop_reason="interrupted")
             task.cancel()
             await asyncio.wait({task}, timeout=INTERRUPT_WAIT_S)
             return True

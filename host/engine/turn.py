@@ -68,6 +68,8 @@ class TurnRunner:
         engine = self.engine
         try:
             run = engine.store.run(self.run_id)
+            if run.state in runs.TERMINAL or run.state in runs.PAUSED:
+                return  # removed or settled between being picked and starting
             thread = engine.store.thread(self.thread_id)
             self.policy = self.overrides.get("permissionPolicy") or thread.policy
             # Routes live in memory: a run resumed after a restart binds its submission's tab again.
@@ -99,8 +101,6 @@ class TurnRunner:
         except Exception as exc:
             log.exception("run %s failed", self.run_id)
             self._failed("internal", f"{type(exc).__name__}: {exc}")
-        finally:
-            engine.runner_done(self)
 
     def _prepare(self, run: RunRow) -> None:
         """queued → preparing: the user's message joins the tree and the turn starts."""

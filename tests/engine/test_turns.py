@@ -406,3 +406,32 @@ async def test_the_first_message_titles_the_thread(harness, server):
     await harness.turn_done()
     assert harness.engine.store.thread(thread).title == "Find me a cheap flight to Lisbon"
     assert harness.recorder.of("thread.updated")[0]["patch"] == {"title": "Find me a cheap flight to Lisbon"}
+
+
+async def test_an_interrupt_before_the_run_starts_leaves_the_thread_free(harness, server):
+    thread = await harness.new_thread()
+    run_ops = [{"type": "turn.submit", "submissionId": "race-1", "threadId": thread, "input": {"text": "one"}},
+               {"type": "turn.interrupt", "submissionId": "race-2", "threadId": thread}]
+    for op in run_ops:  # both queued before the worker (and the runner) get a turn
+        await harness.engine.commands.handle(harness.client, op)
+    from tests.engine.harness import settle
+
+    await settle(lambda: len([a for a in harness.answers if getattr(a, "submission_id", "").startswith("race")]) == 2)
+    await settle(lambda: not harness.engine.busy(thread))
+    server.add(Reply(text="second try works"))
+    await harness.submit(thread, "two")
+    done = await harness.recorder.wait_for("turn.complete", 1, stopReason="end")
+    assert done["stopReason"] == "end"
+
+
+async def test_a_manual_takeover_pauses_the_running_turn(harness, server):
+    harness.executor.gate = asyncio.Event()
+    server.add(Reply(tool_calls=[("read_page", {})]))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "read")
+    await asyncio.wait_for(harness.executor.running.wait(), 10)
+    harness.engine.on_takeover(thread, {"tabId": 7, "kind": "mousedown"})
+    done = await harness.turn_done()
+    assert done["stopReason"] == "interrupted"
+    kinds = [n.body.get("noticeKind") for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "system_notice"]
+    assert kinds == ["paused"]
