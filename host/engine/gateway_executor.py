@@ -32,9 +32,13 @@ class GatewayExecutor:
 
     def __init__(self, gateway: "BrowserGateway"):
         self.gateway = gateway
+        self._tools: list[ToolSchema] | None = None
 
     def tools(self) -> list[ToolSchema]:
-        return [ToolSchema(d["name"], d["description"], d["parameters"]) for d in self.gateway.describe_tools()]
+        if self._tools is None:  # the declarations are fixed for the life of the process
+            self._tools = [ToolSchema(d["name"], d["description"], d["parameters"])
+                           for d in self.gateway.describe_tools()]
+        return list(self._tools)
 
     async def _resolve(self, call: Any, kind: str) -> Any:
         from host.browser.target import get_tab, resolve_page_tab
