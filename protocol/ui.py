@@ -70,6 +70,7 @@ EVENT_TYPES: tuple[str, ...] = (
     "approval.request",
     "approval.resolved",
     "interaction.request",
+    "interaction.resolved",
     # broadcasts
     "thread.updated",
     "queue.updated",
@@ -453,6 +454,19 @@ class PendingApproval(_Shape, kw_only=True):
     remaining_ms: Count = 0
 
 
+class PendingInteraction(_Shape, kw_only=True):
+    """A question the model asked the user (ask_user) that has no answer yet."""
+
+    interaction_id: Id
+    thread_id: Id
+    turn_id: Id
+    item_id: Id
+    request: dict[str, Any]
+    requested_at: Epoch
+    deadline_at: Epoch
+    remaining_ms: Count = 0
+
+
 class ThreadSnapshot(_Shape, kw_only=True):
     meta: ThreadMeta
     # The current branch, root first.
@@ -460,6 +474,7 @@ class ThreadSnapshot(_Shape, kw_only=True):
     active_run: RunView | None = None
     queue: list[RunView] = []
     pending_approvals: list[PendingApproval] = []
+    pending_interactions: list[PendingInteraction] = []
     cursor: StreamCursor | None = None
 
 
@@ -478,6 +493,7 @@ class EngineSnapshot(_Shape, kw_only=True):
     # Every approval waiting for an answer, in every thread (a page that connects after a
     # restart shows them from here: the live approval.request went out before it was there).
     pending_approvals: list[PendingApproval] = []
+    pending_interactions: list[PendingInteraction] = []
     epoch: Annotated[int, msgspec.Meta(ge=0)] = 0
 
 
@@ -670,12 +686,24 @@ class ApprovalResolved(_Ui, tag="approval.resolved", kw_only=True):
 
 
 class InteractionRequest(_Ui, tag="interaction.request", kw_only=True):
+    """The model asks the user something (`request.kind`: ask_user, with `question` and
+    optional `options`); answered with `interaction.response`."""
+
     thread_id: Id
     turn_id: Id
     interaction_id: Id
     item_id: Id
     request: dict[str, Any]
-    deadline_at: Epoch | None = None
+    deadline_at: Epoch
+    remaining_ms: Count
+    stream: StreamCursor
+
+
+class InteractionResolved(_Ui, tag="interaction.resolved", kw_only=True):
+    thread_id: Id
+    interaction_id: Id
+    response: str  # submit | cancel | timeout
+    by: Literal["user", "timeout", "interrupt", "recovery"]
     stream: StreamCursor
 
 
@@ -728,7 +756,7 @@ UiOpMessage = Union[
 UiEventMessage = Union[
     Initialized, ReloadRequired, CommandAck, CommandRejected, PongEvent, ErrorEvent, ThreadCreated, ThreadForked,
     ThreadDeleted, ThreadSnapshotEvent, TurnStart, TurnComplete, TokenUsage, ItemStart, ItemDelta, ItemComplete,
-    ApprovalRequest, ApprovalResolved, InteractionRequest, ThreadUpdated, QueueUpdated, RunRecoveryRequired,
+    ApprovalRequest, ApprovalResolved, InteractionRequest, InteractionResolved, ThreadUpdated, QueueUpdated, RunRecoveryRequired,
     TabsUpdated, ActivityUpdated, AlertRaised,
 ]
 

@@ -3,7 +3,7 @@
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "6ed6524dbb54ed2b6e8d81351920972564f9f209ced550c053b139b78867847d";
+export const SCHEMA_HASH = "fbb484e9ba10d98c3e08e29ff015d7bd41e93dc26250b7d69561637e339ac94b";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -348,6 +348,7 @@ export const UI = Object.freeze({
     "approval.request",
     "approval.resolved",
     "interaction.request",
+    "interaction.resolved",
     "thread.updated",
     "queue.updated",
     "run.recovery_required",

@@ -74,8 +74,9 @@ class CallProcessor:
 
     # -- the pipeline ---------------------------------------------------------------------------
 
-    async def process(self, ref: CallRef, step: int, ordinal: int) -> bool:
-        """Run one call to its result; returns True when the user cancelled the turn."""
+    async def process(self, ref: CallRef, step: int, ordinal: int, *, alone: bool = True) -> bool:
+        """Run one call to its result; returns True when the user cancelled the turn. `alone`:
+        the call is the only one of its answer (questions to the user must be)."""
         from host.tools.catalog import lookup
 
         runner, engine = self.runner, self.engine
@@ -94,6 +95,8 @@ class CallProcessor:
         if spec is None or ref.name not in engine.tool_names():
             return self._finish(node_id, body, mark, ok=False, code="unknown_tool", counted=True,
                                 text=f"There is no tool named {ref.name!r}. Use one of the tools you were given.")
+        if spec.interaction:
+            return await self._ask(node_id, body, mark, spec, params, alone)
         run = engine.store.run(runner.run_id)
         resumed = self._resumable_approval(run, node_id)
         if resumed is not None:
@@ -203,6 +206,52 @@ class CallProcessor:
                                          f"at {recovered.target_origin}, now tab {prepared.tab_id} at "
                                          f"{prepared.origin or 'no page'}); do not reuse the previous approval.")
         return await self._dispatch(node_id, body, mark, spec, prepared, approval.id, applied.revision)
+
+    # -- questions to the user ------------------------------------------------------------------
+
+    async def _ask(self, node_id: str, body: ToolCallBody, mark: str, spec, params: dict[str, Any],
+                   alone: bool) -> bool:
+        from host.engine.executor import Prepared
+        from host.engine.interactions import AskUserParams, result_text
+
+        engine, runner = self.engine, self.runner
+        run = engine.store.run(runner.run_id)
+        asked = None
+        if run.state == runs.WAITING_INTERACTION and run.pending_tool is not None and run.pending_tool.node_id == node_id:
+            asked = engine.store.latest_interaction(run.id)  # after a restart: the same question again
+        if asked is None:
+            try:
+                question = msgspec.convert(params, AskUserParams)
+            except (msgspec.ValidationError, ValueError) as exc:
+                return self._finish(node_id, body, mark, ok=False, code="invalid_params", counted=True,
+                                    text=f"Invalid parameters for {spec.name}: {exc}")
+            if not alone:
+                return self._finish(node_id, body, mark, ok=False, code="invalid_params", counted=True,
+                                    text=f"{spec.name} must be the only tool call of its answer; ask again on its own.")
+            prepared = Prepared(tool=spec.name, params=msgspec.to_builtins(question))
+            decision, problem = self._check(prepared, node_id, "initial")
+            if decision is None or decision.verdict != "allow":
+                reason = problem if decision is None else decision.reason
+                return self._finish(node_id, body, mark, ok=False, code="denied", counted=False, outcome="denied",
+                                    text=DENIED.format(reason=reason))
+            request = {"kind": spec.name, **prepared.params}
+            pending = self._pending_tool(node_id, body, spec, prepared)
+            with engine.store.transaction() as conn:
+                engine.store.append_node(conn, runner.thread_id, "tool_call", body, turn_id=runner.turn_id,
+                                         node_id=node_id)
+                asked = engine.interactions.open(conn, interaction_id=new_id(), thread_id=runner.thread_id,
+                                                 run_id=run.id, turn_id=runner.turn_id, item_id=node_id,
+                                                 request=request, timeout_s=engine.interaction_timeout_s(),
+                                                 pending=pending)
+        answered = engine.interactions.answered(asked.id)
+        if answered is None:
+            engine.offer_interaction(asked)
+            answered = await engine.interactions.wait(asked)
+        engine.interaction_resolved(asked, answered)
+        ok, text = result_text(answered)
+        self._outcome(spec.name, f"answer:{answered.kind}", "", node_id)
+        return self._finish(node_id, body, mark, ok=ok, code=None if ok else answered.kind, counted=False,
+                            outcome="answered" if ok else "unanswered", text=text, provenance="user")
 
     # -- dispatch -------------------------------------------------------------------------------
 

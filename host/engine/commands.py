@@ -111,11 +111,13 @@ class Commands:
         thread_id = getattr(op, "thread_id", None)
         if thread_id:
             return thread_id
-        if isinstance(op, ui.ApprovalResponse):
-            try:
+        try:
+            if isinstance(op, ui.ApprovalResponse):
                 return self.engine.store.approval(op.approval_id).thread_id
-            except (NotFound, StoreError):
-                return ""
+            if isinstance(op, ui.InteractionResponse):
+                return self.engine.store.interaction(op.interaction_id).thread_id
+        except (NotFound, StoreError):
+            return ""
         return ""
 
     def _initialize(self, client: Client, op: ui.Initialize) -> None:
@@ -525,8 +527,30 @@ class Commands:
         return ack
 
     def _op_interaction_response(self, client: Client, op: ui.InteractionResponse, mark: str) -> Any:
-        return self._reject(client, op, mark, "invalid_state",
-                            f"no interaction {op.interaction_id!r} is waiting (this engine does not ask any yet)")
+        from host.engine.interactions import AlreadyAnswered
+
+        engine = self.engine
+        try:
+            asked = engine.store.interaction(op.interaction_id)
+        except NotFound:
+            return self._reject(client, op, mark, "invalid_state", f"no interaction {op.interaction_id!r}")
+        ack = self._ack(op, thread_id=asked.thread_id, run_id=asked.run_id)
+        store = engine.store
+
+        def receipt(conn):
+            store.put_receipt(conn, client.key, op.submission_id, "interaction.response", mark, to_wire(ack),
+                              RECEIPT_TTL_S)
+
+        try:
+            answered = engine.interactions.answer(op.interaction_id, msgspec.to_builtins(op.response), "user",
+                                                  receipt=receipt)
+        except AlreadyAnswered as exc:
+            return self._reject(client, op, mark, "already_decided",
+                                f"Interaction {op.interaction_id} was already answered ({exc.answered.kind}, "
+                                f"by {exc.answered.by}).")
+        if answered.newly and asked.run_id not in {r.run_id for r in engine.runners.values()}:
+            engine.start_next(asked.thread_id)
+        return ack
 
 
 def new_submission_id() -> str:

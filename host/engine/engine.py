@@ -21,11 +21,12 @@ from host.engine import runs
 from host.engine.approvals import ApprovalBook, Settled
 from host.engine.events import COALESCE_S, EventBus
 from host.engine.executor import ToolExecutor
+from host.engine.interactions import ASK_USER_DESCRIPTION, ASK_USER_SCHEMA, DEFAULT_TIMEOUT_S, Answered, InteractionBook
 from host.engine.provider_source import ProviderSource
-from host.engine.records import ApprovalRow, NoticeBody
+from host.engine.records import ApprovalRow, InteractionRow, NoticeBody
 from host.engine.store import EngineStore
 from host.engine.turn import TurnRunner
-from host.engine.views import node_view, pending_approval, run_view, thread_meta
+from host.engine.views import node_view, pending_approval, pending_interaction, run_view, thread_meta
 from host.store.db import Store
 
 log = logging.getLogger("tabwarden.engine")
@@ -48,6 +49,7 @@ class Engine:
         self._approval_timeout_s = approval_timeout_s
         self.bus = EventBus(self.store.next_epoch(), coalesce_s)
         self.approvals = ApprovalBook(self.store, clock)
+        self.interactions = InteractionBook(self.store, clock)
         self.fence_key = self.store.fence_key()
         self.commands = Commands(self)
         self.runners: dict[str, TurnRunner] = {}
@@ -98,18 +100,23 @@ class Engine:
         return settings.turn_token_budget if settings is not None else None
 
     def tool_schemas(self, overrides: dict[str, Any] | None = None) -> list[Any]:
-        """The tools offered to the model (optionally only some levels)."""
+        """The tools offered to the model: the executor's plus the engine's own (ask_user),
+        optionally only some levels."""
+        from host.providers.model import ToolSchema
         from host.tools.catalog import lookup
 
         levels = (overrides or {}).get("enabledToolLevels")
-        schemas = self.executor.tools()
+        schemas = [*self.executor.tools(), ToolSchema("ask_user", ASK_USER_DESCRIPTION, ASK_USER_SCHEMA)]
         if levels is None:
             return schemas
-        wanted = set(levels)
+        wanted = set(levels) | {"builtin"}  # asking the user is always possible
         return [s for s in schemas if (spec := lookup(s.name)) is not None and spec.level in wanted]
 
     def tool_names(self) -> frozenset[str]:
-        return frozenset(s.name for s in self.executor.tools())
+        return frozenset(s.name for s in self.executor.tools()) | {"ask_user"}
+
+    def interaction_timeout_s(self) -> float:
+        return max(DEFAULT_TIMEOUT_S, self.approval_timeout_s())
 
     # -- runners --------------------------------------------------------------------------------
 
@@ -236,6 +243,18 @@ class Engine:
                       by=settled.by if settled.by in ("user", "timeout", "interrupt", "recovery") else "user")
         self.activity(approval.thread_id)
 
+    def offer_interaction(self, row: InteractionRow) -> None:
+        """Send a question to the pages (again, after a restart: same id, the time that remains)."""
+        remaining = max(0, int((row.deadline_at - self.clock()) * 1000))
+        self.bus.emit(ui.InteractionRequest, row.thread_id, turn_id=row.turn_id, interaction_id=row.id,
+                      item_id=row.item_id, request=row.request, deadline_at=row.deadline_at, remaining_ms=remaining)
+        self.activity(row.thread_id)
+
+    def interaction_resolved(self, row: InteractionRow, answered: Answered) -> None:
+        self.bus.emit(ui.InteractionResolved, row.thread_id, interaction_id=row.id, response=answered.kind,
+                      by=answered.by if answered.by in ("user", "timeout", "interrupt", "recovery") else "user")
+        self.activity(row.thread_id)
+
     def activity(self, thread_id: str) -> None:
         self.bus.broadcast(ui.ActivityUpdated(activity=self.activity_of(thread_id)))
 
@@ -243,6 +262,7 @@ class Engine:
         live = [r for r in self.store.runs(thread_id) if r.state in runs.ACTIVE]
         return ui.Activity(thread_id=thread_id, running=thread_id in self._tasks,
                            pending_approvals=len(self.store.pending_approvals(thread_id)),
+                           pending_interactions=len(self.store.pending_interactions(thread_id)),
                            state=live[0].state if live else None)  # type: ignore[arg-type]
 
     def queue_changed(self, thread_id: str) -> None:
@@ -263,6 +283,8 @@ class Engine:
             active_run=run_view(active) if active else None,
             queue=[run_view(r) for r in all_runs if r.state == runs.QUEUED],
             pending_approvals=[pending_approval(a, self.clock()) for a in self.store.pending_approvals(thread_id)],
+            pending_interactions=[pending_interaction(i, self.clock())
+                                  for i in self.store.pending_interactions(thread_id)],
             cursor=self.bus.current(thread_id))
 
     def engine_snapshot(self, thread_id: str | None = None) -> ui.EngineSnapshot:
@@ -272,4 +294,5 @@ class Engine:
             thread=self.thread_snapshot(thread_id) if thread_id and self.store.has_thread(thread_id) else None,
             activity=[self.activity_of(t) for t in sorted({*self._tasks, *(r.thread_id for r in self.store.live_runs())})],
             pending_approvals=[pending_approval(a, self.clock()) for a in self.store.pending_approvals()],
+            pending_interactions=[pending_interaction(i, self.clock()) for i in self.store.pending_interactions()],
             epoch=self.bus.epoch)

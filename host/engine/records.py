@@ -178,6 +178,21 @@ class ApprovalRow(msgspec.Struct, kw_only=True):
     decided_at: float | None = None
 
 
+class InteractionRow(msgspec.Struct, kw_only=True):
+    id: str
+    thread_id: str
+    run_id: str
+    turn_id: str
+    item_id: str
+    request: dict[str, Any]
+    status: str
+    requested_at: float
+    deadline_at: float
+    response: dict[str, Any] | None = None
+    answered_by: str | None = None
+    answered_at: float | None = None
+
+
 def encode(value: Any) -> str:
     """Compact JSON text for a column."""
     return msgspec.json.encode(value).decode()

@@ -7,7 +7,8 @@
 * executing_tool: if the call was never sent (`started_at` unset), it is processed again from
   its checks. If it was sent and is retry-safe (a read), it is run again. A write that may have
   happened is never replayed: the run goes to `paused_uncertain` and the user resolves it.
-* waiting_interaction: interactions are not offered by this engine yet: the run fails.
+* waiting_interaction: like an approval: asked again with the time that remains, or settled as
+  a timeout when its deadline passed.
 """
 
 from __future__ import annotations
@@ -73,9 +74,13 @@ def recover(engine: "Engine") -> list[str]:
                 _pause_uncertain(engine, run)
                 continue
         elif run.state == runs.WAITING_INTERACTION:
-            _fail(engine, run, "recovery_interaction", "The task stopped: it was waiting for an answer that cannot "
-                                                       "be asked again.")
-            continue
+            asked = engine.store.latest_interaction(run.id)
+            if asked is None:
+                _fail(engine, run, "recovery_missing_interaction", "The task stopped: its question was lost.")
+                continue
+            if asked.status == "pending" and asked.deadline_at <= engine.clock():
+                engine.interaction_resolved(asked, engine.interactions.settle(asked.id, {"kind": "timeout"},
+                                                                              "recovery"))
         elif run.state in runs.PAUSED:
             if run.state == runs.PAUSED_UNCERTAIN:
                 engine.bus.emit(ui.RunRecoveryRequired, run.thread_id, run=run_view(run),

@@ -77,7 +77,27 @@ CREATE TABLE eng_receipts (
 CREATE INDEX eng_receipts_expiry ON eng_receipts (expires_at)
 """
 
+_INTERACTIONS = """
+CREATE TABLE eng_interactions (
+    id           TEXT PRIMARY KEY,
+    thread_id    TEXT NOT NULL,
+    run_id       TEXT NOT NULL,
+    turn_id      TEXT NOT NULL,
+    item_id      TEXT NOT NULL,
+    request      TEXT NOT NULL,
+    status       TEXT NOT NULL CHECK (status IN ('pending', 'answered')),
+    response     TEXT,
+    answered_by  TEXT,
+    requested_at REAL NOT NULL,
+    deadline_at  REAL NOT NULL,
+    answered_at  REAL
+);
+CREATE INDEX eng_interactions_run ON eng_interactions (run_id, requested_at);
+CREATE INDEX eng_interactions_status ON eng_interactions (status)
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "engine threads, nodes, runs, approvals and command receipts", sql=_TABLES),
+    Migration(2, "questions to the user (interactions)", sql=_INTERACTIONS),
 )
 COMPONENT = "engine"

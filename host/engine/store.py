@@ -18,7 +18,8 @@ from typing import Any
 import msgspec
 
 from host.engine import runs
-from host.engine.records import (ApprovalRow, NodeRow, PendingTool, RunRow, ThreadRow, decode_body, encode)
+from host.engine.records import (ApprovalRow, InteractionRow, NodeRow, PendingTool, RunRow, ThreadRow, decode_body,
+                                 encode)
 from host.engine.schema import COMPONENT, MIGRATIONS
 from host.store.db import Store, StoreError
 
@@ -109,7 +110,7 @@ class EngineStore:
 
     def delete_thread(self, conn: sqlite3.Connection, thread_id: str) -> None:
         self._node_cache.pop(thread_id, None)
-        for table in ("eng_nodes", "eng_runs", "eng_approvals"):
+        for table in ("eng_nodes", "eng_runs", "eng_approvals", "eng_interactions"):
             conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
         conn.execute("DELETE FROM eng_threads WHERE id = ?", (thread_id,))
 
@@ -305,6 +306,38 @@ class EngineStore:
         conn.execute("UPDATE eng_approvals SET status = 'decided', decision = ?, decided_by = ?, decided_at = ? "
                      "WHERE id = ? AND status = 'pending'", (encode(decision), by, self.clock(), approval_id))
 
+    # -- interactions -----------------------------------------------------------------------
+
+    def insert_interaction(self, conn: sqlite3.Connection, row: InteractionRow) -> None:
+        conn.execute("INSERT INTO eng_interactions (id, thread_id, run_id, turn_id, item_id, request, status, "
+                     "requested_at, deadline_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
+                     (row.id, row.thread_id, row.run_id, row.turn_id, row.item_id, encode(row.request),
+                      row.requested_at, row.deadline_at))
+
+    def interaction(self, interaction_id: str, conn: sqlite3.Connection | None = None) -> InteractionRow:
+        rows = self._rows("SELECT * FROM eng_interactions WHERE id = ?", (interaction_id,), conn)
+        if not rows:
+            raise NotFound(f"no interaction {interaction_id!r}")
+        return _interaction(rows[0])
+
+    def latest_interaction(self, run_id: str) -> InteractionRow | None:
+        rows = self.db.query("SELECT * FROM eng_interactions WHERE run_id = ? ORDER BY requested_at DESC, rowid DESC "
+                             "LIMIT 1", (run_id,))
+        return _interaction(rows[0]) if rows else None
+
+    def pending_interactions(self, thread_id: str | None = None) -> list[InteractionRow]:
+        if thread_id is None:
+            rows = self.db.query("SELECT * FROM eng_interactions WHERE status = 'pending' ORDER BY requested_at")
+        else:
+            rows = self.db.query("SELECT * FROM eng_interactions WHERE status = 'pending' AND thread_id = ? "
+                                 "ORDER BY requested_at", (thread_id,))
+        return [_interaction(r) for r in rows]
+
+    def answer_interaction(self, conn: sqlite3.Connection, interaction_id: str, response: dict[str, Any],
+                           by: str) -> None:
+        conn.execute("UPDATE eng_interactions SET status = 'answered', response = ?, answered_by = ?, answered_at = ? "
+                     "WHERE id = ? AND status = 'pending'", (encode(response), by, self.clock(), interaction_id))
+
     # -- receipts ---------------------------------------------------------------------------
 
     def receipt(self, client_id: str, submission_id: str) -> sqlite3.Row | None:
@@ -354,3 +387,11 @@ def _approval(row: sqlite3.Row) -> ApprovalRow:
                        requested_at=row["requested_at"], deadline_at=row["deadline_at"],
                        decision=msgspec.json.decode(row["decision"]) if row["decision"] else None,
                        decided_by=row["decided_by"], decided_at=row["decided_at"])
+
+
+def _interaction(row: sqlite3.Row) -> InteractionRow:
+    return InteractionRow(id=row["id"], thread_id=row["thread_id"], run_id=row["run_id"], turn_id=row["turn_id"],
+                          item_id=row["item_id"], request=msgspec.json.decode(row["request"]), status=row["status"],
+                          requested_at=row["requested_at"], deadline_at=row["deadline_at"],
+                          response=msgspec.json.decode(row["response"]) if row["response"] else None,
+                          answered_by=row["answered_by"], answered_at=row["answered_at"])

@@ -138,8 +138,9 @@ class TurnRunner:
             path = engine.store.path(self.thread_id)
             pending = self._pending_calls(path)
             if pending:
+                alone = self._answer_size(path) == 1
                 for ref, step, ordinal in pending:
-                    if await self.calls.process(ref, step, ordinal):
+                    if await self.calls.process(ref, step, ordinal, alone=alone):
                         self._finish("interrupted", runs.INTERRUPTED)
                         return
                 continue
@@ -156,6 +157,13 @@ class TurnRunner:
             stop = "error" if finalising else completion.stop_reason
             self._finish(stop if stop in ui.STOP_REASONS else "end", runs.COMPLETED)
             return
+
+    def _answer_size(self, path: list[NodeRow]) -> int:
+        """How many calls this turn's last answer holds."""
+        for node in reversed(path):
+            if node.kind == "assistant_message" and node.turn_id == self.turn_id:
+                return len(node.body.calls)
+        return 0
 
     def _pending_calls(self, path: list[NodeRow]) -> list[tuple[CallRef, int, int]]:
         """Calls of this turn's last answer that have no result yet, in order."""
@@ -289,6 +297,10 @@ class TurnRunner:
                 settled = engine.approvals.cancel(approval.id, by)
                 if settled is not None:
                     engine.approval_resolved(approval, settled)
+        elif run.state == runs.WAITING_INTERACTION:
+            asked = engine.store.latest_interaction(run.id)
+            if asked is not None and asked.status == "pending":
+                engine.interaction_resolved(asked, engine.interactions.settle(asked.id, {"kind": "cancel"}, by))
         started = run.pending_tool.call_id if run.pending_tool and run.pending_tool.started_at else None
         for ref, step, ordinal in self._pending_calls(engine.store.path(self.thread_id)):
             node_id = call_node_id(self.turn_id, step, ordinal)

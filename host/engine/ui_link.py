@@ -22,8 +22,8 @@ from host.engine.views import to_wire
 log = logging.getLogger("tabwarden.engine")
 
 MAX_CLIENTS = 64
-EVERY_PAGE = frozenset({"approval.request", "approval.resolved", "alert.raised", "thread.created", "thread.deleted",
-                        "thread.updated", "activity.updated"})
+EVERY_PAGE = frozenset({"approval.request", "approval.resolved", "interaction.request", "interaction.resolved",
+                        "alert.raised", "thread.created", "thread.deleted", "thread.updated", "activity.updated"})
 
 
 class UiLink:

@@ -8,7 +8,7 @@ import msgspec
 
 from protocol import ui
 
-from host.engine.records import ApprovalRow, NodeRow, RunRow, ThreadRow
+from host.engine.records import ApprovalRow, InteractionRow, NodeRow, RunRow, ThreadRow
 
 
 def thread_meta(row: ThreadRow) -> ui.ThreadMeta:
@@ -42,6 +42,12 @@ def pending_approval(row: ApprovalRow, now: float) -> ui.PendingApproval:
     return ui.PendingApproval(approval_id=row.id, thread_id=row.thread_id, turn_id=row.turn_id, item_id=row.item_id,
                               request=approval_payload(row.request), requested_at=row.requested_at,
                               deadline_at=row.deadline_at, remaining_ms=max(0, int((row.deadline_at - now) * 1000)))
+
+
+def pending_interaction(row: InteractionRow, now: float) -> ui.PendingInteraction:
+    return ui.PendingInteraction(interaction_id=row.id, thread_id=row.thread_id, turn_id=row.turn_id,
+                                 item_id=row.item_id, request=row.request, requested_at=row.requested_at,
+                                 deadline_at=row.deadline_at, remaining_ms=max(0, int((row.deadline_at - now) * 1000)))
 
 
 def to_wire(event: Any) -> dict[str, Any]:

@@ -435,3 +435,59 @@ async def test_a_manual_takeover_pauses_the_running_turn(harness, server):
     assert done["stopReason"] == "interrupted"
     kinds = [n.body.get("noticeKind") for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "system_notice"]
     assert kinds == ["paused"]
+
+
+async def test_ask_user_waits_for_the_answer_and_the_first_answer_stands(harness, server):
+    server.add(Reply(tool_calls=[("ask_user", {"question": "Which colour?", "options": ["red", "blue"]})]),
+               Reply(text="Blue it is."))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "buy a shirt")
+    asked = await harness.recorder.wait_for("interaction.request")
+    assert asked["request"] == {"kind": "ask_user", "question": "Which colour?", "options": ["red", "blue"]}
+    assert harness.engine.store.run(harness.engine.runners[thread].run_id).state == "waiting_interaction"
+    answer = {"type": "interaction.response", "interactionId": asked["interactionId"],
+              "response": {"kind": "submit", "value": "blue"}}
+    assert (await harness.op(answer))["type"] == "command.ack"
+    again = await harness.op({**answer, "response": {"kind": "cancel"}})
+    assert again["code"] == "already_decided"
+    await harness.turn_done()
+    assert last_tool_result_text(server.requests[1]["body"]) == "The user answered: blue"
+    assert "ask_user" in [t["function"]["name"] if "function" in t else t["name"] for t in server.requests[0]["body"]["tools"]]
+
+
+async def test_ask_user_must_be_alone_in_its_answer(harness, server):
+    server.add(Reply(tool_calls=[("ask_user", {"question": "ok?"}), ("read_page", {})]), Reply(text="fine"))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "go")
+    await harness.turn_done()
+    assert harness.recorder.of("interaction.request") == []
+    assert [t for t, _ in harness.executor.executed] == ["read_page"]
+    assert "must be the only tool call" in str(server.requests[1]["body"]["messages"])
+
+
+async def test_a_question_survives_a_restart_and_an_interrupt_cancels_it(tmp_path, server, kind):
+    h = Harness(tmp_path, server.url, kind=kind)
+    await h.start()
+    try:
+        server.add(Reply(tool_calls=[("ask_user", {"question": "Which size?"})]), Reply(text="Size M."))
+        thread = await h.new_thread()
+        await h.submit(thread, "buy")
+        asked = await h.recorder.wait_for("interaction.request")
+        await h.restart()
+        again = await h.recorder.wait_for("interaction.request")
+        assert again["interactionId"] == asked["interactionId"] and again["remainingMs"] <= asked["remainingMs"]
+        pending = h.engine.engine_snapshot().pending_interactions
+        assert [p.interaction_id for p in pending] == [asked["interactionId"]]
+        await h.op({"type": "interaction.response", "interactionId": asked["interactionId"],
+                    "response": {"kind": "submit", "value": "M"}})
+        await h.turn_done()
+        assert "The user answered: M" in str(server.requests[-1]["body"]["messages"])
+        server.add(Reply(tool_calls=[("ask_user", {"question": "Gift wrap?"})]))
+        await h.submit(thread, "and wrap it?")
+        second = await h.recorder.wait_for("interaction.request", 2)
+        await h.op({"type": "turn.interrupt", "threadId": thread})
+        assert (await h.turn_done(2))["stopReason"] == "interrupted"
+        resolved = h.recorder.of("interaction.resolved")[-1]
+        assert resolved["interactionId"] == second["interactionId"] and resolved["response"] == "cancel"
+    finally:
+        await h.stop()
