@@ -22,6 +22,7 @@ RECOVERY_TIMEOUT_NOTE = "approval timed out while the host was not running"
 
 
 def minutes(seconds: float) -> str:
+    """A duration as people say it: `5 minutes`, `0.3 seconds`."""
     if seconds >= 60 and seconds % 60 == 0:
         n = int(seconds // 60)
         return f"{n} minute{'s' if n != 1 else ''}"
@@ -39,6 +40,7 @@ class Settled:
 
     @property
     def kind(self) -> str:
+        """The decision kind (accept, acceptForSession, acceptForSite, decline, cancel)."""
         return str(self.decision.get("kind"))
 
 

@@ -61,6 +61,7 @@ def provider_call_id(turn_id: str, step: int, ordinal: int) -> str:
 
 
 def params_summary(params: Any) -> str:
+    """The parameters as short JSON for an item card (at most 200 characters)."""
     text = json.dumps(params, ensure_ascii=False, sort_keys=True, default=str)
     return text if len(text) <= 200 else text[:197] + "…"
 

@@ -27,7 +27,7 @@ from host.engine import runs
 from host.engine.approvals import AlreadyDecided
 from host.engine.opqueue import OpQueues, Overloaded
 from host.engine.records import ToolResultBody, UserBody
-from host.engine.store import NotFound, new_id
+from host.engine.store import NotFound
 from host.engine.views import to_wire
 from host.store.db import StoreError
 
@@ -52,9 +52,11 @@ class Client:
         self.subscriptions: set[str] = set()
 
     def subscribe(self, thread_id: str) -> None:
+        """Receive the events of `thread_id` from now on."""
         self.subscriptions.add(thread_id)
 
     def wants(self, thread_id: str | None) -> bool:
+        """Whether an event of `thread_id` (None: for everyone) goes to this client."""
         return thread_id is None or self.everything or thread_id in self.subscriptions
 
 
@@ -70,6 +72,7 @@ class Commands:
         self.queues = OpQueues()
 
     async def close(self) -> None:
+        """Stop the op workers (pending ops are dropped)."""
         await self.queues.close()
 
     # -- entry ----------------------------------------------------------------------------------
@@ -551,8 +554,3 @@ class Commands:
         if answered.newly and asked.run_id not in {r.run_id for r in engine.runners.values()}:
             engine.start_next(asked.thread_id)
         return ack
-
-
-def new_submission_id() -> str:
-    """A fresh submission id (for control clients that do not bring their own)."""
-    return new_id()

@@ -109,6 +109,7 @@ async def engine_op(params: dict[str, Any], conn: "ControlConnection") -> Any:
 
 
 async def engine_answer(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    """Answer an approval (a shortcut for an approval.response op)."""
     from host.engine.store import new_id
 
     p = _params(_Answer, params)
@@ -120,12 +121,14 @@ async def engine_answer(params: dict[str, Any], conn: "ControlConnection") -> An
 
 
 async def engine_threads(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    """Every thread's meta, newest first."""
     from host.engine.views import thread_meta
 
     return [to_wire(thread_meta(t)) for t in _engine(conn).store.threads()]
 
 
 async def engine_snapshot(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    """One thread as a page renders it."""
     from host.control.server import ControlError
     from host.engine.store import NotFound
 
@@ -137,6 +140,7 @@ async def engine_snapshot(params: dict[str, Any], conn: "ControlConnection") -> 
 
 
 async def engine_approvals(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    """The approvals waiting for an answer (of one thread, or all)."""
     from host.engine.views import pending_approval
 
     p = _params(_MaybeThread, params)
@@ -145,6 +149,7 @@ async def engine_approvals(params: dict[str, Any], conn: "ControlConnection") ->
 
 
 async def engine_status(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    """The stream epoch, the threads with a running turn and every live run."""
     from host.engine.views import run_view
 
     engine = _engine(conn)
@@ -195,6 +200,7 @@ async def engine_set_provider(params: dict[str, Any], conn: "ControlConnection")
 
 
 async def engine_configure(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    """Change engine settings in engine.json (approval timeout, token budget, default provider)."""
     p = _params(_Configure, params)
 
     def change(current: dict[str, Any]) -> dict[str, Any]:

@@ -90,12 +90,14 @@ class Engine:
             return None
 
     def approval_timeout_s(self) -> float:
+        """Seconds an approval waits (engine.json, or the 5-minute default)."""
         if self._approval_timeout_s is not None:
             return self._approval_timeout_s
         settings = self._settings()
         return settings.approval_timeout_seconds if settings is not None else DEFAULT_APPROVAL_TIMEOUT_S
 
     def turn_token_budget(self) -> int | None:
+        """Tokens one turn may use before it pauses (None: no cap)."""
         settings = self._settings()
         return settings.turn_token_budget if settings is not None else None
 
@@ -113,9 +115,11 @@ class Engine:
         return [s for s in schemas if (spec := lookup(s.name)) is not None and spec.level in wanted]
 
     def tool_names(self) -> frozenset[str]:
+        """The names of every tool the model may call."""
         return frozenset(s.name for s in self.executor.tools()) | {"ask_user"}
 
     def interaction_timeout_s(self) -> float:
+        """Seconds a question to the user waits (at least 30 minutes)."""
         return max(DEFAULT_TIMEOUT_S, self.approval_timeout_s())
 
     # -- runners --------------------------------------------------------------------------------
@@ -239,6 +243,7 @@ class Engine:
         self.activity(approval.thread_id)
 
     def approval_resolved(self, approval: ApprovalRow, settled: Settled) -> None:
+        """Tell the pages an approval was settled (its card closes)."""
         self.bus.emit(ui.ApprovalResolved, approval.thread_id, approval_id=approval.id, decision=settled.kind,
                       by=settled.by if settled.by in ("user", "timeout", "interrupt", "recovery") else "user")
         self.activity(approval.thread_id)
@@ -251,14 +256,17 @@ class Engine:
         self.activity(row.thread_id)
 
     def interaction_resolved(self, row: InteractionRow, answered: Answered) -> None:
+        """Tell the pages a question was answered or dropped."""
         self.bus.emit(ui.InteractionResolved, row.thread_id, interaction_id=row.id, response=answered.kind,
                       by=answered.by if answered.by in ("user", "timeout", "interrupt", "recovery") else "user")
         self.activity(row.thread_id)
 
     def activity(self, thread_id: str) -> None:
+        """Broadcast a thread's activity (running, waiting, paused) to every page."""
         self.bus.broadcast(ui.ActivityUpdated(activity=self.activity_of(thread_id)))
 
     def activity_of(self, thread_id: str) -> ui.Activity:
+        """A thread's activity: running, pending approvals and questions, run state."""
         live = [r for r in self.store.runs(thread_id) if r.state in runs.ACTIVE]
         return ui.Activity(thread_id=thread_id, running=thread_id in self._tasks,
                            pending_approvals=len(self.store.pending_approvals(thread_id)),
@@ -266,6 +274,7 @@ class Engine:
                            state=live[0].state if live else None)  # type: ignore[arg-type]
 
     def queue_changed(self, thread_id: str) -> None:
+        """Send the thread's queued turns to its pages."""
         if not self.store.has_thread(thread_id):
             return
         queued = [run_view(r) for r in self.store.runs(thread_id, frozenset({runs.QUEUED}))]
@@ -288,6 +297,7 @@ class Engine:
             cursor=self.bus.current(thread_id))
 
     def engine_snapshot(self, thread_id: str | None = None) -> ui.EngineSnapshot:
+        """What `initialized` carries: threads, pending requests, activity, epoch."""
         threads = self.store.threads()
         return ui.EngineSnapshot(
             threads=[thread_meta(t) for t in threads],

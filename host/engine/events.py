@@ -34,9 +34,11 @@ class EventBus:
         self._timer: asyncio.TimerHandle | None = None
 
     def add_sink(self, sink: Sink) -> None:
+        """Deliver every event to `sink` from now on."""
         self._sinks.append(sink)
 
     def remove_sink(self, sink: Sink) -> None:
+        """Stop delivering to `sink`."""
         if sink in self._sinks:
             self._sinks.remove(sink)
 

@@ -35,6 +35,7 @@ class GatewayExecutor:
         self._tools: list[ToolSchema] | None = None
 
     def tools(self) -> list[ToolSchema]:
+        """The browser tools with their parameter schemas (computed once)."""
         if self._tools is None:  # the declarations are fixed for the life of the process
             self._tools = [ToolSchema(d["name"], d["description"], d["parameters"])
                            for d in self.gateway.describe_tools()]
@@ -88,6 +89,7 @@ class GatewayExecutor:
         )
 
     async def prepare(self, thread_id: str, tool: str, params: dict[str, Any]) -> Prepared:
+        """Validate the parameters and resolve the tab; nothing is sent to the page."""
         from host.browser.call import ToolCall
         from host.browser.errors import Code, ToolFailure
         from host.browser.gateway import IMPLEMENTATIONS
@@ -108,6 +110,7 @@ class GatewayExecutor:
         return prepared
 
     async def execute(self, thread_id: str, prepared: Prepared, authorize: Authorize) -> Outcome:
+        """Hold the tab, resolve it again, let the loop authorise, then run the tool."""
         from host.browser.errors import Code, ToolFailure
         from host.browser.results import failure as failed_result
 
@@ -136,9 +139,11 @@ class GatewayExecutor:
                        tab_id=result.result_tab_id or result.tab_id, details=dict(result.details))
 
     def begin_turn(self, thread_id: str, tab_id: int | None, *, bound: bool) -> None:
+        """Bind the submission's tab and lift a manual-takeover pause."""
         if bound:
             self.gateway.routes.bind(thread_id, tab_id)
         self.gateway.takeover.resume(thread_id)
 
     def end_turn(self, thread_id: str) -> None:
+        """Forget the turn's driven tabs and floating target."""
         self.gateway.routes.end_turn(thread_id)

@@ -57,6 +57,7 @@ class EngineHost:
         await self.ui.receive(message)
 
     def on_alert(self, alert: Any) -> None:
+        """A gatekeeper alert (denial burst): the engine pauses the thread."""
         if self.engine is not None:
             self.engine.on_alert(alert)
 
@@ -67,5 +68,6 @@ class EngineHost:
         control.broadcast(CONTROL_TOPIC, to_wire(event))
 
     async def close(self) -> None:
+        """Stop the engine at host shutdown (its runs stay for recovery)."""
         if self.engine is not None:
             await self.engine.close()

@@ -53,6 +53,7 @@ class Answered:
 
     @property
     def kind(self) -> str:
+        """submit, cancel or timeout."""
         return str(self.response.get("kind"))
 
 
@@ -115,6 +116,7 @@ class InteractionBook:
         return answered
 
     def answered(self, interaction_id: str) -> Answered | None:
+        """The stored answer of a question, if it has one."""
         row = self.store.interaction(interaction_id)
         if row.status != "answered":
             return None

@@ -39,6 +39,7 @@ class OpQueues:
             self._workers[key] = asyncio.create_task(self._work(key, queue), name=f"ops:{key[:16]}")
 
     def pending(self, key: str) -> int:
+        """How many ops wait under `key`."""
         queue = self._queues.get(key)
         return queue.qsize() if queue is not None else 0
 
@@ -58,6 +59,7 @@ class OpQueues:
                 self._queues.pop(key, None)
 
     async def close(self) -> None:
+        """Cancel every worker and wait for them."""
         for task in list(self._workers.values()):
             task.cancel()
         for task in list(self._workers.values()):

@@ -45,10 +45,12 @@ class TurnStats:
 
     @property
     def needs_reminder(self) -> bool:
+        """Three to four counted failures in a row and no reminder yet."""
         return REMINDER_AFTER <= self.consecutive_failures < FINAL_AFTER and not self.reminded
 
     @property
     def must_finalise(self) -> bool:
+        """Five counted failures in a row: the next answer gets no tools."""
         return self.consecutive_failures >= FINAL_AFTER or self.finalised
 
     def stuck_on(self) -> tuple[str, str] | None:

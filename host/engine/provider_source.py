@@ -35,6 +35,7 @@ class ProviderSource:
         return load_config()
 
     def key_store(self) -> Any:
+        """The key store (created on first use)."""
         if self._key_store is None:
             from host.providers.secrets import default_key_store
 
@@ -72,6 +73,7 @@ class ProviderSource:
         return cached
 
     async def close(self) -> None:
+        """Close every cached provider client."""
         for provider in self._cache.values():
             try:
                 await provider.aclose()

@@ -87,6 +87,7 @@ class EngineStore:
 
     def create_thread(self, conn: sqlite3.Connection, *, title: str = "", policy: str | None = None,
                       parent_thread_id: str | None = None, thread_id: str | None = None) -> ThreadRow:
+        """Insert a thread (inside the caller's transaction)."""
         now = self.clock()
         row = ThreadRow(id=thread_id or new_id(), title=title or DEFAULT_TITLE, created_at=now, updated_at=now,
                         revision=1, policy=policy, parent_thread_id=parent_thread_id)
@@ -96,19 +97,23 @@ class EngineStore:
         return row
 
     def thread(self, thread_id: str, conn: sqlite3.Connection | None = None) -> ThreadRow:
+        """A thread row; NotFound when there is none."""
         rows = self._rows("SELECT * FROM eng_threads WHERE id = ?", (thread_id,), conn)
         if not rows:
             raise NotFound(f"no thread {thread_id!r}")
         return _thread(rows[0])
 
     def has_thread(self, thread_id: str) -> bool:
+        """Whether the thread exists."""
         return bool(self.db.query("SELECT 1 FROM eng_threads WHERE id = ?", (thread_id,)))
 
     def threads(self, limit: int = 200) -> list[ThreadRow]:
+        """The most recently updated threads."""
         rows = self.db.query("SELECT * FROM eng_threads ORDER BY updated_at DESC LIMIT ?", (limit,))
         return [_thread(r) for r in rows]
 
     def delete_thread(self, conn: sqlite3.Connection, thread_id: str) -> None:
+        """Delete a thread with its nodes, runs, approvals and questions."""
         self._node_cache.pop(thread_id, None)
         for table in ("eng_nodes", "eng_runs", "eng_approvals", "eng_interactions"):
             conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
@@ -121,6 +126,7 @@ class EngineStore:
         return self.thread(thread_id, conn).revision
 
     def set_title(self, conn: sqlite3.Connection, thread_id: str, title: str) -> int:
+        """Rename a thread; returns its new revision."""
         conn.execute("UPDATE eng_threads SET title = ?, revision = revision + 1, updated_at = ? WHERE id = ?",
                      (title, self.clock(), thread_id))
         return self.thread(thread_id, conn).revision
@@ -152,6 +158,7 @@ class EngineStore:
         return row
 
     def node(self, node_id: str, conn: sqlite3.Connection | None = None) -> NodeRow:
+        """A node row; NotFound when there is none."""
         rows = self._rows("SELECT * FROM eng_nodes WHERE id = ?", (node_id,), conn)
         if not rows:
             raise NotFound(f"no node {node_id!r}")
@@ -214,6 +221,7 @@ class EngineStore:
 
     def insert_run(self, conn: sqlite3.Connection, thread_id: str, *, state: str, input: dict[str, Any],
                    overrides: dict[str, Any] | None = None, anchor_id: str | None = None) -> RunRow:
+        """Insert a run at the end of the thread's order."""
         now = self.clock()
         order = conn.execute("SELECT COALESCE(MAX(queue_order), 0) + 1 AS n FROM eng_runs WHERE thread_id = ?",
                              (thread_id,)).fetchone()["n"]
@@ -226,6 +234,7 @@ class EngineStore:
         return row
 
     def run(self, run_id: str, conn: sqlite3.Connection | None = None) -> RunRow:
+        """A run row; NotFound when there is none."""
         rows = self._rows("SELECT * FROM eng_runs WHERE id = ?", (run_id,), conn)
         if not rows:
             raise NotFound(f"no run {run_id!r}")
@@ -233,6 +242,7 @@ class EngineStore:
 
     def runs(self, thread_id: str, states: frozenset[str] | None = None,
              conn: sqlite3.Connection | None = None) -> list[RunRow]:
+        """The thread's runs in order (optionally only some states)."""
         rows = self._rows("SELECT * FROM eng_runs WHERE thread_id = ? ORDER BY queue_order", (thread_id,), conn)
         out = [_run(r) for r in rows]
         return [r for r in out if states is None or r.state in states]
@@ -273,28 +283,33 @@ class EngineStore:
         return self.run(run_id, conn)
 
     def delete_run(self, conn: sqlite3.Connection, run_id: str) -> None:
+        """Delete a run row."""
         conn.execute("DELETE FROM eng_runs WHERE id = ?", (run_id,))
 
     # -- approvals --------------------------------------------------------------------------
 
     def insert_approval(self, conn: sqlite3.Connection, row: ApprovalRow) -> None:
+        """Insert a pending approval."""
         conn.execute("INSERT INTO eng_approvals (id, thread_id, run_id, turn_id, item_id, request, status, "
                      "requested_at, deadline_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
                      (row.id, row.thread_id, row.run_id, row.turn_id, row.item_id, encode(row.request),
                       row.requested_at, row.deadline_at))
 
     def approval(self, approval_id: str, conn: sqlite3.Connection | None = None) -> ApprovalRow:
+        """An approval row; NotFound when there is none."""
         rows = self._rows("SELECT * FROM eng_approvals WHERE id = ?", (approval_id,), conn)
         if not rows:
             raise NotFound(f"no approval {approval_id!r}")
         return _approval(rows[0])
 
     def latest_approval(self, run_id: str, conn: sqlite3.Connection | None = None) -> ApprovalRow | None:
+        """The run's newest approval, if any."""
         rows = self._rows("SELECT * FROM eng_approvals WHERE run_id = ? ORDER BY requested_at DESC, rowid DESC "
                           "LIMIT 1", (run_id,), conn)
         return _approval(rows[0]) if rows else None
 
     def pending_approvals(self, thread_id: str | None = None) -> list[ApprovalRow]:
+        """Approvals without a decision (of one thread, or all)."""
         if thread_id is None:
             rows = self.db.query("SELECT * FROM eng_approvals WHERE status = 'pending' ORDER BY requested_at")
         else:
@@ -303,29 +318,34 @@ class EngineStore:
         return [_approval(r) for r in rows]
 
     def decide_approval(self, conn: sqlite3.Connection, approval_id: str, decision: dict[str, Any], by: str) -> None:
+        """Store a decision unless one is stored already."""
         conn.execute("UPDATE eng_approvals SET status = 'decided', decision = ?, decided_by = ?, decided_at = ? "
                      "WHERE id = ? AND status = 'pending'", (encode(decision), by, self.clock(), approval_id))
 
     # -- interactions -----------------------------------------------------------------------
 
     def insert_interaction(self, conn: sqlite3.Connection, row: InteractionRow) -> None:
+        """Insert a pending question to the user."""
         conn.execute("INSERT INTO eng_interactions (id, thread_id, run_id, turn_id, item_id, request, status, "
                      "requested_at, deadline_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
                      (row.id, row.thread_id, row.run_id, row.turn_id, row.item_id, encode(row.request),
                       row.requested_at, row.deadline_at))
 
     def interaction(self, interaction_id: str, conn: sqlite3.Connection | None = None) -> InteractionRow:
+        """A question row; NotFound when there is none."""
         rows = self._rows("SELECT * FROM eng_interactions WHERE id = ?", (interaction_id,), conn)
         if not rows:
             raise NotFound(f"no interaction {interaction_id!r}")
         return _interaction(rows[0])
 
     def latest_interaction(self, run_id: str) -> InteractionRow | None:
+        """The run's newest question, if any."""
         rows = self.db.query("SELECT * FROM eng_interactions WHERE run_id = ? ORDER BY requested_at DESC, rowid DESC "
                              "LIMIT 1", (run_id,))
         return _interaction(rows[0]) if rows else None
 
     def pending_interactions(self, thread_id: str | None = None) -> list[InteractionRow]:
+        """Questions without an answer (of one thread, or all)."""
         if thread_id is None:
             rows = self.db.query("SELECT * FROM eng_interactions WHERE status = 'pending' ORDER BY requested_at")
         else:
@@ -335,18 +355,21 @@ class EngineStore:
 
     def answer_interaction(self, conn: sqlite3.Connection, interaction_id: str, response: dict[str, Any],
                            by: str) -> None:
+        """Store an answer unless one is stored already."""
         conn.execute("UPDATE eng_interactions SET status = 'answered', response = ?, answered_by = ?, answered_at = ? "
                      "WHERE id = ? AND status = 'pending'", (encode(response), by, self.clock(), interaction_id))
 
     # -- receipts ---------------------------------------------------------------------------
 
     def receipt(self, client_id: str, submission_id: str) -> sqlite3.Row | None:
+        """The unexpired receipt of (client, submission), if any."""
         rows = self.db.query("SELECT * FROM eng_receipts WHERE client_id = ? AND submission_id = ? AND expires_at > ?",
                              (client_id, submission_id, self.clock()))
         return rows[0] if rows else None
 
     def put_receipt(self, conn: sqlite3.Connection, client_id: str, submission_id: str, op_type: str,
                     fingerprint: str, response: dict[str, Any], ttl_s: float) -> None:
+        """Store (or replace) a command receipt with its answer."""
         now = self.clock()
         conn.execute("INSERT INTO eng_receipts (client_id, submission_id, op_type, fingerprint, response, created_at, "
                      "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(client_id, submission_id) DO UPDATE SET "
@@ -355,6 +378,7 @@ class EngineStore:
                      (client_id, submission_id, op_type, fingerprint, encode(response), now, now + ttl_s))
 
     def prune_receipts(self) -> int:
+        """Delete expired receipts; returns how many."""
         with self.transaction() as conn:
             return conn.execute("DELETE FROM eng_receipts WHERE expires_at <= ?", (self.clock(),)).rowcount
 

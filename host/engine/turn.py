@@ -62,6 +62,7 @@ class TurnRunner:
     # -- lifecycle ------------------------------------------------------------------------------
 
     async def run(self) -> None:
+        """Drive the run until it ends, pauses or the host stops (never raises, except cancellation at shutdown)."""
         from host.providers.errors import ProviderError
         from host.store.db import StoreError
 

@@ -12,18 +12,21 @@ from host.engine.records import ApprovalRow, InteractionRow, NodeRow, RunRow, Th
 
 
 def thread_meta(row: ThreadRow) -> ui.ThreadMeta:
+    """A thread row as ui.ThreadMeta."""
     return ui.ThreadMeta(id=row.id, title=row.title, created_at=row.created_at, updated_at=row.updated_at,
                          revision=row.revision, leaf_id=row.leaf_id, parent_thread_id=row.parent_thread_id,
                          permission_policy=row.policy)  # type: ignore[arg-type]
 
 
 def node_view(row: NodeRow) -> ui.NodeView:
+    """A node row as ui.NodeView (body as camelCase JSON)."""
     body = row.body if isinstance(row.body, dict) else msgspec.to_builtins(row.body)
     return ui.NodeView(id=row.id, kind=row.kind, seq=row.seq, created_at=row.created_at, parent_id=row.parent_id,
                        turn_id=row.turn_id, body=body)
 
 
 def run_view(row: RunRow) -> ui.RunView:
+    """A run row as ui.RunView."""
     pending = None
     if row.pending_tool is not None:
         p = row.pending_tool
@@ -35,16 +38,19 @@ def run_view(row: RunRow) -> ui.RunView:
 
 
 def approval_payload(request: dict[str, Any]) -> ui.ApprovalRequestPayload:
+    """A stored approval request as ui.ApprovalRequestPayload."""
     return msgspec.convert(request, ui.ApprovalRequestPayload)
 
 
 def pending_approval(row: ApprovalRow, now: float) -> ui.PendingApproval:
+    """A pending approval with the milliseconds it has left at `now`."""
     return ui.PendingApproval(approval_id=row.id, thread_id=row.thread_id, turn_id=row.turn_id, item_id=row.item_id,
                               request=approval_payload(row.request), requested_at=row.requested_at,
                               deadline_at=row.deadline_at, remaining_ms=max(0, int((row.deadline_at - now) * 1000)))
 
 
 def pending_interaction(row: InteractionRow, now: float) -> ui.PendingInteraction:
+    """A pending question with the milliseconds it has left at `now`."""
     return ui.PendingInteraction(interaction_id=row.id, thread_id=row.thread_id, turn_id=row.turn_id,
                                  item_id=row.item_id, request=row.request, requested_at=row.requested_at,
                                  deadline_at=row.deadline_at, remaining_ms=max(0, int((row.deadline_at - now) * 1000)))

@@ -81,6 +81,7 @@ class AnthropicMessages:
         self._http = SseClient(name, timeout_s=timeout_s, max_retries=max_retries, transport=transport)
 
     async def aclose(self) -> None:
+        """Close the connection pool."""
         await self._http.aclose()
 
     def body(self, request: ModelRequest) -> dict[str, Any]:

@@ -37,6 +37,7 @@ class ProviderError(Exception):
 
     @property
     def retryable(self) -> bool:
+        """Whether trying again later may succeed."""
         return KINDS[self.kind][1]
 
     def describe(self) -> str:

@@ -20,9 +20,11 @@ class Provider(Protocol):
     model: str
     kind: str
 
-    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        """Stream one answer; the last event is the Completion."""
 
-    async def aclose(self) -> None: ...
+    async def aclose(self) -> None:
+        """Close the connection pool."""
 
 
 def make_provider(name: str, config: "ProviderConfig", api_key: str | None, *,

@@ -56,6 +56,7 @@ class SseClient:
                                          transport=transport, follow_redirects=False)
 
     async def aclose(self) -> None:
+        """Close the connection pool."""
         await self._client.aclose()
 
     async def events(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> AsyncIterator[ServerSentEvent]:

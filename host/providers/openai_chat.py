@@ -12,7 +12,7 @@ import httpx
 
 from host.providers.errors import ProviderError
 from host.providers.http import SseClient, decode_data
-from host.providers.model import (Completion, Image, Message, ModelRequest, ProviderCall, ReasoningDelta, StreamEvent,
+from host.providers.model import (Completion, Image, ModelRequest, ProviderCall, ReasoningDelta, StreamEvent,
                                   Text, TextDelta, ToolCall, ToolCallDelta, ToolResult, Usage)
 
 _STOP = {"stop": "end", "tool_calls": "tool_use", "function_call": "tool_use", "length": "max_tokens",
@@ -75,6 +75,7 @@ class OpenAIChat:
         self._http = SseClient(name, timeout_s=timeout_s, max_retries=max_retries, transport=transport)
 
     async def aclose(self) -> None:
+        """Close the connection pool."""
         await self._http.aclose()
 
     def body(self, request: ModelRequest) -> dict[str, Any]:

@@ -25,11 +25,14 @@ class KeyStore(Protocol):
 
     backend: str
 
-    def get(self, name: str) -> str | None: ...
+    def get(self, name: str) -> str | None:
+        """The key of provider `name`, or None."""
 
-    def set(self, name: str, key: str) -> None: ...
+    def set(self, name: str, key: str) -> None:
+        """Store the key of provider `name`."""
 
-    def delete(self, name: str) -> None: ...
+    def delete(self, name: str) -> None:
+        """Forget the key of provider `name` (no error when absent)."""
 
 
 class FileKeyStore:
@@ -70,14 +73,17 @@ class FileKeyStore:
             raise SecretError(f"cannot write {self.path}: {exc}") from None
 
     def get(self, name: str) -> str | None:
+        """The key of provider `name`, or None."""
         return self._read().get(name)
 
     def set(self, name: str, key: str) -> None:
+        """Store the key of provider `name`."""
         data = self._read()
         data[name] = key
         self._write(data)
 
     def delete(self, name: str) -> None:
+        """Forget the key of provider `name`."""
         data = self._read()
         if data.pop(name, None) is not None:
             self._write(data)
@@ -92,18 +98,21 @@ class KeyringKeyStore:
         self._keyring = keyring_module
 
     def get(self, name: str) -> str | None:
+        """The key of provider `name`, or None."""
         try:
             return self._keyring.get_password(SERVICE, name)
         except Exception as exc:
             raise SecretError(f"keyring: {exc}") from None
 
     def set(self, name: str, key: str) -> None:
+        """Store the key of provider `name`."""
         try:
             self._keyring.set_password(SERVICE, name, key)
         except Exception as exc:
             raise SecretError(f"keyring: {exc}") from None
 
     def delete(self, name: str) -> None:
+        """Forget the key of provider `name`."""
         try:
             self._keyring.delete_password(SERVICE, name)
         except Exception:
