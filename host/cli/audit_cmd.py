@@ -27,6 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
             p.add_argument("--verdict", choices=("allow", "ask", "deny"), help="only this verdict")
             p.add_argument("--since", type=parse_since, metavar="WHEN",
                            help="only entries at or after WHEN: ISO time, epoch seconds, or 30s/15m/2h/7d ago")
+            p.add_argument("--until", type=parse_since, metavar="WHEN",
+                           help="only entries before WHEN (same forms as --since)")
             p.add_argument("--limit", type=int, help="at most this many entries")
 
 
@@ -68,8 +70,11 @@ def run(args: argparse.Namespace) -> int:
             return 0
         if args.action == "verify":
             return _verify(audit)
+        until = getattr(args, "until", None)
         entries = audit.entries(thread=args.thread, tool=args.tool, verdict=args.verdict, since=args.since,
-                                limit=args.limit)
+                                limit=None if until is not None else args.limit)
+        if until is not None:  # the log is in time order: a window is a filter, then the limit
+            entries = [e for e in entries if e.at < until][:args.limit]
     except StoreError as exc:
         print(f"tabwarden audit: {exc}", file=sys.stderr)
         return 2

@@ -44,6 +44,11 @@ async def test_a_turn_leaves_a_filterable_verifiable_trail(tmp_path):
     assert {r["turn_id"] for r in rows} == {rows[0]["turn_id"]} and all(r["call_id"] for r in rows)
     asks = audit("export", "--db", db, "--thread", thread, "--verdict", "ask", "--tool", "click", "--since", "1h")
     assert [json.loads(line)["code"] for line in asks.stdout.splitlines()] == ["policy_default"]
+    before = audit("export", "--db", db, "--thread", thread, "--until", "1h")
+    assert before.returncode == 0 and before.stdout == ""  # nothing is older than an hour
+    window = audit("export", "--db", db, "--thread", thread, "--since", "1h", "--until", str(rows[3]["at"]),
+                   "--limit", "2")
+    assert [json.loads(line)["seq"] for line in window.stdout.splitlines()] == [rows[0]["seq"], rows[1]["seq"]]
     listed = audit("list", "--db", db, "--thread", thread)
     assert "user: decline" in listed.stdout and "outcome: declined" in listed.stdout
     verified = audit("verify", "--db", db)
