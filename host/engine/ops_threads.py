@@ -1,0 +1,129 @@
+"""Thread ops: create, subscribe (snapshot), delete, fork (a copy of a branch), select a branch."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from protocol import ui
+
+from host.engine.store import NotFound
+
+if TYPE_CHECKING:
+    from host.engine.commands import Client, Commands
+
+log = logging.getLogger("tabwarden.engine")
+
+
+def thread_create(cmd: "Commands", client: Client, op: ui.ThreadCreate, mark: str) -> Any:
+    """thread.create: a new thread (with its policy); the creating page is subscribed."""
+    engine = cmd.engine
+    created: dict[str, Any] = {}
+
+    def write(conn):
+        thread = engine.store.create_thread(conn, title=op.title or "", policy=op.permission_policy)
+        created["thread"] = thread
+        return cmd.ack(op, thread_id=thread.id, revision=thread.revision)
+
+    response = cmd.commit(client, op, mark, write)
+    thread = created["thread"]
+    client.subscribe(thread.id)
+    from host.engine.views import thread_meta
+
+    engine.bus.emit(ui.ThreadCreated, thread.id, meta=thread_meta(thread))
+    if op.permission_policy:
+        engine.gatekeeper.set_thread_policy(thread.id, op.permission_policy)
+    return response
+
+
+def thread_subscribe(cmd: "Commands", client: Client, op: ui.ThreadSubscribe, mark: str) -> Any:
+    """thread.subscribe: the thread's snapshot, then its live events."""
+    engine = cmd.engine
+    if not engine.store.has_thread(op.thread_id):
+        return ui.CommandRejected(submission_id=op.submission_id, code="thread_not_found",
+                                  message=f"no thread {op.thread_id!r}", thread_id=op.thread_id)
+    client.subscribe(op.thread_id)
+    engine.bus.flush(op.thread_id)
+    return ui.ThreadSnapshotEvent(thread_id=op.thread_id, submission_id=op.submission_id,
+                                  snapshot=engine.thread_snapshot(op.thread_id),
+                                  stream=engine.bus.current(op.thread_id))
+
+
+def thread_delete(cmd: "Commands", client: Client, op: ui.ThreadDelete, mark: str) -> Any:
+    """thread.delete: the thread, its tree, runs and requests, and its grants (refused while busy)."""
+    engine = cmd.engine
+    missing = cmd.thread_missing(client, op, mark) or cmd.busy(client, op, mark, "delete it")
+    if missing is not None:
+        return missing
+    def write(conn):
+        engine.store.delete_thread(conn, op.thread_id)
+        return cmd.ack(op, thread_id=op.thread_id)
+
+    response = cmd.commit(client, op, mark, write)
+    try:
+        engine.gatekeeper.clear_thread(op.thread_id)
+    except Exception:
+        log.warning("the gatekeeper could not forget thread %s", op.thread_id, exc_info=True)
+    engine.bus.emit(ui.ThreadDeleted, op.thread_id)
+    return response
+
+
+def thread_fork(cmd: "Commands", client: Client, op: ui.ThreadFork, mark: str) -> Any:
+    """thread.fork: a new thread holding a copy of the branch up to `atNodeId`."""
+    engine = cmd.engine
+    missing = cmd.thread_missing(client, op, mark)
+    if missing is not None:
+        return missing
+    try:
+        node = engine.store.node(op.at_node_id)
+    except NotFound:
+        node = None
+    if node is None or node.thread_id != op.thread_id:
+        return cmd.reject(client, op, mark, "node_not_found", f"no node {op.at_node_id!r} in this thread")
+    source = engine.store.thread(op.thread_id)
+    path = engine.store.path(op.thread_id, op.at_node_id)
+    made: dict[str, Any] = {}
+
+    def write(conn):
+        thread = engine.store.create_thread(conn, title=f"{source.title} (fork)", policy=source.policy,
+                                            parent_thread_id=source.id)
+        parent = None
+        for original in path:
+            copy = engine.store.append_node(conn, thread.id, original.kind, original.body, turn_id=original.turn_id,
+                                            parent_id=parent)
+            parent = copy.id
+        made["thread"] = engine.store.thread(thread.id, conn)
+        return cmd.ack(op, thread_id=thread.id, revision=made["thread"].revision)
+
+    response = cmd.commit(client, op, mark, write)
+    new = made["thread"]
+    from host.engine.views import thread_meta
+
+    client.subscribe(new.id)
+    engine.bus.emit(ui.ThreadForked, op.thread_id, new_thread_id=new.id)
+    engine.bus.emit(ui.ThreadCreated, new.id, meta=thread_meta(new))
+    return response
+
+
+def thread_select_branch(cmd: "Commands", client: Client, op: ui.ThreadSelectBranch, mark: str) -> Any:
+    """thread.selectBranch: the newest leaf under `nodeId` becomes the thread's leaf."""
+    engine = cmd.engine
+    missing = cmd.thread_missing(client, op, mark) or cmd.busy(client, op, mark, "switch branches")
+    if missing is not None:
+        return missing
+    try:
+        node = engine.store.node(op.node_id)
+    except NotFound:
+        node = None
+    if node is None or node.thread_id != op.thread_id:
+        return cmd.reject(client, op, mark, "node_not_found", f"no node {op.node_id!r} in this thread")
+    leaf = engine.store.newest_leaf_under(op.thread_id, op.node_id)
+    revision: dict[str, int] = {}
+
+    def write(conn):
+        revision["value"] = engine.store.set_leaf(conn, op.thread_id, leaf)
+        return cmd.ack(op, thread_id=op.thread_id, node_id=leaf, revision=revision["value"])
+
+    response = cmd.commit(client, op, mark, write)
+    engine.bus.emit(ui.ThreadUpdated, op.thread_id, revision=revision["value"], patch=ui.ThreadPatch(leaf_id=leaf))
+    return response
