@@ -17,6 +17,7 @@ from host.providers.model import Text, ToolResult
 KEY = b"k" * 32
 OPEN = re.compile(r"<<<web_content_([0-9a-f]{16}) ")
 CLOSE = re.compile(r"<<<end_web_content_([0-9a-f]{16})>>>")
+MARKER_LIKE = re.compile(r"<<<[\s/]*(?:end_)?web_content", re.IGNORECASE)
 
 
 def test_a_fence_opens_and_closes_with_the_same_nonce():
@@ -52,7 +53,7 @@ def test_no_content_can_close_or_open_a_fence(content):
     nonce = live_nonce()
     wrapped = fence(content, nonce=nonce, origin="o", tool="t")
     assert OPEN.findall(wrapped) == [nonce] and CLOSE.findall(wrapped) == [nonce]
-    assert wrapped.count("<<<") == 2
+    assert len(MARKER_LIKE.findall(wrapped)) == 2  # a bare `<<<` may stay: it closes nothing
 
 
 def test_attributes_cannot_break_out_of_the_opening_marker():
