@@ -104,10 +104,19 @@ async def _ping(launcher_path: Path, origin: str, timeout: float) -> tuple[bool,
     except OSError as exc:
         return False, f"cannot start {launcher_path}: {exc}"
     assert proc.stdin and proc.stdout and proc.stderr
+
+    async def exited() -> tuple[bool, str]:
+        err = (await proc.stderr.read()).decode(errors="replace").strip()
+        return False, "the host exited without answering: Chrome reports \"Native host has exited.\"" + (
+            f" stderr: {err[-400:]}" if err else "")
+
     try:
-        for frame in browser_encoder().encode(Ping(id=1)):
-            proc.stdin.write(frame)
-        await proc.stdin.drain()
+        try:
+            for frame in browser_encoder().encode(Ping(id=1)):
+                proc.stdin.write(frame)
+            await proc.stdin.drain()
+        except (ConnectionError, BrokenPipeError):
+            return await exited()  # it was gone before it could read the ping
         splitter, decoder = FrameSplitter(), extension_decoder()
         deadline = started + timeout
         while True:
@@ -116,9 +125,7 @@ async def _ping(launcher_path: Path, origin: str, timeout: float) -> tuple[bool,
                 return False, f"no pong within {timeout:g} s"
             data = await asyncio.wait_for(proc.stdout.read(65536), remaining)
             if not data:
-                err = (await proc.stderr.read()).decode(errors="replace").strip()
-                return False, "the host exited without answering: Chrome reports \"Native host has exited.\"" + (
-                    f" stderr: {err[-400:]}" if err else "")
+                return await exited()
             for payload in splitter.feed(data):
                 message = decoder.decode(payload)
                 if isinstance(message, Pong) and message.id == 1:

@@ -76,11 +76,10 @@ class HostProcess:
         endpoint.on_other(self._on_event)
         endpoint.start()
         self._install_signal_handlers()
-        control = self.control = await self._start_control()
         await endpoint.closed.wait()
         if endpoint.close_reason == "corrupt_stream":
             self.exit_code = exit_codes.LINK_BROKEN
-        await self._shutdown(control)
+        await self._shutdown(self.control)
         return self.exit_code
 
     async def _start_control(self):
@@ -124,6 +123,10 @@ class HostProcess:
             log.info("browser session changed from %s to %s", previous.browser_session_id, hello.browser_session_id)
         self.services.browser_session_changed(hello.browser_session_id)
         log.info("handshake complete: extension %s, browser session %s", hello.extension_version, hello.browser_session_id)
+        if self.control is None:
+            # Started only now: nothing needs it before a browser is connected, and its
+            # subsystems' imports would otherwise delay the first replies.
+            self.control = await self._start_control()
         self.ready.set()
 
     async def _on_event(self, message) -> None:

@@ -85,7 +85,13 @@ class HostServices:
 
         gateway = BrowserGateway(lambda: self.host.endpoint, self.gatekeeper)
         self.listen(BrowserEvent, lambda event: handle_event(gateway, event))
+        gateway.takeover.listen(self._on_takeover)
         return gateway
+
+    def _on_takeover(self, thread_id: str, info: Any) -> None:
+        control = getattr(self.host, "control", None)
+        if control is not None:
+            control.broadcast("browser.paused", info)
 
     @cached_property
     def engine(self) -> "EngineHost":

@@ -291,18 +291,21 @@ class Endpoint:
     async def close(self, reason: str = "closed by host", drain_timeout: float = 2.0) -> None:
         """Close the link: fail waiting requests, flush what is queued, stop the tasks.
 
-        Safe to call from one of the endpoint's own handlers.
+        From one of the endpoint's own handlers this only starts the close (queued frames are
+        still written): the task that owns the endpoint finishes it, so two closes never wait
+        on each other.
         """
         self._begin_close(reason)
         current = asyncio.current_task()
+        if current in self._tasks:
+            return
         writer = next((t for t in self._tasks if t.get_name().endswith("writer")), None)
-        if writer is not None and writer is not current:
+        if writer is not None:
             try:
                 await asyncio.wait_for(asyncio.shield(writer), drain_timeout)
             except (asyncio.TimeoutError, Exception):
                 pass
         self._sink.close()
-        others = [t for t in self._tasks if t is not current]
-        for task in others:
+        for task in self._tasks:
             task.cancel()
-        await asyncio.gather(*others, return_exceptions=True)
+        await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -268,8 +268,3 @@ def test_cli_install_and_doctor_round_trip(tmp_path, tw_home):
     assert gone.returncode == 0 and "removed" in gone.stdout
     doc = run("doctor")
     assert doc.returncode == 1 and "fix: tabwarden install" in doc.stdout
-
-
-def test_placeholders_say_not_built_and_fail():
-    out = subprocess.run([sys.executable, "-m", "host", "repl"], capture_output=True, text=True, cwd=ROOT)
-    assert out.returncode != 0 and "not built yet" in out.stderr

@@ -123,6 +123,11 @@ class BrowserRun:
                 code = self.proc.wait(timeout)
             except subprocess.TimeoutExpired:
                 pass
+        # The host saw EOF when the browser closed its port; let it finish its own orderly
+        # shutdown before the group is killed.
+        deadline = time.monotonic() + timeout
+        while self.host_pids() and time.monotonic() < deadline:
+            time.sleep(0.05)
         if self.proc is not None:
             try:
                 os.killpg(self.proc.pid, signal.SIGKILL)
