@@ -18,6 +18,7 @@ def main(names: list[str]) -> int:
         print(f"\n=== {name} ===", flush=True)
         started = time.perf_counter()
         try:
+            sys.argv = [f"python -m bench.{name}"]  # a benchmark's own options take their defaults
             importlib.import_module(f"bench.{name}").main()
         except Exception as exc:  # one broken benchmark must not hide the others' figures
             failed.append(name)
