@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -61,7 +60,7 @@ class BrowserRun:
         self.start_url = start_url
         self.host_permissions = host_permissions or []
         self.proc: subprocess.Popen | None = None
-        self._log = None
+        self._process = None
 
     # environment for everything that must see this run's Tabwarden home
     def env(self) -> dict[str, str]:
@@ -86,20 +85,19 @@ class BrowserRun:
                               text=True, timeout=60, check=check, cwd=str(self.run_dir))
 
     def start(self) -> None:
-        self._log = open(self.log_path, "wb")
-        args = [
-            self.binary, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--no-default-browser-check", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", "--disable-dev-shm-usage", "--password-store=basic", "--use-mock-keychain",
-            f"--user-data-dir={self.profile}", f"--load-extension={self.extension}",
-            f"--disable-extensions-except={self.extension}", "--remote-debugging-port=0",
-            "--enable-logging=stderr", "--v=0", self.start_url,
-        ]
-        self.proc = subprocess.Popen(args, env=self.env(), stdout=self._log, stderr=subprocess.STDOUT,
-                                     start_new_session=True, cwd=str(self.run_dir))
+        from host.launch.browser_process import BrowserProcess
+        from host.launch.flags import browser_argv
+
+        argv = browser_argv(Path(self.binary), self.profile, self.extension, headless=True, load_via_pipe=False,
+                            start_url=self.start_url)
+        # Tests also want a DevTools port (Playwright, direct CDP) and the browser's own log.
+        argv[-1:-1] = ["--remote-debugging-port=0", "--enable-logging=stderr", "--v=0"]
+        self._process = BrowserProcess(argv, self.env(), self.log_path, marker=str(self.run_dir))
+        self._process.start(cwd=self.run_dir)
+        self.proc = self._process.proc
 
     def host_pids(self) -> list[int]:
-        """PIDs of processes whose command line names this run (our host included)."""
+        """PIDs of our hosts started for this run (their environment names the run folder)."""
         found = []
         marker = str(self.run_dir).encode()
         for entry in Path("/proc").iterdir():
@@ -115,48 +113,11 @@ class BrowserRun:
         return found
 
     def stop(self, timeout: float = 5.0) -> int | None:
-        """Stop the browser in three steps; return the browser's exit code."""
-        code = None
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                code = self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                pass
-        # The host saw EOF when the browser closed its port; let it finish its own orderly
-        # shutdown before the group is killed.
-        deadline = time.monotonic() + timeout
-        while self.host_pids() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if self.proc is not None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            try:
-                code = self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                pass
-        self._kill_leftovers()
-        if self._log:
-            self._log.close()
-            self._log = None
-        return code
-
-    def _kill_leftovers(self) -> None:
-        marker = str(self.run_dir).encode()
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit() or int(entry.name) == os.getpid():
-                continue
-            try:
-                cmdline = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if marker in cmdline:
-                try:
-                    os.kill(int(entry.name), signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
+        """Stop the browser and everything it started, as `tabwarden launch` does; return the
+        browser's exit code."""
+        if getattr(self, "_process", None) is None:
+            return None
+        return self._process.stop(grace=timeout).exit_code
 
     def diagnostics(self) -> str:
         """Browser log tail and host log tail, for failure reports."""
