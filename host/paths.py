@@ -7,7 +7,7 @@ one root instead: tests and dedicated profiles use it so they never touch the us
 from __future__ import annotations
 
 import os
-import warnings
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,14 +32,15 @@ def dirs() -> Dirs:
     import platformdirs
 
     pd = platformdirs.PlatformDirs(APP_NAME, appauthor=False)
-    try:
-        # Without XDG_RUNTIME_DIR platformdirs falls back to a private temp folder and warns;
-        # the fallback is fine for us and the warning would only reach the browser's log.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            runtime = Path(pd.user_runtime_dir)
-    except Exception:  # some platforms have no runtime dir
+    if sys.platform.startswith("linux") and not os.environ.get("XDG_RUNTIME_DIR"):
+        # platformdirs would fall back to a folder under $TMPDIR, and a browser may run with a
+        # TMPDIR of its own: the host and its clients must agree on where the host publishes.
         runtime = Path(pd.user_data_dir) / "run"
+    else:
+        try:
+            runtime = Path(pd.user_runtime_dir)
+        except Exception:  # some platforms have no runtime dir
+            runtime = Path(pd.user_data_dir) / "run"
     return Dirs(Path(pd.user_config_dir), Path(pd.user_data_dir), Path(pd.user_log_dir), runtime)
 
 
