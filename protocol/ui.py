@@ -44,6 +44,19 @@ OP_TYPES: tuple[str, ...] = (
     "approval.response",
     "interaction.response",
     "ping",
+    # settings (the settings page; like every op, only our own extension's pages can send them)
+    "settings.get",
+    "policy.setDefault",
+    "policy.explain",
+    "rules.add",
+    "rules.remove",
+    "origins.add",
+    "origins.remove",
+    "scope.setLock",
+    "audit.query",
+    "providers.save",
+    "providers.verify",
+    "providers.setDefault",
 )
 
 EVENT_TYPES: tuple[str, ...] = (
@@ -78,6 +91,11 @@ EVENT_TYPES: tuple[str, ...] = (
     "tabs.updated",
     "activity.updated",
     "alert.raised",
+    # settings
+    "settings.state",
+    "policy.explained",
+    "audit.rows",
+    "providers.verified",
 )
 
 STOP_REASONS = ("end", "max_tokens", "content_filter", "interrupted", "error", "budget_pause")
@@ -104,6 +122,21 @@ ERROR_CODES = (
     "already_decided",
     "node_not_found",
     "storage_unavailable",
+    # settings refusals (the gatekeeper's and the provider settings' own codes)
+    "gatekeeper_unavailable",
+    "invalid_rule",
+    "invalid_pattern",
+    "unknown_rule",
+    "rule_not_removable",
+    "rule_not_allowed",
+    "builtin_pattern",
+    "unknown_pattern",
+    "pattern_not_removable",
+    "unknown_tool",
+    "policy_locked",
+    "invalid_policy",
+    "invalid_provider",
+    "provider_not_found",
 )
 
 PERMISSION_POLICIES = ("always", "untrusted", "auto")
@@ -748,16 +781,248 @@ class AlertRaised(_Ui, tag="alert.raised", kw_only=True):
     stream: StreamCursor | None = None
 
 
+# ---------------------------------------------------------------- settings (page → engine)
+
+Pattern = Annotated[str, msgspec.Meta(min_length=1, max_length=2048)]
+ProviderName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+OriginList = Literal["blocked", "guarded"]
+Verdict = Literal["allow", "ask", "deny"]
+
+
+class SettingsGet(_Ui, tag="settings.get", kw_only=True):
+    """The settings page's state (answered with `settings.state`); with `thread_id`, that
+    thread's scope lock and accepted origins too."""
+
+    submission_id: SubmissionId
+    thread_id: Id | None = None
+
+
+class PolicySetDefault(_Ui, tag="policy.setDefault", kw_only=True):
+    """The default permission policy (written to the user's policy file)."""
+
+    submission_id: SubmissionId
+    policy: PolicyName
+
+
+class PolicyExplain(_Ui, tag="policy.explain", kw_only=True):
+    """A what-if: how the gatekeeper would judge `tool` at `url` (not audited, runs nothing).
+    Answered with `policy.explained`."""
+
+    submission_id: SubmissionId
+    tool: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+    url: Annotated[str, msgspec.Meta(max_length=8192)] = ""
+    params: dict[str, Any] = {}
+    thread_id: Id | None = None
+    policy: PolicyName | None = None
+
+
+class RulesAdd(_Ui, tag="rules.add", kw_only=True):
+    """A user rule: `tool` is a name, a prefix wildcard (`mcp__*`), `category:<name>` or `*`."""
+
+    submission_id: SubmissionId
+    tool: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+    origin: Pattern
+    verdict: Verdict
+
+
+class RulesRemove(_Ui, tag="rules.remove", kw_only=True):
+    submission_id: SubmissionId
+    rule_id: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+
+
+class OriginsAdd(_Ui, tag="origins.add", kw_only=True):
+    submission_id: SubmissionId
+    list: OriginList
+    pattern: Pattern
+
+
+class OriginsRemove(_Ui, tag="origins.remove", kw_only=True):
+    submission_id: SubmissionId
+    list: OriginList
+    pattern: Pattern
+
+
+class ScopeSetLock(_Ui, tag="scope.setLock", kw_only=True):
+    """Confine a thread's writes and navigations to origin patterns (None lifts the lock)."""
+
+    submission_id: SubmissionId
+    thread_id: Id
+    patterns: Annotated[list[Pattern], msgspec.Meta(max_length=256)] | None = None
+
+
+class AuditQuery(_Ui, tag="audit.query", kw_only=True):
+    """The newest audit rows matching the filters (answered with `audit.rows`)."""
+
+    submission_id: SubmissionId
+    thread_id: Id | None = None
+    tool: Annotated[str, msgspec.Meta(max_length=256)] | None = None
+    verdict: Verdict | None = None
+    kind: Literal["decision", "approval", "outcome", "alert"] | None = None
+    limit: Annotated[int, msgspec.Meta(ge=1, le=500)] = 100
+
+
+class ProvidersSave(_Ui, tag="providers.save", kw_only=True):
+    """Add or replace a provider. The key goes to the key store and is never sent back;
+    omitted, the stored key stays."""
+
+    submission_id: SubmissionId
+    name: ProviderName
+    kind: Literal["openai", "anthropic"]
+    base_url: Annotated[str, msgspec.Meta(min_length=1, max_length=2048)]
+    model: Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+    api_key: Annotated[str, msgspec.Meta(max_length=4096)] | None = None
+    make_default: bool = False
+
+
+class ProvidersVerify(_Ui, tag="providers.verify", kw_only=True):
+    """Send one small real request to the provider (answered with `providers.verified`)."""
+
+    submission_id: SubmissionId
+    name: ProviderName
+
+
+class ProvidersSetDefault(_Ui, tag="providers.setDefault", kw_only=True):
+    submission_id: SubmissionId
+    name: ProviderName
+
+
+# ---------------------------------------------------------------- settings (engine → page)
+
+
+class RuleEntry(_Shape, kw_only=True):
+    """A rule in force, with where it comes from and whether the page may delete it."""
+
+    id: str
+    tool: str
+    origin: str
+    verdict: Verdict
+    source: str  # managed | user_setting | approval_persist | plugin_default
+    provenance: str  # builtin | user:<path> | managed:<path> | store | injected:<name>
+    removable: bool
+    args: dict[str, str] | None = None
+    created_at: float = 0.0
+    source_thread_id: str | None = None
+
+
+class OriginEntry(_Shape, kw_only=True):
+    pattern: str
+    origin: Literal["builtin", "file", "user"]  # built in, from a policy file, or added here
+    removable: bool
+
+
+class ToolEntry(_Shape, kw_only=True):
+    name: str
+    label: str
+    level: str
+    effects: str
+    category: str | None = None
+
+
+class ProviderEntry(_Shape, kw_only=True):
+    name: str
+    kind: str
+    base_url: str
+    model: str
+    is_default: bool = False
+    key: Literal["stored", "env", "none"] = "none"
+
+
+class ThreadScope(_Shape, kw_only=True):
+    thread_id: Id
+    lock: list[str] | None = None
+    accepted_origins: list[str] = []
+    policy: str = ""
+
+
+class SettingsSnapshot(_Shape, kw_only=True):
+    default_policy: PolicyName
+    # Set when the administrator's policy file fixes the default (the page shows it locked).
+    policy_locked_by: str | None = None
+    rules: list[RuleEntry] = []
+    blocked: list[OriginEntry] = []
+    guarded: list[OriginEntry] = []
+    loaded_sources: list[str] = []
+    revision: str = ""
+    tools: list[ToolEntry] = []
+    providers: list[ProviderEntry] = []
+    default_provider: str | None = None
+    thread: ThreadScope | None = None
+    # Why part of the state could not be read (an invalid engine.json, an unavailable gatekeeper).
+    problems: list[str] = []
+
+
+class SettingsState(_Ui, tag="settings.state", kw_only=True):
+    """The answer to `settings.get`, and sent to every page after any settings change."""
+
+    submission_id: SubmissionId | None = None
+    state: SettingsSnapshot
+
+
+class TraceLine(_Shape, kw_only=True):
+    step: str
+    outcome: str  # hit | pass | skip
+    detail: str
+
+
+class PolicyExplained(_Ui, tag="policy.explained", kw_only=True):
+    submission_id: SubmissionId
+    tool: str
+    target_origin: str
+    policy: str
+    verdict: Verdict
+    code: str
+    reason: str
+    flags: list[str] = []
+    findings: list[str] = []
+    rule: str | None = None
+    trace: list[TraceLine] = []
+
+
+class AuditRow(_Shape, kw_only=True):
+    seq: int
+    at: float
+    kind: str
+    thread_id: str
+    tool: str
+    target_origin: str = ""
+    params_redacted: Any = None
+    verdict: str | None = None
+    code: str | None = None
+    rule: str | None = None
+    flags: list[str] | None = None
+    approval_decision: str | None = None
+    tool_outcome: str | None = None
+    detail: str | None = None
+
+
+class AuditRows(_Ui, tag="audit.rows", kw_only=True):
+    """Newest last."""
+
+    submission_id: SubmissionId
+    rows: list[AuditRow] = []
+
+
+class ProvidersVerified(_Ui, tag="providers.verified", kw_only=True):
+    submission_id: SubmissionId
+    name: str
+    ok: bool
+    message: str
+    model: str = ""
+    error_kind: str | None = None
+    elapsed_ms: Count = 0
+
+
 UiOpMessage = Union[
     Initialize, PingOp, ThreadCreate, ThreadSubscribe, ThreadDelete, ThreadFork, ThreadSelectBranch, TurnSubmit,
     TurnFork, TurnSteer, TurnEnqueue, TurnInterrupt, QueueUpdate, QueueRemove, RunResume, RunResolveUncertain,
-    ApprovalResponse, InteractionResponse,
+    ApprovalResponse, InteractionResponse, SettingsGet, PolicySetDefault, PolicyExplain, RulesAdd, RulesRemove,
+    OriginsAdd, OriginsRemove, ScopeSetLock, AuditQuery, ProvidersSave, ProvidersVerify, ProvidersSetDefault,
 ]
 UiEventMessage = Union[
     Initialized, ReloadRequired, CommandAck, CommandRejected, PongEvent, ErrorEvent, ThreadCreated, ThreadForked,
     ThreadDeleted, ThreadSnapshotEvent, TurnStart, TurnComplete, TokenUsage, ItemStart, ItemDelta, ItemComplete,
     ApprovalRequest, ApprovalResolved, InteractionRequest, InteractionResolved, ThreadUpdated, QueueUpdated, RunRecoveryRequired,
-    TabsUpdated, ActivityUpdated, AlertRaised,
+    TabsUpdated, ActivityUpdated, AlertRaised, SettingsState, PolicyExplained, AuditRows, ProvidersVerified,
 ]
 
 DECISION_KINDS: tuple[str, ...] = tuple(

@@ -3,7 +3,7 @@
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "fbb484e9ba10d98c3e08e29ff015d7bd41e93dc26250b7d69561637e339ac94b";
+export const SCHEMA_HASH = "81214d321095811f62a4047b557715c58809a21bad9e4b16ca5c6cf89fddcc84";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -326,7 +326,21 @@ export const UI = Object.freeze({
     "approval_not_found",
     "already_decided",
     "node_not_found",
-    "storage_unavailable"
+    "storage_unavailable",
+    "gatekeeper_unavailable",
+    "invalid_rule",
+    "invalid_pattern",
+    "unknown_rule",
+    "rule_not_removable",
+    "rule_not_allowed",
+    "builtin_pattern",
+    "unknown_pattern",
+    "pattern_not_removable",
+    "unknown_tool",
+    "policy_locked",
+    "invalid_policy",
+    "invalid_provider",
+    "provider_not_found"
   ],
   "events": [
     "initialized",
@@ -354,7 +368,11 @@ export const UI = Object.freeze({
     "run.recovery_required",
     "tabs.updated",
     "activity.updated",
-    "alert.raised"
+    "alert.raised",
+    "settings.state",
+    "policy.explained",
+    "audit.rows",
+    "providers.verified"
   ],
   "ops": [
     "initialize",
@@ -374,7 +392,19 @@ export const UI = Object.freeze({
     "run.resolveUncertain",
     "approval.response",
     "interaction.response",
-    "ping"
+    "ping",
+    "settings.get",
+    "policy.setDefault",
+    "policy.explain",
+    "rules.add",
+    "rules.remove",
+    "origins.add",
+    "origins.remove",
+    "scope.setLock",
+    "audit.query",
+    "providers.save",
+    "providers.verify",
+    "providers.setDefault"
   ],
   "permissionPolicies": [
     "always",

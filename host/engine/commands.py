@@ -219,7 +219,7 @@ class Commands:
 
 
 def _handlers() -> dict[str, Callable[..., Any]]:
-    from host.engine import ops_answers, ops_threads, ops_turns
+    from host.engine import ops_answers, ops_threads, ops_turns, settings_ops
 
     return {
         "thread.create": ops_threads.thread_create,
@@ -238,6 +238,7 @@ def _handlers() -> dict[str, Callable[..., Any]]:
         "run.resolveUncertain": ops_turns.run_resolve_uncertain,
         "approval.response": ops_answers.approval_response,
         "interaction.response": ops_answers.interaction_response,
+        **settings_ops.HANDLERS,
     }
 
 
