@@ -165,34 +165,9 @@ class CallProcessor:
                               approval: ApprovalRow, settled: Settled | None,
                               recovered: PendingTool | None = None) -> bool:
         engine, runner = self.engine, self.runner
-        if settled is None:
-            if approval.deadline_at <= engine.clock():
-                settled = engine.approvals.settle_expired(approval)
-            else:
-                settled = await engine.approvals.wait(approval)
-        engine.approval_resolved(approval, settled)
-        target_origin = str(approval.request.get("targetOrigin", ""))
-        try:
-            applied = engine.gatekeeper.apply_decision(
-                thread_id=runner.thread_id, approval_id=approval.id, tool=spec.name, target_origin=target_origin,
-                kind=settled.kind, turn_id=runner.turn_id, call_id=node_id, policy=runner.policy)
-        except Exception as exc:  # GatekeeperUnavailable, InvalidInput: fail closed for accepts
-            if settled.kind.startswith("accept"):
-                return self._finish(node_id, body, mark, ok=False, code="gatekeeper_unavailable", counted=True,
-                                    text=UNAVAILABLE.format(reason=exc))
-            applied = None
-        if settled.kind in ("decline", "cancel"):
-            note = settled.decision.get("note")
-            if settled.kind == "cancel":
-                text, outcome = CANCELLED, "cancelled"
-            elif settled.by in ("timeout", "recovery"):
-                text, outcome = TIMED_OUT.format(note=note or RECOVERY_TIMEOUT_NOTE), "timed_out"
-            else:
-                text, outcome = DECLINED.format(note=f" User said: {note}" if note else ""), "declined"
-            self._outcome(spec.name, outcome, target_origin, node_id)
-            self._finish(node_id, body, mark, ok=False, code=outcome, counted=False, outcome=outcome, text=text)
-            return settled.kind == "cancel"
-        assert applied is not None
+        applied, cancelled = await self.settle_approval(node_id, body, mark, spec, approval, settled)
+        if applied is None:
+            return cancelled
         if prepared is None:
             assert recovered is not None
             try:
@@ -208,51 +183,49 @@ class CallProcessor:
                                          f"{prepared.origin or 'no page'}); do not reuse the previous approval.")
         return await self._dispatch(node_id, body, mark, spec, prepared, approval.id, applied.revision)
 
-    # -- questions to the user ------------------------------------------------------------------
+    async def settle_approval(self, node_id: str, body: ToolCallBody, mark: str, spec, approval: ApprovalRow,
+                              settled: Settled | None) -> tuple[Any, bool]:
+        """Wait for the approval's decision (unless `settled` is given) and apply it. Returns
+        (applied, False) on an accept; (None, cancelled) when the call ended here with its
+        result written (declined, timed out, cancelled, or the gatekeeper failed)."""
+        engine, runner = self.engine, self.runner
+        if settled is None:
+            if approval.deadline_at <= engine.clock():
+                settled = engine.approvals.settle_expired(approval)
+            else:
+                settled = await engine.approvals.wait(approval)
+        engine.approval_resolved(approval, settled)
+        target_origin = str(approval.request.get("targetOrigin", ""))
+        try:
+            applied = engine.gatekeeper.apply_decision(
+                thread_id=runner.thread_id, approval_id=approval.id, tool=spec.name, target_origin=target_origin,
+                kind=settled.kind, turn_id=runner.turn_id, call_id=node_id, policy=runner.policy)
+        except Exception as exc:  # GatekeeperUnavailable, InvalidInput: fail closed for accepts
+            if settled.kind.startswith("accept"):
+                return None, self._finish(node_id, body, mark, ok=False, code="gatekeeper_unavailable", counted=True,
+                                          text=UNAVAILABLE.format(reason=exc))
+            applied = None
+        if settled.kind in ("decline", "cancel"):
+            note = settled.decision.get("note")
+            if settled.kind == "cancel":
+                text, outcome = CANCELLED, "cancelled"
+            elif settled.by in ("timeout", "recovery"):
+                text, outcome = TIMED_OUT.format(note=note or RECOVERY_TIMEOUT_NOTE), "timed_out"
+            else:
+                text, outcome = DECLINED.format(note=f" User said: {note}" if note else ""), "declined"
+            self._outcome(spec.name, outcome, target_origin, node_id)
+            self._finish(node_id, body, mark, ok=False, code=outcome, counted=False, outcome=outcome, text=text)
+            return None, settled.kind == "cancel"
+        assert applied is not None
+        return applied, False
+
+    # -- interactions (the run waits on the user or a condition) -------------------------------
 
     async def _ask(self, node_id: str, body: ToolCallBody, mark: str, spec, params: dict[str, Any],
                    alone: bool) -> bool:
-        from host.engine.executor import Prepared
-        from host.engine.interactions import AskUserParams, result_text
+        from host.engine.interaction_calls import run_interaction
 
-        engine, runner = self.engine, self.runner
-        run = engine.store.run(runner.run_id)
-        asked = None
-        if run.state == runs.WAITING_INTERACTION and run.pending_tool is not None and run.pending_tool.node_id == node_id:
-            asked = engine.store.latest_interaction(run.id)  # after a restart: the same question again
-        if asked is None:
-            try:
-                question = msgspec.convert(params, AskUserParams)
-            except (msgspec.ValidationError, ValueError) as exc:
-                return self._finish(node_id, body, mark, ok=False, code="invalid_params", counted=True,
-                                    text=f"Invalid parameters for {spec.name}: {exc}")
-            if not alone:
-                return self._finish(node_id, body, mark, ok=False, code="invalid_params", counted=True,
-                                    text=f"{spec.name} must be the only tool call of its answer; ask again on its own.")
-            prepared = Prepared(tool=spec.name, params=msgspec.to_builtins(question))
-            decision, problem = self._check(prepared, node_id, "initial")
-            if decision is None or decision.verdict != "allow":
-                reason = problem if decision is None else decision.reason
-                return self._finish(node_id, body, mark, ok=False, code="denied", counted=False, outcome="denied",
-                                    text=DENIED.format(reason=reason))
-            request = {"kind": spec.name, **prepared.params}
-            pending = self._pending_tool(node_id, body, spec, prepared)
-            with engine.store.transaction() as conn:
-                engine.store.append_node(conn, runner.thread_id, "tool_call", body, turn_id=runner.turn_id,
-                                         node_id=node_id)
-                asked = engine.interactions.open(conn, interaction_id=new_id(), thread_id=runner.thread_id,
-                                                 run_id=run.id, turn_id=runner.turn_id, item_id=node_id,
-                                                 request=request, timeout_s=engine.interaction_timeout_s(),
-                                                 pending=pending)
-        answered = engine.interactions.answered(asked.id)
-        if answered is None:
-            engine.offer_interaction(asked)
-            answered = await engine.interactions.wait(asked)
-        engine.interaction_resolved(asked, answered)
-        ok, text = result_text(answered)
-        self._outcome(spec.name, f"answer:{answered.kind}", "", node_id)
-        return self._finish(node_id, body, mark, ok=ok, code=None if ok else answered.kind, counted=False,
-                            outcome="answered" if ok else "unanswered", text=text, provenance="user")
+        return await run_interaction(self, node_id, body, mark, spec, params, alone)
 
     # -- dispatch -------------------------------------------------------------------------------
 

@@ -21,7 +21,8 @@ from host.engine import runs
 from host.engine.approvals import ApprovalBook, Settled
 from host.engine.events import COALESCE_S, EventBus
 from host.engine.executor import ToolExecutor
-from host.engine.interactions import ASK_USER_DESCRIPTION, ASK_USER_SCHEMA, DEFAULT_TIMEOUT_S, Answered, InteractionBook
+from host.engine.interaction_kinds import ENGINE_TOOLS, engine_tool_schemas
+from host.engine.interactions import DEFAULT_TIMEOUT_S, Answered, InteractionBook
 from host.engine.provider_source import ProviderSource
 from host.engine.records import ApprovalRow, InteractionRow, NoticeBody
 from host.engine.store import EngineStore
@@ -102,13 +103,12 @@ class Engine:
         return settings.turn_token_budget if settings is not None else None
 
     def tool_schemas(self, overrides: dict[str, Any] | None = None) -> list[Any]:
-        """The tools offered to the model: the executor's plus the engine's own (ask_user),
-        optionally only some levels."""
-        from host.providers.model import ToolSchema
+        """The tools offered to the model: the executor's plus the engine's own interaction tools
+        (ask_user, request_user_action, schedule_resume), optionally only some levels."""
         from host.tools.catalog import lookup
 
         levels = (overrides or {}).get("enabledToolLevels")
-        schemas = [*self.executor.tools(), ToolSchema("ask_user", ASK_USER_DESCRIPTION, ASK_USER_SCHEMA)]
+        schemas = [*self.executor.tools(), *engine_tool_schemas()]
         if levels is None:
             return schemas
         wanted = set(levels) | {"builtin"}  # asking the user is always possible
@@ -116,7 +116,7 @@ class Engine:
 
     def tool_names(self) -> frozenset[str]:
         """The names of every tool the model may call."""
-        return frozenset(s.name for s in self.executor.tools()) | {"ask_user"}
+        return frozenset(s.name for s in self.executor.tools()) | frozenset(ENGINE_TOOLS)
 
     def interaction_timeout_s(self) -> float:
         """Seconds a question to the user waits (at least 30 minutes)."""

@@ -1,6 +1,10 @@
-"""Questions the model asks the user (`ask_user`): opened with the tool call and the run's
+"""Interactions: the run waits on the user or on a condition (`ask_user`, `request_user_action`,
+`watch_page`, `schedule_resume`). Each is opened with its tool call and the run's
 `waiting_interaction` state in one transaction, answered once (the first answer stands), timed
-out from a persisted deadline, offered again after a restart like approvals."""
+out from a persisted deadline, and offered again after a restart like approvals.
+
+`interaction_kinds.py` says what each tool asks and how its answer reads; `interaction_calls.py`
+runs one such call inside the loop."""
 
 from __future__ import annotations
 
@@ -10,42 +14,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import msgspec
-
 from host.engine.records import InteractionRow, PendingTool
 from host.engine.store import EngineStore, NotFound
 
 DEFAULT_TIMEOUT_S = 30 * 60.0
 
 
-class AskUserParams(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    question: str
-    options: list[str] = []
-
-    def __post_init__(self) -> None:
-        if not 1 <= len(self.question) <= 2000:
-            raise ValueError("question must be 1..2000 characters")
-        if len(self.options) > 10 or any(not 1 <= len(o) <= 200 for o in self.options):
-            raise ValueError("options: at most 10, each 1..200 characters")
-
-
-ASK_USER_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "question": {"type": "string", "minLength": 1, "maxLength": 2000,
-                     "description": "What you need to know, as you would ask a person."},
-        "options": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 200}, "maxItems": 10,
-                    "description": "Answers to choose from, if the question has a few obvious ones."},
-    },
-    "required": ["question"],
-    "additionalProperties": False,
-}
-ASK_USER_DESCRIPTION = ("Ask the user a question and wait for the answer. Use it when the task is ambiguous or "
-                        "needs a choice only the user can make. Make it the only tool call of your answer.")
-
-
 @dataclass(frozen=True)
 class Answered:
+    """A settled interaction: the response, who gave it, and whether this call settled it."""
+
     interaction_id: str
     response: dict[str, Any]  # {"kind": "submit", "value": ...} | {"kind": "cancel", "note"?} | {"kind": "timeout"}
     by: str
@@ -58,25 +36,16 @@ class Answered:
 
 
 class AlreadyAnswered(Exception):
+    """A different answer to an interaction that was already answered."""
+
     def __init__(self, answered: Answered):
         self.answered = answered
         super().__init__(f"interaction {answered.interaction_id} was already answered ({answered.kind})")
 
 
-def result_text(answered: Answered) -> tuple[bool, str]:
-    """(ok, text) of the ask_user tool result the model reads."""
-    if answered.kind == "submit":
-        value = answered.response.get("value")
-        shown = value if isinstance(value, str) else msgspec.json.encode(value).decode()
-        return True, f"The user answered: {shown}"
-    if answered.kind == "cancel":
-        note = answered.response.get("note")
-        return False, "The user did not answer the question." + (f" They said: {note}" if note else "") + \
-            " Continue without the answer, or stop and explain."
-    return False, "No answer came in time. Continue without it, or stop and explain what you need."
-
-
 class InteractionBook:
+    """Open, answer (first answer stands), wait for and settle interactions."""
+
     def __init__(self, store: EngineStore, clock: Callable[[], float]):
         self.store = store
         self.clock = clock

@@ -193,6 +193,20 @@ class InteractionRow(msgspec.Struct, kw_only=True):
     answered_at: float | None = None
 
 
+class AttachmentRow(msgspec.Struct, kw_only=True):
+    """A file kept with a thread (`source`: artifact). `content` is only loaded when asked for."""
+
+    id: str
+    thread_id: str
+    name: str
+    mime: str
+    size: int
+    source: str
+    created_at: float
+    item_id: str | None = None
+    content: bytes | None = None
+
+
 def encode(value: Any) -> str:
     """Compact JSON text for a column."""
     return msgspec.json.encode(value).decode()

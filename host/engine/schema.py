@@ -96,8 +96,24 @@ CREATE INDEX eng_interactions_run ON eng_interactions (run_id, requested_at);
 CREATE INDEX eng_interactions_status ON eng_interactions (status)
 """
 
+_ATTACHMENTS = """
+CREATE TABLE eng_attachments (
+    id         TEXT    PRIMARY KEY,
+    thread_id  TEXT    NOT NULL,
+    item_id    TEXT,
+    name       TEXT    NOT NULL,
+    mime       TEXT    NOT NULL,
+    content    BLOB    NOT NULL,
+    size       INTEGER NOT NULL,
+    source     TEXT    NOT NULL,
+    created_at REAL    NOT NULL
+);
+CREATE INDEX eng_attachments_thread ON eng_attachments (thread_id, created_at)
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "engine threads, nodes, runs, approvals and command receipts", sql=_TABLES),
     Migration(2, "questions to the user (interactions)", sql=_INTERACTIONS),
+    Migration(3, "thread attachments (artifacts the model wrote)", sql=_ATTACHMENTS),
 )
 COMPONENT = "engine"

@@ -18,8 +18,8 @@ from typing import Any
 import msgspec
 
 from host.engine import runs
-from host.engine.records import (ApprovalRow, InteractionRow, NodeRow, PendingTool, RunRow, ThreadRow, decode_body,
-                                 encode)
+from host.engine.records import (ApprovalRow, AttachmentRow, InteractionRow, NodeRow, PendingTool, RunRow, ThreadRow,
+                                 decode_body, encode)
 from host.engine.schema import COMPONENT, MIGRATIONS
 from host.store.db import Store, StoreError
 
@@ -113,9 +113,9 @@ class EngineStore:
         return [_thread(r) for r in rows]
 
     def delete_thread(self, conn: sqlite3.Connection, thread_id: str) -> None:
-        """Delete a thread with its nodes, runs, approvals and questions."""
+        """Delete a thread with its nodes, runs, approvals, questions and attachments."""
         self._node_cache.pop(thread_id, None)
-        for table in ("eng_nodes", "eng_runs", "eng_approvals", "eng_interactions"):
+        for table in ("eng_nodes", "eng_runs", "eng_approvals", "eng_interactions", "eng_attachments"):
             conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
         conn.execute("DELETE FROM eng_threads WHERE id = ?", (thread_id,))
 
@@ -359,6 +359,30 @@ class EngineStore:
         conn.execute("UPDATE eng_interactions SET status = 'answered', response = ?, answered_by = ?, answered_at = ? "
                      "WHERE id = ? AND status = 'pending'", (encode(response), by, self.clock(), interaction_id))
 
+    # -- attachments ------------------------------------------------------------------------
+
+    def insert_attachment(self, conn: sqlite3.Connection, row: AttachmentRow) -> None:
+        """Keep a file with its thread (`row.content` is required here)."""
+        assert row.content is not None
+        conn.execute("INSERT INTO eng_attachments (id, thread_id, item_id, name, mime, content, size, source, "
+                     "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     (row.id, row.thread_id, row.item_id, row.name, row.mime, row.content, row.size, row.source,
+                      row.created_at))
+
+    def attachment(self, attachment_id: str, *, content: bool = False) -> AttachmentRow:
+        """An attachment (with its bytes when `content`); NotFound when there is none."""
+        columns = "*" if content else _ATTACHMENT_META
+        rows = self.db.query(f"SELECT {columns} FROM eng_attachments WHERE id = ?", (attachment_id,))
+        if not rows:
+            raise NotFound(f"no attachment {attachment_id!r}")
+        return _attachment(rows[0])
+
+    def attachments(self, thread_id: str) -> list[AttachmentRow]:
+        """The thread's attachments, oldest first, without their bytes."""
+        rows = self.db.query(f"SELECT {_ATTACHMENT_META} FROM eng_attachments WHERE thread_id = ? "
+                             "ORDER BY created_at, rowid", (thread_id,))
+        return [_attachment(r) for r in rows]
+
     # -- receipts ---------------------------------------------------------------------------
 
     def receipt(self, client_id: str, submission_id: str) -> sqlite3.Row | None:
@@ -419,3 +443,13 @@ def _interaction(row: sqlite3.Row) -> InteractionRow:
                           requested_at=row["requested_at"], deadline_at=row["deadline_at"],
                           response=msgspec.json.decode(row["response"]) if row["response"] else None,
                           answered_by=row["answered_by"], answered_at=row["answered_at"])
+
+
+_ATTACHMENT_META = "id, thread_id, item_id, name, mime, size, source, created_at"
+
+
+def _attachment(row: sqlite3.Row) -> AttachmentRow:
+    keys = row.keys()
+    return AttachmentRow(id=row["id"], thread_id=row["thread_id"], item_id=row["item_id"], name=row["name"],
+                         mime=row["mime"], size=row["size"], source=row["source"], created_at=row["created_at"],
+                         content=bytes(row["content"]) if "content" in keys else None)

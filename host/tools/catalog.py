@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from host.tools import builtin_params as bp
 from host.tools.spec import ToolSpec
 
 MCP_PREFIX = "mcp__"
@@ -58,19 +59,46 @@ _TOOLS: tuple[ToolSpec, ...] = (
     _t("click_xy", "L2", "write", "Click at point", "Click at page coordinates.", category="click"),
     _t("drag", "L2", "write", "Drag", "Drag from one point to another.", category="interact"),
     _t("upload_file", "L2", "write", "Upload file", "Attach a user-provided file to a file input.", category="upload"),
-    # Built-ins run by the host itself.
-    _t("fetch_url", "builtin", "write", "Fetch URL", "Fetch a URL from the host and return its text.",
+    # Built-ins run by the host itself (parameters: host/tools/builtin_params.py).
+    _t("fetch_url", "builtin", "write", "Fetch URL",
+       "Fetch a public web page or text file from the host, not through the browser (no cookies, no logins), "
+       "and return it as Markdown or plain text, paged with fromChar. Local and private network addresses are "
+       "refused, and redirects are followed only within the same origin.",
        category="navigate", url_param="url", host_fetch=True, recovery="retry-safe",
-       result_trust="untrusted", result_provenance="page"),
-    _t("download", "builtin", "write", "Download", "Download a URL to the user's downloads folder.", category="download", url_param="url"),
-    _t("memory_read", "builtin", "read", "Read memory", "Read saved memories.", originless=True, always_allowed=True),
-    _t("memory_write", "builtin", "write", "Write memory", "Save or change a memory.", category="memory", originless=True),
+       result_trust="untrusted", result_provenance="page", params_type=bp.FetchUrlParams),
+    _t("download", "builtin", "write", "Download",
+       "Download a URL into the user's downloads folder through the browser (with the browser's cookies); "
+       "returns the saved file's name once the download has finished.",
+       category="download", url_param="url", params_type=bp.DownloadParams),
+    _t("memory_read", "builtin", "read", "Read memory",
+       "Read saved memories (short notes kept across tasks): one key, those matching a query, or all.",
+       originless=True, always_allowed=True, params_type=bp.MemoryReadParams),
+    _t("memory_write", "builtin", "write", "Write memory",
+       "Save a short note under a key for later tasks, replace it, or forget it (value null). Never store "
+       "passwords, codes or other secrets.",
+       category="memory", originless=True, params_type=bp.MemoryWriteParams),
     _t("load_skill", "builtin", "read", "Load skill", "Load an installed skill's instructions.", originless=True, always_allowed=True),
-    _t("artifact", "builtin", "write", "Create artifact", "Write a UTF-8 file to the thread and offer it for download.", originless=True),
-    _t("ask_user", "builtin", "read", "Ask the user", "Ask the user a question and wait for the answer.", originless=True, always_allowed=True, interaction=True),
-    _t("request_user_action", "builtin", "read", "Request user action", "Ask the user to do something only a person may do (log in, pay, solve a check).", originless=True, always_allowed=True, interaction=True),
-    _t("schedule_resume", "builtin", "read", "Schedule resume", "Pause and resume the task later.", originless=True, always_allowed=True, interaction=True),
-    _t("watch_page", "builtin", "read", "Watch page", "Wait until a page condition holds.", interaction=True),
+    _t("artifact", "builtin", "write", "Create artifact",
+       "Save a UTF-8 text file (a report, a CSV, notes) to this task; the user can download it from the side panel.",
+       originless=True, params_type=bp.ArtifactParams),
+    _t("ask_user", "builtin", "read", "Ask the user",
+       "Ask the user a question and wait for the answer. Use it when the task is ambiguous or needs a choice only "
+       "the user can make. Make it the only tool call of your answer.",
+       originless=True, always_allowed=True, interaction=True, params_type=bp.AskUserParams),
+    _t("request_user_action", "builtin", "read", "Request user action",
+       "Hand over to the user for something only a person may do: log in, solve a captcha, pay, confirm a "
+       "two-factor prompt. The task waits until the user reports it done; you never learn what they typed. "
+       "Make it the only tool call of your answer.",
+       originless=True, always_allowed=True, interaction=True, params_type=bp.RequestUserActionParams),
+    _t("schedule_resume", "builtin", "read", "Schedule resume",
+       "Pause the task and continue it after delaySeconds, e.g. to look at a page again later. Make it the only "
+       "tool call of your answer.",
+       originless=True, always_allowed=True, interaction=True, params_type=bp.ScheduleResumeParams),
+    _t("watch_page", "builtin", "read", "Watch page",
+       "Wait until a condition holds on a tab (text appears, text disappears, the URL matches a pattern), for at "
+       "most timeoutSeconds; for slow work such as an export or a status change. Make it the only tool call of "
+       "your answer.",
+       interaction=True, params_type=bp.WatchPageParams),
 )
 
 # Other names a tool is known by: seed 003 calls it `artifact`, the notes `artifact_create`.
