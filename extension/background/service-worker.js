@@ -5,6 +5,7 @@ import { handleDiag } from "./diag.js";
 import { callContent } from "./content-relay.js";
 import { handleBrowserCall } from "./browser-api.js";
 import { broadcastLinkState, deliverUiEvent, installUiPorts } from "./ui-ports.js";
+import "./notifications.js"; // approval notifications (registers itself with ui-ports)
 import { installBrowserEvents } from "./browser-events.js";
 
 const link = new NativeLink({

@@ -1,11 +1,300 @@
-// The side panel is a view: it shows what the service worker and the host tell it.
-const port = chrome.runtime.connect({ name: "sidepanel" });
-const stateLine = document.getElementById("state");
-port.onMessage.addListener((event) => {
-  if (event && event.type === "link.state") {
-    const s = event.state;
-    stateLine.textContent = s.fatal ? `The host refused this extension: ${s.fatal.message}`
-      : s.ready ? "Connected to the Tabwarden host."
-      : `Not connected to the host${s.lastError ? `: ${s.lastError}` : ""}. Run \`tabwarden doctor\`.`;
-  }
+// The side panel (also opened as a tab): threads, the chat stream, approval and other request
+// cards, the composer. A view only: every state it shows comes from the host through the
+// engine client; after a reconnect it initializes again and redraws from the host's snapshot.
+import { ApprovalCard } from "./approval-card.js";
+import { browserContext } from "./browser-context.js";
+import { ThreadModel } from "./chat-model.js";
+import { ChatView } from "./chat-view.js";
+import { Composer } from "./composer.js";
+import { clear, h, isEditable } from "./dom.js";
+import { EngineClient } from "./engine-client.js";
+import { budgetCard, interactionCard, recoveryCard } from "./request-cards.js";
+import { applyStrings, t } from "./strings.js";
+import { ThreadList } from "./thread-list.js";
+
+const $ = (selector) => document.querySelector(selector);
+const THREAD_KEY = "tabwarden:sidepanel:thread";
+
+applyStrings(document);
+const client = new EngineClient("sidepanel");
+const model = new ThreadModel();
+const chat = new ChatView($("#log"));
+const threads = new ThreadList($("#threads"), $("#others"), select);
+const composer = new Composer($("#composer"), { onSend: send, onQueue: queue, onStop: stop });
+const approvals = new Map(); // every thread's pending approvals: approvalId -> approval
+const cards = new Map(); // approvalId -> ApprovalCard, for the shown thread
+let current = new URLSearchParams(location.search).get("thread") || sessionStorage.getItem(THREAD_KEY) || null;
+let defaultPolicy = "untrusted";
+let fatal = null;
+
+client.subscribeThreadId = current;
+client.on("link.state", showLink);
+client.on("initialized", initialized);
+client.on("fatal.reload_required", (m) => { fatal = t("link.reload", { message: m.message }); showLink(); });
+client.on("thread.snapshot", (m) => {
+  if (m.threadId !== current) return;
+  model.load(m.snapshot);
+  drawThread();
 });
+client.on("settings.state", (m) => {
+  if (!m.submissionId) return;
+  defaultPolicy = m.state.defaultPolicy || defaultPolicy;
+  if (!model.meta || !model.meta.permissionPolicy) composer.setPolicy(defaultPolicy);
+});
+client.on("*", route);
+client.connect();
+setupHeader();
+document.addEventListener("keydown", keys);
+
+// -- connection ----------------------------------------------------------------------------------
+
+function showLink() {
+  const state = client.link || {};
+  const line = $("#link");
+  let text = "";
+  if (fatal) text = fatal;
+  else if (state.fatal) text = t("link.fatal", { message: state.fatal.message });
+  else if (!state.ready) text = state.lastError ? t("link.down", { reason: String(state.lastError).replace(/\.$/, "") }) : t("link.connecting");
+  line.textContent = text;
+  line.hidden = !text;
+  document.body.classList.toggle("offline", !state.ready);
+  document.body.dataset.link = state.ready ? "ready" : "down";
+  if (!state.ready) document.body.dataset.engine = "waiting";
+  if (!state.ready) for (const card of cards.values()) card.waitingForHost();
+}
+
+function initialized(message) {
+  const snapshot = message.snapshot || {};
+  document.body.dataset.engine = "ready";
+  document.body.dataset.epoch = String(snapshot.epoch || 0);
+  threads.load(snapshot);
+  approvals.clear();
+  for (const approval of snapshot.pendingApprovals || []) approvals.set(approval.approvalId, approval);
+  if (current && snapshot.thread && snapshot.thread.meta.id === current) model.load(snapshot.thread);
+  else if (current && !threads.threads.has(current)) setCurrent(null);
+  else model.reset(current);
+  drawThread();
+  client.send({ type: "settings.get" });
+}
+
+// -- events --------------------------------------------------------------------------------------
+
+function route(message) {
+  if (threads.apply(message)) drawThreads();
+  if (message.type === "approval.request") approvals.set(message.approvalId, message);
+  if (message.type === "approval.resolved") approvals.delete(message.approvalId);
+  if (message.type === "thread.deleted" && message.threadId === current) {
+    setCurrent(null);
+    model.reset(null);
+    drawThread();
+    return;
+  }
+  if (!message.threadId || message.threadId !== current || !message.stream) {
+    if (message.type.startsWith("approval.")) drawThreads();
+    return;
+  }
+  const resolved = message.type === "approval.resolved" ? model.approvals.get(message.approvalId) : null;
+  const changed = model.apply(message);
+  if (changed === "gap") {
+    client.send({ type: "thread.subscribe", threadId: current });
+    return;
+  }
+  if (changed === "approvals") {
+    drawRequests();
+    drawThreads();
+    const itemId = message.itemId || (resolved && resolved.itemId);
+    if (itemId) chat.update(model.byId.get(itemId));
+  } else if (changed === "state") drawState();
+  else if (changed === "items") chat.update(model.items[model.items.length - 1]);
+  else if (changed) chat.update(model.byId.get(changed));
+  if (message.type === "turn.complete") drawState();
+}
+
+// -- drawing -------------------------------------------------------------------------------------
+
+function drawThread() {
+  for (const approval of model.approvals.values()) model.remember(approval);
+  chat.renderAll(model);
+  for (const card of cards.values()) card.destroy();
+  cards.clear();
+  drawRequests();
+  drawState();
+  drawThreads();
+  chat.scrollDown();
+}
+
+function drawThreads() {
+  threads.render(current, approvals);
+  $("#thread-title").textContent = current ? threads.title(current) : t("appName");
+}
+
+function drawState() {
+  composer.setRunning(model.running);
+  if (model.meta && model.meta.permissionPolicy) composer.setPolicy(model.meta.permissionPolicy);
+  const usage = model.usage;
+  $("#usage").textContent = usage.input || usage.output ? t("chat.usage", usage) : "";
+  const queue = $("#queue");
+  clear(queue);
+  if (model.queue.length) {
+    queue.append(t("chat.queue", { count: model.queue.length }), " ");
+    for (const run of model.queue) {
+      queue.append(h("span", { class: "queued" }, run.inputText || "…", " ",
+        h("button", { type: "button", class: "link", text: t("chat.queueRemove"),
+          onclick: () => client.send({ type: "queue.remove", threadId: current, runId: run.runId }) })));
+    }
+  }
+}
+
+function drawRequests() {
+  const root = $("#requests");
+  for (const [id, card] of cards) {
+    if (!model.approvals.has(id)) {
+      card.destroy();
+      cards.delete(id);
+    }
+  }
+  for (const [id, approval] of model.approvals) {
+    model.remember(approval);
+    if (cards.has(id)) continue;
+    const card = new ApprovalCard(approval, (kind, note) => decide(approval, kind, note));
+    cards.set(id, card);
+    root.append(card.el);
+    if (mayTakeFocus()) card.el.focus();
+  }
+  for (const el of root.querySelectorAll(".interaction, .recovery, .budget")) el.remove();
+  for (const asked of model.interactions.values()) root.append(interactionCard(asked, (op) => client.send(op)));
+  if (model.recovery) root.append(recoveryCard(model.recovery, current, (op) => client.send(op)));
+  if (model.budgetPause) root.append(budgetCard(model.budgetPause, current, (op) => client.send(op)));
+}
+
+// A new card takes the focus (so its keys work at once) unless the user is writing something.
+function mayTakeFocus() {
+  const active = document.activeElement;
+  return !isEditable(active) || (active.id === "message" && !active.value.trim());
+}
+
+// -- answers -------------------------------------------------------------------------------------
+
+// Called inside the user's click or key press: Chrome grants site access only from a gesture,
+// so the request is made before anything is awaited.
+function decide(approval, kind, note) {
+  const request = approval.request;
+  const origin = request.targetOrigin;
+  const grant = kind.startsWith("accept") && (request.flags || []).includes("host_permission") && origin
+    ? chrome.permissions.request({ origins: [`${origin}/*`] }).catch(() => false) : null;
+  return (async () => {
+    if (grant && !(await grant)) return { type: "refused", message: t("approval.accessRefused", { origin }) };
+    const decision = kind === "decline" && note ? { kind, note } : { kind };
+    const sent = client.send({ type: "approval.response", approvalId: approval.approvalId, decision });
+    if (!client.initialized) cards.get(approval.approvalId)?.waitingForHost(); // kept in the outbox until then
+    const reply = await sent;
+    if (reply.type === "command.ack") {
+      const call = model.byId.get(approval.itemId);
+      if (call) call.decision = { kind, note };
+    }
+    return reply;
+  })();
+}
+
+// -- composer ------------------------------------------------------------------------------------
+
+async function ensureThread(policy) {
+  if (current) return current;
+  const reply = await client.send({ type: "thread.create", permissionPolicy: policy });
+  if (reply.type !== "command.ack") {
+    localError(reply);
+    return null;
+  }
+  select(reply.threadId, { subscribe: false }); // creating a thread subscribes this page to it
+  return reply.threadId;
+}
+
+async function send(message, running) {
+  const threadId = await ensureThread(message.policy);
+  if (!threadId) return;
+  const reply = running && model.turnId
+    ? await client.send({ type: "turn.steer", threadId, expectedTurnId: model.turnId, input: { text: message.text } })
+    : await client.send({ type: "turn.submit", threadId, input: { text: message.text, browserContext: await browserContext() },
+      overrides: { permissionPolicy: message.policy } });
+  if (reply.type === "command.rejected") localError(reply);
+}
+
+async function queue(message) {
+  const threadId = await ensureThread(message.policy);
+  if (!threadId) return;
+  const reply = await client.send({ type: "turn.enqueue", threadId,
+    input: { text: message.text, browserContext: await browserContext() }, overrides: { permissionPolicy: message.policy } });
+  if (reply.type === "command.rejected") localError(reply);
+}
+
+function stop() {
+  if (current) client.send({ type: "turn.interrupt", threadId: current });
+}
+
+function localError(reply) {
+  const item = model.put({ id: `local:${reply.submissionId}`, kind: "error", code: reply.code, message: reply.message });
+  chat.update(item);
+}
+
+// -- threads -------------------------------------------------------------------------------------
+
+function setCurrent(threadId) {
+  current = threadId;
+  client.subscribeThreadId = threadId;
+  if (threadId) sessionStorage.setItem(THREAD_KEY, threadId);
+  else sessionStorage.removeItem(THREAD_KEY);
+  const url = new URL(location.href);
+  if (threadId) url.searchParams.set("thread", threadId);
+  else url.searchParams.delete("thread");
+  history.replaceState(null, "", url);
+}
+
+function select(threadId, { subscribe = true } = {}) {
+  if (threadId === current && model.threadId === threadId) return;
+  setCurrent(threadId);
+  model.reset(threadId);
+  drawThread();
+  document.body.classList.remove("show-threads");
+  if (threadId && subscribe) client.send({ type: "thread.subscribe", threadId });
+}
+
+// -- keys and header -----------------------------------------------------------------------------
+
+function keys(event) {
+  const card = cards.values().next().value;
+  if (event.key === "Escape") {
+    if (card && !card.busy) {
+      event.preventDefault();
+      card.press("cancel");
+    } else if (model.running) {
+      event.preventDefault();
+      stop();
+    }
+    return;
+  }
+  if (card && !isEditable(event.target)) card.key(event);
+}
+
+function setupHeader() {
+  $("#new-thread").addEventListener("click", () => {
+    select(null);
+    $("#message").focus();
+  });
+  $("#open-settings").addEventListener("click", () => chrome.runtime.openOptionsPage());
+  $("#open-tab").addEventListener("click", () => {
+    const url = chrome.runtime.getURL(`ui/sidepanel.html${current ? `?thread=${encodeURIComponent(current)}` : ""}`);
+    chrome.tabs.create({ url });
+  });
+  const toggle = $("#toggle-threads");
+  toggle.addEventListener("click", () => {
+    const open = document.body.classList.toggle("show-threads");
+    toggle.setAttribute("aria-expanded", String(open));
+  });
+  chrome.tabs.getCurrent().then((tab) => {
+    // Opened as a tab: wide layout with the thread list beside the chat, no "open in a tab".
+    if (tab) {
+      document.body.classList.add("as-tab");
+      $("#open-tab").hidden = true;
+    }
+  }).catch(() => {});
+}

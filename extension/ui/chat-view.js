@@ -1,0 +1,119 @@
+// Draws the thread's items: user and assistant messages (with reasoning), tool cards, notices and
+// errors. One element per item, replaced when that item changes.
+import { h, clear } from "./dom.js";
+import { maskParams, maskSummary, targetsPassword } from "./params-view.js";
+import { has, t } from "./strings.js";
+
+const DIFF_MARKS = ["--- incremental snapshot ---", "# Page Changes"];
+const PREVIEW_LINES = 3;
+
+export class ChatView {
+  constructor(root) {
+    this.root = root;
+    this.elements = new Map();
+  }
+
+  renderAll(model) {
+    clear(this.root);
+    this.elements.clear();
+    if (!model.items.length) {
+      this.root.append(h("p", { class: "empty muted", text: t("chat.empty") }));
+      return;
+    }
+    for (const item of model.items) this.update(item);
+  }
+
+  update(item) {
+    if (!item) return;
+    const fresh = render(item);
+    const old = this.elements.get(item.id);
+    const stick = this.atBottom();
+    if (old) old.replaceWith(fresh);
+    else {
+      const empty = this.root.querySelector(".empty");
+      if (empty) empty.remove();
+      this.root.append(fresh);
+    }
+    this.elements.set(item.id, fresh);
+    if (stick) this.scrollDown();
+  }
+
+  atBottom() {
+    const scroller = this.root.closest(".scroll") || this.root;
+    return scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight < 80;
+  }
+
+  scrollDown() {
+    const scroller = this.root.closest(".scroll") || this.root;
+    scroller.scrollTop = scroller.scrollHeight;
+  }
+}
+
+function render(item) {
+  switch (item.kind) {
+    case "user":
+      return h("article", { class: "item user", dataset: { itemId: item.id } },
+        h("h3", { class: "who", text: t("chat.you") }), h("p", { class: "text", text: item.text }));
+    case "assistant":
+      return h("article", { class: `item assistant${item.done ? "" : " streaming"}`, dataset: { itemId: item.id } },
+        h("h3", { class: "who", text: t("chat.assistant") }),
+        item.reasoning ? h("details", { class: "reasoning" }, h("summary", { text: t("chat.reasoning") }),
+          h("p", { class: "text", text: item.reasoning })) : null,
+        item.text ? h("p", { class: "text", text: item.text }) : null,
+        !item.done && !item.text ? h("p", { class: "muted", text: item.progress || t("chat.thinking") }) : null);
+    case "tool":
+      return toolCard(item);
+    case "error":
+      return h("article", { class: "item notice error", role: "alert", dataset: { itemId: item.id } },
+        item.errorKind ? t("chat.providerError", { kind: item.errorKind, message: item.message })
+          : t("chat.error", { code: item.code, message: item.message }));
+    default:
+      return notice(item);
+  }
+}
+
+function notice(item) {
+  const kind = item.noticeKind || "";
+  let text = item.text;
+  if (kind.startsWith("stop:")) {
+    const reason = kind.slice(5);
+    text = t({ interrupted: "chat.turnInterrupted", error: "chat.turnError", budget_pause: "chat.turnBudget",
+      max_tokens: "chat.turnMaxTokens" }[reason] || "chat.turnInterrupted");
+  } else if (kind === "alert") text = t("chat.alert", { message: item.text });
+  return h("article", { class: `item notice notice-${kind.replace(/[^a-z_]/g, "")}`, dataset: { itemId: item.id } }, text);
+}
+
+function toolCard(item) {
+  const status = item.status || "running";
+  const result = item.result || null;
+  const text = result && result.text ? result.text : "";
+  const cut = Math.min(...DIFF_MARKS.map((mark) => text.indexOf(mark)).filter((i) => i >= 0), text.length);
+  const summary = text.slice(0, cut).trim();
+  const diff = text.slice(cut).replace(DIFF_MARKS[0], "").trim();
+  const preview = summary.split("\n").slice(0, PREVIEW_LINES).join("\n");
+  const password = targetsPassword(item.targetLine);
+  const params = item.params && Object.keys(item.params).length ? JSON.stringify(maskParams(item.params, password))
+    : item.summary && item.summary !== "{}" ? maskSummary(item.summary, password) : "";
+  return h("article", { class: `item tool status-${status}`, dataset: { itemId: item.id, tool: item.tool || "" } },
+    h("header", {},
+      h("span", { class: `status-dot dot-${status}`, "aria-hidden": "true" }),
+      h("strong", { text: item.label || item.tool }), " ",
+      h("code", { class: "muted", text: item.tool }),
+      item.level ? h("span", { class: "badge", text: item.level }) : null,
+      h("span", { class: `status status-${status}`, text: t(`tool.${status}`) })),
+    params ? h("p", { class: "params-summary" }, h("code", { text: params.length > 300 ? `${params.slice(0, 297)}…` : params })) : null,
+    item.targetLine ? h("p", { class: "small" }, h("code", { class: "target-line", text: t("tool.target", { line: item.targetLine }) })) : null,
+    item.progress ? h("p", { class: "muted small", text: item.progress }) : null,
+    preview ? h("p", { class: "result-preview", text: preview }) : null,
+    result && !result.ok && result.code ? h("p", { class: "code small", text: t("tool.code", { code: result.code }) }) : null,
+    diff ? h("details", { class: "diff" }, h("summary", { text: t("tool.pageChanges") }), h("pre", { text: diff })) : null,
+    summary.split("\n").length > PREVIEW_LINES ? h("details", {}, h("summary", { text: t("tool.fullResult") }),
+      h("pre", { text: summary })) : null,
+    item.decision ? h("p", { class: "decision small" }, decisionText(item.decision)) : null);
+}
+
+function decisionText(decision) {
+  if (decision.by && decision.by !== "user" && has(`tool.decision.${decision.by}`)) return t(`tool.decision.${decision.by}`);
+  if (decision.kind === "decline" && decision.note) return t("tool.decision.declineNote", { note: decision.note });
+  return has(`tool.decision.${decision.kind}`) ? t(`tool.decision.${decision.kind}`) : decision.kind;
+}

@@ -1,0 +1,76 @@
+// The composer: the message box, the permission policy switch with its one-line explanation,
+// and Send / Steer / Queue / Stop. It reports what the user asked for; the page sends the ops.
+import { h } from "./dom.js";
+import { t } from "./strings.js";
+
+export const POLICIES = ["always", "untrusted", "auto"];
+
+export class Composer {
+  constructor(root, { onSend, onQueue, onStop }) {
+    this.onSend = onSend;
+    this.onQueue = onQueue;
+    this.onStop = onStop;
+    this.running = false;
+    this.input = h("textarea", { id: "message", rows: 3, placeholder: t("composer.placeholder"),
+      "aria-label": t("composer.placeholder") });
+    this.policy = h("select", { id: "policy", "aria-describedby": "policy-hint" },
+      POLICIES.map((p) => h("option", { value: p, text: t(`policy.${p}`) })));
+    this.policy.value = "untrusted";
+    this.hint = h("p", { id: "policy-hint", class: "muted small" });
+    this.sendButton = h("button", { type: "submit", class: "primary", text: t("composer.send") });
+    this.queueButton = h("button", { type: "button", hidden: true, text: t("composer.queue"), onclick: () => this.queue() });
+    this.stopButton = h("button", { type: "button", class: "danger", hidden: true, text: t("composer.stop"),
+      onclick: () => this.onStop() });
+    this.form = h("form", { class: "composer", onsubmit: (event) => { event.preventDefault(); this.send(); } },
+      this.input,
+      h("div", { class: "row" },
+        h("label", { class: "policy" }, h("span", { text: t("composer.policy") }), this.policy),
+        h("span", { class: "grow" }), this.stopButton, this.queueButton, this.sendButton),
+      this.hint);
+    this.input.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+        event.preventDefault();
+        this.send();
+      }
+    });
+    this.policy.addEventListener("change", () => this.showHint());
+    root.append(this.form);
+    this.showHint();
+  }
+
+  showHint() {
+    this.hint.textContent = t(`policy.${this.policy.value}.hint`);
+  }
+
+  setPolicy(policy) {
+    if (POLICIES.includes(policy)) {
+      this.policy.value = policy;
+      this.showHint();
+    }
+  }
+
+  setRunning(running) {
+    this.running = running;
+    this.queueButton.hidden = !running;
+    this.stopButton.hidden = !running;
+    this.sendButton.textContent = t(running ? "composer.steer" : "composer.send");
+    this.input.placeholder = t(running ? "composer.placeholderRunning" : "composer.placeholder");
+  }
+
+  take() {
+    const text = this.input.value.trim();
+    if (!text) return null;
+    this.input.value = "";
+    return { text, policy: this.policy.value };
+  }
+
+  send() {
+    const message = this.take();
+    if (message) this.onSend(message, this.running);
+  }
+
+  queue() {
+    const message = this.take();
+    if (message) this.onQueue(message);
+  }
+}

@@ -1,0 +1,63 @@
+// Cards for the other things a run waits on: a question or request to the user (interaction),
+// a write that may or may not have happened before a crash (recovery), a token-budget pause.
+// Each card sends one op; the host decides and reports back.
+import { h } from "./dom.js";
+import { t } from "./strings.js";
+
+export function interactionCard(asked, send) {
+  const request = asked.request || {};
+  const status = h("p", { class: "card-status", role: "status" });
+  const answer = h("input", { type: "text", class: "grow", placeholder: t("ask.placeholder"), "aria-label": t("ask.placeholder") });
+  const respond = async (response) => {
+    status.textContent = t("approval.sent");
+    const reply = await send({ type: "interaction.response", interactionId: asked.interactionId, response });
+    if (reply && reply.type === "command.rejected") status.textContent = t("approval.rejected", { message: reply.message });
+  };
+  const question = request.question || request.action || request.reason || request.note || "";
+  const options = Array.isArray(request.options) ? request.options : [];
+  const isQuestion = request.kind === "ask_user";
+  return h("section", { class: "card interaction", tabindex: "-1", dataset: { interactionId: asked.interactionId } },
+    h("h3", { text: t("ask.title") }),
+    h("p", { class: "text", text: question }),
+    request.kind === "request_user_action" && request.reason ? h("p", { class: "muted small", text: request.reason }) : null,
+    options.length ? h("div", { class: "answers" }, options.map((option) =>
+      h("button", { type: "button", text: option, onclick: () => respond({ kind: "submit", value: option }) }))) : null,
+    h("form", { class: "row", onsubmit: (event) => {
+      event.preventDefault();
+      respond({ kind: "submit", value: isQuestion ? answer.value : (answer.value || "done") });
+    } }, isQuestion ? answer : null, h("button", { type: "submit", class: "primary", text: t("ask.send") }),
+    h("button", { type: "button", text: t("ask.skip"), onclick: () => respond({ kind: "cancel" }) })),
+    status);
+}
+
+export function recoveryCard(run, threadId, send) {
+  const tool = run.pendingTool || {};
+  const status = h("p", { class: "card-status", role: "status" });
+  const resolve = async (resolution) => {
+    status.textContent = t("approval.sent");
+    const reply = await send({ type: "run.resolveUncertain", threadId, runId: run.runId, resolution });
+    if (reply && reply.type === "command.rejected") status.textContent = t("approval.rejected", { message: reply.message });
+  };
+  return h("section", { class: "card recovery", tabindex: "-1" },
+    h("h3", { text: t("recovery.title") }),
+    h("p", { text: t("recovery.body", { tool: tool.tool || "?", origin: tool.targetOrigin || t("approval.noOrigin") }) }),
+    run.message ? h("p", { class: "muted small", text: run.message }) : null,
+    tool.params ? h("pre", { class: "small", text: JSON.stringify(tool.params, null, 2) }) : null,
+    h("div", { class: "answers" },
+      h("button", { type: "button", class: "primary", text: t("recovery.done"), onclick: () => resolve("mark_done") }),
+      h("button", { type: "button", text: t("recovery.retry"), onclick: () => resolve("retry") }),
+      h("button", { type: "button", class: "danger", text: t("recovery.fail"), onclick: () => resolve("fail") })),
+    status);
+}
+
+export function budgetCard(run, threadId, send) {
+  const status = h("p", { class: "card-status", role: "status" });
+  return h("section", { class: "card budget" },
+    h("h3", { text: t("budget.title") }),
+    h("button", { type: "button", class: "primary", text: t("budget.resume"), onclick: async () => {
+      status.textContent = t("approval.sent");
+      const reply = await send({ type: "run.resume", threadId, runId: run.runId });
+      if (reply && reply.type === "command.rejected") status.textContent = t("approval.rejected", { message: reply.message });
+    } }),
+    status);
+}

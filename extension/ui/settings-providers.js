@@ -1,0 +1,91 @@
+// Settings: model providers — the list (never the keys), add or edit, verify with a real
+// request, choose the default (and with it the default model).
+import { clear, h } from "./dom.js";
+import { t } from "./strings.js";
+
+export class ProvidersSection {
+  constructor(root, context) {
+    this.context = context;
+    this.status = h("p", { class: "status small", role: "status" });
+    this.body = h("tbody");
+    this.fields = {
+      name: h("input", { id: "provider-name", required: true, autocomplete: "off", pattern: "[A-Za-z0-9_.\\-]{1,64}" }),
+      kind: h("select", { id: "provider-kind" }, h("option", { value: "openai", text: "OpenAI-compatible" }),
+        h("option", { value: "anthropic", text: "Anthropic" })),
+      baseUrl: h("input", { id: "provider-url", type: "url", required: true, placeholder: "https://api.openai.com/v1" }),
+      model: h("input", { id: "provider-model", required: true, autocomplete: "off" }),
+      apiKey: h("input", { id: "provider-key", type: "password", autocomplete: "off", placeholder: t("settings.providers.keyKeep") }),
+      makeDefault: h("input", { id: "provider-default", type: "checkbox" }),
+    };
+    const f = this.fields;
+    root.append(h("p", { class: "muted small", text: t("settings.providers.help") }),
+      h("table", {}, h("thead", {}, h("tr", {}, ["settings.providers.name", "settings.providers.kind", "settings.providers.baseUrl",
+        "settings.providers.model", "settings.providers.key"].map((k) => h("th", { scope: "col", text: t(k) })), h("th", {}))), this.body),
+      h("form", { class: "grid", onsubmit: (event) => this.save(event) },
+        h("label", {}, t("settings.providers.name"), f.name),
+        h("label", {}, t("settings.providers.kind"), f.kind),
+        h("label", {}, t("settings.providers.baseUrl"), f.baseUrl),
+        h("label", {}, t("settings.providers.model"), f.model),
+        h("label", {}, t("settings.providers.key"), f.apiKey),
+        h("label", { class: "row" }, f.makeDefault, t("settings.providers.makeDefault")),
+        h("div", {}, h("button", { type: "submit", class: "primary", text: t("settings.providers.save") }))),
+      this.status);
+  }
+
+  async save(event) {
+    event.preventDefault();
+    const f = this.fields;
+    const op = { type: "providers.save", name: f.name.value.trim(), kind: f.kind.value, baseUrl: f.baseUrl.value.trim(),
+      model: f.model.value.trim(), makeDefault: f.makeDefault.checked };
+    if (f.apiKey.value) op.apiKey = f.apiKey.value;
+    const reply = await this.context.change(op, this.status);
+    if (reply.type === "command.ack") f.apiKey.value = ""; // the key now lives with the host only
+  }
+
+  edit(provider) {
+    const f = this.fields;
+    f.name.value = provider.name;
+    f.kind.value = provider.kind;
+    f.baseUrl.value = provider.baseUrl;
+    f.model.value = provider.model;
+    f.apiKey.value = "";
+    f.makeDefault.checked = !!provider.isDefault;
+    f.model.focus();
+  }
+
+  async verify(provider, out) {
+    out.textContent = t("settings.providers.verifying");
+    out.className = "small";
+    const reply = await this.context.client.send({ type: "providers.verify", name: provider.name });
+    if (reply.type !== "providers.verified") {
+      out.textContent = t("settings.refused", { message: reply.message });
+      out.className = "small bad";
+      return;
+    }
+    out.textContent = reply.ok ? t("settings.providers.ok", { ms: reply.elapsedMs, message: reply.message })
+      : t("settings.providers.failed", { kind: reply.errorKind || "?", message: reply.message });
+    out.className = `small ${reply.ok ? "good" : "bad"}`;
+  }
+
+  render(state) {
+    clear(this.body);
+    const providers = state.providers || [];
+    if (!providers.length) this.body.append(h("tr", {}, h("td", { colspan: 6, class: "muted", text: t("settings.providers.none") })));
+    for (const provider of providers) {
+      const out = h("p", { class: "small", role: "status" });
+      this.body.append(h("tr", { dataset: { provider: provider.name } },
+        h("td", {}, h("strong", { text: provider.name }), provider.isDefault ? h("span", { class: "badge", text: t("settings.providers.default") }) : null),
+        h("td", { text: provider.kind }),
+        h("td", {}, h("code", { text: provider.baseUrl })),
+        h("td", {}, h("code", { text: provider.model })),
+        h("td", { class: "small", text: t(`settings.providers.key.${provider.key || "none"}`) }),
+        h("td", {},
+          h("div", { class: "row" },
+            h("button", { type: "button", text: t("settings.providers.verify"), onclick: () => this.verify(provider, out) }),
+            h("button", { type: "button", text: t("settings.providers.edit"), onclick: () => this.edit(provider) }),
+            provider.isDefault ? null : h("button", { type: "button", text: t("settings.providers.setDefault"),
+              onclick: () => this.context.change({ type: "providers.setDefault", name: provider.name }, this.status) })),
+          out)));
+    }
+  }
+}

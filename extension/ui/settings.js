@@ -1,0 +1,78 @@
+// The settings page: permission matrix, origin lists, scope lock, "test a call", providers and
+// the audit log. A view like the side panel: it asks the host for the state, sends changes as
+// ops, and redraws from the `settings.state` the host sends after every change (to every page).
+import { clear, h } from "./dom.js";
+import { EngineClient } from "./engine-client.js";
+import { AuditSection } from "./settings-audit.js";
+import { ExplainSection } from "./settings-explain.js";
+import { OriginsSection } from "./settings-origins.js";
+import { PolicySection, RulesSection } from "./settings-permissions.js";
+import { ProvidersSection } from "./settings-providers.js";
+import { ScopeSection } from "./settings-scope.js";
+import { applyStrings, t } from "./strings.js";
+
+const $ = (selector) => document.querySelector(selector);
+
+applyStrings(document);
+const client = new EngineClient("settings");
+const context = {
+  client,
+  threads: [],
+  state: null,
+  scopeThread: null,
+  // Send a change; show "Saved." or why not in `status`; resolves with the reply.
+  async change(op, status) {
+    if (status) status.textContent = "";
+    const reply = await client.send(op);
+    if (status) {
+      status.textContent = reply.type === "command.rejected" || reply.type === "error"
+        ? t("settings.refused", { message: reply.message }) : t("settings.saved");
+      status.classList.toggle("bad", reply.type === "command.rejected" || reply.type === "error");
+    }
+    if (reply.type === "command.ack" && context.scopeThread) refresh();
+    return reply;
+  },
+};
+const sections = [
+  new PolicySection($("#policy"), context),
+  new RulesSection($("#rules"), context),
+  new OriginsSection($("#origins"), context),
+  new ScopeSection($("#scope"), context, refresh),
+  new ExplainSection($("#explain"), context),
+  new ProvidersSection($("#providers"), context),
+  new AuditSection($("#audit"), context),
+];
+
+client.on("link.state", () => {
+  const state = client.link || {};
+  const line = $("#link");
+  line.textContent = state.fatal ? t("link.fatal", { message: state.fatal.message })
+    : state.ready ? "" : state.lastError ? t("link.down", { reason: String(state.lastError).replace(/\.$/, "") }) : t("link.connecting");
+  line.hidden = !line.textContent;
+});
+client.on("fatal.reload_required", (m) => { $("#link").textContent = t("link.reload", { message: m.message }); $("#link").hidden = false; });
+client.on("initialized", (m) => {
+  context.threads = (m.snapshot && m.snapshot.threads) || [];
+  refresh();
+});
+client.on("thread.created", (m) => { context.threads = [m.meta, ...context.threads.filter((x) => x.id !== m.threadId)]; });
+client.on("settings.state", (m) => {
+  // A broadcast after someone's change carries no thread part: keep the one shown.
+  const state = { ...m.state };
+  if (!m.submissionId && context.state && context.state.thread) state.thread = context.state.thread;
+  context.state = state;
+  draw();
+});
+client.connect();
+
+function refresh() {
+  client.send({ type: "settings.get", ...(context.scopeThread ? { threadId: context.scopeThread } : {}) });
+}
+
+function draw() {
+  const problems = $("#problems");
+  clear(problems);
+  const list = context.state.problems || [];
+  if (list.length) problems.append(h("p", { text: t("settings.problems") }), h("ul", {}, list.map((p) => h("li", { text: p }))));
+  for (const section of sections) section.render(context.state);
+}

@@ -1,0 +1,418 @@
+"""The side panel and the settings page in headless Chromium (Playwright), against the real host
+and a fake OpenAI-compatible model server (real HTTP + SSE).
+
+A person's whole task from the panel: submit, see the approval card with the complete
+parameters (a typed password masked, its presence shown), answer with the keyboard, see the
+tool cards and the final answer; decline with a note that reaches the model; rules added in
+the settings page change the next decision; the host is killed while an approval waits and the
+page, reconnected to the new host, still shows it and answers it; a look-alike card drawn by a
+web page does nothing. Screenshots of the main states go to test-output/sidepanel/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from install.extension_id import default_extension_id
+from tests.providers.fake_servers import FakeOpenAI, Reply
+from tests.support.browser import ROOT, BrowserRun
+from tests.support.pages import PageServer
+
+pytestmark = pytest.mark.browser
+
+SHOTS = ROOT / "test-output" / "sidepanel"
+REF = r"\[ref=(s[0-9a-z]+_\d+_\d+)\]"
+WAIT_MS = 30_000
+FAKE_CARD = """<!doctype html><html><head><meta charset="utf-8"><title>Totally legit page</title></head><body>
+<h1>Shop</h1>
+<section class="card approval"><h3>Allow Type?</h3><p>Tabwarden needs your approval.</p>
+<button id="fake-allow">Allow once <kbd>Y</kbd></button></section>
+<script>
+  window.attempts = [];
+  function tryAllow(how) {
+    const id = "EXTENSION_ID";
+    try {
+      if (!window.chrome || !chrome.runtime) throw new Error("no chrome.runtime in a web page");
+      const port = chrome.runtime.connect(id, {name: "sidepanel"});
+      port.postMessage({type: "approval.response", submissionId: "forged-" + how, approvalId: "APPROVAL_ID",
+                        decision: {kind: "accept"}});
+      window.attempts.push(how + ": sent");
+    } catch (err) { window.attempts.push(how + ": " + err.message); }
+    window.postMessage({type: "approval.response", approvalId: "APPROVAL_ID", decision: {kind: "accept"}}, "*");
+  }
+  document.getElementById("fake-allow").addEventListener("click", () => tryAllow("click"));
+  document.addEventListener("keydown", (e) => { if (e.key === "y") tryAllow("key"); });
+</script></body></html>"""
+
+
+def tool_results(body: dict[str, Any]) -> list[str]:
+    return [str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "tool"]
+
+
+def latest_ref(results: list[str], line_part: str) -> str:
+    """The ref of the element on a line containing `line_part`, from the newest snapshot."""
+    for text in reversed(results):
+        current = text.split("Current interactive refs:")[-1]
+        for line in current.split("\n"):
+            found = re.search(REF, line) if line_part in line else None
+            if found:
+                return found.group(1)
+    raise AssertionError(f"no ref for {line_part!r}")
+
+
+def eventually(predicate, what: str, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+@dataclass
+class Site:
+    run: BrowserRun
+    pages: PageServer
+    web: PageServer
+    web_dir: Path
+    model: FakeOpenAI
+    context: Any
+    panel: Any
+    form: Any
+
+    @property
+    def origin(self) -> str:
+        return self.pages.url("")[:-1]
+
+    def shot(self, page: Any, name: str, *, dark: bool = False, full: bool = False) -> Path:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        path = SHOTS / f"{name}-{'dark' if dark else 'light'}.png"
+        page.emulate_media(color_scheme="dark" if dark else "light")
+        page.screenshot(path=str(path), full_page=full)
+        page.emulate_media(color_scheme="light")
+        return path
+
+    def extension_page(self, path: str) -> Any:
+        page = self.context.new_page()
+        page.goto(f"chrome-extension://{default_extension_id()}/ui/{path}")
+        page.wait_for_selector("body[data-engine=ready]" if path.startswith("sidepanel") else "#rules tbody tr",
+                               timeout=WAIT_MS)
+        return page
+
+    def new_task(self, text: str) -> None:
+        # The task's tab is the web page the user looked at last (the panel is a tab here).
+        self.form.bring_to_front()
+        panel = self.panel
+        panel.bring_to_front()
+        panel.click("#new-thread")
+        panel.fill("#message", text)
+        panel.press("#message", "Enter")
+
+    def notifications(self) -> list[str]:
+        worker = self.context.service_workers[0]
+        return [n for n in worker.evaluate("chrome.notifications.getAll().then(Object.keys)")
+                if n.startswith("tabwarden-approval|")]
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=WAIT_MS)
+    folder = tmp_path_factory.mktemp("sidepanel")
+    (folder / "web").mkdir()
+    with PageServer() as pages, PageServer(folder / "web") as web, FakeOpenAI() as model:
+        run = BrowserRun(folder / "run", host_permissions=["http://127.0.0.1/*"])
+        run.prepare()
+        config = run.tw_home / "config"
+        config.mkdir(parents=True, exist_ok=True)
+        (config / "engine.json").write_text(json.dumps({"providers": {"fake": {
+            "kind": "openai", "baseUrl": model.url, "model": "m-1", "maxRetries": 0}}}))
+        with sync_playwright() as playwright:
+            context = playwright.chromium.launch_persistent_context(
+                str(run.profile), executable_path=run.binary, headless=True, env=run.env(),
+                viewport={"width": 460, "height": 900},
+                args=[f"--load-extension={run.extension}", f"--disable-extensions-except={run.extension}",
+                      "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
+                      "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                      "--disable-dev-shm-usage", "--password-store=basic", "--use-mock-keychain"])
+            try:
+                form = context.new_page()
+                form.goto(pages.url("l1/form.html"))
+                site = Site(run, pages, web, folder / "web", model, context, None, form)
+                site.panel = site.extension_page("sidepanel.html")
+                yield site
+            finally:
+                context.close()
+                for pid in run.host_pids():  # the host exits on EOF; anything left is ended by PID
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+
+
+def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
+    from playwright.sync_api import expect
+
+    def script(body):
+        results = tool_results(body)
+        if not results:
+            return Reply(text="Reading the form.", tool_calls=[("read_page", {})])
+        if len(results) == 1:
+            return Reply(text="Typing the name.", tool_calls=[("type", {
+                "element": "Full name field", "ref": latest_ref(results, 'textbox "Full name"'), "text": "Grace Hopper"})])
+        if len(results) == 2:
+            return Reply(text="Now the password.", tool_calls=[("type", {
+                "element": "Password field", "ref": latest_ref(results, 'textbox "Password"'), "text": "s3cret-pass"})])
+        return Reply(text="Done: the name and the password are filled in.")
+
+    site.model.replies.clear()
+    site.model.add(*[script] * 4)
+    panel = site.panel
+    site.new_task("Fill in my name and password on the sign-up form.")
+
+    card = panel.locator(".approval")
+    expect(card).to_have_count(1)
+    expect(card.locator("h3")).to_have_text("Allow Type?")
+    expect(card.locator(".origin")).to_have_text(site.origin)
+    expect(card.locator(".target-line")).to_contain_text('textbox "Full name"')
+    params = card.locator(".params")
+    expect(params).to_contain_text("Grace Hopper")
+    expect(params).to_contain_text("Full name field")
+    expect(params).to_contain_text("ref")
+    for kind, words, key in (("accept", "Allow once", "Y"), ("acceptForSession", "Allow for this session", "S"),
+                             ("acceptForSite", "Always allow on this site", "A"), ("note", "Decline with note", "N"),
+                             ("cancel", "Cancel", "Esc")):
+        expect(card.locator(f"button[data-kind={kind}]")).to_have_text(f"{words} {key}")
+    expect(card).to_be_focused()
+    approval_id = card.get_attribute("data-approval-id")
+    # The browser notification points to the waiting approval, with no parameters in it.
+    assert eventually(lambda: [n for n in site.notifications() if approval_id in n], "the notification")
+    site.shot(panel, "approval")
+    site.shot(panel, "approval", dark=True)
+
+    panel.keyboard.press("y")
+    typed = panel.locator(".item.tool[data-tool=type]").first
+    expect(typed).to_have_class(re.compile(r"\bstatus-ok\b"))
+    expect(typed).to_contain_text("You allowed it once.")
+
+    # The password: masked on the card, its presence and length shown, flagged in words.
+    expect(card).to_have_count(1)
+    expect(card.locator(".target-line")).to_contain_text("type=password")
+    expect(card.locator(".secret")).to_have_text("•••••••• (hidden secret, 11 characters)")
+    assert "s3cret-pass" not in card.inner_text()
+    expect(card.locator(".flag-sensitive_payload")).to_contain_text("Sensitive data")
+    site.shot(panel, "approval-secret")
+    site.shot(panel, "approval-secret", dark=True)
+    panel.keyboard.press("s")
+
+    answer = panel.locator(".item.assistant").last
+    expect(answer).to_have_text(re.compile("Done: the name and the password are filled in."))
+    expect(panel.locator(".item.tool[data-tool=type].status-ok")).to_have_count(2)
+    expect(panel.locator(".item.tool[data-tool=read_page].status-ok")).to_have_count(1)
+    expect(panel.locator("#usage")).to_contain_text("Tokens:")
+    assert "s3cret-pass" not in panel.locator("#log").inner_text()  # the tool card masks it too
+    site.shot(panel, "done")
+    site.shot(panel, "done", dark=True)
+    assert site.form.evaluate("document.getElementById('name').value") == "Grace Hopper"
+    assert site.form.evaluate("document.getElementById('pw').value") == "s3cret-pass"
+    assert eventually(lambda: not site.notifications(), "the notifications to be cleared")
+
+
+def test_decline_with_a_note_reaches_the_model(site):
+    from playwright.sync_api import expect
+
+    def script(body):
+        results = tool_results(body)
+        if not results:
+            return Reply(text="Reading.", tool_calls=[("read_page", {})])
+        if len(results) == 1:
+            return Reply(text="Typing.", tool_calls=[("type", {
+                "element": "Bio", "ref": latest_ref(results, 'textbox "Bio"'), "text": "Pioneer of compilers."})])
+        return Reply(text=f"Understood. ({results[-1][:120]})")
+
+    site.model.replies.clear()
+    site.model.add(*[script] * 3)
+    panel = site.panel
+    site.new_task("Write my bio.")
+    card = panel.locator(".approval")
+    expect(card).to_have_count(1)
+    expect(card).to_be_focused()
+    panel.keyboard.press("n")
+    note = card.locator("textarea.note")
+    expect(note).to_be_focused()
+    panel.keyboard.type("Leave the bio empty, thanks")
+    site.shot(panel, "decline-note", dark=True)
+    panel.keyboard.press("Enter")
+    expect(card).to_have_count(0)
+    declined = panel.locator(".item.tool[data-tool=type]").last
+    expect(declined).to_have_class(re.compile(r"\bstatus-declined\b"))
+    expect(declined).to_contain_text("You declined it: “Leave the bio empty, thanks”")
+    expect(panel.locator(".item.assistant").last).to_contain_text("Understood.")
+    sent = tool_results(site.model.requests[-1]["body"])[-1]
+    assert "The user declined this action. User said: Leave the bio empty, thanks" in sent
+    assert site.form.evaluate("document.getElementById('bio').value") == ""
+
+
+def test_the_page_survives_a_host_restart_with_the_approval_still_pending(site):
+    from playwright.sync_api import expect
+
+    target = site.pages.url("l1/result.html")
+    site.model.replies.clear()
+    site.model.add(Reply(text="Opening the result page.", tool_calls=[("tab_open", {"url": target})]),
+                   Reply(text="Opened the result page."))
+    panel = site.panel
+    site.new_task("Open the result page.")
+    card = panel.locator(".approval")
+    expect(card).to_have_count(1)
+    expect(card.locator(".params")).to_contain_text(target)
+    approval_id = card.get_attribute("data-approval-id")
+    epoch = int(panel.get_attribute("body", "data-epoch"))
+    old = site.run.host_pids()
+    assert len(old) == 1
+    # Keep the host down until the page has been used offline: without its registration the
+    # worker's reconnect attempts fail.
+    manifest = next((site.run.profile / "NativeMessagingHosts").glob("*.json"))
+    hidden = manifest.with_suffix(".off")
+    manifest.rename(hidden)
+    try:
+        os.kill(old[0], signal.SIGKILL)
+        expect(panel.locator("body")).to_have_attribute("data-link", "down")
+        expect(panel.locator("#link")).to_contain_text("not connected")
+        expect(card).to_have_count(1)  # the view stays as it was
+        expect(card).to_have_attribute("data-approval-id", approval_id)
+        panel.keyboard.press("y")
+        expect(card.locator(".card-status")).to_have_text("Answer saved; it is sent when the host is back.")
+        site.shot(panel, "host-down")
+        site.shot(panel, "host-down", dark=True)
+    finally:
+        hidden.rename(manifest)
+    # The worker starts a new host; the page initializes again and sends its answer again, with
+    # the same id: the new host offers the same approval, and the answer settles it.
+    new = eventually(lambda: [p for p in site.run.host_pids() if p not in old], "a new host", timeout=60)
+    assert new
+    eventually(lambda: int(panel.get_attribute("body", "data-epoch")) > epoch, "the page to initialize again")
+    expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Opened the result page."))
+    opened = panel.locator(".item.tool[data-tool=tab_open]")
+    expect(opened).to_have_class(re.compile(r"\bstatus-ok\b"))
+    expect(opened).to_contain_text("You allowed it once.")
+    expect(card).to_have_count(0)
+    site.shot(panel, "after-restart")
+    opened_tab = eventually(lambda: [p for p in site.context.pages if p.url == target], "the opened tab")
+    opened_tab[0].close()
+
+
+def test_a_card_drawn_inside_a_web_page_has_no_effect(site):
+    from playwright.sync_api import expect
+
+    def script(body):
+        results = tool_results(body)
+        if not results:
+            return Reply(text="Reading.", tool_calls=[("read_page", {})])
+        if len(results) == 1:
+            return Reply(text="Clicking Save.", tool_calls=[("click", {
+                "element": "Save button", "ref": latest_ref(results, 'button "Save"')})])
+        return Reply(text="Noted.")
+
+    site.model.replies.clear()
+    site.model.add(*[script] * 3)
+    panel = site.panel
+    site.new_task("Save the form.")
+    card = panel.locator(".approval")
+    expect(card).to_have_count(1)
+    approval_id = card.get_attribute("data-approval-id")
+    page_html = FAKE_CARD.replace("EXTENSION_ID", default_extension_id()).replace("APPROVAL_ID", approval_id)
+    (site.web_dir / "fake.html").write_text(page_html)
+    fake = site.context.new_page()
+    fake.goto(site.web.url("fake.html"))
+    fake.click("#fake-allow")
+    fake.keyboard.press("y")
+    attempts = fake.evaluate("window.attempts")
+    assert attempts == ["click: no chrome.runtime in a web page", "key: no chrome.runtime in a web page"]
+    fake.close()
+    # The approval is still open: the panel's own answer is the one that counts.
+    panel.bring_to_front()
+    expect(card).to_have_count(1)
+    card.locator("button[data-kind=note]").click()
+    card.locator("textarea.note").fill("Not now")
+    card.locator("button.danger", has_text="Decline").last.click()
+    expect(panel.locator(".item.tool[data-tool=click]").last).to_have_class(re.compile(r"\bstatus-declined\b"))
+    assert "User said: Not now" in tool_results(site.model.requests[-1]["body"])[-1]
+    assert site.form.evaluate("document.getElementById('status').textContent") == ""
+
+
+def test_rules_added_in_settings_change_the_next_decision(site):
+    from playwright.sync_api import expect
+
+    settings = site.extension_page("settings.html")
+    settings.set_viewport_size({"width": 1100, "height": 900})
+    for tool, verdict in (("type", "allow"), ("click", "deny")):
+        settings.fill("#rule-tool", tool)
+        settings.fill("#rule-origin", site.origin)
+        settings.select_option("#rule-verdict", verdict)
+        settings.click("form.add-rule button[type=submit]")
+        expect(settings.locator("#rules tbody tr", has_text=site.origin).filter(has_text=tool)).to_have_count(1)
+    seeded = settings.locator("#rules tbody tr", has_text="run_javascript")
+    expect(seeded.locator("button", has_text="Delete")).to_have_count(1)
+    # "Test a call" shows the decision the next call will get.
+    settings.select_option("#explain-tool", "type")
+    settings.fill("#explain-url", f"{site.origin}/l1/form.html")
+    settings.click("#explain button[type=submit]")
+    expect(settings.locator(".explain-result .verdict-line")).to_contain_text("allow (rule_allow)")
+    expect(settings.locator(".explain-result")).to_contain_text(f"type @ {site.origin} (user_setting)")
+    settings.bring_to_front()
+    settings.evaluate("window.scrollTo(0, 0)")
+    for dark in (False, True):
+        site.shot(settings, "settings-rules", dark=dark)
+    settings.locator("#explain").evaluate("el => el.scrollIntoView()")
+    for dark in (False, True):
+        site.shot(settings, "settings-explain", dark=dark)
+
+    def script(body):
+        results = tool_results(body)
+        if not results:
+            return Reply(text="Reading.", tool_calls=[("read_page", {})])
+        if len(results) == 1:
+            return Reply(text="Typing.", tool_calls=[("type", {
+                "element": "Full name field", "ref": latest_ref(results, 'textbox "Full name"'), "text": "Ada"})])
+        if len(results) == 2:
+            return Reply(text="Saving.", tool_calls=[("click", {
+                "element": "Save button", "ref": latest_ref(results, 'button "Save"')})])
+        return Reply(text="The save was refused by a rule.")
+
+    site.model.replies.clear()
+    site.model.add(*[script] * 4)
+    panel = site.panel
+    site.new_task("Put Ada in the name and save.")
+    # No approval was needed: the allow rule let the typing run, the deny rule stopped the click.
+    expect(panel.locator(".item.assistant").last).to_have_text(re.compile("The save was refused by a rule."))
+    expect(panel.locator(".approval")).to_have_count(0)
+    expect(panel.locator(".item.tool[data-tool=type]").last).to_have_class(re.compile(r"\bstatus-ok\b"))
+    denied = panel.locator(".item.tool[data-tool=click]").last
+    expect(denied).to_have_class(re.compile(r"\bstatus-denied\b"))
+    expect(denied).to_contain_text("rule_deny")
+    assert site.form.evaluate("document.getElementById('name').value") == "Ada"
+
+    # The audit view shows the denial; then the rules are deleted again.
+    settings.bring_to_front()
+    settings.select_option("#audit-verdict", "deny")
+    settings.click("#audit form button[type=submit]")
+    expect(settings.locator("#audit tbody tr").first).to_contain_text("rule_deny")
+    settings.locator("#audit").evaluate("el => el.scrollIntoView()")
+    site.shot(settings, "settings-audit", dark=True)
+    for tool in ("type", "click"):
+        row = settings.locator("#rules tbody tr", has_text=site.origin).filter(has_text=tool)
+        row.locator("button", has_text="Delete").click()
+        expect(row).to_have_count(0)
+    settings.close()
