@@ -57,6 +57,12 @@ OP_TYPES: tuple[str, ...] = (
     "providers.save",
     "providers.verify",
     "providers.setDefault",
+    # built-ins: the profile's memory (settings page) and a thread's artifacts (side panel)
+    "memory.list",
+    "memory.set",
+    "memory.delete",
+    "memory.clear",
+    "artifact.download",
 )
 
 EVENT_TYPES: tuple[str, ...] = (
@@ -96,6 +102,8 @@ EVENT_TYPES: tuple[str, ...] = (
     "policy.explained",
     "audit.rows",
     "providers.verified",
+    # built-ins
+    "memory.state",
 )
 
 STOP_REASONS = ("end", "max_tokens", "content_filter", "interrupted", "error", "budget_pause")
@@ -137,6 +145,12 @@ ERROR_CODES = (
     "invalid_policy",
     "invalid_provider",
     "provider_not_found",
+    # built-ins
+    "invalid_key",
+    "value_too_long",
+    "memory_full",
+    "artifact_not_found",
+    "browser_unavailable",
 )
 
 PERMISSION_POLICIES = ("always", "untrusted", "auto")
@@ -719,8 +733,12 @@ class ApprovalResolved(_Ui, tag="approval.resolved", kw_only=True):
 
 
 class InteractionRequest(_Ui, tag="interaction.request", kw_only=True):
-    """The model asks the user something (`request.kind`: ask_user, with `question` and
-    optional `options`); answered with `interaction.response`."""
+    """The run waits on the user or a condition; `request.kind` says which:
+    ask_user {question, options?}; request_user_action {action, reason?, tabId?} (the user does
+    it, then submits: the model learns only that it is done); watch_page {tabId, origin,
+    textAppears?, textGone?, urlMatches?, note?, summary} (settled by the watcher; submit ends it
+    early, cancel stops it); schedule_resume {delaySeconds, reason, summary} (continues at the
+    deadline; submit resumes now). Answered with `interaction.response`."""
 
     thread_id: Id
     turn_id: Id
@@ -736,7 +754,7 @@ class InteractionResolved(_Ui, tag="interaction.resolved", kw_only=True):
     thread_id: Id
     interaction_id: Id
     response: str  # submit | cancel | timeout
-    by: Literal["user", "timeout", "interrupt", "recovery"]
+    by: Literal["user", "timeout", "interrupt", "recovery", "watch"]  # watch: watch_page's page watcher
     stream: StreamCursor
 
 
@@ -1012,17 +1030,74 @@ class ProvidersVerified(_Ui, tag="providers.verified", kw_only=True):
     elapsed_ms: Count = 0
 
 
+# ---------------------------------------------------------------- built-ins (page → engine → page)
+
+MemoryKey = Annotated[str, msgspec.Meta(min_length=1, max_length=100)]
+
+
+class MemoryList(_Ui, tag="memory.list", kw_only=True):
+    """The profile's memory (answered with `memory.state`)."""
+
+    submission_id: SubmissionId
+    query: Annotated[str, msgspec.Meta(max_length=200)] | None = None
+
+
+class MemorySet(_Ui, tag="memory.set", kw_only=True):
+    """Create or replace a memory (within the configured limits); every page then gets
+    `memory.state`."""
+
+    submission_id: SubmissionId
+    key: MemoryKey
+    value: Annotated[str, msgspec.Meta(max_length=4000)]
+
+
+class MemoryDelete(_Ui, tag="memory.delete", kw_only=True):
+    submission_id: SubmissionId
+    key: MemoryKey
+
+
+class MemoryClear(_Ui, tag="memory.clear", kw_only=True):
+    submission_id: SubmissionId
+
+
+class ArtifactDownload(_Ui, tag="artifact.download", kw_only=True):
+    """Save an artifact (a file the model wrote, named in its tool result's
+    `details.artifact.artifactId`) into the user's downloads folder."""
+
+    submission_id: SubmissionId
+    artifact_id: Id
+
+
+class MemoryEntry(_Shape, kw_only=True):
+    key: str
+    value: str
+    source: Literal["model", "user"]  # who wrote it last
+    created_at: Epoch
+    updated_at: Epoch
+
+
+class MemoryState(_Ui, tag="memory.state", kw_only=True):
+    """The answer to `memory.list`, and sent to every page after any memory change."""
+
+    submission_id: SubmissionId | None = None
+    entries: list[MemoryEntry] = []
+    max_entries: Count = 0
+    max_value_chars: Count = 0
+
+
 UiOpMessage = Union[
     Initialize, PingOp, ThreadCreate, ThreadSubscribe, ThreadDelete, ThreadFork, ThreadSelectBranch, TurnSubmit,
     TurnFork, TurnSteer, TurnEnqueue, TurnInterrupt, QueueUpdate, QueueRemove, RunResume, RunResolveUncertain,
     ApprovalResponse, InteractionResponse, SettingsGet, PolicySetDefault, PolicyExplain, RulesAdd, RulesRemove,
     OriginsAdd, OriginsRemove, ScopeSetLock, AuditQuery, ProvidersSave, ProvidersVerify, ProvidersSetDefault,
+    MemoryList, MemorySet, MemoryDelete, MemoryClear, ArtifactDownload,
 ]
 UiEventMessage = Union[
     Initialized, ReloadRequired, CommandAck, CommandRejected, PongEvent, ErrorEvent, ThreadCreated, ThreadForked,
     ThreadDeleted, ThreadSnapshotEvent, TurnStart, TurnComplete, TokenUsage, ItemStart, ItemDelta, ItemComplete,
     ApprovalRequest, ApprovalResolved, InteractionRequest, InteractionResolved, ThreadUpdated, QueueUpdated, RunRecoveryRequired,
     TabsUpdated, ActivityUpdated, AlertRaised, SettingsState, PolicyExplained, AuditRows, ProvidersVerified,
+    MemoryState,
 ]
 
 DECISION_KINDS: tuple[str, ...] = tuple(

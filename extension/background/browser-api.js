@@ -59,6 +59,9 @@ const API = {
   "tabGroups.update": (groupId, props) => chrome.tabGroups.update(groupId, props || {}),
   "permissions.contains": (perms) => chrome.permissions.contains(perms || {}),
   "permissions.getAll": () => chrome.permissions.getAll(),
+  // download (judged by its destination on the host) and artifacts (data: URLs made by the host).
+  "downloads.download": (options) => chrome.downloads.download(options || {}),
+  "downloads.search": (query) => chrome.downloads.search(query || {}),
 };
 
 export async function handleBrowserCall(message) {

@@ -9,7 +9,8 @@ export function markAgentInput(tabId) {
   agentInputAt.set(tabId, Date.now());
 }
 
-function isAgentInput(tabId) {
+// Also read by the indicator relay: the agent's own trusted input never presses its buttons.
+export function isAgentInput(tabId) {
   const at = agentInputAt.get(tabId);
   return at !== undefined && Date.now() - at < AGENT_INPUT_WINDOW_MS;
 }

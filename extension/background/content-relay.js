@@ -13,6 +13,7 @@ export const EXECUTOR_FILES = [
   "content/snapshot.js",
   "content/refs.js",
   "content/overlay.js",
+  "content/indicator.js",
   "content/actionability.js",
   "content/input.js",
   "content/actions.js",

@@ -11,7 +11,7 @@
   let lastReport = 0;
 
   function report(event) {
-    if (!event.isTrusted) return;
+    if (!event.isTrusted || TW.isOverlayNode(event.target)) return; // our own indicator is not the page
     const now = Date.now();
     if (now - lastReport < REPORT_GAP_MS) return;
     lastReport = now;

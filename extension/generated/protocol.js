@@ -3,7 +3,7 @@
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "81214d321095811f62a4047b557715c58809a21bad9e4b16ca5c6cf89fddcc84";
+export const SCHEMA_HASH = "073bb1c6cab802f5e614bb86f23e196159885d691df663476bbcee67905152e1";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -340,7 +340,12 @@ export const UI = Object.freeze({
     "policy_locked",
     "invalid_policy",
     "invalid_provider",
-    "provider_not_found"
+    "provider_not_found",
+    "invalid_key",
+    "value_too_long",
+    "memory_full",
+    "artifact_not_found",
+    "browser_unavailable"
   ],
   "events": [
     "initialized",
@@ -372,7 +377,8 @@ export const UI = Object.freeze({
     "settings.state",
     "policy.explained",
     "audit.rows",
-    "providers.verified"
+    "providers.verified",
+    "memory.state"
   ],
   "ops": [
     "initialize",
@@ -404,7 +410,12 @@ export const UI = Object.freeze({
     "audit.query",
     "providers.save",
     "providers.verify",
-    "providers.setDefault"
+    "providers.setDefault",
+    "memory.list",
+    "memory.set",
+    "memory.delete",
+    "memory.clear",
+    "artifact.download"
   ],
   "permissionPolicies": [
     "always",

@@ -219,6 +219,7 @@ class Commands:
 
 
 def _handlers() -> dict[str, Callable[..., Any]]:
+    from host.builtins import ops as builtin_ops
     from host.engine import ops_answers, ops_threads, ops_turns, settings_ops
 
     return {
@@ -239,6 +240,7 @@ def _handlers() -> dict[str, Callable[..., Any]]:
         "approval.response": ops_answers.approval_response,
         "interaction.response": ops_answers.interaction_response,
         **settings_ops.HANDLERS,
+        **builtin_ops.HANDLERS,
     }
 
 

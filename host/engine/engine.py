@@ -258,7 +258,7 @@ class Engine:
     def interaction_resolved(self, row: InteractionRow, answered: Answered) -> None:
         """Tell the pages a question was answered or dropped."""
         self.bus.emit(ui.InteractionResolved, row.thread_id, interaction_id=row.id, response=answered.kind,
-                      by=answered.by if answered.by in ("user", "timeout", "interrupt", "recovery") else "user")
+                      by=answered.by if answered.by in ("user", "timeout", "interrupt", "recovery", "watch") else "user")
         self.activity(row.thread_id)
 
     def activity(self, thread_id: str) -> None:

@@ -43,14 +43,17 @@ class EngineHost:
             self.started = asyncio.ensure_future(self.engine.start())
 
     def _build(self, options: dict[str, Any]):
+        from host.builtins.hosting import build_executor, connect
         from host.engine.engine import Engine
-        from host.engine.gateway_executor import GatewayExecutor
         from host.store.db import StoreError
 
         store = self.services.store
         if store is None:
             raise StoreError(f"the store cannot be opened: {self.services.store_error}")
-        return Engine(store, self.services.gatekeeper, GatewayExecutor(self.services.gateway), **options)
+        executor = build_executor(self.services)  # built-ins in front of the browser gateway
+        engine = Engine(store, self.services.gatekeeper, executor, **options)
+        connect(self.services, executor, engine)
+        return engine
 
     async def receive(self, message: Any) -> None:
         """A `ui.connect`, `ui.op` or `ui.disconnect` frame from the browser."""

@@ -151,7 +151,7 @@ def _open(proc: "CallProcessor", node_id: str, body: ToolCallBody, spec, kind: K
             engine.store.update_run(conn, runner.run_id, state=runs.EXECUTING)
         return engine.interactions.open(
             conn, interaction_id=new_id(), thread_id=runner.thread_id, run_id=runner.run_id, turn_id=runner.turn_id,
-            item_id=node_id, request=kind.request(typed, prepared),
+            item_id=node_id, request=kind.request(typed, prepared, engine.clock()),
             timeout_s=kind.timeout(typed, engine.interaction_timeout_s()), pending=pending)
 
 

@@ -141,12 +141,18 @@ class Kind:
     read: Callable[["Answered", dict[str, Any], float], Reading]
     watched: bool = False  # a watcher settles it (watch_page)
 
-    def request(self, params: Any, prepared: "Prepared") -> dict[str, Any]:
-        """What is persisted and shown to the user."""
+    def request(self, params: Any, prepared: "Prepared", now: float) -> dict[str, Any]:
+        """What is persisted and shown to the user (watch_page and schedule_resume also get a
+        one-line `summary` for pages and the REPL)."""
         request: dict[str, Any] = {"kind": self.name, **msgspec.to_builtins(params)}
         if self.targeted:
             request["tabId"] = prepared.tab_id
             request["origin"] = prepared.origin
+        if self.name == "watch_page":
+            request["summary"] = (f"Waiting until {describe_condition(request)} on tab {prepared.tab_id} "
+                                  f"({prepared.origin}), for at most {_duration(params.timeout_seconds)}")
+        elif self.name == "schedule_resume":
+            request["summary"] = f"Continues at {_clock(now + params.delay_seconds)}: {params.reason}"
         return request
 
 

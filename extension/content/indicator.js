@@ -1,0 +1,90 @@
+// Tabwarden page executor, the page indicator (injected after the overlay). While an agent
+// turn drives this tab, a small pill in the bottom-right corner says so and offers Pause and
+// Stop. It lives in a closed shadow root (page styles cannot reach it, page scripts cannot press
+// its buttons), only its two buttons take the pointer (the rest lets clicks through to the
+// page), and its own clicks never reach the page's listeners. The service worker shows and hides
+// it (`tabwarden/indicator-v1`) and relays a trusted press of a button to the host, which pauses
+// or stops the turn.
+(() => {
+  const TW = globalThis.__tabwarden;
+  if (TW.parts.has("indicator")) return;
+  TW.parts.add("indicator");
+
+  const PROTOCOL = "tabwarden/indicator-v1";
+  const SWALLOWED = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "auxclick", "contextmenu",
+    "keydown", "keyup", "keypress", "touchstart", "touchend"];
+  let host = null;
+
+  function button(label, action) {
+    const node = document.createElement("button");
+    node.type = "button";
+    node.textContent = label;
+    node.className = action;
+    node.setAttribute("aria-label", `${label} the Tabwarden task`);
+    node.addEventListener("click", (event) => {
+      if (!event.isTrusted) return; // a page script's synthetic click is not the user's
+      try {
+        chrome.runtime.sendMessage({ type: "tabwarden.indicator", action }).catch(() => {});
+      } catch (_) {
+        // the extension was reloaded: nobody to tell
+      }
+    });
+    return node;
+  }
+
+  function build() {
+    const element = document.createElement(TW.OVERLAY_TAG);
+    element.style.cssText = "all: initial; position: fixed; right: 12px; bottom: 12px; z-index: 2147483647; " +
+      "display: block; pointer-events: none;";
+    const shadow = element.attachShadow({ mode: "closed" });
+    const style = document.createElement("style");
+    style.textContent = `
+      .pill { display: flex; align-items: center; gap: 6px; padding: 4px 4px 4px 10px; border-radius: 16px;
+              background: rgba(32, 33, 36, 0.92); color: #fff; font: 500 12px/16px system-ui, sans-serif;
+              box-shadow: 0 2px 8px rgba(0, 0, 0, 0.3); pointer-events: none; user-select: none; }
+      .dot { width: 8px; height: 8px; border-radius: 50%; background: #34a853;
+             animation: pulse 1.4s ease-in-out infinite; }
+      @keyframes pulse { 50% { opacity: 0.35; } }
+      button { all: unset; pointer-events: auto; cursor: pointer; box-sizing: border-box; width: 52px;
+               padding: 3px 0; border-radius: 12px; text-align: center; background: rgba(255, 255, 255, 0.16); }
+      button:hover { background: rgba(255, 255, 255, 0.28); }
+      button:focus-visible { outline: 2px solid #8ab4f8; }
+      button.stop { background: #d93025; }
+      button.stop:hover { background: #ea4335; }`;
+    const pill = document.createElement("div");
+    pill.className = "pill";
+    pill.setAttribute("role", "status");
+    const dot = document.createElement("span");
+    dot.className = "dot";
+    const label = document.createElement("span");
+    label.textContent = "Tabwarden is operating";
+    pill.append(dot, label, button("Pause", "pause"), button("Stop", "stop"));
+    shadow.append(style, pill);
+    // Our own presses end here: the page's bubbling listeners never see them.
+    for (const type of SWALLOWED) shadow.addEventListener(type, (event) => event.stopPropagation());
+    return element;
+  }
+
+  function show() {
+    if (host && host.isConnected) return;
+    host = build();
+    (document.documentElement || document.body).appendChild(host);
+  }
+
+  function hide() {
+    if (host) host.remove();
+    host = null;
+  }
+
+  // The indicator is ours: snapshots skip it (by tag), hit tests and the takeover watch ignore it.
+  const isOverlay = TW.isOverlayNode;
+  TW.isOverlayNode = (node) => (!!host && (node === host || host.contains(node))) || isOverlay(node);
+
+  chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
+    if (!message || message.protocol !== PROTOCOL || sender.id !== chrome.runtime.id || sender.tab) return false;
+    if (message.kind === "show") show();
+    else if (message.kind === "hide") hide();
+    sendResponse({ ok: true, shown: !!host });
+    return false;
+  });
+})();
