@@ -10,7 +10,7 @@ export class AuditSection {
     this.thread = h("select", { id: "audit-thread" }, any());
     this.tool = h("input", { id: "audit-tool", autocomplete: "off", list: "tool-names" });
     this.verdict = h("select", { id: "audit-verdict" }, any(), ["allow", "ask", "deny"].map((v) => h("option", { value: v, text: t(`verdict.${v}`) })));
-    this.kind = h("select", { id: "audit-kind" }, any(), ["decision", "approval", "outcome", "alert"].map((k) => h("option", { value: k, text: k })));
+    this.kind = h("select", { id: "audit-kind" }, any(), ["decision", "approval", "outcome", "alert"].map((k) => h("option", { value: k, text: t(`settings.audit.kind.${k}`) })));
     this.body = h("tbody");
     root.append(h("p", { class: "muted small", text: t("settings.audit.help") }),
       h("form", { class: "row", onsubmit: (event) => { event.preventDefault(); this.load(); } },
@@ -44,7 +44,7 @@ export class AuditSection {
         .filter(Boolean).join(" · ");
       this.body.append(h("tr", { class: `kind-${row.kind}` },
         h("td", { class: "small", text: when(row.at) }),
-        h("td", {}, h("code", { text: row.tool || row.kind }), h("div", { class: "muted small", text: row.kind })),
+        h("td", {}, h("code", { text: row.tool || row.kind }), h("div", { class: "muted small", text: t(`settings.audit.kind.${row.kind}`) })),
         h("td", { class: "small", text: row.targetOrigin || "" }),
         h("td", { class: "small" }, h("span", { class: row.verdict ? `verdict verdict-${row.verdict}` : "", text: result }),
           row.rule ? h("div", { class: "muted", text: row.rule }) : null),

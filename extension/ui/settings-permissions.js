@@ -76,7 +76,7 @@ export class RulesSection {
       const source = has(`source.${rule.source}`) ? t(`source.${rule.source}`) : rule.source;
       this.body.append(h("tr", { dataset: { ruleId: rule.id, source: rule.source } },
         h("td", {}, h("code", { text: rule.tool })),
-        h("td", {}, h("code", { text: rule.origin || "(no site)" })),
+        h("td", {}, h("code", { text: rule.origin || t("settings.rules.noSite") })),
         h("td", {}, h("span", { class: `verdict verdict-${rule.verdict}`, text: t(`verdict.${rule.verdict}`) })),
         h("td", { class: "small" }, source, rule.provenance !== "store" ? h("div", { class: "muted", text: t("settings.rules.from", { provenance: rule.provenance }) }) : null),
         h("td", {}, rule.removable

@@ -10,8 +10,8 @@ export class ProvidersSection {
     this.body = h("tbody");
     this.fields = {
       name: h("input", { id: "provider-name", required: true, autocomplete: "off", pattern: "[A-Za-z0-9_.\\-]{1,64}" }),
-      kind: h("select", { id: "provider-kind" }, h("option", { value: "openai", text: "OpenAI-compatible" }),
-        h("option", { value: "anthropic", text: "Anthropic" })),
+      kind: h("select", { id: "provider-kind" }, h("option", { value: "openai", text: t("settings.providers.kind.openai") }),
+        h("option", { value: "anthropic", text: t("settings.providers.kind.anthropic") })),
       baseUrl: h("input", { id: "provider-url", type: "url", required: true, placeholder: "https://api.openai.com/v1" }),
       model: h("input", { id: "provider-model", required: true, autocomplete: "off" }),
       apiKey: h("input", { id: "provider-key", type: "password", autocomplete: "off", placeholder: t("settings.providers.keyKeep") }),

@@ -357,6 +357,14 @@ def test_rules_added_in_settings_change_the_next_decision(site):
 
     settings = site.extension_page("settings.html")
     settings.set_viewport_size({"width": 1100, "height": 900})
+    # The provider the tasks use is listed (without a key) and verified with a real request.
+    site.model.replies.clear()
+    site.model.add(Reply(text="OK"))
+    provider = settings.locator("#providers tr[data-provider=fake]")
+    expect(provider).to_contain_text("m-1")
+    provider.locator("button", has_text="Verify").click()
+    expect(provider.locator("[role=status]")).to_contain_text("m-1 answered: OK")
+    assert site.model.requests[-1]["body"]["model"] == "m-1"
     for tool, verdict in (("type", "allow"), ("click", "deny")):
         settings.fill("#rule-tool", tool)
         settings.fill("#rule-origin", site.origin)
