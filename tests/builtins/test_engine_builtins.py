@@ -123,6 +123,7 @@ async def test_the_indicator_follows_the_turn_and_its_buttons_reach_the_engine(h
     import asyncio
 
     harness.inner.gate = asyncio.Event()
+    harness.inner.running.clear()
     harness.builtins.indicator.on_action = lambda t, a: indicator_action(harness.engine, t, a)
     server.add(Reply(tool_calls=[("read_page", {})]), Reply(text="never"))
     await harness.submit(thread, "look again")
