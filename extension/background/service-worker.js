@@ -7,6 +7,7 @@ import { handleBrowserCall } from "./browser-api.js";
 import { broadcastLinkState, deliverUiEvent, installUiPorts } from "./ui-ports.js";
 import "./notifications.js"; // approval notifications (registers itself with ui-ports)
 import { installBrowserEvents } from "./browser-events.js";
+import { indicatorLinkState, installIndicator } from "./indicator-relay.js";
 
 const link = new NativeLink({
   handlers: {
@@ -15,11 +16,15 @@ const link = new NativeLink({
     "browser.call": handleBrowserCall,
   },
   onUiEvent: deliverUiEvent,
-  onStateChange: broadcastLinkState,
+  onStateChange: (state) => {
+    broadcastLinkState(state);
+    indicatorLinkState(state);
+  },
 });
 
 installUiPorts(link);
 installBrowserEvents(link);
+installIndicator(link);
 link.start();
 
 // Exposed for debugging from the worker's DevTools console and for tests.
