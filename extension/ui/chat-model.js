@@ -35,7 +35,10 @@ export class ThreadModel {
       this.approvals.set(approval.approvalId, approval);
       this.markWaiting(approval.itemId);
     }
-    for (const asked of snapshot.pendingInteractions || []) this.interactions.set(asked.interactionId, asked);
+    for (const asked of snapshot.pendingInteractions || []) {
+      this.interactions.set(asked.interactionId, asked);
+      this.markWaiting(asked.itemId);
+    }
     const run = snapshot.activeRun;
     if (run) {
       this.running = ACTIVE.has(run.state);
@@ -152,10 +155,15 @@ export class ThreadModel {
       }
       case "interaction.request":
         this.interactions.set(event.interactionId, event);
+        this.markWaiting(event.itemId);
         return "approvals";
-      case "interaction.resolved":
+      case "interaction.resolved": {
+        const asked = this.interactions.get(event.interactionId);
         this.interactions.delete(event.interactionId);
+        const call = asked && this.byId.get(asked.itemId);
+        if (call && call.status === "waiting") call.status = "running";
         return "approvals";
+      }
       case "run.recovery_required":
         this.recovery = { ...event.run, message: event.message };
         return "approvals";

@@ -4,29 +4,38 @@
 import { h } from "./dom.js";
 import { t } from "./strings.js";
 
+// What each kind of request shows and what its two answers say (submit / cancel).
+const KINDS = {
+  ask_user: { title: "ask.title", submit: "ask.send", cancel: "ask.skip", text: (r) => r.question },
+  request_user_action: { title: "ask.actionTitle", submit: "ask.actionDone", cancel: "ask.actionCannot", text: (r) => r.action },
+  watch_page: { title: "ask.watchTitle", submit: "ask.watchNow", cancel: "ask.watchStop", text: (r) => r.summary || r.note },
+  schedule_resume: { title: "ask.resumeTitle", submit: "ask.resumeNow", cancel: "ask.resumeCancel", text: (r) => r.summary || r.reason },
+};
+
 export function interactionCard(asked, send) {
   const request = asked.request || {};
+  const kind = KINDS[request.kind] || KINDS.ask_user;
   const status = h("p", { class: "card-status", role: "status" });
-  const answer = h("input", { type: "text", class: "grow", placeholder: t("ask.placeholder"), "aria-label": t("ask.placeholder") });
+  const isQuestion = request.kind === "ask_user";
+  const answer = isQuestion ? h("input", { type: "text", class: "grow", placeholder: t("ask.placeholder"),
+    "aria-label": t("ask.placeholder") }) : null;
   const respond = async (response) => {
     status.textContent = t("approval.sent");
     const reply = await send({ type: "interaction.response", interactionId: asked.interactionId, response });
     if (reply && reply.type === "command.rejected") status.textContent = t("approval.rejected", { message: reply.message });
   };
-  const question = request.question || request.action || request.reason || request.note || "";
-  const options = Array.isArray(request.options) ? request.options : [];
-  const isQuestion = request.kind === "ask_user";
-  return h("section", { class: "card interaction", tabindex: "-1", dataset: { interactionId: asked.interactionId } },
-    h("h3", { text: t("ask.title") }),
-    h("p", { class: "text", text: question }),
+  const options = isQuestion && Array.isArray(request.options) ? request.options : [];
+  return h("section", { class: "card interaction", tabindex: "-1", dataset: { interactionId: asked.interactionId, kind: request.kind || "" } },
+    h("h3", { text: t(kind.title) }),
+    h("p", { class: "text", text: kind.text(request) || "" }),
     request.kind === "request_user_action" && request.reason ? h("p", { class: "muted small", text: request.reason }) : null,
     options.length ? h("div", { class: "answers" }, options.map((option) =>
-      h("button", { type: "button", text: option, onclick: () => respond({ kind: "submit", value: option }) }))) : null,
+      h("button", { type: "button", class: "option", text: option, onclick: () => respond({ kind: "submit", value: option }) }))) : null,
     h("form", { class: "row", onsubmit: (event) => {
       event.preventDefault();
-      respond({ kind: "submit", value: isQuestion ? answer.value : (answer.value || "done") });
-    } }, isQuestion ? answer : null, h("button", { type: "submit", class: "primary", text: t("ask.send") }),
-    h("button", { type: "button", text: t("ask.skip"), onclick: () => respond({ kind: "cancel" }) })),
+      respond(isQuestion ? { kind: "submit", value: answer.value } : { kind: "submit" });
+    } }, answer, h("button", { type: "submit", class: "primary", text: t(kind.submit) }),
+    h("button", { type: "button", text: t(kind.cancel), onclick: () => respond({ kind: "cancel" }) })),
     status);
 }
 

@@ -93,7 +93,8 @@ function route(message) {
     if (message.type.startsWith("approval.")) drawThreads();
     return;
   }
-  const resolved = message.type === "approval.resolved" ? model.approvals.get(message.approvalId) : null;
+  const resolved = message.type === "approval.resolved" ? model.approvals.get(message.approvalId)
+    : message.type === "interaction.resolved" ? model.interactions.get(message.interactionId) : null;
   const changed = model.apply(message);
   if (changed === "gap") {
     client.send({ type: "thread.subscribe", threadId: current });

@@ -348,8 +348,32 @@ def test_a_card_drawn_inside_a_web_page_has_no_effect(site):
     card.locator("textarea.note").fill("Not now")
     card.locator("button.danger", has_text="Decline").last.click()
     expect(panel.locator(".item.tool[data-tool=click]").last).to_have_class(re.compile(r"\bstatus-declined\b"))
+    expect(panel.locator(".item.assistant .text").last).to_have_text("Noted.")
     assert "User said: Not now" in tool_results(site.model.requests[-1]["body"])[-1]
     assert site.form.evaluate("document.getElementById('status').textContent") == ""
+
+
+def test_a_question_from_the_agent_is_answered_from_its_card(site):
+    from playwright.sync_api import expect
+
+    def script(body):
+        results = tool_results(body)
+        if not results:
+            return Reply(text="One question first.", tool_calls=[("ask_user", {
+                "question": "Which country should I choose?", "options": ["France", "Germany"]})])
+        return Reply(text=f"Choosing as told. ({results[-1][:80]})")
+
+    site.model.replies.clear()
+    site.model.add(*[script] * 2)
+    panel = site.panel
+    site.new_task("Pick my country.")
+    card = panel.locator(".interaction[data-kind=ask_user]")
+    expect(card).to_contain_text("Which country should I choose?")
+    site.shot(panel, "question", dark=True)
+    card.locator("button.option", has_text="Germany").click()
+    expect(card).to_have_count(0)
+    expect(panel.locator(".item.assistant").last).to_contain_text("Choosing as told.")
+    assert "Germany" in tool_results(site.model.requests[-1]["body"])[-1]
 
 
 def test_rules_added_in_settings_change_the_next_decision(site):
@@ -424,3 +448,10 @@ def test_rules_added_in_settings_change_the_next_decision(site):
         row.locator("button", has_text="Delete").click()
         expect(row).to_have_count(0)
     settings.close()
+    # Opened as a wide tab, the panel shows the thread list beside the chat.
+    panel.set_viewport_size({"width": 1200, "height": 800})
+    expect(panel.locator("#sidebar")).to_be_visible()
+    expect(panel.locator("#threads button.thread")).to_have_count(6)
+    site.shot(panel, "panel-wide")
+    site.shot(panel, "panel-wide", dark=True)
+    panel.set_viewport_size({"width": 460, "height": 900})
