@@ -86,3 +86,11 @@ class ToolExecutor(Protocol):
     def end_turn(self, thread_id: str) -> None:
         """A turn ended: forget its driven tabs and any floating target."""
         ...
+
+
+# Optional, found with getattr (the engine works without them):
+#   hand_over(thread_id)                  the run waits on the user: drive no tab meanwhile
+#   async watch(thread_id, request, recheck) -> {"kind": "submit"|"cancel", ...}
+#                                         watch_page's condition, until it holds (recheck(origin)
+#                                         returns why the watch may not go on at a new origin)
+# host.builtins.executor.BuiltinExecutor implements both.

@@ -139,3 +139,16 @@ async def test_the_indicator_follows_the_turn_and_its_buttons_reach_the_engine(h
     notices = [n.body for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "system_notice"]
     assert notices[-1]["text"].startswith("Paused from the page indicator")
     await until(lambda: bridge.names().count("indicator.hide") == 2)
+
+
+@pytest.mark.parametrize("url,code", [("https://www.chase.com/statement.pdf", "sensitive_origin"),
+                                      ("javascript:alert(1)", "script_scheme"),
+                                      ("data:text/plain,hi", "script_scheme")])
+async def test_download_to_sensitive_or_script_destinations_is_denied(harness, server, bridge, url, code):
+    server.add(Reply(tool_calls=[("download", {"url": url})]), Reply(text="Refused."))
+    thread = await harness.new_thread(permissionPolicy="auto")
+    await harness.submit(thread, "download it")
+    await harness.turn_done()
+    result = results(harness, thread)[0]
+    assert (result["ok"], result["code"], result["outcome"]) == (False, code, "denied")
+    assert "downloads.download" not in bridge.names()

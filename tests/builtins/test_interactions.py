@@ -193,3 +193,24 @@ async def test_a_watch_survives_a_restart_and_the_user_can_end_it(tmp_path, serv
         assert results(h, thread)[0]["text"] == "The user stopped the watch on tab 7."
     finally:
         await h.stop()
+
+
+async def test_an_approval_before_a_watch_survives_a_restart(tmp_path, server, bridge):
+    h = BuiltinHarness(tmp_path, server.url, bridge=bridge)
+    await h.start()
+    try:
+        server.add(Reply(tool_calls=[("watch_page", {"urlMatches": "*/done"})]), Reply(text="ok"))
+        thread = await h.new_thread(permissionPolicy="always")
+        await h.submit(thread, "watch")
+        approval = await h.recorder.wait_for("approval.request")
+        await h.restart()
+        again = await h.recorder.wait_for("approval.request")
+        assert again["approvalId"] == approval["approvalId"]
+        await h.answer(again["approvalId"], "accept")
+        asked = await h.recorder.wait_for("interaction.request")
+        assert asked["request"]["urlMatches"] == "*/done" and run_state(h, thread) == "waiting_interaction"
+        bridge.tabs[7]["url"] = "https://shop.example/orders/1/done"
+        await h.turn_done()
+        assert results(h, thread)[0]["ok"] is True
+    finally:
+        await h.stop()
