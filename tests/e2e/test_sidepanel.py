@@ -120,9 +120,15 @@ class Site:
         panel.press("#message", "Enter")
 
     def notifications(self) -> list[str]:
-        worker = self.context.service_workers[0]
-        return [n for n in worker.evaluate("chrome.notifications.getAll().then(Object.keys)")
-                if n.startswith("tabwarden-approval|")]
+        from playwright.sync_api import Error
+
+        for worker in reversed(self.context.service_workers):  # a stopped worker is replaced by a new one
+            try:
+                ids = worker.evaluate("chrome.notifications.getAll().then(Object.keys)")
+            except Error:
+                continue
+            return [n for n in ids if n.startswith("tabwarden-approval|")]
+        return []
 
 
 @pytest.fixture(scope="module")
@@ -313,6 +319,37 @@ def test_the_page_survives_a_host_restart_with_the_approval_still_pending(site):
     opened_tab[0].close()
 
 
+def test_the_page_survives_a_service_worker_restart_with_the_approval_still_pending(site):
+    from playwright.sync_api import expect
+
+    target = site.pages.url("l1/links.html")
+    site.model.replies.clear()
+    site.model.add(Reply(text="Opening the links page.", tool_calls=[("tab_open", {"url": target})]),
+                   Reply(text="Opened the links page."))
+    panel = site.panel
+    site.new_task("Open the links page.")
+    card = panel.locator(".approval")
+    expect(card).to_have_count(1)
+    approval_id = card.get_attribute("data-approval-id")
+    epoch = int(panel.get_attribute("body", "data-epoch"))
+    # Chrome stops idle extension workers; the page's port breaks and the host (whose native
+    # port the worker held) exits. The page reconnects, which starts a worker and a new host.
+    session = site.context.new_cdp_session(panel)
+    session.send("ServiceWorker.enable")
+    session.send("ServiceWorker.stopAllWorkers")
+    eventually(lambda: int(panel.get_attribute("body", "data-epoch")) > epoch, "the page to initialize again")
+    expect(card).to_have_count(1)
+    expect(card).to_have_attribute("data-approval-id", approval_id)
+    # The new worker's own engine client learned of the waiting approval from its snapshot.
+    assert eventually(lambda: [n for n in site.notifications() if approval_id in n], "the notification again")
+    card.focus()
+    panel.keyboard.press("y")
+    expect(panel.locator(".item.assistant .text").last).to_have_text("Opened the links page.")
+    expect(panel.locator(".item.tool[data-tool=tab_open]")).to_have_class(re.compile(r"\bstatus-ok\b"))
+    opened_tab = eventually(lambda: [p for p in site.context.pages if p.url == target], "the opened tab")
+    opened_tab[0].close()
+
+
 def test_a_card_drawn_inside_a_web_page_has_no_effect(site):
     from playwright.sync_api import expect
 
@@ -451,7 +488,7 @@ def test_rules_added_in_settings_change_the_next_decision(site):
     # Opened as a wide tab, the panel shows the thread list beside the chat.
     panel.set_viewport_size({"width": 1200, "height": 800})
     expect(panel.locator("#sidebar")).to_be_visible()
-    expect(panel.locator("#threads button.thread")).to_have_count(6)
+    expect(panel.locator("#threads button.thread")).to_have_count(7)
     site.shot(panel, "panel-wide")
     site.shot(panel, "panel-wide", dark=True)
     panel.set_viewport_size({"width": 460, "height": 900})
