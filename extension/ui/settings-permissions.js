@@ -83,7 +83,7 @@ export class RulesSection {
           ? h("button", { type: "button", class: "danger", text: t("settings.rules.delete"),
             "aria-label": `${t("settings.rules.delete")} ${rule.tool} @ ${rule.origin}`,
             onclick: () => this.context.change({ type: "rules.remove", ruleId: rule.id }, this.status) })
-          : h("span", { class: "muted small locked", text: `🔒 ${t("settings.rules.locked", { provenance: rule.provenance.split(":")[0] })}` }))));
+          : h("span", { class: "muted small locked", text: t("settings.rules.locked", { provenance: rule.provenance.split(":")[0] }) }))));
     }
   }
 }

@@ -8,6 +8,7 @@ export class ProvidersSection {
     this.context = context;
     this.status = h("p", { class: "status small", role: "status" });
     this.body = h("tbody");
+    this.verified = new Map(); // provider name -> {text, cls}: kept when the table is redrawn
     this.fields = {
       name: h("input", { id: "provider-name", required: true, autocomplete: "off", pattern: "[A-Za-z0-9_.\\-]{1,64}" }),
       kind: h("select", { id: "provider-kind" }, h("option", { value: "openai", text: t("settings.providers.kind.openai") }),
@@ -53,18 +54,21 @@ export class ProvidersSection {
     f.model.focus();
   }
 
-  async verify(provider, out) {
-    out.textContent = t("settings.providers.verifying");
-    out.className = "small";
+  async verify(provider) {
+    this.show(provider.name, t("settings.providers.verifying"), "small");
     const reply = await this.context.client.send({ type: "providers.verify", name: provider.name });
-    if (reply.type !== "providers.verified") {
-      out.textContent = t("settings.refused", { message: reply.message });
-      out.className = "small bad";
-      return;
+    if (reply.type !== "providers.verified") this.show(provider.name, t("settings.refused", { message: reply.message }), "small bad");
+    else if (reply.ok) this.show(provider.name, t("settings.providers.ok", { ms: reply.elapsedMs, message: reply.message }), "small good");
+    else this.show(provider.name, t("settings.providers.failed", { kind: reply.errorKind || "?", message: reply.message }), "small bad");
+  }
+
+  show(name, text, cls) {
+    this.verified.set(name, { text, cls });
+    const out = this.body.querySelector(`tr[data-provider="${CSS.escape(name)}"] [role=status]`);
+    if (out) {
+      out.textContent = text;
+      out.className = cls;
     }
-    out.textContent = reply.ok ? t("settings.providers.ok", { ms: reply.elapsedMs, message: reply.message })
-      : t("settings.providers.failed", { kind: reply.errorKind || "?", message: reply.message });
-    out.className = `small ${reply.ok ? "good" : "bad"}`;
   }
 
   render(state) {
@@ -72,7 +76,8 @@ export class ProvidersSection {
     const providers = state.providers || [];
     if (!providers.length) this.body.append(h("tr", {}, h("td", { colspan: 6, class: "muted", text: t("settings.providers.none") })));
     for (const provider of providers) {
-      const out = h("p", { class: "small", role: "status" });
+      const shown = this.verified.get(provider.name) || { text: "", cls: "small" };
+      const out = h("p", { class: shown.cls, role: "status", text: shown.text });
       this.body.append(h("tr", { dataset: { provider: provider.name } },
         h("td", {}, h("strong", { text: provider.name }), provider.isDefault ? h("span", { class: "badge", text: t("settings.providers.default") }) : null),
         h("td", { text: provider.kind }),
@@ -81,7 +86,7 @@ export class ProvidersSection {
         h("td", { class: "small", text: t(`settings.providers.key.${provider.key || "none"}`) }),
         h("td", {},
           h("div", { class: "row" },
-            h("button", { type: "button", text: t("settings.providers.verify"), onclick: () => this.verify(provider, out) }),
+            h("button", { type: "button", text: t("settings.providers.verify"), onclick: () => this.verify(provider) }),
             h("button", { type: "button", text: t("settings.providers.edit"), onclick: () => this.edit(provider) }),
             provider.isDefault ? null : h("button", { type: "button", text: t("settings.providers.setDefault"),
               onclick: () => this.context.change({ type: "providers.setDefault", name: provider.name }, this.status) })),

@@ -145,6 +145,10 @@ def site(tmp_path_factory):
         config.mkdir(parents=True, exist_ok=True)
         (config / "engine.json").write_text(json.dumps({"providers": {"fake": {
             "kind": "openai", "baseUrl": model.url, "model": "m-1", "maxRetries": 0}}}))
+        # An administrator's rule: shown in settings, locked.
+        managed = run.tw_home / "managed" / "policy.json"
+        managed.parent.mkdir(parents=True)
+        managed.write_text(json.dumps({"version": 1, "rules": [{"tool": "download", "origin": "*", "verdict": "deny"}]}))
         with sync_playwright() as playwright:
             context = playwright.chromium.launch_persistent_context(
                 str(run.profile), executable_path=run.binary, headless=True, env=run.env(),
@@ -434,6 +438,11 @@ def test_rules_added_in_settings_change_the_next_decision(site):
         expect(settings.locator("#rules tbody tr", has_text=site.origin).filter(has_text=tool)).to_have_count(1)
     seeded = settings.locator("#rules tbody tr", has_text="run_javascript")
     expect(seeded.locator("button", has_text="Delete")).to_have_count(1)
+    managed = settings.locator("#rules tbody tr[data-source=managed]")
+    expect(managed).to_contain_text("download")
+    expect(managed).to_contain_text("administrator")
+    expect(managed.locator(".locked")).to_contain_text("locked (managed)")
+    expect(managed.locator("button")).to_have_count(0)
     # "Test a call" shows the decision the next call will get.
     settings.select_option("#explain-tool", "type")
     settings.fill("#explain-url", f"{site.origin}/l1/form.html")
