@@ -43,7 +43,7 @@ export class ThreadModel {
     if (run) {
       this.running = ACTIVE.has(run.state);
       this.turnId = run.turnId || null;
-      if (run.state === "paused_uncertain") this.recovery = run;
+      if (run.state === "paused_uncertain") this.setRecovery(run);
       if (run.state === "paused_budget") this.budgetPause = run;
     }
     this.queue = snapshot.queue || [];
@@ -62,7 +62,7 @@ export class ThreadModel {
         break;
       case "tool_call":
         this.put({ id: node.id, kind: "tool", tool: body.tool, label: body.label || body.tool, level: body.level,
-          params: body.params || {}, status: "running" });
+          params: body.params || {}, callId: body.callId, status: "running" });
         break;
       case "tool_result": {
         const call = this.byId.get(node.id.replace(/:result$/, ""))
@@ -165,7 +165,7 @@ export class ThreadModel {
         return "approvals";
       }
       case "run.recovery_required":
-        this.recovery = { ...event.run, message: event.message };
+        this.setRecovery({ ...event.run, message: event.message });
         return "approvals";
       case "queue.updated":
         this.queue = event.pending || [];
@@ -184,6 +184,21 @@ export class ThreadModel {
       default:
         return null;
     }
+  }
+
+  setRecovery(run) {
+    this.recovery = run;
+    const callId = run.pendingTool && run.pendingTool.callId;
+    const call = callId && this.items.find((i) => i.kind === "tool" && i.callId === callId);
+    if (call && !call.result) call.status = "waiting";
+  }
+
+  // The thread's activity (sent to every page, without a stream cursor): a run that left a
+  // pause is no longer waiting for the recovery or budget card.
+  activity(activity) {
+    const state = activity.state || null;
+    if (this.recovery && state !== "paused_uncertain") this.recovery = null;
+    if (this.budgetPause && state !== "paused_budget") this.budgetPause = null;
   }
 
   itemStart(event) {

@@ -2,6 +2,7 @@
 // a write that may or may not have happened before a crash (recovery), a token-budget pause.
 // Each card sends one op; the host decides and reports back.
 import { h } from "./dom.js";
+import { renderParams } from "./params-view.js";
 import { t } from "./strings.js";
 
 // What each kind of request shows and what its two answers say (submit / cancel).
@@ -51,7 +52,7 @@ export function recoveryCard(run, threadId, send) {
     h("h3", { text: t("recovery.title") }),
     h("p", { text: t("recovery.body", { tool: tool.tool || "?", origin: tool.targetOrigin || t("approval.noOrigin") }) }),
     run.message ? h("p", { class: "muted small", text: run.message }) : null,
-    tool.params ? h("pre", { class: "small", text: JSON.stringify(tool.params, null, 2) }) : null,
+    tool.params ? renderParams(tool.params) : null,
     h("div", { class: "answers" },
       h("button", { type: "button", class: "primary", text: t("recovery.done"), onclick: () => resolve("mark_done") }),
       h("button", { type: "button", text: t("recovery.retry"), onclick: () => resolve("retry") }),

@@ -89,6 +89,11 @@ function route(message) {
     drawThread();
     return;
   }
+  if (message.type === "activity.updated" && message.activity.threadId === current) {
+    model.activity(message.activity);
+    drawRequests();
+    return;
+  }
   if (!message.threadId || message.threadId !== current || !message.stream) {
     if (message.type.startsWith("approval.")) drawThreads();
     return;
@@ -148,6 +153,7 @@ function drawState() {
 
 function drawRequests() {
   const root = $("#requests");
+  const sendOp = (op) => client.send(op);
   for (const [id, card] of cards) {
     if (!model.approvals.has(id)) {
       card.destroy();
@@ -162,10 +168,20 @@ function drawRequests() {
     root.append(card.el);
     if (mayTakeFocus()) card.el.focus();
   }
-  for (const el of root.querySelectorAll(".interaction, .recovery, .budget")) el.remove();
-  for (const asked of model.interactions.values()) root.append(interactionCard(asked, (op) => client.send(op)));
-  if (model.recovery) root.append(recoveryCard(model.recovery, current, (op) => client.send(op)));
-  if (model.budgetPause) root.append(budgetCard(model.budgetPause, current, (op) => client.send(op)));
+  // The other cards are kept while their request stands (so a half-typed answer survives redraws).
+  const wanted = new Map();
+  for (const asked of model.interactions.values()) wanted.set(`ask:${asked.interactionId}`, () => interactionCard(asked, sendOp));
+  if (model.recovery) wanted.set(`recovery:${model.recovery.runId}`, () => recoveryCard(model.recovery, current, sendOp));
+  if (model.budgetPause) wanted.set(`budget:${model.budgetPause.runId}`, () => budgetCard(model.budgetPause, current, sendOp));
+  for (const el of root.querySelectorAll("[data-request-key]")) {
+    if (!wanted.has(el.dataset.requestKey)) el.remove();
+  }
+  for (const [key, make] of wanted) {
+    if (root.querySelector(`[data-request-key="${CSS.escape(key)}"]`)) continue;
+    const el = make();
+    el.dataset.requestKey = key;
+    root.append(el);
+  }
 }
 
 // A new card takes the focus (so its keys work at once) unless the user is writing something.

@@ -354,6 +354,46 @@ def test_the_page_survives_a_service_worker_restart_with_the_approval_still_pend
     opened_tab[0].close()
 
 
+def test_a_write_cut_off_by_a_host_crash_is_resolved_from_the_recovery_card(site):
+    from playwright.sync_api import expect
+
+    text = "x" * 400  # typed slowly (one key at a time): long enough to kill the host halfway
+
+    def script(body):
+        results = tool_results(body)
+        if not results:
+            return Reply(text="Reading.", tool_calls=[("read_page", {})])
+        if len(results) == 1:
+            return Reply(text="Typing slowly.", tool_calls=[("type", {
+                "element": "Bio", "ref": latest_ref(results, 'textbox "Bio"'), "text": text, "slowly": True})])
+        return Reply(text=f"Continuing after: {results[-1][:100]}")
+
+    site.form.evaluate("document.getElementById('bio').value = ''")
+    site.model.replies.clear()
+    site.model.add(*[script] * 3)
+    panel = site.panel
+    site.new_task("Fill the bio slowly.")
+    card = panel.locator(".approval")
+    expect(card).to_have_count(1)
+    epoch = int(panel.get_attribute("body", "data-epoch"))
+    panel.keyboard.press("y")
+    eventually(lambda: 0 < len(site.form.evaluate("document.getElementById('bio').value")) < len(text),
+               "the typing to be under way")
+    old = site.run.host_pids()
+    os.kill(old[0], signal.SIGKILL)
+    eventually(lambda: int(panel.get_attribute("body", "data-epoch")) > epoch, "the page to initialize again")
+    # The new host cannot know whether the write happened: it asks instead of running it again.
+    recovery = panel.locator(".recovery")
+    expect(recovery).to_contain_text("Did this action happen?")
+    expect(recovery).to_contain_text(f"type on {site.origin}")
+    site.shot(panel, "recovery")
+    site.shot(panel, "recovery", dark=True)
+    recovery.locator("button", has_text="It happened: continue").click()
+    expect(panel.locator(".item.assistant .text").last).to_contain_text("Continuing after: The host stopped")
+    expect(recovery).to_have_count(0)
+    assert "the user checked and confirmed it took effect" in tool_results(site.model.requests[-1]["body"])[-1]
+
+
 def test_a_card_drawn_inside_a_web_page_has_no_effect(site):
     from playwright.sync_api import expect
 
@@ -497,7 +537,7 @@ def test_rules_added_in_settings_change_the_next_decision(site):
     # Opened as a wide tab, the panel shows the thread list beside the chat.
     panel.set_viewport_size({"width": 1200, "height": 800})
     expect(panel.locator("#sidebar")).to_be_visible()
-    expect(panel.locator("#threads button.thread")).to_have_count(7)
+    expect(panel.locator("#threads button.thread")).to_have_count(8)
     site.shot(panel, "panel-wide")
     site.shot(panel, "panel-wide", dark=True)
     panel.set_viewport_size({"width": 460, "height": 900})
