@@ -144,7 +144,7 @@ function drawState() {
   if (model.queue.length) {
     queue.append(t("chat.queue", { count: model.queue.length }), " ");
     for (const run of model.queue) {
-      queue.append(h("span", { class: "queued" }, run.inputText || t("chat.queuedEmpty"), " ",
+      queue.append(h("span", { class: "queued" }, t("chat.queuedItem", { text: run.inputText || t("chat.queuedEmpty") }), " ",
         h("button", { type: "button", class: "link", text: t("chat.queueRemove"),
           onclick: () => client.send({ type: "queue.remove", threadId: current, runId: run.runId }) })));
     }

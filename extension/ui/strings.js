@@ -40,6 +40,7 @@ const EN = {
   "chat.queue": "Queued next: {count}",
   "chat.queueRemove": "Remove",
   "chat.queuedEmpty": "(a message)",
+  "chat.queuedItem": "“{text}”",
   "chat.providerError": "Model provider error ({kind}): {message}",
   "chat.error": "Error ({code}): {message}",
   "chat.alert": "Paused for your safety: {message}",

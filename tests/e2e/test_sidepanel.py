@@ -457,6 +457,35 @@ def test_a_question_from_the_agent_is_answered_from_its_card(site):
     assert "Germany" in tool_results(site.model.requests[-1]["body"])[-1]
 
 
+def test_steer_queue_and_stop_while_a_turn_runs(site):
+    import threading
+
+    from playwright.sync_api import expect
+
+    gate = threading.Event()
+    site.model.replies.clear()
+    site.model.add(Reply(text="Working on it", hold=gate), Reply(text="Hi from the queued turn."))
+    panel = site.panel
+    try:
+        site.new_task("Take your time.")
+        expect(panel.locator(".composer button.danger")).to_be_visible()  # Stop: the turn runs
+        expect(panel.locator(".item.assistant.streaming .text").last).to_have_text("Work")  # held mid-stream
+        panel.fill("#message", "Also look at the links page.")
+        panel.press("#message", "Enter")  # while a turn runs, Send steers it
+        expect(panel.locator(".item.user .text", has_text="Also look at the links page.")).to_have_count(1)
+        panel.fill("#message", "Then say hi.")
+        panel.locator(".composer button", has_text="Queue").click()
+        expect(panel.locator("#queue")).to_contain_text("Queued next: 1")
+        expect(panel.locator("#queue")).to_contain_text("Then say hi.")
+        site.shot(panel, "running")
+        panel.keyboard.press("Escape")
+        expect(panel.locator(".item.notice", has_text="The turn was stopped.")).to_have_count(1)
+        expect(panel.locator(".item.assistant .text").last).to_have_text("Hi from the queued turn.")
+        expect(panel.locator("#queue")).to_have_text("")
+    finally:
+        gate.set()
+
+
 def test_rules_added_in_settings_change_the_next_decision(site):
     from playwright.sync_api import expect
 
@@ -537,7 +566,7 @@ def test_rules_added_in_settings_change_the_next_decision(site):
     # Opened as a wide tab, the panel shows the thread list beside the chat.
     panel.set_viewport_size({"width": 1200, "height": 800})
     expect(panel.locator("#sidebar")).to_be_visible()
-    expect(panel.locator("#threads button.thread")).to_have_count(8)
+    expect(panel.locator("#threads button.thread")).to_have_count(9)
     site.shot(panel, "panel-wide")
     site.shot(panel, "panel-wide", dark=True)
     panel.set_viewport_size({"width": 460, "height": 900})
