@@ -33,7 +33,10 @@ export class Composer {
         this.send();
       }
     });
-    this.policy.addEventListener("change", () => this.showHint());
+    this.policy.addEventListener("change", () => {
+      this.chosen = true; // the user's choice stands until another thread is shown
+      this.showHint();
+    });
     root.append(this.form);
     this.showHint();
   }
@@ -42,8 +45,10 @@ export class Composer {
     this.hint.textContent = t(`policy.${this.policy.value}.hint`);
   }
 
-  setPolicy(policy) {
-    if (POLICIES.includes(policy)) {
+  // The thread's (or the default) policy; `fresh` when another thread is shown.
+  setPolicy(policy, { fresh = false } = {}) {
+    if (fresh) this.chosen = false;
+    if (POLICIES.includes(policy) && !this.chosen) {
       this.policy.value = policy;
       this.showHint();
     }

@@ -25,6 +25,7 @@ const approvals = new Map(); // every thread's pending approvals: approvalId -> 
 const cards = new Map(); // approvalId -> ApprovalCard, for the shown thread
 let current = new URLSearchParams(location.search).get("thread") || sessionStorage.getItem(THREAD_KEY) || null;
 let defaultPolicy = "untrusted";
+let shownThread; // the thread the view was last drawn for
 let fatal = null;
 
 client.subscribeThreadId = current;
@@ -119,6 +120,8 @@ function route(message) {
 // -- drawing -------------------------------------------------------------------------------------
 
 function drawThread() {
+  composer.setPolicy((model.meta && model.meta.permissionPolicy) || defaultPolicy, { fresh: model.threadId !== shownThread });
+  shownThread = model.threadId;
   for (const approval of model.approvals.values()) model.remember(approval);
   chat.renderAll(model);
   for (const card of cards.values()) card.destroy();
@@ -136,7 +139,6 @@ function drawThreads() {
 
 function drawState() {
   composer.setRunning(model.running);
-  if (model.meta && model.meta.permissionPolicy) composer.setPolicy(model.meta.permissionPolicy);
   const usage = model.usage;
   $("#usage").textContent = usage.input || usage.output ? t("chat.usage", usage) : "";
   const queue = $("#queue");
@@ -223,6 +225,7 @@ async function ensureThread(policy) {
     return null;
   }
   select(reply.threadId, { subscribe: false }); // creating a thread subscribes this page to it
+  composer.setPolicy(policy); // the thread was created with it
   return reply.threadId;
 }
 

@@ -116,6 +116,9 @@ class Site:
         panel = self.panel
         panel.bring_to_front()
         panel.click("#new-thread")
+        from playwright.sync_api import expect
+
+        expect(panel.locator("#policy")).to_have_value("untrusted")  # a new thread starts from the default
         panel.fill("#message", text)
         panel.press("#message", "Enter")
 
@@ -486,6 +489,36 @@ def test_steer_queue_and_stop_while_a_turn_runs(site):
         gate.set()
 
 
+def test_the_composer_policy_switch_applies_to_the_turn(site):
+    from playwright.sync_api import expect
+
+    def script(body):
+        results = tool_results(body)
+        if not results:
+            return Reply(text="Reading.", tool_calls=[("read_page", {})])
+        if len(results) == 1:
+            return Reply(text="Typing.", tool_calls=[("type", {
+                "element": "Bio", "ref": latest_ref(results, 'textbox "Bio"'), "text": "Automatic"})])
+        return Reply(text="Typed without asking.")
+
+    site.model.replies.clear()
+    site.model.add(*[script] * 3)
+    panel = site.panel
+    site.form.bring_to_front()
+    panel.bring_to_front()
+    panel.click("#new-thread")
+    panel.select_option("#policy", "auto")
+    expect(panel.locator("#policy-hint")).to_have_text(
+        "Acts without asking, except on blocked or guarded sites, sensitive data and your ask/deny rules.")
+    panel.fill("#message", "Write Automatic in the bio.")
+    panel.press("#message", "Enter")
+    expect(panel.locator(".item.assistant .text").last).to_have_text("Typed without asking.")
+    expect(panel.locator(".approval")).to_have_count(0)
+    expect(panel.locator(".item.tool[data-tool=type]").last).to_have_class(re.compile(r"\bstatus-ok\b"))
+    expect(panel.locator("#policy")).to_have_value("auto")  # the thread keeps the policy it was created with
+    assert site.form.evaluate("document.getElementById('bio').value") == "Automatic"
+
+
 def test_rules_added_in_settings_change_the_next_decision(site):
     from playwright.sync_api import expect
 
@@ -566,7 +599,7 @@ def test_rules_added_in_settings_change_the_next_decision(site):
     # Opened as a wide tab, the panel shows the thread list beside the chat.
     panel.set_viewport_size({"width": 1200, "height": 800})
     expect(panel.locator("#sidebar")).to_be_visible()
-    expect(panel.locator("#threads button.thread")).to_have_count(9)
+    expect(panel.locator("#threads button.thread")).to_have_count(10)
     site.shot(panel, "panel-wide")
     site.shot(panel, "panel-wide", dark=True)
     panel.set_viewport_size({"width": 460, "height": 900})
