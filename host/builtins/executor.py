@@ -131,7 +131,10 @@ class BuiltinExecutor:
         input there does not pause it). The routes keep the task's captured tab."""
         if self.indicator is not None:
             self.indicator.release(thread_id)
-        self.inner.end_turn(thread_id)
+        if self.gateway is not None:
+            self.gateway.routes.end_turn(thread_id)  # only the routes: the rest of the turn's state stays
+        else:
+            self.inner.end_turn(thread_id)
 
     async def watch(self, thread_id: str, request: dict[str, Any], recheck: Any) -> dict[str, Any]:
         """Watch a page until its condition holds (see watch.py)."""
