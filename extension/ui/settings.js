@@ -55,7 +55,20 @@ client.on("initialized", (m) => {
   context.threads = (m.snapshot && m.snapshot.threads) || [];
   refresh();
 });
-client.on("thread.created", (m) => { context.threads = [m.meta, ...context.threads.filter((x) => x.id !== m.threadId)]; });
+// The thread choosers follow the thread list.
+client.on("thread.created", (m) => {
+  context.threads = [m.meta, ...context.threads.filter((x) => x.id !== m.threadId)];
+  if (context.state) draw();
+});
+client.on("thread.updated", (m) => {
+  context.threads = context.threads.map((x) => (x.id === m.threadId ? { ...x, ...m.patch } : x));
+  if (context.state) draw();
+});
+client.on("thread.deleted", (m) => {
+  context.threads = context.threads.filter((x) => x.id !== m.threadId);
+  if (context.scopeThread === m.threadId) context.scopeThread = null;
+  if (context.state) draw();
+});
 client.on("settings.state", (m) => {
   // A broadcast after someone's change carries no thread part: keep the one shown.
   const state = { ...m.state };

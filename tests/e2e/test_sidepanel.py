@@ -584,6 +584,22 @@ def test_rules_added_in_settings_change_the_next_decision(site):
     expect(denied).to_contain_text("rule_deny")
     assert site.form.evaluate("document.getElementById('name').value") == "Ada"
 
+    # Sites: a user entry is added and removed again; built-ins are listed, folded.
+    settings.fill("#blocked-pattern", "*.mybank.example")
+    settings.locator(".list-blocked form button").click()
+    entry = settings.locator(".list-blocked li[data-pattern='*.mybank.example']")
+    expect(entry).to_have_count(1)
+    expect(settings.locator(".list-blocked details summary")).to_have_text(re.compile(r"Built in \(\d+\)"))
+    entry.locator("button").click()
+    expect(entry).to_have_count(0)
+    # The scope lock of the thread that just ran.
+    settings.select_option("#scope-thread", label="Put Ada in the name and save.")
+    settings.fill("#scope-patterns", site.origin)
+    settings.locator("#scope button", has_text="Lock to these sites").click()
+    expect(settings.locator("#scope")).to_contain_text(f"Locked to: {site.origin}")
+    settings.locator("#scope button", has_text="Remove the lock").click()
+    expect(settings.locator("#scope")).to_contain_text("Not locked.")
+
     # The audit view shows the denial; then the rules are deleted again.
     settings.bring_to_front()
     settings.select_option("#audit-verdict", "deny")
@@ -599,7 +615,8 @@ def test_rules_added_in_settings_change_the_next_decision(site):
     # Opened as a wide tab, the panel shows the thread list beside the chat.
     panel.set_viewport_size({"width": 1200, "height": 800})
     expect(panel.locator("#sidebar")).to_be_visible()
-    expect(panel.locator("#threads button.thread")).to_have_count(10)
+    expect(panel.locator("#threads button.thread.current")).to_have_text("Put Ada in the name and save.")
+    expect(panel.locator("#threads button.thread", has_text="Fill in my name and password")).to_have_count(1)
     site.shot(panel, "panel-wide")
     site.shot(panel, "panel-wide", dark=True)
     panel.set_viewport_size({"width": 460, "height": 900})
