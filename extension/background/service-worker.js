@@ -8,12 +8,14 @@ import { broadcastLinkState, deliverUiEvent, installUiPorts } from "./ui-ports.j
 import "./notifications.js"; // approval notifications (registers itself with ui-ports)
 import { installBrowserEvents } from "./browser-events.js";
 import { indicatorLinkState, installIndicator } from "./indicator-relay.js";
+import { handleCdpCommand, installDebugger } from "./debugger.js";
 
 const link = new NativeLink({
   handlers: {
     "diag.call": handleDiag,
     "content.call": callContent,
     "browser.call": handleBrowserCall,
+    "cdp.command": handleCdpCommand,
   },
   onUiEvent: deliverUiEvent,
   onStateChange: (state) => {
@@ -25,6 +27,7 @@ const link = new NativeLink({
 installUiPorts(link);
 installBrowserEvents(link);
 installIndicator(link);
+installDebugger(link);
 link.start();
 
 // Exposed for debugging from the worker's DevTools console and for tests.

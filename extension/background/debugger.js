@@ -1,0 +1,170 @@
+// The chrome.debugger bridge (L2). The host drives CDP; this file only attaches, forwards and
+// reports. One tab is attached at a time (protocol 1.3), on demand; the attachment ends after
+// 30 s without commands, when another tab needs the debugger, or when Chrome ends it (the user
+// cancelled the infobar, the tab closed). Commands for flat child sessions (out-of-process
+// iframes) carry their sessionId in the debuggee. Domains chrome.debugger does not expose are
+// refused here with a clear error instead of Chrome's opaque one.
+import { markAgentInput } from "./browser-events.js";
+import { protocolError } from "./chunks.js";
+
+const PROTOCOL_VERSION = "1.3";
+const IDLE_DETACH_MS = 30000;
+// The domains chrome.debugger lets an extension use.
+export const ALLOWED_DOMAINS = new Set([
+  "Accessibility", "Audits", "CacheStorage", "Console", "CSS", "Database", "Debugger", "DOM", "DOMDebugger",
+  "DOMSnapshot", "Emulation", "Fetch", "IO", "Input", "Inspector", "Log", "Network", "Overlay", "Page",
+  "Performance", "Profiler", "Runtime", "Storage", "Target", "Tracing", "WebAudio", "WebAuthn",
+]);
+
+let link = null;
+let attached = null; // { tabId, idleTimer }
+let chain = Promise.resolve(); // attach and detach run one at a time
+
+function failure(code, message, phase, retryable, details) {
+  return Object.assign(protocolError(code, message), { phase, retryable, ...(details ? { details } : {}) });
+}
+
+function reportDetached(tabId, reason) {
+  if (link) link.sendEvent({ type: "cdp.detached", tabId, reason });
+}
+
+function armIdleTimer() {
+  if (!attached) return;
+  clearTimeout(attached.idleTimer);
+  const tabId = attached.tabId;
+  attached.idleTimer = setTimeout(() => detachTab(tabId, "idle").catch(() => {}), IDLE_DETACH_MS);
+}
+
+// Chrome ended the session (or the tab went away): forget it and tell the host why.
+function forget(tabId, reason) {
+  if (!attached || attached.tabId !== tabId) return;
+  clearTimeout(attached.idleTimer);
+  attached = null;
+  reportDetached(tabId, reason);
+}
+
+// Detach on our own initiative; Chrome fires no onDetach for that, so the reason is ours.
+export function detachTab(tabId, reason) {
+  const run = chain.then(async () => {
+    if (!attached || attached.tabId !== tabId) return false;
+    clearTimeout(attached.idleTimer);
+    attached = null;
+    await chrome.debugger.detach({ tabId }).catch(() => {});
+    reportDetached(tabId, reason);
+    return true;
+  });
+  chain = run.catch(() => {});
+  return run;
+}
+
+// Our own session may outlive a service-worker restart: adopt it instead of failing.
+async function attachedByUs(tabId) {
+  const targets = await chrome.debugger.getTargets().catch(() => []);
+  return targets.some((t) => t.tabId === tabId && t.attached && t.extensionId === chrome.runtime.id);
+}
+
+function ensureAttached(tabId) {
+  const run = chain.then(async () => {
+    if (attached && attached.tabId === tabId) return;
+    if (attached) {
+      const previous = attached.tabId;
+      clearTimeout(attached.idleTimer);
+      attached = null;
+      await chrome.debugger.detach({ tabId: previous }).catch(() => {});
+      reportDetached(previous, "switched_tab");
+    }
+    try {
+      await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION);
+    } catch (err) {
+      const text = String((err && err.message) || err);
+      if (/No tab with/i.test(text)) throw failure("tab_closed", `tab ${tabId} is closed`, "resolve", false, { dispatched: false });
+      if (!(/already attached/i.test(text) && (await attachedByUs(tabId)))) {
+        throw failure("cdp_attach_failed", `the debugger cannot attach to tab ${tabId}: ${text}`, "precheck", false, { dispatched: false });
+      }
+    }
+    attached = { tabId, idleTimer: null };
+    armIdleTimer();
+  });
+  chain = run.catch(() => {});
+  return run;
+}
+
+// chrome.debugger reports CDP errors as the JSON text of the protocol error.
+function commandFailure(err, method) {
+  const text = String((err && err.message) || err);
+  let cdp = null;
+  try {
+    const parsed = JSON.parse(text);
+    if (parsed && typeof parsed === "object" && typeof parsed.message === "string") cdp = parsed;
+  } catch (_) {
+    cdp = null;
+  }
+  if (cdp) {
+    return failure("cdp_error", `${method}: ${cdp.message}`, "execute", false, { cdpCode: cdp.code ?? null, cdpMessage: cdp.message, method });
+  }
+  if (/not attached|Detached while handling/i.test(text)) {
+    return failure("cdp_detached", `${method}: the debugger was detached (${text})`, "execute", true, { method });
+  }
+  if (/No tab with/i.test(text)) return failure("tab_closed", `${method}: the tab is closed`, "execute", false, { method });
+  return failure("cdp_error", `${method}: ${text}`, "execute", false, { method });
+}
+
+function withDeadline(promise, ms, signal, method) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(failure("timeout", `${method} got no answer within ${ms} ms`, "execute", true, { method })), ms);
+    const onAbort = () => reject(failure("cancelled", `${method} was cancelled by the host`, "execute", false, { method }));
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    });
+  });
+}
+
+// Handler of `cdp.command` frames: {tabId, sessionId?, method, params, deadlineMs}.
+export async function handleCdpCommand(message, signal) {
+  const method = String(message.method || "");
+  const domain = method.split(".")[0];
+  if (!ALLOWED_DOMAINS.has(domain)) {
+    throw failure("cdp_domain_not_allowed", `chrome.debugger does not allow the ${domain} domain, so ${method} cannot be sent`,
+      "precheck", false, { dispatched: false, method });
+  }
+  const tabId = message.tabId;
+  await ensureAttached(tabId);
+  if (signal.aborted) throw failure("cancelled", `${method} was cancelled before it was sent`, "precheck", false, { dispatched: false });
+  armIdleTimer();
+  // Debugger input is trusted, like a person's: the takeover detector must not mistake it.
+  const input = domain === "Input";
+  if (input) markAgentInput(tabId);
+  const debuggee = message.sessionId ? { tabId, sessionId: message.sessionId } : { tabId };
+  try {
+    const result = await withDeadline(chrome.debugger.sendCommand(debuggee, method, message.params || {}), message.deadlineMs || 30000, signal, method);
+    return result === undefined ? {} : result;
+  } catch (err) {
+    throw err && err.code ? err : commandFailure(err, method);
+  } finally {
+    if (input) markAgentInput(tabId);
+    armIdleTimer();
+  }
+}
+
+export function installDebugger(nativeLink) {
+  link = nativeLink;
+  chrome.debugger.onEvent.addListener((source, method, params) => {
+    if (!attached || source.tabId !== attached.tabId) return;
+    const event = { type: "cdp.event", tabId: source.tabId, method, params: params || {} };
+    if (source.sessionId) event.sessionId = source.sessionId;
+    link.sendEvent(event);
+  });
+  chrome.debugger.onDetach.addListener((source, reason) => {
+    if (typeof source.tabId === "number") forget(source.tabId, reason || "target_closed");
+  });
+  chrome.tabs.onRemoved.addListener((tabId) => forget(tabId, "target_closed"));
+  // For tests and the worker console: detach as if `reason` happened (the infobar cannot be
+  // clicked in a headless browser).
+  globalThis.tabwardenDebugger = {
+    detach: (tabId, reason = "requested") => detachTab(tabId, reason),
+    command: (message) => handleCdpCommand(message, new AbortController().signal),
+    state: () => ({ attachedTabId: attached ? attached.tabId : null }),
+  };
+}

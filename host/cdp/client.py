@@ -1,0 +1,136 @@
+"""`TabClient`: CDP commands for one tab, the object cdp-use's typed library wraps.
+
+cdp-use's generated domain clients only need an object with an async
+`send_raw(method, params=None, session_id=None)`; `TabClient.cdp` is a `CDPLibrary` over this
+one, so `await client.cdp.DOM.describeNode(params=..., session_id=...)` goes through our bridge.
+Unlike cdp-use's websocket client, every command here has a timeout, is cancelled in the
+browser when its caller is cancelled, fails at once when the debugger detaches, checks the
+domain against chrome.debugger's allowlist first, and can be bound to the tab's lifecycle epoch
+(`expect_epoch`): a command prepared for a document that has since changed is never sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Callable
+
+from host.cdp.domains import check_method
+from host.cdp.errors import CdpCode, CdpError
+from host.cdp.events import CdpEventRecord, Subscription
+
+if TYPE_CHECKING:
+    from host.cdp.manager import CdpManager, TabState
+
+DEFAULT_TIMEOUT_S = 30.0
+
+
+class _TabRegistry:
+    """What `CDPRegistrationLibrary` registers into: every registration adds a handler on our
+    bus (cdp-use's own registry would replace the previous one)."""
+
+    def __init__(self, client: "TabClient"):
+        self._client = client
+        self.subscriptions: list[Subscription] = []
+
+    def register(self, method: str, callback: Callable[[Any, str | None], Any]) -> None:
+        self.subscriptions.append(self._client.on(method, lambda event: callback(event.params, event.session_id)))
+
+    def unregister(self, method: str) -> None:
+        for subscription in [s for s in self.subscriptions if s.method == method]:
+            subscription.close()
+            self.subscriptions.remove(subscription)
+
+
+class TabClient:
+    """CDP for one tab through the debugger bridge."""
+
+    def __init__(self, manager: "CdpManager", state: "TabState", default_timeout: float = DEFAULT_TIMEOUT_S):
+        self.manager = manager
+        self.state = state
+        self.default_timeout = default_timeout
+        self._library: Any = None
+        self._registration: Any = None
+
+    @property
+    def tab_id(self) -> int:
+        return self.state.tab_id
+
+    @property
+    def epoch(self) -> int:
+        """The tab's lifecycle epoch now."""
+        return self.state.epoch
+
+    async def send(self, method: str, params: dict[str, Any] | None = None, *, session_id: str | None = None,
+                   timeout: float | None = None, result_type: Any = Any, expect_epoch: int | None = None) -> Any:
+        """Send one command; returns its result decoded into `result_type`.
+
+        Raises CdpError: `cdp_domain_not_allowed` before anything is sent, `cdp_epoch_changed`
+        when `expect_epoch` is no longer the tab's epoch (nothing sent), `cdp_session_gone` for
+        a child session that ended, `cdp_detached` when the debugger detaches while waiting,
+        `timeout`, or the browser's own error (`cdp_error`).
+        """
+        return await self.begin(method, params, session_id=session_id, timeout=timeout, result_type=result_type,
+                                expect_epoch=expect_epoch)
+
+    def begin(self, method: str, params: dict[str, Any] | None = None, *, session_id: str | None = None,
+              timeout: float | None = None, result_type: Any = Any, expect_epoch: int | None = None) -> "asyncio.Future[Any]":
+        """Like `send`, but the command is on its way (in call order) when this returns: await
+        the future for its result. Lets a caller send several commands without waiting for each
+        acknowledgement (mouse moves in a hidden tab are acknowledged only at its next frame)."""
+        check_method(method)
+        state = self.state
+        if state.closed:
+            raise CdpError(CdpCode.TAB_CLOSED, f"tab {state.tab_id} is closed")
+        if expect_epoch is not None and state.epoch != expect_epoch:
+            raise CdpError(CdpCode.EPOCH_CHANGED, f"tab {state.tab_id} changed ({state.epoch_reason}) since the call "
+                           f"was prepared; {method} was not sent", details={"reason": state.epoch_reason})
+        if session_id is not None and session_id not in state.sessions:
+            raise CdpError(CdpCode.SESSION_GONE, f"the frame session {session_id[:12]}… of tab {state.tab_id} has ended")
+        if method.startswith("Input."):
+            self.manager.mark_agent_input(state.tab_id)
+        # Tasks start in creation order and the transport queues the frame at its first step.
+        request = asyncio.ensure_future(self.manager.transport.command(
+            state.tab_id, session_id, method, params or {}, timeout=timeout or self.default_timeout,
+            result_type=result_type))
+        return asyncio.ensure_future(self._outcome(request, state.lost, method))
+
+    async def _outcome(self, request: "asyncio.Future[Any]", lost: "asyncio.Future[str]", method: str) -> Any:
+        state = self.state
+        try:
+            done, _ = await asyncio.wait((request, lost), return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            request.cancel()  # the endpoint cancels it in the browser too
+            raise
+        if request in done:
+            result = request.result()
+            state.attached = True
+            return result
+        request.cancel()
+        raise CdpError(CdpCode.DETACHED, f"the debugger detached from tab {state.tab_id} ({lost.result()}) while "
+                       f"{method} was waiting", retryable=True, dispatched=True, details={"reason": lost.result()})
+
+    async def send_raw(self, method: str, params: Any = None, session_id: str | None = None) -> Any:
+        """cdp-use's transport hook."""
+        return await self.send(method, params, session_id=session_id)
+
+    @property
+    def cdp(self) -> Any:
+        """cdp-use's typed domains over this client (`client.cdp.DOM.getBoxModel(...)`)."""
+        if self._library is None:
+            from cdp_use.cdp.library import CDPLibrary
+
+            self._library = CDPLibrary(self)  # type: ignore[arg-type]
+        return self._library
+
+    @property
+    def register(self) -> Any:
+        """cdp-use's typed event registration; every registration adds a handler."""
+        if self._registration is None:
+            from cdp_use.cdp.registration_library import CDPRegistrationLibrary
+
+            self._registration = CDPRegistrationLibrary(_TabRegistry(self))  # type: ignore[arg-type]
+        return self._registration
+
+    def on(self, method: str | None, handler: Callable[[CdpEventRecord], Any]) -> Subscription:
+        """Call `handler` for this tab's events named `method` (all when None), off the receive loop."""
+        return self.manager.bus.subscribe(method, handler, tab_id=self.state.tab_id)
