@@ -95,6 +95,11 @@
     }
   };
 
+  // For the debugger bridge (L2): the element of a ref of the current snapshot, resolved
+  // strictly. The host evaluates this in our isolated world and describes the element to get
+  // its backendNodeId, so L1 and L2 agree on the target without guessing.
+  TW.elementForRef = (ref) => strict(ref).el;
+
   // The element's rect in the top-level viewport. Frames with padding or any transform other
   // than a translation cannot be converted safely: unsupported_frame.
   TW.topLevelRect = (el, frames) => {

@@ -9,9 +9,13 @@ running host. Every `tools.call` goes through the gateway, and so through the ga
     browser.end_turn {thread_id}                                 -> forget driven tabs and floating locks
     browser.resume {thread_id}                                   -> lift a manual-takeover pause
     browser.paused {}                                            -> current pauses
+    browser.deep_refs {tab_id}                                   -> the latest deep read of a tab
+    browser.attach_file {thread_id, name, data_base64, mime?}    -> a user-provided attachment for upload_file
+    browser.debugger {tab_id}                                    -> the debugger state of a tab (epoch, sessions)
 
 With TABWARDEN_TEST_HOOKS=1 in the host's environment, `test.content_call` also sends a raw
-content call (no gatekeeper, no validation): only for testing the page executor's own checks.
+content call (no gatekeeper, no validation), and `test.cdp` one CDP command through the bridge client
+(chrome.debugger's domain allowlist still applies): only for testing the executor and the bridge.
 """
 
 from __future__ import annotations
@@ -85,6 +89,21 @@ class _Thread(msgspec.Struct, forbid_unknown_fields=True):
 class _Bind(msgspec.Struct, forbid_unknown_fields=True):
     thread_id: ThreadId
     tab_id: TabIdArg | None
+
+
+class _AttachFile(msgspec.Struct, forbid_unknown_fields=True):
+    thread_id: ThreadId
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=255)]
+    data_base64: Annotated[str, msgspec.Meta(max_length=12 * 1024 * 1024)]
+    mime: Annotated[str, msgspec.Meta(max_length=255)] = "application/octet-stream"
+
+
+class _RawCdp(msgspec.Struct, forbid_unknown_fields=True):
+    tab_id: TabIdArg
+    command: Annotated[str, msgspec.Meta(min_length=3, max_length=128)]
+    params: dict[str, Any] = {}
+    session_id: Annotated[str, msgspec.Meta(max_length=256)] | None = None
+    timeout: Annotated[float, msgspec.Meta(gt=0, le=120)] = 30.0
 
 
 class _RawContent(msgspec.Struct, forbid_unknown_fields=True):
@@ -177,7 +196,7 @@ async def browser_bind_target(params: dict[str, Any], conn: "ControlConnection")
     """Capture a thread's tab, as a submission would (null: no web page)."""
     p = _params(_Bind, params)
     gateway = gateway_for(conn.server.host)
-    gateway.routes.bind(p.thread_id, p.tab_id)
+    gateway.begin_turn(p.thread_id, p.tab_id, bound=True)
     return gateway.routes.describe(p.thread_id)
 
 
@@ -206,6 +225,53 @@ async def browser_paused(params: dict[str, Any], conn: "ControlConnection") -> l
     return gateway_for(conn.server.host).takeover.paused()
 
 
+async def browser_deep_refs(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """The latest deep read (deep refs and their identities) of one tab."""
+    p = _params(_Tab, params)
+    return gateway_for(conn.server.host).deep_refs.describe(p.tab_id)
+
+
+async def browser_attach_file(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """Hand a file to a thread as the user (the control socket is the user's own): upload_file
+    may then put it into a page of that thread."""
+    import base64
+    import binascii
+
+    from host.control.server import ControlError
+
+    p = _params(_AttachFile, params)
+    try:
+        data = base64.b64decode(p.data_base64, validate=True)
+        item = gateway_for(conn.server.host).attachments.add(p.thread_id, p.name, data, mime=p.mime, provenance="user")
+    except (binascii.Error, ValueError) as exc:
+        raise ControlError(ErrorCode.INVALID_MESSAGE, f"invalid attachment: {exc}") from None
+    return {"attachmentId": item.id, "name": item.name, "bytes": len(item.data)}
+
+
+async def browser_debugger(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """What the host knows about the debugger in one tab."""
+    p = _params(_Tab, params)
+    manager = gateway_for(conn.server.host).cdp
+    state = manager.state(p.tab_id)
+    return {"tabId": p.tab_id, "managerEpoch": manager.epoch, "epoch": state.epoch, "epochReason": state.epoch_reason,
+            "attached": state.attached, "detachReason": state.detach_reason, "userStopped": state.user_stopped,
+            "sessions": [{"sessionId": c.session_id, "targetId": c.target_id, "parent": c.parent, "url": c.url}
+                         for c in state.sessions.values()],
+            "recentDetaches": list(manager.detaches)}
+
+
+async def test_cdp(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    """One raw CDP command through the bridge client (tests of the bridge only)."""
+    from host.cdp.errors import CdpError
+
+    p = _params(_RawCdp, params)
+    client = gateway_for(conn.server.host).cdp.client(p.tab_id)
+    try:
+        return {"ok": True, "value": await client.send(p.command, p.params, session_id=p.session_id, timeout=p.timeout)}
+    except CdpError as exc:
+        return {"ok": False, "error": {"code": exc.code, "message": exc.message, "details": exc.details}}
+
+
 async def test_content_call(params: dict[str, Any], conn: "ControlConnection") -> Any:
     """A raw content call, bypassing the gateway: tests of the executor's own boundary only."""
     from host.browser.errors import ToolFailure
@@ -229,8 +295,12 @@ def register(server: "ControlServer") -> None:
     server.register("browser.end_turn", browser_end_turn)
     server.register("browser.resume", browser_resume)
     server.register("browser.paused", browser_paused)
+    server.register("browser.deep_refs", browser_deep_refs)
+    server.register("browser.attach_file", browser_attach_file)
+    server.register("browser.debugger", browser_debugger)
     if os.environ.get(TEST_HOOKS_ENV) == "1":
         server.register("test.content_call", test_content_call)
+        server.register("test.cdp", test_cdp)
     if getattr(server.host, "services", None) is None:
         _broadcaster(server, gateway_for(server.host))
     # else: HostServices creates the gateway on first use and wires its pause broadcasts

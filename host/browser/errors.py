@@ -38,6 +38,12 @@ class Code:
     L1_NOT_EFFECTIVE = "l1_not_effective"
     OPTION_NOT_FOUND = "option_not_found"
     EMPTY_TREE = "empty_tree"
+    # the debugger bridge (L2)
+    DEBUGGER_DETACHED = "debugger_detached"  # the debugger session ended while the call ran
+    DEBUGGER_CANCELLED = "debugger_cancelled"  # the user stopped debugging this tab (the infobar)
+    DEBUGGER_UNAVAILABLE = "debugger_unavailable"  # the debugger cannot attach to the tab
+    CDP_ERROR = "cdp_error"  # the browser refused a CDP command
+    ATTACHMENT_NOT_FOUND = "attachment_not_found"
     # after dispatch
     NAVIGATION_UNCERTAIN = "navigation_uncertain"
     SAFETY_BOUNDARY_UNAVAILABLE = "safety_boundary_unavailable"

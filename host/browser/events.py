@@ -29,19 +29,26 @@ def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
         if tab_id is not None:
             gateway.routes.tab_removed(tab_id)
             gateway.refs.forget(tab_id)
+            gateway.cdp.tab_removed(tab_id)
+            gateway.deep_refs.forget(tab_id)
+            gateway.l1_translations.forget(tab_id)
     elif name == "tabs.replaced":
         added, removed = _int(data, "addedTabId"), _int(data, "removedTabId")
         if added is not None and removed is not None:
             gateway.routes.tab_replaced(removed, added)
             gateway.refs.move(removed, added)
+            gateway.cdp.tab_replaced(removed, added)
+            gateway.deep_refs.move(removed, added)
     elif name == "tabs.updated":
         tab_id = _int(data, "tabId")
         # A new document: every ref of the old one is gone with it.
         if tab_id is not None and data.get("status") == "loading":
             gateway.refs.forget(tab_id)
+            gateway.cdp.invalidate(tab_id, "the tab started loading")
     elif name == "manual_input":
         tab_id = _int(data, "tabId")
-        if tab_id is not None:
+        # Debugger input is trusted like a person's: the agent's own, just sent, is not a takeover.
+        if tab_id is not None and not gateway.cdp.recent_agent_input(tab_id):
             kind = "keydown" if data.get("kind") == "keydown" else "mousedown"
             threads = gateway.routes.driving(tab_id)
             gateway.takeover.manual_input(tab_id, kind, threads, str(data.get("url") or ""))

@@ -1,10 +1,14 @@
 """`BrowserGateway`: one tool call from name and raw parameters to result.
 
-    look up the tool -> validate the parameters -> resolve the tab -> authorise (initial)
-    -> wait for the tab's turn -> resolve and authorise again (dispatch) -> run -> result
+    prepare: look up the tool -> validate the parameters -> resolve the tab -> element facts
+    execute_authorized: wait for the tab's turn -> resolve again (same tab and origin) ->
+        takeover check -> authorise (the caller's check, at dispatch) -> run -> result
 
-Every failure on the way is a structured result (`ok: false`, code, phase, retryable), never an
-exception; nothing reaches the browser unless both authorisations allowed it.
+`call()` is both halves with the gateway's own authorisation (initial and dispatch; ASK is a
+refusal there). The engine uses the halves itself: it asks the gatekeeper, waits for approvals
+and passes its dispatch check to `execute_authorized`. Every failure on the way is a structured
+result (`ok: false`, code, phase, retryable), never an exception; nothing reaches the browser
+unless the dispatch-phase authorisation allowed it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,10 @@ from host.browser.authorize import authorize
 from host.browser.bridge import Bridge
 from host.browser.call import ToolCall
 from host.browser.errors import Code, ToolFailure
+from host.browser.l2 import tools as l2_tools
+from host.browser.l2.attachments import Attachments
+from host.browser.l2.deep_refs import DeepRefMap, is_deep_ref
+from host.browser.l2.targets import L1Translations
 from host.browser.params import PARAMS_TYPES, decode_params
 from host.browser.refmap import RefMap
 from host.browser.results import ToolResult, failure
@@ -28,6 +36,8 @@ from host.browser.routing import TabRoutes
 from host.browser.serial import TabQueue
 from host.browser.takeover import Takeover
 from host.browser.target import TabTarget, get_tab, resolve_page_tab
+from host.cdp.manager import CdpManager
+from host.cdp.transport import EndpointTransport
 from host.gatekeeper.service import Gatekeeper
 from host.tools.catalog import lookup
 
@@ -74,12 +84,53 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
     "type": Implementation(page_writes.run_write, "page"),
     "select_option": Implementation(page_writes.run_write, "page"),
     "hover": Implementation(page_writes.run_write, "page"),
-    "press_key": Implementation(page_writes.run_write, "page"),
     "batch_actions": Implementation(page_writes.run_write, "page"),
+    "press_key": Implementation(l2_tools.press_key, "page"),
+    "read_page_deep": Implementation(l2_tools.read_page_deep, "page"),
+    "screenshot": Implementation(l2_tools.screenshot, "page"),
+    "click_trusted": Implementation(l2_tools.click_trusted, "page"),
+    "type_trusted": Implementation(l2_tools.type_trusted, "page"),
+    "click_xy": Implementation(l2_tools.click_xy, "page"),
+    "drag": Implementation(l2_tools.drag, "page"),
+    "upload_file": Implementation(l2_tools.upload_file, "page"),
 }
 assert set(IMPLEMENTATIONS) == set(PARAMS_TYPES), "every tool needs both a params type and an implementation"
 
 MAX_THREAD_ID = 512
+
+
+@dataclass
+class PreparedCall:
+    """A validated call on its resolved target, described for the gatekeeper and the approval
+    card. `execute_authorized` runs it; nothing that acts has been sent yet."""
+
+    call: ToolCall
+    implementation: Implementation
+    params: dict[str, Any]  # normalised (validated, defaults applied)
+    origin: str  # the target's origin ("" when the call has none)
+    tab_id: int | None
+    target: dict[str, Any] | None  # element facts (input types, hints)
+    target_line: str | None  # the acted-on element's line from the latest snapshot
+    site_access: bool | None  # whether the extension may script the origin (None: not a page call)
+
+    @property
+    def tool(self) -> str:
+        return self.call.tool
+
+    @property
+    def thread_id(self) -> str:
+        return self.call.thread_id
+
+
+Authorize = Callable[[PreparedCall], Awaitable[None]]
+
+
+class _Refused(Exception):
+    """Carries an exception the caller's `authorize` raised, past the gateway's own handlers."""
+
+    def __init__(self, error: BaseException):
+        super().__init__(str(error))
+        self.error = error
 
 
 class BrowserGateway:
@@ -92,62 +143,118 @@ class BrowserGateway:
         self.routes = TabRoutes()
         self.queue = TabQueue()
         self.takeover = Takeover()
+        self.cdp = CdpManager(EndpointTransport(endpoint))
+        self.deep_refs = DeepRefMap(self.cdp.epoch)
+        self.l1_translations = L1Translations()
+        self.attachments = Attachments()
 
-    # ------------------------------------------------------------------ calls
+    # ------------------------------------------------------------------ the two halves
 
-    async def call(self, tool: str, params: Any, *, thread_id: str = "default", policy: str | None = None) -> ToolResult:
-        """Run one tool call; always returns a ToolResult (failures included)."""
-        tab_id: int | None = None
+    async def prepare(self, tool: str, params: Any, *, thread_id: str) -> PreparedCall:
+        """Validate the call, resolve its tab, and describe it (element facts, the target's
+        snapshot line, site access). Sends nothing that acts; raises ToolFailure."""
+        spec = lookup(tool) if isinstance(tool, str) else None
+        if spec is None:
+            raise ToolFailure(Code.UNKNOWN_TOOL, f"there is no tool named {tool!r}", phase="validate",
+                              details={"dispatched": False})
+        implementation = IMPLEMENTATIONS.get(spec.name)
+        if implementation is None:
+            raise ToolFailure(Code.UNSUPPORTED, f"{spec.name} is a {spec.level} tool this host cannot run yet",
+                              phase="validate", details={"dispatched": False})
+        if not isinstance(thread_id, str) or not 1 <= len(thread_id) <= MAX_THREAD_ID:
+            raise ToolFailure(Code.INVALID_PARAMS, f"thread id must be 1..{MAX_THREAD_ID} characters", phase="validate")
+        decoded = decode_params(spec.name, params)
+        self.takeover.check(thread_id)
+        call = ToolCall(spec, decoded, thread_id, None, self)
+        call.target = await self._resolve(call, implementation.target)
+        return await self._describe(call, implementation)
+
+    async def execute_authorized(self, prepared: PreparedCall, authorize: Authorize) -> ToolResult:
+        """Run a prepared call: hold the tab's queue, resolve the tab again (same tab and origin,
+        else `target_changed`), check for a manual takeover, await `authorize(fresh)` (it raises
+        to refuse; a ToolFailure becomes the result, anything else propagates), then run.
+        Failures come back as ToolResult(ok=False)."""
+        call = prepared.call
+        implementation = prepared.implementation
+        first = call.target
         try:
-            spec = lookup(tool) if isinstance(tool, str) else None
-            if spec is None:
-                raise ToolFailure(Code.UNKNOWN_TOOL, f"there is no tool named {tool!r}", phase="validate",
-                                  details={"dispatched": False})
-            implementation = IMPLEMENTATIONS.get(spec.name)
-            if implementation is None:
-                raise ToolFailure(Code.UNSUPPORTED, f"{spec.name} is a {spec.level} tool this host cannot run yet",
-                                  phase="validate", details={"dispatched": False})
-            if not isinstance(thread_id, str) or not 1 <= len(thread_id) <= MAX_THREAD_ID:
-                raise ToolFailure(Code.INVALID_PARAMS, f"thread id must be 1..{MAX_THREAD_ID} characters", phase="validate")
-            decoded = decode_params(spec.name, params)
-            self.takeover.check(thread_id)
-            call = ToolCall(spec, decoded, thread_id, None, self)
-            call.target = await self._resolve(call, implementation.target)
-            tab_id = call.tab_id
-            await self._authorize(call, implementation.target, policy, "initial")
-            first = call.target
-            async with self.queue.hold(tab_id):
-                # The tab may have moved on while this call waited: resolve and judge again.
+            async with self.queue.hold(call.tab_id):
+                # The tab may have moved on while this call waited for approval or its turn.
                 call.target = await self._resolve(call, implementation.target)
                 if first is not None and call.target is not None and (
                         call.target.tab_id != first.tab_id or call.target.origin != first.origin):
-                    raise ToolFailure(Code.TARGET_CHANGED, f"tab {first.tab_id} moved to {call.target.origin} before "
-                                      "the call could run; look at it again", phase="dispatch", retryable=True,
+                    raise ToolFailure(Code.TARGET_CHANGED, f"tab {first.tab_id} moved from {first.origin} to "
+                                      f"{call.target.origin} after the permission check; look at it again and do not "
+                                      "reuse the previous approval", phase="dispatch", retryable=True,
                                       details={"dispatched": False})
-                self.takeover.check(thread_id)
-                await self._authorize(call, implementation.target, policy, "dispatch")
-                result = await implementation.run(call)
-            self._record_outcome(thread_id, spec.name, call.target, "ok")
-            return result
+                self.takeover.check(call.thread_id)
+                fresh = await self._describe(call, implementation)
+                try:
+                    await authorize(fresh)
+                except ToolFailure:
+                    raise
+                except Exception as exc:
+                    raise _Refused(exc) from exc
+                return await implementation.run(call)
+        except _Refused as refused:
+            raise refused.error from None
+        except ToolFailure as problem:
+            return failure(call.tool, problem, tab_id=call.tab_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug must still produce a structured answer
+            log.exception("browser tool %s failed", call.tool)
+            return failure(call.tool, ToolFailure(Code.UNKNOWN, f"internal error: {type(exc).__name__}: {exc}",
+                                                  phase="execute"), tab_id=call.tab_id)
+
+    async def call(self, tool: str, params: Any, *, thread_id: str = "default", policy: str | None = None) -> ToolResult:
+        """Run one tool call with the gateway's own authorisation (ASK refuses); always returns a
+        ToolResult (failures included)."""
+        prepared: PreparedCall | None = None
+        try:
+            prepared = await self.prepare(tool, params, thread_id=thread_id)
+            self._authorize(prepared, policy, "initial")
         except ToolFailure as problem:
             if problem.code not in (Code.UNKNOWN_TOOL, Code.INVALID_PARAMS):
                 self._record_outcome(thread_id, str(tool), None, problem.code)
-            return failure(str(tool), problem, tab_id=tab_id)
+            return failure(str(tool), problem, tab_id=prepared.tab_id if prepared is not None else None)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug must still produce a structured answer
             log.exception("browser tool %s failed", tool)
             return failure(str(tool), ToolFailure(Code.UNKNOWN, f"internal error: {type(exc).__name__}: {exc}",
-                                                  phase="execute"), tab_id=tab_id)
+                                                  phase="validate"))
+
+        async def own(fresh: PreparedCall) -> None:
+            self._authorize(fresh, policy, "dispatch")
+
+        result = await self.execute_authorized(prepared, own)
+        outcome = "ok" if result.ok else (result.error.code if result.error is not None else "failed")
+        self._record_outcome(thread_id, prepared.tool, prepared.call.target, outcome)
+        return result
+
+    # ------------------------------------------------------------------ turns
+
+    def begin_turn(self, thread_id: str, tab_id: int | None, *, bound: bool) -> None:
+        """A user's message starts a turn: bind its tab (when `bound`), lift a manual-takeover
+        pause, and let trusted tools attach again where the user had stopped the debugger."""
+        if bound:
+            self.routes.bind(thread_id, tab_id)
+        self.takeover.resume(thread_id)
+        self.cdp.allow_again()
+
+    def end_turn(self, thread_id: str) -> None:
+        """A turn ended: forget its driven tabs and any floating target."""
+        self.routes.end_turn(thread_id)
+
+    # ------------------------------------------------------------------ helpers
 
     async def _resolve(self, call: ToolCall, kind: TargetKind) -> TabTarget | None:
         if kind == "none":
             return None
         if kind == "explicit":
-            target = await get_tab(self.bridge, getattr(call.params, "tab_id"))
-        else:
-            target = await resolve_page_tab(self.bridge, self.routes, call.thread_id, getattr(call.params, "tab_id", None))
-        return target
+            return await get_tab(self.bridge, getattr(call.params, "tab_id"))
+        return await resolve_page_tab(self.bridge, self.routes, call.thread_id, getattr(call.params, "tab_id", None))
 
     async def _site_access(self, target: TabTarget | None, kind: TargetKind) -> bool | None:
         if kind != "page" or target is None:
@@ -155,17 +262,48 @@ class BrowserGateway:
         pattern = f"{target.origin}/*"
         return bool(await self.bridge.api("permissions.contains", {"origins": [pattern]}))
 
-    async def _authorize(self, call: ToolCall, kind: TargetKind, policy: str | None, phase: str) -> None:
+    async def _describe(self, call: ToolCall, implementation: Implementation) -> PreparedCall:
+        kind = implementation.target
         if call.spec.is_write and kind == "page":
             page_writes.require_known_refs(call)
-        site_access = await self._site_access(call.target, kind)
+        target = call.target
+        return PreparedCall(
+            call=call, implementation=implementation, params=msgspec.to_builtins(call.params),
+            origin=target.origin if target is not None else "", tab_id=call.tab_id,
+            target=page_writes.facts(call) if kind == "page" else None, target_line=self._target_line(call),
+            site_access=await self._site_access(target, kind),
+        )
+
+    def _target_line(self, call: ToolCall) -> str | None:
+        if call.tab_id is None:
+            return None
+        used = page_writes.refs_used(call)
+        if not used:
+            return None
+        _, text = self.refs.last_text(call.tab_id)
+        lines = []
+        for ref in used:
+            marker = f"[ref={ref}]"
+            if is_deep_ref(ref):
+                node = self.deep_refs.peek(call.tab_id, ref)
+                found = f'- {node.role} "{node.name}" {marker}' if node is not None else None
+            else:
+                found = next((line.strip() for line in text.split("\n") if marker in line), None)
+                if found is None:
+                    hint = self.refs.lookup(call.tab_id, ref)
+                    found = f'- {hint.role} "{hint.name}" {marker}' if hint is not None else None
+            if found:
+                lines.append(found[:500])
+        return "\n".join(lines) or None
+
+    def _authorize(self, prepared: PreparedCall, policy: str | None, phase: str) -> None:
         decision = authorize(
             self.gatekeeper,
-            thread_id=call.thread_id, tool=call.tool, params=msgspec.to_builtins(call.params),
-            origin=call.target.origin if call.target is not None else "", policy=policy,
-            target=page_writes.facts(call), site_access=site_access, phase=phase,  # type: ignore[arg-type]
+            thread_id=prepared.thread_id, tool=prepared.tool, params=prepared.params, origin=prepared.origin,
+            policy=policy, target=prepared.target, site_access=prepared.site_access, phase=phase,  # type: ignore[arg-type]
         )
-        call.details["decision"] = {"verdict": decision.verdict, "code": decision.code, "flags": list(decision.flags)}
+        prepared.call.details["decision"] = {"verdict": decision.verdict, "code": decision.code,
+                                             "flags": list(decision.flags)}
 
     def _record_outcome(self, thread_id: str, tool: str, target: TabTarget | None, outcome: str) -> None:
         try:

@@ -42,8 +42,14 @@ async def run_read(call: ToolCall) -> ExecuteResult:
 
 
 async def read_tool(call: ToolCall) -> ToolResult:
-    """read_page, find_in_page, get_selection, scroll, wait_for: the page's text is the answer."""
-    result = await run_read(call)
+    """read_page, find_in_page, get_selection, scroll, wait_for: the page's text is the answer.
+    A read_page that finds an empty tree falls back to the accessibility tree (through CDP)."""
+    try:
+        result = await run_read(call)
+    except ToolFailure as exc:
+        if exc.code != Code.EMPTY_TREE or call.tool != "read_page":
+            raise
+        return await _empty_tree_fallback(call, exc)
     details = dict(call.details)
     summary = snapshots.record(call.refs, call.tab_id, result.snapshot)  # type: ignore[arg-type]
     if summary:
@@ -79,3 +85,21 @@ async def extract(call: ToolCall) -> ToolResult:
     details = {**call.details, **info, "truncatedAtSource": bool((result.extract or {}).get("truncated"))}
     call.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
     return success(call.tool, piece, tab_id=call.tab_id, details=details)
+
+
+async def _empty_tree_fallback(call: ToolCall, empty: ToolFailure) -> ToolResult:
+    """read_page found nothing: outline the accessibility tree instead, or say that it is empty too."""
+    from host.browser.l2.fallback import ax_outline
+
+    try:
+        outline = await ax_outline(call)
+    except ToolFailure as exc:
+        raise ToolFailure(Code.EMPTY_TREE, f"{empty.message}; the accessibility-tree fallback failed too ({exc.code}: "
+                          f"{exc.message})", phase=empty.phase, retryable=empty.retryable,
+                          details={**empty.details, "fallback": "ax_tree", "fallbackError": exc.code}) from None
+    if outline is None:
+        raise ToolFailure(Code.EMPTY_TREE, f"{empty.message}; the accessibility tree is empty too: take a screenshot "
+                          "and use click_xy", phase=empty.phase, retryable=False,
+                          details={**empty.details, "fallback": "ax_tree"})
+    call.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
+    return success(call.tool, outline, tab_id=call.tab_id, details={**call.details, "fallback": "ax_tree", "emptyTree": True})

@@ -1,4 +1,4 @@
-"""L1 write tools (click, type, select_option, hover, batch_actions, and the synthetic press_key):
+"""L1 write tools (click, type, select_option, hover, batch_actions, and press_key's synthetic fallback):
 dispatch inside the dialog patch, diff the post-write snapshot against the last one, adopt a
 child tab the action opened, and, when the page never answers, work out what happened without
 ever sending the write again.
@@ -15,6 +15,7 @@ from host.browser.call import ToolCall
 from host.browser.diff import diff_snapshots
 from host.browser.errors import Code, ToolFailure
 from host.browser.params import BatchActionsParams
+from host.browser.l2.deep_refs import deep_facts, is_deep_ref
 from host.browser.refmap import target_facts
 from host.browser.results import (NEW_PAGE_DIVIDER, SNAPSHOT_DIVIDER, UNSTABLE_NOTICE, ToolResult, dialog_lines,
                                   success)
@@ -39,24 +40,38 @@ def facts(call: ToolCall) -> dict[str, Any] | None:
     used = refs_used(call)
     if not used or call.tab_id is None:
         return None
-    return target_facts(call.refs.lookup(call.tab_id, ref) for ref in used)
+    deep = [call.gateway.deep_refs.peek(call.tab_id, ref) for ref in used if is_deep_ref(ref)]
+    facts = target_facts(call.refs.lookup(call.tab_id, ref) for ref in used if not is_deep_ref(ref))
+    if deep:
+        extra = deep_facts(deep)
+        facts["hints"] = [*facts["hints"], *extra["hints"]]
+        types = [*facts.get("input_types", []), *extra.get("input_types", [])]
+        if types:
+            facts["input_types"] = types
+            facts.pop("input_type", None)
+            if len(types) == 1:
+                facts["input_type"] = types[0]
+    return facts
 
 
 def require_known_refs(call: ToolCall) -> None:
     """A write may only name refs the host has seen: otherwise it cannot tell the gatekeeper
     what the action targets (a password field?), so it fails closed as stale."""
     for ref in refs_used(call):
-        if call.refs.lookup(call.tab_id, ref) is None:  # type: ignore[arg-type]
+        if is_deep_ref(ref):
+            call.gateway.deep_refs.check_known(call.tab_id, ref)  # type: ignore[arg-type]
+        elif call.refs.lookup(call.tab_id, ref) is None:  # type: ignore[arg-type]
             raise ToolFailure(Code.STALE_REF, f"ref {ref} is not from a snapshot of this tab; call read_page again",
                               phase="resolve", retryable=True, details={"dispatched": False})
 
 
-async def _tab_ids(call: ToolCall) -> set[int]:
+async def tab_ids(call: ToolCall) -> set[int]:
+    """The ids of every open tab (taken before an action, to spot the tab it opens)."""
     tabs = await call.bridge.api("tabs.query", {})
     return {t["id"] for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int)}
 
 
-async def _child_tab(call: ToolCall, source: int, before: set[int], expected_urls: Iterable[str] = ()) -> dict | None:
+async def child_tab(call: ToolCall, source: int, before: set[int], expected_urls: Iterable[str] = ()) -> dict | None:
     """A tab that did not exist before the action and that the action opened: its opener is the
     source tab, or it shows a URL the page was seen opening (Chrome does not always record the
     opener of a `target=_blank` tab)."""
@@ -79,7 +94,7 @@ def _dialogs(result: ExecuteResult) -> list[dict[str, Any]]:
     return [msgspec.to_builtins(d) for d in result.dialogs if d.kind != "open"]
 
 
-async def _adopt(call: ToolCall, child: dict) -> tuple[int, str]:
+async def adopt(call: ToolCall, child: dict) -> tuple[int, str]:
     """Make a child tab the follow-up target and read it; returns (tab id, text section)."""
     child_id = int(child["id"])
     moved = call.routes.adopt_child(call.thread_id, call.tab_id, child_id)  # type: ignore[arg-type]
@@ -102,7 +117,7 @@ async def run_write(call: ToolCall) -> ToolResult:
     """Dispatch one write and report what it did."""
     tab_id = call.tab_id
     assert tab_id is not None and call.target is not None
-    before_tabs = await _tab_ids(call)
+    before_tabs = await tab_ids(call)
     previous_token, previous_text = call.refs.last_text(tab_id)
     try:
         result = await call.bridge.content(tab_id, call.tool, _content_params(call), write=True,
@@ -137,10 +152,10 @@ async def run_write(call: ToolCall) -> ToolResult:
     opened = _opened_urls(result)
     if opened:
         details["openedUrls"] = opened
-    child = await _child_tab(call, tab_id, before_tabs, opened)
+    child = await child_tab(call, tab_id, before_tabs, opened)
     result_tab = None
     if child is not None:
-        result_tab, section = await _adopt(call, child)
+        result_tab, section = await adopt(call, child)
         details["evidence"] = {**details["evidence"], "outcome": "verified",
                                "observedEffects": [*details["evidence"].get("observedEffects", []), "tab_created"]}
         details["childTabId"] = result_tab
@@ -157,9 +172,9 @@ async def after_no_reply(call: ToolCall, failure: ToolFailure, before_tabs: set[
     tab_id = call.tab_id
     assert tab_id is not None and call.target is not None
     evidence_base = {"attempts": [{"phase": "execute", "strategy": "l1", "ok": None}], "channelUnavailable": True}
-    child = await _child_tab(call, tab_id, before_tabs)
+    child = await child_tab(call, tab_id, before_tabs)
     if child is not None:
-        child_id, section = await _adopt(call, child)
+        child_id, section = await adopt(call, child)
         evidence = {**evidence_base, "effectState": "observed", "observedEffects": ["tab_created"], "outcome": "verified"}
         return success(call.tool, f"{call.describe()} was dispatched.\n{section}", tab_id=tab_id, result_tab_id=child_id,
                        details={"dispatched": True, "evidence": evidence, "childTabId": child_id})

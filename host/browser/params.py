@@ -1,4 +1,4 @@
-"""Parameter types of the browser tools (L0, L1 and the synthetic `press_key`), as msgspec Structs.
+"""Parameter types of the browser tools (L0, L1 and L2), as msgspec Structs.
 
 Names are camelCase on the wire (what the model writes). The bounds here are the same as the
 page executor's own checks (`extension/content/params.js`), so a call is refused identically at
@@ -15,9 +15,14 @@ import msgspec
 from host.browser.errors import ToolFailure
 
 REF_PATTERN = r"^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$"
+_DEEP = r"c[0-9a-z]{1,16}_[0-9]{1,9}_[0-9]{1,9}_[0-9]{1,9}"
+ANY_REF_PATTERN = rf"^(s[0-9a-z]{{1,32}}_[0-9]{{1,9}}_[0-9]{{1,9}}|{_DEEP})$"
 
 Ref = Annotated[str, msgspec.Meta(pattern=REF_PATTERN, max_length=64,
                                   description="A ref from the latest read_page output, e.g. s1a2b3_4_5.")]
+AnyRef = Annotated[str, msgspec.Meta(pattern=ANY_REF_PATTERN, max_length=80,
+                                     description="A ref from the latest read_page (s…) or read_page_deep (c…) output.")]
+Coordinate = Annotated[float, msgspec.Meta(ge=0, le=100_000, description="CSS pixels from the viewport's top-left corner.")]
 Element = Annotated[str, msgspec.Meta(min_length=1, max_length=500,
                                       description="Human-readable description of the target, shown for approval.")]
 TabId = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1, description="A tab id from tabs_list; defaults to the task's tab.")]
@@ -188,7 +193,7 @@ class HoverParams(PageParams, kw_only=True):
 
 class PressKeyParams(PageParams, kw_only=True):
     key: Annotated[str, msgspec.Meta(min_length=1, max_length=64, description="A key or combination: Enter, Tab, Control+a.")]
-    ref: Ref | None = None
+    ref: AnyRef | None = None
 
 
 class BatchAction(msgspec.Struct, forbid_unknown_fields=True, rename="camel", kw_only=True, omit_defaults=True,
@@ -222,6 +227,68 @@ class BatchActionsParams(PageParams, kw_only=True):
     actions: Annotated[list[Union[BatchClick, BatchType, BatchSelect]], msgspec.Meta(min_length=1, max_length=4)]
 
 
+# ---------------------------------------------------------------- L2
+
+
+class ReadPageDeepParams(PageParams, kw_only=True):
+    max_tokens: Annotated[int, msgspec.Meta(ge=0, le=6000)] = 3000
+
+
+ScreenshotTarget = Annotated[str, msgspec.Meta(
+    pattern=rf"^(viewport|fullpage|s[0-9a-z]{{1,32}}_[0-9]{{1,9}}_[0-9]{{1,9}}|{_DEEP})$", max_length=80,
+    description="viewport, fullpage, or a ref whose element is captured.")]
+
+
+class ScreenshotParams(PageParams, kw_only=True):
+    target: ScreenshotTarget = "viewport"
+    format: Literal["png", "jpeg"] = "png"
+    quality: Annotated[int, msgspec.Meta(ge=0, le=100)] | None = None
+    annotate: bool = False
+
+
+class ClickTrustedParams(PageParams, kw_only=True):
+    element: Element
+    ref: AnyRef
+    button: Literal["left", "right", "middle"] = "left"
+    double_click: bool = False
+
+
+class TypeTrustedParams(PageParams, kw_only=True):
+    element: Element
+    ref: AnyRef
+    text: TypedText
+    mode: Literal["replace", "append"] = "replace"
+    submit: bool = False
+    # Accepted so that a `type` call escalates with the same parameters; trusted typing always
+    # sends one key event pair per character.
+    slowly: bool = False
+
+
+class Point(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    x: Coordinate
+    y: Coordinate
+
+
+class ClickXYParams(PageParams, kw_only=True):
+    x: Coordinate
+    y: Coordinate
+    element: Element | None = None
+    button: Literal["left", "right", "middle"] = "left"
+    double_click: bool = False
+
+
+class DragParams(PageParams, kw_only=True):
+    start: Point = msgspec.field(name="from")
+    to: Point
+    element: Element | None = None
+
+
+class UploadFileParams(PageParams, kw_only=True):
+    element: Element
+    ref: AnyRef
+    attachment_id: Annotated[str, msgspec.Meta(pattern=r"^att-[a-z]{16}$", description="An attachment the user provided.")]
+
+
 PARAMS_TYPES: dict[str, type[Params]] = {
     "tabs_list": TabsListParams,
     "tab_open": TabOpenParams,
@@ -250,6 +317,13 @@ PARAMS_TYPES: dict[str, type[Params]] = {
     "hover": HoverParams,
     "press_key": PressKeyParams,
     "batch_actions": BatchActionsParams,
+    "read_page_deep": ReadPageDeepParams,
+    "screenshot": ScreenshotParams,
+    "click_trusted": ClickTrustedParams,
+    "type_trusted": TypeTrustedParams,
+    "click_xy": ClickXYParams,
+    "drag": DragParams,
+    "upload_file": UploadFileParams,
 }
 """Tool name -> parameter Struct, for every browser tool this gateway can run."""
 

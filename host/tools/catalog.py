@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from host.browser.params import PARAMS_TYPES
 from host.tools import builtin_params as bp
 from host.tools.spec import ToolSpec
 
@@ -17,6 +18,7 @@ MCP_PREFIX = "mcp__"
 
 
 def _t(name: str, level: str, effects: str, label: str, description: str, **kw) -> ToolSpec:
+    kw.setdefault("params_type", PARAMS_TYPES.get(name))  # browser tools: their Struct in host.browser.params
     return ToolSpec(name=name, label=label, level=level, effects=effects, description=description, **kw)  # type: ignore[arg-type]
 
 
@@ -51,14 +53,23 @@ _TOOLS: tuple[ToolSpec, ...] = (
     _t("batch_actions", "L1", "write", "Batch actions", "Run up to four click/type/select actions in order.", category="fill"),
     _t("run_javascript", "L1", "write", "Run JavaScript", "Run script in the page's main world.", category="eval"),
     # L2: the debugger bridge (trusted input, deep reads).
-    _t("press_key", "L2", "write", "Press key", "Press a key combination with trusted input.", category="fill"),
-    _t("read_page_deep", "L2", "read", "Read page (deep)", "Snapshot through the accessibility tree, shadow roots and frames included."),
-    _t("screenshot", "L2", "read", "Screenshot", "Capture the viewport, the full page or one element."),
-    _t("click_trusted", "L2", "write", "Click (trusted)", "Click an element with trusted input.", category="click"),
-    _t("type_trusted", "L2", "write", "Type (trusted)", "Type text with trusted input.", category="fill"),
-    _t("click_xy", "L2", "write", "Click at point", "Click at page coordinates.", category="click"),
-    _t("drag", "L2", "write", "Drag", "Drag from one point to another.", category="interact"),
-    _t("upload_file", "L2", "write", "Upload file", "Attach a user-provided file to a file input.", category="upload"),
+    _t("press_key", "L2", "write", "Press key", "Press a key combination (Enter, Tab, Control+a, Shift+Tab...) with trusted "
+       "key events, on the focused element or on `ref` (focused first).", category="fill"),
+    _t("read_page_deep", "L2", "read", "Read page (deep)", "Snapshot the full accessibility tree through the debugger: "
+       "cross-origin frames and closed shadow roots included, plus clickable elements found by their event listeners. "
+       "Its refs (c...) work with click_trusted, type_trusted, press_key, screenshot and upload_file."),
+    _t("screenshot", "L2", "read", "Screenshot", "Capture the viewport, the full page or one element (target: a ref), "
+       "optionally with the current refs labelled."),
+    _t("click_trusted", "L2", "write", "Click (trusted)", "Click an element by ref (read_page or read_page_deep) with "
+       "trusted mouse input, for pages that ignore synthetic clicks.", category="click"),
+    _t("type_trusted", "L2", "write", "Type (trusted)", "Type text into an element by ref with trusted key events, for "
+       "pages that ignore synthetic input.", category="fill"),
+    _t("click_xy", "L2", "write", "Click at point", "Click at viewport coordinates in CSS pixels (canvases and other "
+       "places without a ref; find the point with a screenshot).", category="click"),
+    _t("drag", "L2", "write", "Drag", "Drag with the mouse from one viewport point to another (CSS pixels).",
+       category="interact"),
+    _t("upload_file", "L2", "write", "Upload file", "Put a file the user attached to this task into a file input.",
+       category="upload"),
     # Built-ins run by the host itself (parameters: host/tools/builtin_params.py).
     _t("fetch_url", "builtin", "write", "Fetch URL",
        "Fetch a public web page or text file from the host, not through the browser (no cookies, no logins), "

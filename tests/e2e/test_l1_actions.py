@@ -1,4 +1,4 @@
-"""L1 writes in a real browser: click, type, select_option, hover, the synthetic press_key and
+"""L1 writes in a real browser: click, type, select_option, hover, press_key (now trusted, L2) and
 batch_actions; actionability failures; verification; stale refs and the one strict recovery; the
 post-write diff and the operation overlay. Every test checks the tool result and the page."""
 
@@ -105,14 +105,15 @@ async def test_hover(driver):
     assert await driver.evaluate("states.html", "document.getElementById('hover-out').textContent") == "hovered"
 
 
-async def test_press_key_is_synthetic_and_says_so(driver):
+async def test_press_key_is_trusted(driver):
+    # press_key is an L2 tool: real key events through the debugger (synthetic only as a fallback).
     page = await fresh(driver, "states.html")
     field = ref_of(page, 'textbox "Key field"')
     pressed = await driver.ok("press_key", key="Control+a", ref=field)
-    assert "synthetic key events" in pressed["text"]
+    assert "trusted input" in pressed["text"]
     page = (await driver.read())["text"]
     await driver.ok("press_key", key="x", ref=ref_of(page, 'textbox "Key field"'))
-    assert await driver.evaluate("states.html", "document.getElementById('keys-out').textContent") == "a+ctrl x "
+    assert await driver.evaluate("states.html", "document.getElementById('keys-out').textContent") == "Control+ctrl a+ctrl x "
     assert await driver.evaluate("states.html", "document.getElementById('keys').value") == "x"
     bad = await driver.call("press_key", key="Hyper+q", ref=ref_of(page, 'textbox "Key field"'))
     assert not bad["ok"] and bad["error"]["code"] == "invalid_params"

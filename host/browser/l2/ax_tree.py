@@ -1,0 +1,335 @@
+"""Accessibility-tree text: the pure part of `read_page_deep` (and of the L1 empty-page fallback).
+
+Input is CDP `Accessibility.AXNode` dicts per frame; output is the same indented line format as
+`read_page` (`- role "name" [attr]... [ref=...]`). Which nodes get refs, how iframes are
+stitched in and how the text fits its budget are decided here; `deep_read` does the CDP calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+# Roles that name something a person can operate.
+INTERACTIVE_ROLES = frozenset({
+    "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem", "ColorWell",
+    "PopUpButton", "ToggleButton", "textField",
+})
+# Interactive roles whose children are listed too (a listbox lists its options).
+DESCENDING_ROLES = frozenset({"combobox", "listbox", "radiogroup", "tablist", "menu", "menubar", "tree", "grid", "treegrid"})
+# Kept as structure, without a ref.
+STRUCTURAL_ROLES = frozenset({
+    "heading", "navigation", "main", "form", "table", "list", "listitem", "dialog", "alertdialog", "img", "image",
+    "banner", "contentinfo", "complementary", "region", "article", "row", "cell", "columnheader", "rowheader",
+    "radiogroup", "tablist", "menu", "menubar", "tree", "grid", "Canvas", "figure",
+})
+TEXT_ROLES = frozenset({"StaticText"})
+SKIPPED_ROLES = frozenset({"InlineTextBox", "LineBreak"})
+# Roles whose text children only repeat their name.
+NAMED_BY_CONTENT = frozenset({"heading", "listitem", "cell", "columnheader", "rowheader"})
+EDITABLE_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton", "textField"})
+# Event-listener candidates: nodes the accessibility tree does not call interactive.
+LISTENER_CANDIDATE_ROLES = frozenset({"generic", "none", "group", "paragraph", "image", "img", "listitem", "cell",
+                                      "gridcell", "Canvas", "figure", "Section", "div"})
+NOT_A_TARGET = frozenset({"RootWebArea", "WebArea", "Iframe", "StaticText", "InlineTextBox"})
+
+TEXT_LIMIT = 120
+NAME_LIMIT = 120
+VALUE_LIMIT = 40
+REF_OVERFLOW_CHARS = 12_000
+
+
+def role_of(node: dict[str, Any]) -> str:
+    role = node.get("role") or {}
+    return str(role.get("value") or "")
+
+
+def name_of(node: dict[str, Any]) -> str:
+    name = node.get("name") or {}
+    return " ".join(str(name.get("value") or "").split())
+
+
+def prop(node: dict[str, Any], key: str) -> Any:
+    """The value of one AX property (None when absent)."""
+    for item in node.get("properties") or ():
+        if item.get("name") == key:
+            return (item.get("value") or {}).get("value")
+    return None
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def is_interactive(node: dict[str, Any]) -> bool:
+    """Whether an AX node gets a ref of its own."""
+    if node.get("ignored") or not node.get("backendDOMNodeId"):
+        return False
+    role = role_of(node)
+    if role in NOT_A_TARGET:
+        return False
+    return role in INTERACTIVE_ROLES or prop(node, "focusable") is True and role not in STRUCTURAL_ROLES
+
+
+def attributes(node: dict[str, Any], input_type: str | None = None) -> list[str]:
+    """The bracketed states of a node, in a fixed order (values of password fields never)."""
+    out = []
+    level = prop(node, "level")
+    if level is not None:
+        out.append(f"level={level}")
+    role = role_of(node)
+    if input_type and input_type not in ("text", "search"):
+        out.append(f"type={input_type}")
+    checked = prop(node, "checked")
+    if checked in ("true", True):
+        out.append("checked")
+    elif checked == "mixed":
+        out.append("checked=mixed")
+    if role in EDITABLE_ROLES and input_type != "password":
+        value = " ".join(str((node.get("value") or {}).get("value") or "").split())
+        if value:
+            out.append(f"value={quote(clip(value, VALUE_LIMIT))}")
+    if prop(node, "disabled") is True:
+        out.append("disabled")
+    expanded = prop(node, "expanded")
+    if expanded is True:
+        out.append("expanded")
+    elif expanded is False:
+        out.append("collapsed")
+    if prop(node, "selected") is True:
+        out.append("selected")
+    pressed = prop(node, "pressed")
+    if pressed in ("true", True):
+        out.append("pressed")
+    if prop(node, "invalid") == "true":
+        out.append("invalid")
+    return out
+
+
+@dataclass
+class FrameAX:
+    """The accessibility tree of one frame document, and where it lives."""
+
+    key: str  # "<session or 'tab'>/<frame id>"
+    session_id: str | None
+    frame_id: str
+    loader_id: str
+    url: str
+    nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    root_id: str | None = None
+    out_of_process: bool = False
+
+    @property
+    def document_backend_id(self) -> int:
+        root = self.nodes.get(self.root_id or "")
+        return int(root.get("backendDOMNodeId") or 0) if root else 0
+
+    @property
+    def title(self) -> str:
+        root = self.nodes.get(self.root_id or "")
+        return name_of(root) if root else ""
+
+    def walk(self) -> Iterator[dict[str, Any]]:
+        """Nodes in document order (depth first), the root first."""
+        if self.root_id is None:
+            return
+        stack = [self.root_id]
+        seen: set[str] = set()
+        while stack:
+            node_id = stack.pop()
+            node = self.nodes.get(node_id)
+            if node is None or node_id in seen:
+                continue
+            seen.add(node_id)
+            yield node
+            stack.extend(reversed([str(c) for c in node.get("childIds") or ()]))
+
+
+def frame_from_nodes(key: str, session_id: str | None, frame_id: str, loader_id: str, url: str,
+                     nodes: list[dict[str, Any]], out_of_process: bool = False) -> FrameAX:
+    """Index the flat node list of `Accessibility.getFullAXTree`."""
+    frame = FrameAX(key, session_id, frame_id, loader_id, url, out_of_process=out_of_process)
+    for node in nodes:
+        frame.nodes[str(node.get("nodeId"))] = node
+    roots = [n for n in nodes if not n.get("parentId")]
+    web = [n for n in roots if role_of(n) in ("RootWebArea", "WebArea")]
+    root = (web or roots or [None])[0]
+    frame.root_id = str(root.get("nodeId")) if root else None
+    return frame
+
+
+def innermost_candidates(frame: FrameAX, taken: set[int], limit: int) -> list[dict[str, Any]]:
+    """Up to `limit` nodes (document order) that the tree does not call interactive and that
+    hold nothing interactive: the nodes worth asking for event listeners."""
+    has_interactive: dict[str, bool] = {}
+    order = list(frame.walk())
+    for node in reversed(order):  # children before parents
+        node_id = str(node.get("nodeId"))
+        inside = any(has_interactive.get(str(c), False) for c in node.get("childIds") or ())
+        has_interactive[node_id] = inside or is_interactive(node) or role_of(node) == "Iframe"
+    out = []
+    for node in order:
+        backend = node.get("backendDOMNodeId")
+        if (node.get("ignored") or not backend or backend in taken or role_of(node) not in LISTENER_CANDIDATE_ROLES
+                or has_interactive[str(node.get("nodeId"))]):
+            continue
+        out.append(node)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def text_inside(frame: FrameAX, node: dict[str, Any], limit: int = NAME_LIMIT) -> str:
+    """The static text under a node, collapsed (a name for nodes the tree leaves unnamed)."""
+    parts: list[str] = []
+    stack = [str(c) for c in reversed(node.get("childIds") or ())]
+    size = 0
+    while stack and size < limit:
+        child = frame.nodes.get(stack.pop())
+        if child is None:
+            continue
+        if role_of(child) in TEXT_ROLES:
+            text = name_of(child)
+            parts.append(text)
+            size += len(text) + 1
+        else:
+            stack.extend(str(c) for c in reversed(child.get("childIds") or ()))
+    return clip(" ".join(" ".join(parts).split()), limit)
+
+
+@dataclass
+class Line:
+    kind: str  # ref | struct | text | frame
+    depth: int
+    body: str
+
+
+@dataclass
+class Rendered:
+    lines: list[str]
+    dropped: int
+    dropped_refs: int
+
+
+@dataclass(frozen=True)
+class RefMark:
+    """How a node with a ref is shown: its ref, the role shown, its input type, extra states."""
+
+    ref: str
+    role: str
+    input_type: str | None = None
+    extra: tuple[str, ...] = ()
+
+
+RefFor = Callable[[FrameAX, dict[str, Any]], "RefMark | None"]
+FrameFor = Callable[[FrameAX, dict[str, Any]], "FrameAX | str | None"]
+
+
+def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames: int = 64) -> list[Line]:
+    """Lines for `root` and, stitched under each iframe, the frames it contains.
+
+    `ref_for(frame, node)` returns the RefMark of nodes that have a ref;
+    `frame_for(frame, iframe_node)` returns the content frame, or a note why there is none.
+    """
+    lines: list[Line] = []
+    visited = 0
+
+    def frame_lines(frame: FrameAX, depth: int) -> None:
+        nonlocal visited
+        visited += 1
+        if frame.root_id is not None:
+            node_lines(frame, frame.nodes[frame.root_id], depth, False)
+
+    def node_lines(frame: FrameAX, node: dict[str, Any], depth: int, quiet_text: bool) -> None:
+        role = role_of(node)
+        children = [frame.nodes[str(c)] for c in node.get("childIds") or () if str(c) in frame.nodes]
+        if role in SKIPPED_ROLES:
+            return
+        if role in TEXT_ROLES:
+            text = name_of(node)
+            if text and not quiet_text and not node.get("ignored"):
+                lines.append(Line("text", depth, f"text: {quote(clip(text, TEXT_LIMIT))}"))
+            return
+        if role == "Iframe" and not node.get("ignored"):
+            content = frame_for(frame, node)
+            label = name_of(node)
+            head = f"iframe {quote(clip(label, 80))}" if label else "iframe"
+            if isinstance(content, FrameAX):
+                if content.out_of_process:
+                    head += " [out-of-process]"
+                lines.append(Line("frame", depth, head))
+                if visited < max_frames:
+                    frame_lines(content, depth + 1)
+            else:
+                lines.append(Line("frame", depth, f"{head} [{content or 'not reachable'}]"))
+            return
+        mark = ref_for(frame, node)
+        if mark is not None:
+            name = name_of(node) or (text_inside(frame, node) if role in LISTENER_CANDIDATE_ROLES else "")
+            body = mark.role + (f" {quote(clip(name, NAME_LIMIT))}" if name else "")
+            for attr in [*attributes(node, mark.input_type), *mark.extra]:
+                body += f" [{attr}]"
+            lines.append(Line("ref", depth, f"{body} [ref={mark.ref}]"))
+            if role in DESCENDING_ROLES:
+                for child in children:
+                    node_lines(frame, child, depth + 1, True)
+            return
+        if role in STRUCTURAL_ROLES and not node.get("ignored"):
+            name = name_of(node)
+            at = len(lines)
+            body = role + (f" {quote(clip(name, NAME_LIMIT))}" if name else "")
+            for attr in attributes(node):
+                body += f" [{attr}]"
+            lines.append(Line("struct", depth, body))
+            for child in children:
+                node_lines(frame, child, depth + 1, quiet_text or role in NAMED_BY_CONTENT and bool(name))
+            if not name and len(lines) == at + 1:
+                lines.pop()  # an empty unnamed container says nothing
+            return
+        for child in children:
+            node_lines(frame, child, depth, quiet_text)
+
+    frame_lines(root, 0)
+    return lines
+
+
+def fit(lines: list[Line], budget: int) -> Rendered:
+    """Fit lines into `budget` characters: text goes first, then structure (from the end of the
+    page); ref and frame lines stay, unless they run far past the budget. Counts what it drops."""
+    costs = [line.depth * 2 + len(line.body) + 3 for line in lines]
+    total = sum(costs)
+    dropped = [False] * len(lines)
+    count = 0
+    refs = 0
+    for kind in ("text", "struct"):
+        for i in range(len(lines) - 1, -1, -1):
+            if total <= budget:
+                break
+            if lines[i].kind == kind and not dropped[i]:
+                dropped[i] = True
+                total -= costs[i]
+                count += 1
+    ceiling = budget + REF_OVERFLOW_CHARS
+    for i in range(len(lines) - 1, -1, -1):
+        if total <= ceiling:
+            break
+        if lines[i].kind == "ref" and not dropped[i]:
+            dropped[i] = True
+            total -= costs[i]
+            count += 1
+            refs += 1
+    shown = [f"{'  ' * line.depth}- {line.body}" for i, line in enumerate(lines) if not dropped[i]]
+    return Rendered(shown, count, refs)
+
+
+def truncation_marker(rendered: Rendered) -> str:
+    if not rendered.dropped:
+        return ""
+    if not rendered.dropped_refs:
+        return f"[truncated: {rendered.dropped} lines]"
+    return f"[truncated: {rendered.dropped} lines, {rendered.dropped_refs} of them with refs]"

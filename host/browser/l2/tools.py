@@ -1,0 +1,366 @@
+"""The L2 tools: read_page_deep, screenshot, click_trusted, type_trusted, press_key, click_xy,
+drag, upload_file. Each holds the debugger for its tab, resolves its ref (proving it current),
+binds every write to the epoch the target was proven under, tracks the network around trusted
+input, and reports what it did like the L1 writes do (child tab adopted, navigation noticed)."""
+
+from __future__ import annotations
+
+import base64
+from contextlib import asynccontextmanager
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+from host.browser import page_writes
+from host.browser.call import ToolCall
+from host.browser.errors import Code, ToolFailure
+from host.browser.l2 import geometry, input as trusted
+from host.browser.l2.deep_read import read_deep
+from host.browser.l2.keys import parse_combo
+from host.browser.l2.network_idle import NetworkIdle
+from host.browser.l2.screenshot import capture, save
+from host.browser.l2.targets import NodeTarget, Writer, cdp_failure, resolve_target
+from host.browser.params import (ClickTrustedParams, ClickXYParams, DragParams, PressKeyParams, ReadPageDeepParams,
+                                 ScreenshotParams, TypeTrustedParams, UploadFileParams)
+from host.browser.results import ToolResult, success
+from host.browser.target import get_tab
+from host.cdp.client import TabClient
+from host.cdp.errors import CdpCode, CdpError
+
+TRUSTED_NOTE = "trusted input through the debugger"
+
+
+class _Action:
+    """What an L2 call has sent so far (decides whether a failure may have had an effect)."""
+
+    writer: Writer | None = None
+
+    @property
+    def sent(self) -> int:
+        return self.writer.sent if self.writer is not None else 0
+
+
+@asynccontextmanager
+async def debugger(call: ToolCall, action: _Action | None = None, *, write: bool) -> AsyncIterator[TabClient]:
+    """Hold the debugger for the call's tab; CDP failures become tool failures."""
+    tab_id = call.tab_id
+    assert tab_id is not None
+    manager = call.gateway.cdp
+    stopped = manager.user_stopped(tab_id)
+    if stopped:
+        raise ToolFailure(Code.DEBUGGER_CANCELLED, f"the user stopped the debugger in tab {tab_id} (they dismissed the "
+                          "browser's debugging bar); trusted tools stay off there until the user's next message",
+                          phase="precheck", details={"dispatched": False, "reason": stopped})
+    try:
+        async with manager.use(tab_id) as client:
+            yield client
+    except CdpError as exc:
+        raise cdp_failure(exc, write=write, sent=action.sent if action else 0) from None
+
+
+async def _scroll_into_view(client: TabClient, writer: Writer, target: NodeTarget) -> None:
+    """Bring the element (and, for out-of-process frames, each owner iframe) into view."""
+    for session, owner in reversed(await geometry.owner_chain(client, target.session_id)):
+        await writer("DOM.scrollIntoViewIfNeeded", {"backendNodeId": owner}, session)
+    await writer("DOM.scrollIntoViewIfNeeded", {"backendNodeId": target.backend_node_id}, target.session_id)
+
+
+async def _aim(client: TabClient, writer: Writer, target: NodeTarget) -> geometry.Point:
+    await _scroll_into_view(client, writer, target)
+    point = await geometry.locate(client, target.session_id, target.backend_node_id)
+    await geometry.check_hit(client, target.session_id, target.backend_node_id, point)
+    return point
+
+
+async def _act(call: ToolCall, client: TabClient, writer: Writer, perform: Callable[[Writer], Awaitable[Any]],
+               text: str, details: dict[str, Any]) -> ToolResult:
+    """Run the input with network tracking, then report: settled or not, new tab, navigation."""
+    tab_id = call.tab_id
+    assert tab_id is not None and call.target is not None
+    before_tabs = await page_writes.tab_ids(call)
+    interrupted = None
+    async with NetworkIdle(client) as network:
+        try:
+            await perform(writer)
+        except CdpError as exc:
+            if exc.code != CdpCode.EPOCH_CHANGED or not writer.sent:
+                raise cdp_failure(exc, write=True, sent=writer.sent) from None
+            interrupted = str(exc.details.get("reason") or "the page changed")  # the action's own effect
+        settled = await network.wait()
+    call.routes.touch(call.thread_id, tab_id, wrote=True)
+    evidence = {"attempts": [{"phase": "execute", "strategy": "l2", "ok": True}], "strategy": "cdp", "trusted": True,
+                "effectState": "dispatched", "outcome": "uncertain", "observedEffects": []}
+    out = {"dispatched": True, "evidence": evidence, "networkSettled": settled.settled, "networkWaitMs": settled.waited_ms,
+           "networkRequests": settled.requests, **details}
+    parts = [text]
+    if interrupted:
+        parts.append(f"The page changed during the input ({interrupted}); the rest of it was not sent.")
+        out["interruptedBy"] = interrupted
+    if not settled.settled:
+        parts.append(f"[the network was still busy after {settled.waited_ms / 1000:.1f} s ({settled.pending} requests)]")
+    result_tab = None
+    child = await page_writes.child_tab(call, tab_id, before_tabs)
+    if child is not None:
+        result_tab, section = await page_writes.adopt(call, child)
+        evidence["observedEffects"].append("tab_created")
+        evidence["outcome"] = "verified"
+        out["childTabId"] = result_tab
+        parts.append(section)
+    else:
+        now = await get_tab(call.bridge, tab_id)
+        if now.url != call.target.url:
+            evidence["observedEffects"].append("url_changed")
+            out["navigatedTo"] = now.url
+            parts.append(f"The tab now shows {now.url}; every earlier ref is invalid. Read the page again.")
+    if client.epoch != writer.epoch and "url_changed" not in evidence["observedEffects"]:
+        parts.append("The page's documents changed after the input; deep refs from before are invalid.")
+    return success(call.tool, "\n".join(parts), tab_id=tab_id, result_tab_id=result_tab, details=out)
+
+
+# ---------------------------------------------------------------- reads
+
+
+async def _read_retrying(call: ToolCall, read: Callable[[TabClient], Awaitable[Any]]) -> Any:
+    """Run a read under the debugger; when the session ends under it for any reason but the
+    user's cancel (a renderer that stopped answering, for one), attach again and read once more."""
+    try:
+        async with debugger(call, write=False) as client:
+            return await read(client)
+    except ToolFailure as exc:
+        if exc.code != Code.DEBUGGER_DETACHED or exc.details.get("reason") == "canceled_by_user":
+            raise
+        call.details["retriedAfterDetach"] = exc.details.get("reason") or exc.message
+    async with debugger(call, write=False) as client:
+        return await read(client)
+
+
+async def read_page_deep(call: ToolCall) -> ToolResult:
+    """The accessibility tree across frames and shadow roots, with deep refs."""
+    params = call.params
+    assert isinstance(params, ReadPageDeepParams) and call.tab_id is not None
+    read = await _read_retrying(call, lambda client: read_deep(client, call.gateway.cdp, call.gateway.deep_refs,
+                                                                max_tokens=params.max_tokens))
+    call.routes.touch(call.thread_id, call.tab_id, wrote=False)
+    details = {**call.details, "generation": read.generation.prefix[:-1], "refCount": len(read.generation.nodes),
+               "frames": read.frames, "outOfProcessFrames": read.out_of_process_frames,
+               "unreachableFrames": read.unreachable_frames, "listenerCandidates": read.scanned,
+               "listenerRefs": read.listener_refs, "truncatedLines": read.dropped_lines, "stable": read.stable}
+    return success(call.tool, read.text, tab_id=call.tab_id, details=details)
+
+
+async def screenshot(call: ToolCall) -> ToolResult:
+    """A PNG or JPEG of the viewport, the full page or one element, saved as an attachment."""
+    from host.paths import dirs
+
+    params = call.params
+    assert isinstance(params, ScreenshotParams) and call.tab_id is not None
+    shot = await _read_retrying(call, lambda client: capture(call, client, target=params.target, image_format=params.format,
+                                                             quality=params.quality, annotate=params.annotate))
+    shot_id, path = save(shot, dirs().data / "screenshots")
+    call.routes.touch(call.thread_id, call.tab_id, wrote=False)
+    text = f"Screenshot of the {shot.target} saved as {shot_id} ({shot.mime}, {shot.width}x{shot.height} px)."
+    if shot.labels:
+        text += f" Labelled refs: {', '.join(shot.labels)}."
+    details = {**call.details, "attachmentId": shot_id, "path": str(path), "mime": shot.mime, "bytes": len(shot.data),
+               "width": shot.width, "height": shot.height, "labels": shot.labels, "provenance": "page", "trust": "untrusted"}
+    return success(call.tool, text, tab_id=call.tab_id, details=details)
+
+
+# ---------------------------------------------------------------- trusted writes
+
+
+async def click_trusted(call: ToolCall) -> ToolResult:
+    """Click an element (L1 or deep ref) with trusted mouse input at its centre."""
+    params = call.params
+    assert isinstance(params, ClickTrustedParams)
+    action = _Action()
+    async with debugger(call, action, write=True) as client:
+        target = await resolve_target(call, client, params.ref)
+        writer = action.writer = Writer(client, target.epoch)
+        point = await _aim(client, writer, target)
+        kind = "Double-clicked" if params.double_click else "Clicked"
+        return await _act(call, client, writer,
+                          lambda send: trusted.click(send.on(target.session_id), point.local_x, point.local_y,
+                                                     button=params.button, double=params.double_click),
+                          f"{kind} {target.describe()} at ({point.x:.0f}, {point.y:.0f}) with {TRUSTED_NOTE}.",
+                          {"point": {"x": point.x, "y": point.y}, "targetKind": target.kind})
+
+
+_SELECT_FOR_REPLACE = """function () {
+  if (typeof this.select === "function" && "value" in this) { this.select(); return "value"; }
+  const range = this.ownerDocument.createRange(); range.selectNodeContents(this);
+  const sel = this.ownerDocument.defaultView.getSelection(); sel.removeAllRanges(); sel.addRange(range); return "content";
+}"""
+_CARET_TO_END = """function () {
+  if (typeof this.setSelectionRange === "function" && "value" in this) {
+    const end = String(this.value).length; try { this.setSelectionRange(end, end); } catch (e) {} return "value";
+  }
+  const range = this.ownerDocument.createRange(); range.selectNodeContents(this); range.collapse(false);
+  const sel = this.ownerDocument.defaultView.getSelection(); sel.removeAllRanges(); sel.addRange(range); return "content";
+}"""
+_READ_VALUE = "function () { return 'value' in this ? String(this.value) : String(this.textContent || ''); }"
+
+
+async def _call_on(writer: Writer, target: NodeTarget, function: str) -> Any:
+    resolved = await writer("DOM.resolveNode", {"backendNodeId": target.backend_node_id, "objectGroup": "tabwarden-type"},
+                            target.session_id)
+    answer = await writer("Runtime.callFunctionOn", {"objectId": resolved["object"]["objectId"], "returnByValue": True,
+                                                     "functionDeclaration": function}, target.session_id)
+    return (answer.get("result") or {}).get("value")
+
+
+async def type_trusted(call: ToolCall) -> ToolResult:
+    """Click into a field and type with trusted key events; verify the value it ends with."""
+    params = call.params
+    assert isinstance(params, TypeTrustedParams)
+    action = _Action()
+    async with debugger(call, action, write=True) as client:
+        target = await resolve_target(call, client, params.ref)
+        writer = action.writer = Writer(client, target.epoch)
+        point = await _aim(client, writer, target)
+        before = await _call_on(Writer(client, target.epoch), target, _READ_VALUE)  # a read: not counted
+        hidden = target.input_type == "password"
+        strategy: list[str] = []
+
+        async def perform(send: Writer) -> None:
+            frame = send.on(target.session_id)  # the element's own frame widget gets the input
+            await trusted.click(frame, point.local_x, point.local_y)
+            await send("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
+            await _call_on(send, target, _SELECT_FOR_REPLACE if params.mode == "replace" else _CARET_TO_END)
+            if params.mode == "replace" and not params.text:
+                await trusted.press(frame, parse_combo("Backspace"))
+            strategy.append(await trusted.type_text(frame, params.text))
+            if params.submit:
+                await trusted.press(frame, parse_combo("Enter"))
+
+        shown = f"{len(params.text)} characters (hidden)" if hidden else repr(params.text[:200])
+        result = await _act(call, client, writer, perform, f"Typed {shown} into {target.describe()} with {TRUSTED_NOTE}.",
+                            {"targetKind": target.kind, "typing": strategy})
+        expected = params.text if params.mode == "replace" else f"{before or ''}{params.text}"
+        if params.submit or client.epoch != writer.epoch:
+            return result
+        try:
+            now = await client.send("DOM.resolveNode", {"backendNodeId": target.backend_node_id}, session_id=target.session_id)
+            read = await client.send("Runtime.callFunctionOn", {"objectId": now["object"]["objectId"], "returnByValue": True,
+                                                                "functionDeclaration": _READ_VALUE}, session_id=target.session_id)
+            value = (read.get("result") or {}).get("value")
+        except CdpError:
+            return result
+        evidence = result.details["evidence"]
+        if value == expected:
+            evidence.update(effectState="verified", outcome="verified")
+        else:
+            evidence["observedEffects"].append("value_differs")
+            note = "the field holds different text now" + ("" if hidden else f": {str(value)[:200]!r}")
+            result.text += f"\n[{note}]"
+        return result
+
+
+async def press_key(call: ToolCall) -> ToolResult:
+    """Press a key combination with trusted key events (the focused element, or `ref` focused
+    first). Without a usable debugger it falls back to synthetic events and says so."""
+    params = call.params
+    assert isinstance(params, PressKeyParams)
+    combo = parse_combo(params.key)
+    action = _Action()
+    try:
+        async with debugger(call, action, write=True) as client:
+            session = None
+            if params.ref:
+                target = await resolve_target(call, client, params.ref)
+                writer = action.writer = Writer(client, target.epoch)
+                await _scroll_into_view(client, writer, target)
+                await writer("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
+                where, session = target.describe(), target.session_id
+            else:
+                writer = action.writer = Writer(client, client.epoch)
+                where = "the focused element"
+            return await _act(call, client, writer, lambda send: trusted.press(send.on(session), combo),
+                              f"Pressed {combo.describe()} on {where} with {TRUSTED_NOTE}.", {"key": combo.describe()})
+    except ToolFailure as problem:
+        if problem.code != Code.DEBUGGER_UNAVAILABLE or action.sent or (params.ref and not params.ref.startswith("s")):
+            raise
+    result = await page_writes.run_write(call)  # synthetic fallback: the page executor says so in its text
+    result.details["fallback"] = "synthetic"
+    return result
+
+
+async def click_xy(call: ToolCall) -> ToolResult:
+    """Click at viewport coordinates (for canvases and other places without a ref)."""
+    params = call.params
+    assert isinstance(params, ClickXYParams)
+    action = _Action()
+    async with debugger(call, action, write=True) as client:
+        await _inside_viewport(client, [(params.x, params.y)])
+        writer = action.writer = Writer(client, client.epoch)
+        session, x, y = await geometry.route_point(client, params.x, params.y)
+        kind = "Double-clicked" if params.double_click else "Clicked"
+        return await _act(call, client, writer,
+                          lambda send: trusted.click(send.on(session), x, y, button=params.button, double=params.double_click),
+                          f"{kind} at ({params.x:g}, {params.y:g}) with {TRUSTED_NOTE}.", {"point": {"x": params.x, "y": params.y}})
+
+
+async def drag(call: ToolCall) -> ToolResult:
+    """Drag from one viewport point to another."""
+    params = call.params
+    assert isinstance(params, DragParams)
+    start, end = (params.start.x, params.start.y), (params.to.x, params.to.y)
+    action = _Action()
+    async with debugger(call, action, write=True) as client:
+        await _inside_viewport(client, [start, end])
+        writer = action.writer = Writer(client, client.epoch)
+        session, x, y = await geometry.route_point(client, *start)
+        dx, dy = x - start[0], y - start[1]  # the whole drag in the frame where it starts
+        return await _act(call, client, writer,
+                          lambda send: trusted.drag(send.on(session), (x, y), (end[0] + dx, end[1] + dy)),
+                          f"Dragged from ({start[0]:g}, {start[1]:g}) to ({end[0]:g}, {end[1]:g}) with {TRUSTED_NOTE}.",
+                          {"from": {"x": start[0], "y": start[1]}, "to": {"x": end[0], "y": end[1]}})
+
+
+async def _inside_viewport(client: TabClient, points: list[tuple[float, float]]) -> None:
+    metrics = await client.send("Page.getLayoutMetrics")
+    view = metrics["cssLayoutViewport"]
+    width, height = view["clientWidth"], view["clientHeight"]
+    for x, y in points:
+        if x >= width or y >= height:
+            raise ToolFailure(Code.INVALID_PARAMS, f"({x:g}, {y:g}) is outside the viewport ({width}x{height} CSS px); "
+                              "take a screenshot to find the point again", phase="validate", details={"dispatched": False})
+
+
+_SET_FILES = """function (name, mime, data) {
+  const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+  const transfer = new DataTransfer();
+  transfer.items.add(new File([bytes], name, { type: mime }));
+  this.files = transfer.files;
+  this.dispatchEvent(new Event("input", { bubbles: true }));
+  this.dispatchEvent(new Event("change", { bubbles: true }));
+  return this.files.length;
+}"""
+
+
+async def upload_file(call: ToolCall) -> ToolResult:
+    """Put a file the user attached to this task into a file input."""
+    params = call.params
+    assert isinstance(params, UploadFileParams) and call.tab_id is not None
+    attachment = call.gateway.attachments.for_upload(call.thread_id, params.attachment_id)
+    action = _Action()
+    async with debugger(call, action, write=True) as client:
+        target = await resolve_target(call, client, params.ref)
+        described = await client.send("DOM.describeNode", {"backendNodeId": target.backend_node_id},
+                                      session_id=target.session_id)
+        node = described.get("node") or {}
+        attrs = node.get("attributes") or []
+        kind = dict(zip(attrs[0::2], attrs[1::2])).get("type", "").lower()
+        if node.get("localName") != "input" or kind != "file":
+            raise ToolFailure(Code.NOT_EDITABLE, f"{target.describe()} is not a file input", phase="precheck",
+                              details={"dispatched": False})
+        writer = action.writer = Writer(client, target.epoch)
+        resolved = await writer("DOM.resolveNode", {"backendNodeId": target.backend_node_id}, target.session_id)
+        count = await writer("Runtime.callFunctionOn", {
+            "objectId": resolved["object"]["objectId"], "functionDeclaration": _SET_FILES, "returnByValue": True,
+            "arguments": [{"value": attachment.name}, {"value": attachment.mime},
+                          {"value": base64.b64encode(attachment.data).decode("ascii")}]}, target.session_id)
+    call.routes.touch(call.thread_id, call.tab_id, wrote=True)
+    files = (count.get("result") or {}).get("value")
+    evidence = {"attempts": [{"phase": "execute", "strategy": "l2", "ok": True}], "strategy": "cdp",
+                "effectState": "verified" if files == 1 else "dispatched", "outcome": "verified" if files == 1 else "uncertain"}
+    return success(call.tool, f"Put {attachment.name} ({len(attachment.data)} bytes) into {target.describe()}.",
+                   tab_id=call.tab_id, details={"dispatched": True, "evidence": evidence, "attachmentId": attachment.id})

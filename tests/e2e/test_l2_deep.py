@@ -1,0 +1,138 @@
+"""read_page_deep and deep refs in a real browser, through the extension's debugger bridge: a
+same-origin frame, a cross-site out-of-process frame with another out-of-process frame nested in
+it, a closed shadow root, elements found only by their event listeners, and deep refs that go
+stale (navigation, a newer read, a ref the host never minted). Each action is checked on the
+page through the test's own CDP connection."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cdp.l2_support import deep_ref, l2_site, new_l2_driver
+from tests.support.browser_tools import ref_of
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    with l2_site(tmp_path_factory.mktemp("l2-deep")) as running:
+        yield running
+
+
+@pytest.fixture
+async def driver(site, request):
+    d = await new_l2_driver(site, thread_id=request.node.name[:100])
+    yield d
+    await d.control.close()
+
+
+def indent_of(text: str, part: str) -> int:
+    line = next(line for line in text.split("\n") if part in line)
+    body = line.split("] ", 1)[1] if line.startswith("[tabId=") else line
+    return len(body) - len(body.lstrip(" "))
+
+
+async def test_deep_read_crosses_same_origin_and_nested_out_of_process_frames(driver):
+    tab = await driver.open_l2("frames.html", other=driver.other_site())
+    shallow = (await driver.read())["text"]
+    assert "[cross-origin, not visible]" in shallow and "cross button" not in shallow
+    read = await driver.deep()
+    text = read["text"]
+    assert '- iframe "Cross-site frame" [out-of-process]' in text
+    assert '- iframe "Nested frame" [out-of-process]' in text
+    for name in ("Top button", "same button", "cross button", "nested button"):
+        assert deep_ref(text, f'button "{name}"').startswith("c")
+    assert indent_of(text, '"nested button"') > indent_of(text, '"cross button"') > indent_of(text, '"Top button"')
+    assert read["details"]["outOfProcessFrames"] == 2 and read["details"]["unreachableFrames"] == 0
+    state = await driver.control.call("browser.debugger", tab_id=tab)
+    assert state["attached"] and len(state["sessions"]) == 2
+    nested = next(s for s in state["sessions"] if "name=nested" in s["url"])
+    assert nested["parent"] in {s["sessionId"] for s in state["sessions"]}  # attached from the cross-site frame
+
+
+async def test_trusted_clicks_land_in_every_frame(driver):
+    await driver.open_l2("frames.html", other=driver.other_site())
+    text = (await driver.deep())["text"]
+    for name in ("nested button", "cross button", "same button"):
+        clicked = await driver.ok("click_trusted", element=name, ref=deep_ref(text, f'button "{name}"'))
+        assert clicked["details"]["evidence"]["trusted"] is True and clicked["details"]["networkSettled"] is True
+    assert await driver.in_frame("nested", "document.getElementById('count').textContent") == "1"
+    assert await driver.in_frame("cross", "document.getElementById('count').textContent") == "1"
+    assert await driver.on_page("document.getElementById('same').contentDocument.getElementById('count').textContent") == "1"
+
+
+async def test_trusted_typing_into_a_cross_site_frame(driver):
+    await driver.open_l2("frames.html", other=driver.other_site())
+    text = (await driver.deep())["text"]
+    lines = [line for line in text.split("\n") if 'textbox "Frame field"' in line]
+    cross_field = deep_ref(lines[1], "Frame field")  # same-origin, cross-site, nested: in that order
+    typed = await driver.ok("type_trusted", element="Frame field", ref=cross_field, text="Hello, Frames!")
+    assert typed["details"]["evidence"]["outcome"] == "verified", typed
+    assert await driver.in_frame("cross", "document.getElementById('field').value") == "Hello, Frames!"
+    assert await driver.in_frame("nested", "document.getElementById('field').value") == ""
+
+
+async def test_closed_shadow_root_is_read_and_operated(driver):
+    await driver.open_l2("shadow.html")
+    assert "Closed secret button" not in (await driver.read())["text"]
+    text = (await driver.deep())["text"]
+    await driver.ok("click_trusted", element="Closed secret button", ref=deep_ref(text, '"Closed secret button"'))
+    assert await driver.on_page("document.getElementById('out').textContent") == "closed clicked true"
+    await driver.ok("type_trusted", element="Closed field", ref=deep_ref(text, '"Closed field"'), text="hello")
+    assert await driver.on_page("document.getElementById('out').textContent") == "closed typed hello"
+
+
+async def test_event_listener_scan_finds_a_plain_clickable_box(driver):
+    await driver.open_l2("trusted.html")
+    read = await driver.deep()
+    line = next(line for line in read["text"].split("\n") if "Plain box" in line)
+    assert "clickable" in line and "[listener=click]" in line
+    assert 0 < read["details"]["listenerCandidates"] <= 120 and read["details"]["listenerRefs"] >= 1
+    await driver.ok("click_trusted", element="Plain box", ref=deep_ref(line, "Plain box"))
+    assert await driver.on_page("document.getElementById('out').textContent") == "box clicked true"
+
+
+async def test_password_fields_are_known_and_never_echoed(driver):
+    await driver.open_l2("trusted.html")
+    text = (await driver.deep())["text"]
+    secret = deep_ref(text, 'textbox "Secret"')
+    assert "[type=password]" in next(line for line in text.split("\n") if secret in line)
+    asked = await driver.call("type_trusted", element="Secret", ref=secret, text="hunter2")
+    # The host knows the deep ref is a password field: even under `auto` the gatekeeper asks.
+    assert not asked["ok"] and asked["error"]["code"] == "approval_required"
+    assert await driver.on_page("document.getElementById('secret').value") == ""
+
+
+async def test_deep_refs_go_stale_and_nothing_is_sent(driver):
+    tab = await driver.open_l2("shadow.html")
+    first = (await driver.deep())["text"]
+    old = deep_ref(first, '"Closed secret button"')
+    second = (await driver.deep())["text"]
+    replaced = await driver.call("click_trusted", element="button", ref=old)
+    assert replaced["error"]["code"] == "stale_ref" and replaced["error"]["details"]["reason"] == "ref_invalidated"
+    current = deep_ref(second, '"Closed secret button"')
+    missing = await driver.call("click_trusted", element="button", ref=current.rsplit("_", 1)[0] + "_999")
+    assert missing["error"]["details"]["reason"] == "ref_not_found"
+    foreign = await driver.call("click_trusted", element="button", ref="czzzz_1_1_1")
+    assert foreign["error"]["details"]["reason"] == "ref_epoch_mismatch"
+    # A navigation makes every deep ref of the old document stale.
+    url = driver.l2_url("shadow.html")
+    await driver.ok("navigate", url=url)
+    after = await driver.call("click_trusted", element="button", ref=current)
+    assert after["error"]["code"] == "stale_ref" and after["error"]["details"]["reason"] == "ref_epoch_mismatch"
+    assert after["error"]["details"]["dispatched"] is False
+    assert await driver.evaluate_in(url, "document.getElementById('out').textContent") == ""
+    page = await driver.control.call("browser.debugger", tab_id=tab)
+    assert page["epoch"] > int(current.split("_")[1])
+
+
+async def test_l1_refs_are_translated_through_the_page_executor(driver):
+    await driver.open_l2("trusted.html")
+    text = (await driver.read())["text"]
+    await driver.ok("click_trusted", element="Go", ref=ref_of(text, 'button "Go"'))
+    assert await driver.on_page("document.getElementById('out').textContent") == "go with "
+    # A ref of an older snapshot is stale, as it would be for an L1 action.
+    await driver.read()
+    stale = await driver.call("click_trusted", element="Go", ref=ref_of(text, 'button "Go"'))
+    assert stale["error"]["code"] == "stale_ref" and stale["error"]["details"]["dispatched"] is False

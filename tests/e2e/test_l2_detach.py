@@ -1,0 +1,107 @@
+"""The debugger session ending under the agent, in a real browser: the user dismissing the
+debugging bar mid-task (simulated through the worker's test hook, since a headless browser has no
+bar to click), a command in flight when that happens, the tab closing, another tab taking the
+debugger (one tab at a time), and domains chrome.debugger does not allow."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.cdp.l2_support import deep_ref, l2_site, new_l2_driver
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    with l2_site(tmp_path_factory.mktemp("l2-detach")) as running:
+        yield running
+
+
+@pytest.fixture
+async def driver(site, request):
+    d = await new_l2_driver(site, thread_id=request.node.name[:100])
+    yield d
+    await d.control.close()
+
+
+async def debugger_state(driver, tab: int, predicate, what: str) -> dict:
+    for _ in range(200):
+        state = await driver.control.call("browser.debugger", tab_id=tab)
+        if predicate(state):
+            return state
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the host never saw {what}: {state}")
+
+
+async def test_user_cancelling_the_debugger_mid_task(driver):
+    tab = await driver.open_l2("shadow.html")
+    text = (await driver.deep())["text"]
+    ref = deep_ref(text, '"Closed secret button"')
+    assert await driver.worker(f"tabwardenDebugger.detach({tab}, 'canceled_by_user')") is True
+    state = await debugger_state(driver, tab, lambda s: s["userStopped"], "the user's cancel")
+    assert not state["attached"] and state["recentDetaches"][-1] == {**state["recentDetaches"][-1], "tabId": tab,
+                                                                    "reason": "canceled_by_user"}
+    refused = await driver.call("click_trusted", element="button", ref=ref)
+    assert refused["error"]["code"] == "debugger_cancelled" and refused["error"]["details"]["dispatched"] is False
+    assert await driver.worker("tabwardenDebugger.state().attachedTabId") is None  # nothing attached again
+    assert await driver.on_page("document.getElementById('out').textContent") == ""
+    # The user's next message allows the debugger again; refs from before the detach stay stale.
+    await driver.control.call("browser.bind_target", thread_id=driver.thread_id, tab_id=tab)
+    stale = await driver.call("click_trusted", element="button", ref=ref)
+    assert stale["error"]["code"] == "stale_ref" and stale["error"]["details"]["reason"] == "ref_epoch_mismatch"
+    fresh = (await driver.deep())["text"]
+    await driver.ok("click_trusted", element="button", ref=deep_ref(fresh, '"Closed secret button"'))
+    assert await driver.on_page("document.getElementById('out').textContent") == "closed clicked true"
+
+
+async def test_a_command_in_flight_fails_at_once_when_the_debugger_goes(driver):
+    tab = await driver.open_l2("shadow.html")
+    await driver.deep()
+    waiting = asyncio.create_task(driver.control.call(
+        "test.cdp", tab_id=tab, command="Runtime.evaluate", timeout=60,
+        params={"expression": "new Promise(() => {})", "awaitPromise": True}))
+    await asyncio.sleep(0.3)
+    assert not waiting.done()
+    await driver.worker(f"tabwardenDebugger.detach({tab}, 'canceled_by_user')")
+    answer = await asyncio.wait_for(waiting, 30)  # well before its own 60 s timeout
+    assert answer["ok"] is False and answer["error"]["code"] == "cdp_detached"
+    await driver.control.call("browser.bind_target", thread_id=driver.thread_id, tab_id=tab)
+
+
+async def test_closing_the_tab_ends_the_session_as_target_closed(driver):
+    tab = await driver.open_l2("shadow.html")
+    text = (await driver.deep())["text"]
+    await driver.ok("tab_close", tabId=tab)
+    state = await debugger_state(driver, tab, lambda s: any(d["tabId"] == tab for d in s["recentDetaches"]),
+                                 "the detach of the closed tab")
+    assert [d["reason"] for d in state["recentDetaches"] if d["tabId"] == tab] == ["target_closed"]
+    gone = await driver.call("click_trusted", element="button", ref=deep_ref(text, '"Closed secret button"'), tabId=tab)
+    assert gone["error"]["code"] == "tab_closed"
+
+
+async def test_one_tab_at_a_time(driver):
+    first = await driver.open_l2("shadow.html")
+    old = deep_ref((await driver.deep())["text"], '"Closed secret button"')
+    second = await driver.open_l2("trusted.html")
+    await driver.deep()
+    state = await debugger_state(driver, first, lambda s: not s["attached"], "the first tab's detach")
+    assert any(d["tabId"] == first and d["reason"] == "switched_tab" for d in state["recentDetaches"])
+    assert await driver.worker("tabwardenDebugger.state().attachedTabId") == second
+    stale = await driver.call("click_trusted", element="button", ref=old, tabId=first)
+    assert stale["error"]["code"] == "stale_ref" and stale["error"]["details"]["reason"] == "ref_epoch_mismatch"
+
+
+async def test_domains_chrome_debugger_does_not_allow_are_refused(driver):
+    tab = await driver.open_l2("shadow.html")
+    host_side = await driver.control.call("test.cdp", tab_id=tab, command="Browser.getVersion")
+    assert host_side["ok"] is False and host_side["error"]["code"] == "cdp_domain_not_allowed"
+    assert "Browser domain" in host_side["error"]["message"]
+    # The extension refuses them too, whoever asks.
+    code = await driver.worker(f"tabwardenDebugger.command({{tabId: {tab}, method: 'SystemInfo.getInfo', params: {{}}}})"
+                               ".then(() => 'sent', (e) => e.code)")
+    assert code == "cdp_domain_not_allowed"
+    assert (await driver.control.call("test.cdp", tab_id=tab, command="Runtime.evaluate",
+                                      params={"expression": "1 + 1", "returnByValue": True}))["value"]["result"]["value"] == 2
