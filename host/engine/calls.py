@@ -48,6 +48,9 @@ UNAVAILABLE = "Permission state is unavailable, so nothing runs: {reason}"
 NO_SITE_ACCESS = ("Tabwarden has no access to {origin} yet; the user must grant it (the approval card asks for it) "
                   "before page tools can run there.")
 INTERRUPTED_TOOL = "The task was interrupted while this call was running; it may have taken effect."
+# An L1 tool whose synthetic input the page ignored (`l1_not_effective`) is retried once as its
+# trusted L2 twin: a call of its own, validated and judged by the gatekeeper again.
+ESCALATIONS = {"type": "type_trusted"}
 
 
 def call_node_id(turn_id: str, step: int, ordinal: int) -> str:
@@ -75,13 +78,15 @@ class CallProcessor:
 
     # -- the pipeline ---------------------------------------------------------------------------
 
-    async def process(self, ref: CallRef, step: int, ordinal: int, *, alone: bool = True) -> bool:
+    async def process(self, ref: CallRef, step: int, ordinal: int, *, alone: bool = True,
+                      node_id: str | None = None) -> bool:
         """Run one call to its result; returns True when the user cancelled the turn. `alone`:
-        the call is the only one of its answer (questions to the user must be)."""
+        the call is the only one of its answer (questions to the user must be). `node_id` is
+        given for an escalation (`<original node>:escalation:<tool>`)."""
         from host.tools.catalog import lookup
 
         runner, engine = self.runner, self.engine
-        node_id = call_node_id(runner.turn_id, step, ordinal)
+        node_id = node_id or call_node_id(runner.turn_id, step, ordinal)
         spec = lookup(ref.name)
         params = ref.arguments
         mark = fingerprint(ref.name, params if params is not None else ref.raw_arguments)
@@ -270,9 +275,28 @@ class CallProcessor:
         details = dict(outcome.details)
         if outcome.effect_may_have_occurred:
             details["effectMayHaveOccurred"] = True
+        if ":escalation:" in node_id:
+            details["escalatedFrom"] = next((k for k, v in ESCALATIONS.items() if v == spec.name), "")
+            details["escalatedTo"] = spec.name
+        escalation = ESCALATIONS.get(spec.name)
+        if (not outcome.ok and outcome.code == "l1_not_effective" and escalation is not None
+                and details.get("escalationTool") == escalation and escalation in engine.tool_names()):
+            self._finish(node_id, body, mark, ok=False, code=outcome.code, counted=False, outcome="escalated",
+                         text=outcome.text, trust=spec.result_trust or "untrusted",
+                         provenance=spec.result_provenance or "page", origin=prepared.origin,
+                         details={**details, "escalatedTo": escalation})
+            return await self._escalate(escalation, node_id, body)
         return self._finish(node_id, body, mark, ok=outcome.ok, code=outcome.code, counted=not outcome.ok,
                             text=outcome.text, trust=spec.result_trust or "untrusted",
                             provenance=spec.result_provenance or "page", origin=prepared.origin, details=details)
+
+    async def _escalate(self, tool: str, node_id: str, body: ToolCallBody) -> bool:
+        """Run the trusted twin of an ineffective call as a call of its own (new node
+        `<node>:escalation:<tool>`, same parameters, its own gatekeeper check and approval).
+        It answers the same model call id, so the model reads its result; the first attempt's
+        result stays in the tree (not counted as a failure)."""
+        ref = CallRef(id=body.call_id, name=tool, arguments=dict(body.params))
+        return await self.process(ref, body.step, body.ordinal, node_id=f"{node_id}:escalation:{tool}")
 
     # -- helpers --------------------------------------------------------------------------------
 
