@@ -27,12 +27,14 @@ let current = new URLSearchParams(location.search).get("thread") || sessionStora
 let defaultPolicy = "untrusted";
 let shownThread; // the thread the view was last drawn for
 let fatal = null;
+let resyncing = null; // the thread whose fresh snapshot was asked for
 
 client.subscribeThreadId = current;
 client.on("link.state", showLink);
 client.on("initialized", initialized);
 client.on("fatal.reload_required", (m) => { fatal = t("link.reload", { message: m.message }); showLink(); });
 client.on("thread.snapshot", (m) => {
+  if (m.threadId === resyncing) resyncing = null;
   if (m.threadId !== current) return;
   model.load(m.snapshot);
   drawThread();
@@ -68,12 +70,16 @@ function initialized(message) {
   const snapshot = message.snapshot || {};
   document.body.dataset.engine = "ready";
   document.body.dataset.epoch = String(snapshot.epoch || 0);
+  resyncing = null; // this snapshot is fresh
   threads.load(snapshot);
   approvals.clear();
   for (const approval of snapshot.pendingApprovals || []) approvals.set(approval.approvalId, approval);
   if (current && snapshot.thread && snapshot.thread.meta.id === current) model.load(snapshot.thread);
   else if (current && !threads.threads.has(current)) setCurrent(null);
-  else model.reset(current);
+  else {
+    model.reset(current);
+    if (current) resync();
+  }
   drawThread();
   client.send({ type: "settings.get" });
 }
@@ -103,7 +109,7 @@ function route(message) {
     : message.type === "interaction.resolved" ? model.interactions.get(message.interactionId) : null;
   const changed = model.apply(message);
   if (changed === "gap") {
-    client.send({ type: "thread.subscribe", threadId: current });
+    resync();
     return;
   }
   if (changed === "approvals") {
@@ -117,6 +123,15 @@ function route(message) {
   if (message.type === "turn.complete") drawState();
 }
 
+// Events were missed (or the host changed): ask once for a fresh snapshot of the thread.
+function resync() {
+  if (resyncing === current) return;
+  resyncing = current;
+  client.send({ type: "thread.subscribe", threadId: current }).then((reply) => {
+    if (reply.type !== "thread.snapshot") resyncing = null;
+  });
+}
+
 // -- drawing -------------------------------------------------------------------------------------
 
 function drawThread() {
@@ -124,9 +139,7 @@ function drawThread() {
   shownThread = model.threadId;
   for (const approval of model.approvals.values()) model.remember(approval);
   chat.renderAll(model);
-  for (const card of cards.values()) card.destroy();
-  cards.clear();
-  drawRequests();
+  drawRequests(); // keeps the cards of approvals that still wait (a half-written note survives a reconnect)
   drawState();
   drawThreads();
   chat.scrollDown();

@@ -32,7 +32,7 @@ class Settings:
         self._ids = 0
 
     async def start(self) -> "Settings":
-        self.store = Store(self.home / "data" / "db.sqlite3")
+        self.store = Store()  # the default file under TABWARDEN_HOME, as the host (and the CLI) open it
         self.gatekeeper = Gatekeeper(self.store)  # default paths: under TABWARDEN_HOME
         self.gatekeeper.bind_browser_session("session-test")
         self.engine = Engine(self.store, self.gatekeeper, FakeExecutor(), providers=ProviderSource(), coalesce_s=0.005)

@@ -4,6 +4,11 @@ decisions with filters, newest last, parameters already redacted."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 from host.gatekeeper.service import CheckRequest
 
 
@@ -63,3 +68,28 @@ async def test_the_audit_view_filters_and_shows_the_newest_rows_last(settings):
     assert [r["targetOrigin"] for r in newest] == ["https://b.example", "https://www.paypal.com"]
     reads = (await settings.op({"type": "audit.query", "tool": "read_page", "kind": "decision"}))["rows"]
     assert len(reads) == 1 and reads[0]["threadId"] == "t-2"
+
+
+async def test_explain_answers_like_tabwarden_policy_check_on_the_installed_policy(settings, tmp_path):
+    await settings.op({"type": "rules.add", "tool": "click", "origin": "*.shop.example", "verdict": "allow"})
+    await settings.op({"type": "rules.add", "tool": "category:fill", "origin": "*", "verdict": "ask"})
+    await settings.op({"type": "origins.add", "list": "guarded", "pattern": "crm.example"})
+    await settings.op({"type": "policy.setDefault", "policy": "auto"})
+    cases = [("click", "https://a.shop.example", {}), ("type", "https://a.shop.example", {"text": "hi"}),
+             ("click", "https://crm.example", {}), ("navigate", "https://www.paypal.com/x", {}),
+             ("hover", "https://other.example", {}), ("run_javascript", "https://a.shop.example", {"code": "1"})]
+    lines = []
+    for tool, url, params in cases:
+        origin = "" if tool == "navigate" else url
+        case_params = {**params, "url": url} if tool == "navigate" else params
+        lines.append(json.dumps({"tool": tool, "origin": origin, "params": case_params}))
+    (tmp_path / "cases.jsonl").write_text("\n".join(lines) + "\n")
+    cli = subprocess.run([sys.executable, "-m", "host", "policy", "check", "--installed", "--cases",
+                          str(tmp_path / "cases.jsonl")], capture_output=True, text=True, timeout=60, env=os.environ)
+    answers = [json.loads(line) for line in cli.stdout.splitlines()]
+    assert len(answers) == len(cases), cli.stderr
+    for (tool, url, params), expected in zip(cases, answers):
+        got = await explain(settings, tool, url, params=params)
+        assert (got["verdict"], got["code"], got.get("flags", []), got["targetOrigin"], got["reason"]) == (
+            expected["verdict"], expected["code"], expected["flags"], expected["target_origin"], expected["reason"])
+    assert {a["verdict"] for a in answers} == {"allow", "ask", "deny"}  # the cases cover every verdict
