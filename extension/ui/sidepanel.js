@@ -168,7 +168,11 @@ function drawState() {
 
 function drawRequests() {
   const root = $("#requests");
-  const sendOp = (op) => client.send(op);
+  const sendOp = (op) => client.send(op).then((reply) => {
+    // The host records the resolution as the call's result without a live event: redraw from it.
+    if (op.type === "run.resolveUncertain" && reply.type === "command.ack") resync();
+    return reply;
+  });
   for (const [id, card] of cards) {
     if (!model.approvals.has(id)) {
       card.destroy();

@@ -394,6 +394,9 @@ def test_a_write_cut_off_by_a_host_crash_is_resolved_from_the_recovery_card(site
     recovery.locator("button", has_text="It happened: continue").click()
     expect(panel.locator(".item.assistant .text").last).to_contain_text("Continuing after: The host stopped")
     expect(recovery).to_have_count(0)
+    typed = panel.locator(".item.tool[data-tool=type]").last
+    expect(typed).to_have_class(re.compile(r"\bstatus-ok\b"))
+    expect(typed).to_contain_text("the user checked and confirmed it took effect")
     assert "the user checked and confirmed it took effect" in tool_results(site.model.requests[-1]["body"])[-1]
 
 
