@@ -14,6 +14,7 @@ export class ThreadModel {
     this.meta = null;
     this.items = []; // in order
     this.byId = new Map();
+    this.unshown = new Set(); // ids of live items of kinds this view does not draw
     this.approvals = new Map(); // approvalId -> pending approval (this thread)
     this.interactions = new Map();
     this.recovery = null; // a paused_uncertain run
@@ -209,13 +210,18 @@ export class ThreadModel {
       this.put({ id: event.itemId, kind: "tool", tool: meta.toolName, label: meta.label || meta.toolName, level: meta.level,
         summary: meta.paramsSummary, status: "running" });
     } else if (event.kind === "system_notice") this.put({ id: event.itemId, kind: "notice", noticeKind: meta.noticeKind, text: "" });
-    else return null;
+    else {
+      this.unshown.add(event.itemId); // a kind this view does not draw
+      return null;
+    }
     return event.itemId;
   }
 
   itemDelta(event) {
-    const item = this.byId.get(event.itemId);
-    if (!item) return null;
+    if (this.unshown.has(event.itemId)) return null;
+    // An item that started before this view's snapshot: show what comes, complete it from the host.
+    const item = this.byId.get(event.itemId)
+      || this.put({ id: event.itemId, kind: "assistant", text: "", reasoning: "", done: false, partial: true });
     const delta = event.delta || {};
     if (delta.text) item.text = (item.text || "") + delta.text;
     if (delta.reasoning) item.reasoning = (item.reasoning || "") + delta.reasoning;
@@ -224,8 +230,9 @@ export class ThreadModel {
   }
 
   itemComplete(event) {
+    if (this.unshown.has(event.itemId)) return null;
     const item = this.byId.get(event.itemId);
-    if (!item) return null;
+    if (!item || item.partial) return "gap"; // its beginning was missed: the stored item is complete now
     item.done = true;
     item.progress = null;
     if (item.kind === "tool" && event.result) {
