@@ -12,7 +12,7 @@ import termios
 import time
 from pathlib import Path
 
-_ESCAPES = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|\r")
+_ESCAPES = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]|\x1b[=>]|[\r\x07]")
 
 
 def _make_controlling_tty() -> None:

@@ -94,7 +94,10 @@ def test_completion_of_tw_attributes_and_tool_names(repl):
     repl.expect("tw.snapshot")
     repl.send("\x15")  # clear the line
     repl.send("tw.run('read_p\t")
-    repl.expect("read_page")
+    repl.expect("read_page")  # ambiguous with read_page_deep: completed to the common prefix
+    repl.send("\x15")
+    repl.send("tw.run('read_page_d\t")
+    repl.expect("read_page_deep")
     repl.send("\x15")
     repl.line("")
     repl.expect("tw> ")
