@@ -8,7 +8,7 @@ import { markAgentInput } from "./browser-events.js";
 import { protocolError } from "./chunks.js";
 
 const PROTOCOL_VERSION = "1.3";
-const IDLE_DETACH_MS = 30000;
+let idleDetachMs = 30000; // the notes' 30 s; tests shorten it through the console hook
 // The domains chrome.debugger lets an extension use.
 export const ALLOWED_DOMAINS = new Set([
   "Accessibility", "Audits", "CacheStorage", "Console", "CSS", "Database", "Debugger", "DOM", "DOMDebugger",
@@ -17,7 +17,7 @@ export const ALLOWED_DOMAINS = new Set([
 ]);
 
 let link = null;
-let attached = null; // { tabId, idleTimer }
+let attached = null; // { tabId, idleTimer, inflight }
 let chain = Promise.resolve(); // attach and detach run one at a time
 
 function failure(code, message, phase, retryable, details) {
@@ -28,11 +28,13 @@ function reportDetached(tabId, reason) {
   if (link) link.sendEvent({ type: "cdp.detached", tabId, reason });
 }
 
+// Idle means no command for 30 s and none in flight (a command may wait long for its answer).
 function armIdleTimer() {
   if (!attached) return;
   clearTimeout(attached.idleTimer);
+  if (attached.inflight > 0) return;
   const tabId = attached.tabId;
-  attached.idleTimer = setTimeout(() => detachTab(tabId, "idle").catch(() => {}), IDLE_DETACH_MS);
+  attached.idleTimer = setTimeout(() => detachTab(tabId, "idle").catch(() => {}), idleDetachMs);
 }
 
 // Chrome ended the session (or the tab went away): forget it and tell the host why.
@@ -82,7 +84,7 @@ function ensureAttached(tabId) {
         throw failure("cdp_attach_failed", `the debugger cannot attach to tab ${tabId}: ${text}`, "precheck", false, { dispatched: false });
       }
     }
-    attached = { tabId, idleTimer: null };
+    attached = { tabId, idleTimer: null, inflight: 0 };
     armIdleTimer();
   });
   chain = run.catch(() => {});
@@ -132,6 +134,8 @@ export async function handleCdpCommand(message, signal) {
   const tabId = message.tabId;
   await ensureAttached(tabId);
   if (signal.aborted) throw failure("cancelled", `${method} was cancelled before it was sent`, "precheck", false, { dispatched: false });
+  const session = attached;
+  session.inflight += 1;
   armIdleTimer();
   // Debugger input is trusted, like a person's: the takeover detector must not mistake it.
   const input = domain === "Input";
@@ -143,6 +147,7 @@ export async function handleCdpCommand(message, signal) {
   } catch (err) {
     throw err && err.code ? err : commandFailure(err, method);
   } finally {
+    session.inflight -= 1;
     if (input) markAgentInput(tabId);
     armIdleTimer();
   }
@@ -165,6 +170,7 @@ export function installDebugger(nativeLink) {
   globalThis.tabwardenDebugger = {
     detach: (tabId, reason = "requested") => detachTab(tabId, reason),
     command: (message) => handleCdpCommand(message, new AbortController().signal),
-    state: () => ({ attachedTabId: attached ? attached.tabId : null }),
+    state: () => ({ attachedTabId: attached ? attached.tabId : null, inflight: attached ? attached.inflight : 0 }),
+    setIdleDetachMs: (ms) => { idleDetachMs = ms; armIdleTimer(); return idleDetachMs; },
   };
 }

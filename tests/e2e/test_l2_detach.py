@@ -71,6 +71,29 @@ async def test_a_command_in_flight_fails_at_once_when_the_debugger_goes(driver):
     await driver.control.call("browser.bind_target", thread_id=driver.thread_id, tab_id=tab)
 
 
+async def test_idle_detach_waits_for_commands_in_flight(driver):
+    tab = await driver.open_l2("shadow.html")
+    await driver.deep()
+    assert await driver.worker("tabwardenDebugger.setIdleDetachMs(400)") == 400
+    try:
+        # A command that takes three idle periods keeps the session: idle means nothing in flight.
+        slow = await driver.control.call(
+            "test.cdp", tab_id=tab, command="Runtime.evaluate", timeout=30,
+            params={"expression": "new Promise((done) => setTimeout(() => done(7), 1200))", "awaitPromise": True,
+                    "returnByValue": True})
+        assert slow["ok"] and slow["value"]["result"]["value"] == 7, slow
+        state = await driver.control.call("browser.debugger", tab_id=tab)
+        assert state["attached"] and not any(d["tabId"] == tab for d in state["recentDetaches"]), state
+        # Once nothing runs, the session ends after the idle period, reported as such.
+        state = await debugger_state(driver, tab, lambda s: not s["attached"], "the idle detach")
+        assert [d["reason"] for d in state["recentDetaches"] if d["tabId"] == tab] == ["idle"]
+        assert await driver.worker("tabwardenDebugger.state().attachedTabId") is None
+    finally:
+        await driver.worker("tabwardenDebugger.setIdleDetachMs(30000)")
+    # The next L2 call attaches again on demand.
+    assert (await driver.deep())["ok"]
+
+
 async def test_closing_the_tab_ends_the_session_as_target_closed(driver):
     tab = await driver.open_l2("shadow.html")
     text = (await driver.deep())["text"]
