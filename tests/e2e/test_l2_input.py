@@ -18,6 +18,8 @@ from tests.support.browser_tools import ref_of
 
 pytestmark = pytest.mark.browser
 
+BACKGROUND_FRAME_STOP_S = 6.0
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
@@ -126,6 +128,15 @@ async def test_screenshots_restore_the_page_metrics(driver):
     shot = await driver.ok("screenshot", target=deep_ref(text, 'button "Action 0"'), annotate=True)
     assert 0 < shot["details"]["width"] < viewport["details"]["width"] and shot["details"]["labels"]
     assert await driver.on_page("document.querySelectorAll('[data-tabwarden-annotations]').length") == 0
+
+
+async def test_a_background_tab_that_stopped_drawing_can_still_be_captured(driver):
+    await driver.open_l2("big.html")  # tab_open: in the background, never shown
+    # Chromium stops producing frames for a hidden tab after a few seconds; a bare capture then
+    # waits forever for a frame.
+    await asyncio.sleep(BACKGROUND_FRAME_STOP_S)
+    shot = await asyncio.wait_for(driver.ok("screenshot"), 30)
+    assert Path(shot["details"]["path"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 async def test_network_idle_is_tracked_around_trusted_input(driver):

@@ -117,6 +117,10 @@ async def capture(call: Any, client: TabClient, *, target: str, image_format: st
     context = None
     overridden = False
     width = height = 0
+    # A tab nobody looks at draws no frames, and a capture waits for one: a (tiny, sparse)
+    # screencast keeps the page drawing while the screenshot is taken.
+    await client.send("Page.startScreencast", {"format": "jpeg", "quality": 1, "maxWidth": 32, "maxHeight": 32,
+                                               "everyNthFrame": 1000})
     try:
         if target not in ("viewport", "fullpage"):
             node = await resolve_target(call, client, target)
@@ -143,6 +147,10 @@ async def capture(call: Any, client: TabClient, *, target: str, image_format: st
                                                                      "deviceScaleFactor": 1, "mobile": False})
         answer = await client.send("Page.captureScreenshot", params, timeout=60)
     finally:
+        try:
+            await client.send("Page.stopScreencast")
+        except CdpError:
+            pass
         if overridden:
             try:
                 await client.send("Emulation.clearDeviceMetricsOverride")
