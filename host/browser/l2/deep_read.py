@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -189,14 +190,21 @@ async def _scan_listeners(client: TabClient, frames: list[FrameAX], taken: set[t
 async def read_deep(client: TabClient, manager: CdpManager, refs: DeepRefMap, *, max_tokens: int = 3000) -> DeepRead:
     """Read the tab deeply, mint the refs of a new generation and make it current."""
     stable = False
+    clock = time.perf_counter
     for _ in range(READ_ATTEMPTS):
         epoch = client.epoch
+        started = clock()
         collected = await _collect(client, manager)
         order = list(collected.frames.values())
+        collected_at = clock()
         passwords = await _password_fields(client, {frame.session_id for frame in order})
+        searched_at = clock()
         interactive = {(frame.key, int(node["backendDOMNodeId"])) for frame in order for node in frame.walk()
                        if is_interactive(node)}
         scanned, listeners = await _scan_listeners(client, order, interactive)
+        log.info("deep read of tab %d: frames %.0f ms, password search %.0f ms, listener scan %.0f ms",
+                 client.tab_id, (collected_at - started) * 1000, (searched_at - collected_at) * 1000,
+                 (clock() - searched_at) * 1000)
         if client.epoch == epoch:
             stable = True
             break
