@@ -126,10 +126,12 @@ def check_host(host: str) -> str | None:
     host = host.lower().rstrip(".")
     if not host:
         return "empty host"
+    # IP literals, IPv6 with or without brackets (callers other than the URL parser pass bare
+    # addresses such as "::1", which must be judged as addresses, not as a one-label name).
     if host.startswith("["):
         return check_ip(host)
     try:
-        ipaddress.IPv4Address(host)
+        ipaddress.ip_address(host.split("%")[0])
     except ValueError:
         pass
     else:

@@ -3,7 +3,7 @@ import socket
 
 import pytest
 
-from host.gatekeeper.ssrf import SsrfBlocked, check_ip, check_url, resolve_and_check
+from host.gatekeeper.ssrf import SsrfBlocked, check_host, check_ip, check_url, resolve_and_check
 
 
 @pytest.mark.parametrize("url,kind", [
@@ -69,6 +69,18 @@ def test_public(url):
                                         (ipaddress.ip_address("192.168.0.1"), True)])
 def test_check_ip_at_connect_time(ip, blocked):
     assert (check_ip(ip) is not None) is blocked
+
+
+@pytest.mark.parametrize("host,why", [("::1", "loopback"), ("[::1]", "loopback"), ("fe80::1%eth0", "link"),
+                                      ("::ffff:127.0.0.1", "loopback"), ("127.0.0.1", "loopback")])
+def test_bare_ip_literals_are_judged_as_addresses(host, why):
+    reason = check_host(host)
+    assert reason is not None and why in reason.lower() and "single-label" not in reason
+
+
+@pytest.mark.parametrize("host", ["2606:4700::1111", "[2606:4700::1111]", "93.184.215.14", "example.com"])
+def test_public_hosts_pass_in_every_spelling(host):
+    assert check_host(host) is None
 
 
 def test_resolved_addresses_are_checked(monkeypatch):
