@@ -32,6 +32,7 @@ from protocol.messages import BrowserEvent
 
 from host.browser.events import handle_event
 from host.browser.gateway import BrowserGateway
+from host.control.params import parse_params as _params
 
 if TYPE_CHECKING:
     from host.control.server import ControlConnection, ControlServer
@@ -112,15 +113,6 @@ class _RawContent(msgspec.Struct, forbid_unknown_fields=True):
     params: Any = None
     write: bool = False
     deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=600_000)] = 15_000
-
-
-def _params(kind: type, params: dict[str, Any]) -> Any:
-    from host.control.server import ControlError
-
-    try:
-        return msgspec.convert(params, kind)
-    except msgspec.ValidationError as exc:
-        raise ControlError(ErrorCode.INVALID_MESSAGE, f"invalid params: {exc}") from None
 
 
 def gateway_for(host: Any) -> BrowserGateway:

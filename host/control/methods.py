@@ -15,18 +15,10 @@ import msgspec
 
 from protocol.errors import ErrorCode
 from protocol.messages import BrowserCall, DiagCall
+from host.control.params import parse_params as _params
 
 if TYPE_CHECKING:
     from host.control.server import ControlConnection, ControlServer
-
-
-def _params(kind: type, params: dict[str, Any]) -> Any:
-    from host.control.server import ControlError
-
-    try:
-        return msgspec.convert(params, kind)
-    except msgspec.ValidationError as exc:
-        raise ControlError(ErrorCode.INVALID_MESSAGE, f"invalid params: {exc}") from None
 
 
 def _browser(conn: "ControlConnection"):

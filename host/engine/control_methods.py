@@ -22,6 +22,7 @@ import msgspec
 from protocol.errors import ErrorCode
 
 from host.engine.views import to_wire
+from host.control.params import parse_params as _params
 
 if TYPE_CHECKING:
     from host.control.server import ControlConnection, ControlServer
@@ -66,15 +67,6 @@ class _Configure(msgspec.Struct, forbid_unknown_fields=True):
     approval_timeout_seconds: float | None = None
     turn_token_budget: int | None = None
     default_provider: str | None = None
-
-
-def _params(kind: type, params: dict[str, Any]) -> Any:
-    from host.control.server import ControlError
-
-    try:
-        return msgspec.convert(params, kind)
-    except msgspec.ValidationError as exc:
-        raise ControlError(ErrorCode.INVALID_MESSAGE, f"invalid params: {exc}") from None
 
 
 def _engine(conn: "ControlConnection"):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 
 from protocol.errors import ErrorCode
+from host.control.params import parse_params as _params
 
 if TYPE_CHECKING:
     from host.control.server import ControlConnection, ControlServer
@@ -87,13 +88,6 @@ def _error(code: str, message: str, details: dict[str, Any] | None = None) -> Ex
     from host.control.server import ControlError
 
     return ControlError(code, message, details)
-
-
-def _params(kind: type, params: dict[str, Any]) -> Any:
-    try:
-        return msgspec.convert(params, kind)
-    except msgspec.ValidationError as exc:
-        raise _error(ErrorCode.INVALID_MESSAGE, f"invalid params: {exc}") from None
 
 
 def _gatekeeper(conn: "ControlConnection") -> "Gatekeeper":
