@@ -20,16 +20,8 @@ log = logging.getLogger("tabwarden.engine")
 
 
 def scope_lock(gatekeeper: Any, thread_id: str) -> Any:
-    """A thread's scope lock (an OriginSet) or None.
-
-    The gatekeeper sets locks (`set_scope_lock`) but has no public reader yet; the page must show
-    the lock the real check uses, so this reads the thread scopes the service consults (as
-    `gatekeeper.explain` on the control socket does)."""
-    reader = getattr(gatekeeper, "scope_lock", None)
-    if callable(reader):
-        return reader(thread_id)
-    scopes = getattr(gatekeeper, "_scopes", None)
-    return scopes.lock(thread_id) if scopes is not None else None
+    """A thread's scope lock (an OriginSet) or None: the lock the gatekeeper's checks use."""
+    return gatekeeper.scope_lock(thread_id)
 
 
 def tools() -> list[ui.ToolEntry]:

@@ -205,13 +205,6 @@ async def set_policy(params: dict[str, Any], conn: "ControlConnection") -> dict[
     return {"threadId": p.thread_id, "policy": _guarded(lambda: gatekeeper.effective_policy(p.thread_id))}
 
 
-def _scope_lock(gatekeeper: "Gatekeeper", thread_id: str) -> Any:
-    # The service has `set_scope_lock` but no public reader yet; the what-if must see the same lock
-    # the real check sees, so it reads the thread scopes the service itself consults.
-    scopes = getattr(gatekeeper, "_scopes", None)
-    return scopes.lock(thread_id) if scopes is not None else None
-
-
 def _explain(gatekeeper: "Gatekeeper", p: _Explain) -> dict[str, Any]:
     from host.gatekeeper.decision import Call, Context, check
 
@@ -219,7 +212,7 @@ def _explain(gatekeeper: "Gatekeeper", p: _Explain) -> dict[str, Any]:
     ctx = Context(origin=p.origin, policy=gatekeeper.effective_policy(p.thread_id, p.policy), rules=rule_set,
                   lists=lists, grants=frozenset(gatekeeper.grants.for_thread(p.thread_id)),
                   scope_origins=gatekeeper.scope_origins(p.thread_id),
-                  scope_lock=_scope_lock(gatekeeper, p.thread_id), target=p.target)
+                  scope_lock=gatekeeper.scope_lock(p.thread_id), target=p.target)
     decision = check(Call(p.tool, p.params, p.effects, p.level), ctx)
     out = msgspec.to_builtins(decision)
     out["policy"] = ctx.policy

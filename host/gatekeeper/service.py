@@ -284,6 +284,10 @@ class Gatekeeper:
         self._ensure()
         self._scopes.set_lock(thread_id, patterns)
 
+    def scope_lock(self, thread_id: str) -> Any:
+        """A thread's scope lock (the OriginSet its writes are confined to) or None."""
+        return self._scopes.lock(thread_id)
+
     def scope_origins(self, thread_id: str) -> frozenset[str]:
         """The origins the user accepted in this thread."""
         return self._scopes.origins(thread_id)

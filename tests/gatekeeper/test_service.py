@@ -128,7 +128,9 @@ def test_scope_lock_is_persisted(store, make_gatekeeper):
     assert gk.check(req(origin="https://evil.test")).code == "scope_lock"
     again = make_gatekeeper(store)
     assert again.check(req(origin="https://evil.test")).code == "scope_lock"
+    assert [p.text for p in again.scope_lock("t1").patterns] == ["*.example.com"] and again.scope_lock("t2") is None
     again.set_scope_lock("t1", None)
+    assert again.scope_lock("t1") is None
     assert again.check(req(origin="https://evil.test")).code == "policy_default"
     with pytest.raises(InvalidInput):
         again.set_scope_lock("t1", ["a*b"])
