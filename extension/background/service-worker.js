@@ -9,6 +9,7 @@ import "./notifications.js"; // approval notifications (registers itself with ui
 import { installBrowserEvents } from "./browser-events.js";
 import { indicatorLinkState, installIndicator } from "./indicator-relay.js";
 import { handleCdpCommand, installDebugger } from "./debugger.js";
+import { installPageScript } from "./page-script.js";
 
 const link = new NativeLink({
   handlers: {
@@ -27,6 +28,7 @@ const link = new NativeLink({
 installUiPorts(link);
 installBrowserEvents(link);
 installIndicator(link);
+installPageScript();
 installDebugger(link);
 link.start();
 

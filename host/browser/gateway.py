@@ -20,7 +20,7 @@ from typing import Any, Awaitable, Callable, Literal
 
 import msgspec
 
-from host.browser import l0_tools, page_reads, page_writes
+from host.browser import l0_tools, page_reads, page_script, page_writes
 from host.browser.authorize import authorize
 from host.browser.bridge import Bridge
 from host.browser.call import ToolCall
@@ -93,6 +93,7 @@ IMPLEMENTATIONS: dict[str, Implementation] = {
     "click_xy": Implementation(l2_tools.click_xy, "page"),
     "drag": Implementation(l2_tools.drag, "page"),
     "upload_file": Implementation(l2_tools.upload_file, "page"),
+    "run_javascript": Implementation(page_script.run_javascript, "page"),
 }
 assert set(IMPLEMENTATIONS) == set(PARAMS_TYPES), "every tool needs both a params type and an implementation"
 

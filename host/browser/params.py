@@ -289,6 +289,12 @@ class UploadFileParams(PageParams, kw_only=True):
     attachment_id: Annotated[str, msgspec.Meta(pattern=r"^att-[a-z]{16}$", description="An attachment the user provided.")]
 
 
+class RunJavascriptParams(PageParams, kw_only=True):
+    code: Annotated[str, msgspec.Meta(min_length=1, max_length=20_000,
+                                      description="The body of an async function: `return` gives the result.")]
+    timeout_ms: Annotated[int, msgspec.Meta(ge=100, le=30_000)] = 5_000
+
+
 PARAMS_TYPES: dict[str, type[Params]] = {
     "tabs_list": TabsListParams,
     "tab_open": TabOpenParams,
@@ -324,6 +330,7 @@ PARAMS_TYPES: dict[str, type[Params]] = {
     "click_xy": ClickXYParams,
     "drag": DragParams,
     "upload_file": UploadFileParams,
+    "run_javascript": RunJavascriptParams,
 }
 """Tool name -> parameter Struct, for every browser tool this gateway can run."""
 

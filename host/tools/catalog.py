@@ -51,7 +51,9 @@ _TOOLS: tuple[ToolSpec, ...] = (
     _t("select_option", "L1", "write", "Select option", "Choose options in a select element.", category="fill"),
     _t("hover", "L1", "write", "Hover", "Move the pointer over an element.", category="interact"),
     _t("batch_actions", "L1", "write", "Batch actions", "Run up to four click/type/select actions in order.", category="fill"),
-    _t("run_javascript", "L1", "write", "Run JavaScript", "Run script in the page's main world.", category="eval"),
+    _t("run_javascript", "L1", "write", "Run JavaScript", "Run script in the page's main world, as the body of an async "
+       "function (`return` gives the result, shown as JSON). Denied unless the user allowed it for the site; the page's "
+       "Content Security Policy may refuse it.", category="eval"),
     # L2: the debugger bridge (trusted input, deep reads).
     _t("press_key", "L2", "write", "Press key", "Press a key combination (Enter, Tab, Control+a, Shift+Tab...) with trusted "
        "key events, on the focused element or on `ref` (focused first).", category="fill"),

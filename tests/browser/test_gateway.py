@@ -33,7 +33,7 @@ async def read(gateway, **kw):
 async def test_unknown_tool_and_bad_params_are_refused_before_any_request(gateway, fake):
     for tool, params, code in [("teleport", {}, "unknown_tool"), ("read_page", {"maxTokens": -1}, "invalid_params"),
                                ("click", {"ref": "e1", "element": "x"}, "invalid_params"), ("read_page", "x", "invalid_params"),
-                               ("run_javascript", {}, "unsupported")]:
+                               ("memory_read", {}, "unsupported"), ("run_javascript", {}, "invalid_params")]:
         result = await gateway.call(tool, params, thread_id="t")
         assert not result.ok and result.error.code == code, (tool, result)
         assert result.text.startswith("Error " + code)

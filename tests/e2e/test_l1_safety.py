@@ -200,7 +200,7 @@ async def test_javascript_urls_are_denied_by_destination(driver):
     ("type", {"element": "x", "ref": "sabc_1_1", "text": "a" * 100_001}, "invalid_params", "$.text"),
     ("click", {"element": "x", "ref": "sabc_1_1", "force": True}, "invalid_params", "force"),
     ("batch_actions", {"actions": [{"action": "click", "element": "x", "ref": "sabc_1_1"}] * 5}, "invalid_params", "$.actions"),
-    ("run_javascript", {}, "unsupported", "run_javascript"),
+    ("memory_read", {}, "unsupported", "memory_read"),
 ])
 async def test_bad_calls_are_refused_by_the_host(driver, tool, params, code, where):
     result = await driver.call(tool, **params)

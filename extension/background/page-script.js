@@ -1,0 +1,105 @@
+// run_javascript: the model's script in the page's MAIN world of the top frame, inside the dialog
+// patch like every write. The host ran the gatekeeper first (a default rule denies the tool); this
+// only runs the script and reports what happened, including a page policy that forbids it.
+import { registerBrowserApi } from "./browser-api.js";
+import { protocolError } from "./chunks.js";
+import { installDialogPatch, restoreDialogPatch } from "./dialog-patch.js";
+
+const MAX_TIMEOUT_MS = 30000;
+const MAX_RESULT_CHARS = 20000;
+
+// Serialised by chrome.scripting into the page: no closure survives, so everything it needs is
+// inside. The code is the body of an async function: `return` gives the result, `await` works.
+async function runInMainWorld(code, timeoutMs, maxChars) {
+  const clip = (text, n) => String(text).slice(0, n);
+  let body;
+  try {
+    const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
+    body = new AsyncFunction(code);
+  } catch (err) {
+    const text = clip((err && err.message) || err, 1000);
+    // String evaluation refused by the page's Content Security Policy (or Trusted Types).
+    const blocked = (err && err.name === "EvalError") || /Content Security Policy|unsafe-eval|Trusted ?Type/i.test(text);
+    return { ok: false, kind: blocked ? "csp" : "syntax", name: (err && err.name) || "Error", message: text };
+  }
+  let timer = null;
+  const timedOut = new Promise((resolve) => {
+    timer = setTimeout(() => resolve({ timedOut: true }), timeoutMs);
+  });
+  let outcome;
+  try {
+    outcome = await Promise.race([body.call(window).then((value) => ({ value })), timedOut]);
+  } catch (err) {
+    const stack = String((err && err.stack) || "").split("\n").slice(0, 6).join("\n");
+    return { ok: false, kind: "exception", name: (err && err.name) || typeof err, message: clip((err && err.message) || err, 1000),
+             stack: clip(stack, 1500) };
+  } finally {
+    clearTimeout(timer);
+  }
+  if (outcome.timedOut) return { ok: false, kind: "timeout", message: `the script did not finish within ${timeoutMs} ms; it may still be running` };
+
+  // A readable rendering of whatever came back: JSON where possible, elements by their tag,
+  // cycles and functions named instead of failing.
+  const seen = new WeakSet();
+  const element = (node) => {
+    const id = node.id ? `#${node.id}` : "";
+    const cls = typeof node.className === "string" && node.className.trim() ? `.${node.className.trim().split(/\s+/).join(".")}` : "";
+    return `<${String(node.nodeName).toLowerCase()}${id}${cls}>`;
+  };
+  const replacer = (key, value) => {
+    if (typeof value === "bigint") return `${value}n`;
+    if (typeof value === "function") return `[function ${value.name || "anonymous"}]`;
+    if (typeof value === "symbol") return value.toString();
+    if (value === undefined) return "[undefined]";
+    if (typeof Node !== "undefined" && value instanceof Node) return value.nodeType === 1 ? element(value) : `[${value.nodeName}]`;
+    if (value && typeof value === "object") {
+      if (seen.has(value)) return "[circular]";
+      seen.add(value);
+      if (typeof value.length === "number" && !Array.isArray(value) && typeof value !== "string" && value[Symbol.iterator]) {
+        return Array.from(value);
+      }
+    }
+    return value;
+  };
+  const value = outcome.value;
+  const type = value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
+  let text;
+  if (value === undefined) text = "undefined";
+  else if (typeof value === "string") text = value;
+  else {
+    try {
+      text = JSON.stringify(value, replacer, 1);
+    } catch (err) {
+      text = `[${type} that cannot be shown: ${clip((err && err.message) || err, 200)}]`;
+    }
+    if (text === undefined) text = String(value);
+  }
+  return { ok: true, type, text: text.slice(0, maxChars), length: text.length, truncated: text.length > maxChars };
+}
+
+async function runPageScript(tabId, code, timeoutMs) {
+  if (typeof code !== "string" || !code) throw protocolError("invalid_params", "run_javascript needs code");
+  const limit = Math.min(Math.max(Number(timeoutMs) || 0, 0), MAX_TIMEOUT_MS);
+  await installDialogPatch(tabId, 0); // throws safety_boundary_unavailable, nothing sent
+  let results = null;
+  let failure = null;
+  try {
+    results = await chrome.scripting.executeScript({
+      target: { tabId, frameIds: [0] }, world: "MAIN", func: runInMainWorld, args: [code, limit, MAX_RESULT_CHARS],
+    });
+  } catch (err) {
+    failure = err;
+  }
+  const restore = await restoreDialogPatch(tabId, 0);
+  if (failure) {
+    const text = String((failure && failure.message) || failure);
+    const code = /No tab with id/i.test(text) ? "tab_closed" : /Cannot access|permission/i.test(text) ? "no_site_access" : "browser_api_error";
+    throw protocolError(code, `run_javascript: ${text}`);
+  }
+  const outcome = (results && results[0] && results[0].result) || { ok: false, kind: "no_answer", message: "the page gave no answer (it may have navigated away)" };
+  return { ...outcome, dialogs: restore.reports || [], dialogGuardRestored: !!restore.ok };
+}
+
+export function installPageScript() {
+  registerBrowserApi("page.runScript", runPageScript);
+}

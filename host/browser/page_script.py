@@ -1,0 +1,78 @@
+"""`run_javascript`: the model's script in the top frame's main world, through the extension.
+
+A write like any other (a default rule denies it until the user allows it for a site). The page's
+own policy has the last word: a Content Security Policy without 'unsafe-eval' refuses the script,
+and that is reported as such rather than worked around through the debugger. The script's own
+exception, a syntax error and a timeout are results the model can act on, not host errors.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from host.browser.call import ToolCall
+from host.browser.errors import Code, ToolFailure
+from host.browser.params import RunJavascriptParams
+from host.browser.results import ToolResult, dialog_lines, success
+from host.browser.target import get_tab
+
+BRIDGE_SLACK_S = 10.0  # patching dialogs, injecting and restoring, on top of the script's own time
+
+_REFUSALS = {
+    "csp": ("csp_blocked", "the page's Content Security Policy forbids running script text here (no 'unsafe-eval'); "
+                           "use the page tools (read_page, click, type) instead"),
+    "syntax": ("script_syntax_error", "the script does not parse"),
+    "exception": ("script_exception", "the script threw"),
+    "timeout": ("timeout", "the script did not finish in time"),
+    "no_answer": ("navigation_uncertain", "the page gave no answer"),
+}
+
+
+async def run_javascript(call: ToolCall) -> ToolResult:
+    """Run the script, then report its value (or why it failed), dialogs it opened, and whether
+    the tab navigated meanwhile."""
+    params = call.params
+    assert isinstance(params, RunJavascriptParams) and call.target is not None
+    tab_id = call.target.tab_id
+    before = call.target.url
+    answer = await call.bridge.api("page.runScript", tab_id, params.code, params.timeout_ms,
+                                   timeout=params.timeout_ms / 1000 + BRIDGE_SLACK_S)
+    call.routes.touch(call.thread_id, tab_id, wrote=True)
+    answer = answer if isinstance(answer, dict) else {}
+    dialogs = [d for d in answer.get("dialogs") or [] if isinstance(d, dict)]
+    details: dict[str, Any] = {"dispatched": True}
+    if dialogs:
+        details["dialogs"] = dialogs
+    if answer.get("dialogGuardRestored") is False:
+        raise ToolFailure(Code.SAFETY_BOUNDARY_UNAVAILABLE, "the script ran but the page's dialog functions could not be "
+                          "restored; reload the page", phase="recover",
+                          details={**details, "effectMayHaveOccurred": True, "dialogInterceptionMayRemain": True})
+    try:
+        after = (await get_tab(call.bridge, tab_id)).url
+    except ToolFailure:
+        after = ""
+    if after and after != before:
+        call.refs.forget(tab_id)
+        details["navigatedTo"] = after
+    if not answer.get("ok"):
+        kind = str(answer.get("kind") or "no_answer")
+        code, what = _REFUSALS.get(kind, _REFUSALS["no_answer"])
+        message = str(answer.get("message") or "")[:1000]
+        if answer.get("name") and kind in ("exception", "syntax"):
+            message = f"{answer['name']}: {message}"
+        details.update({"kind": kind, "effectMayHaveOccurred": kind in ("exception", "timeout", "no_answer")})
+        if answer.get("stack"):
+            details["stack"] = str(answer["stack"])[:1500]
+        raise ToolFailure(code, f"{what}: {message}" if message else what, phase="execute", retryable=False, details=details)
+    text = str(answer.get("text", ""))
+    details.update({"type": answer.get("type"), "length": answer.get("length"), "truncated": bool(answer.get("truncated"))})
+    lines = [f"The script ran in the page's main world; it returned ({answer.get('type')}):", text]
+    if answer.get("truncated"):
+        lines.append(f"[result cut at {len(text)} of {answer.get('length')} characters]")
+    if dialogs:
+        lines.append(dialog_lines(dialogs))
+    if "navigatedTo" in details:
+        lines.append(f"The tab navigated to {after}; every earlier ref is invalid.")
+    else:
+        lines.append("The page may have changed: read_page again before acting on earlier refs.")
+    return success(call.tool, "\n".join(lines), tab_id=tab_id, details=details)
