@@ -2,8 +2,9 @@
 `engine.answer`, `engine.approvals`) and its `engine` event topic, the way the side panel drives
 them: a turn's tool calls meet the same gatekeeper and the same approval cards.
 
-`run_turn` and `follow` print a thread's events as they arrive and return when the turn is
-complete or an approval waits for an answer (answer it with `tw.approve(...)`, which follows on).
+`follow` prints a thread's events as they arrive and returns when the turn is complete or the
+run waits on the user: an approval (answer it with `tw.approve(...)`) or an interaction such as
+an `ask_user` question (answer it with `tw.reply(...)`); both follow on.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import os
 from typing import Any
 
 from host.control.client import ControlClient
-from host.repl import render
+from host.repl import interactions, render
 from host.repl.style import Style
 
 ENGINE_TOPIC = "engine"
@@ -38,7 +39,7 @@ class EventPrinter:
     def __init__(self, thread_id: str, style: Style, answer_hint: bool = True):
         self.thread_id = thread_id
         self.style = style
-        self.answer_hint = answer_hint  # end approval cards with how to answer them from the REPL
+        self.answer_hint = answer_hint  # end approval/interaction cards with how to answer them from the REPL
         self.kinds: dict[str, str] = {}  # item id -> item kind (kept across follows: a tool call
         # that waited for an approval completes in the next one)
         self.speaking: str | None = None  # the assistant item whose text is on the current line
@@ -68,6 +69,8 @@ class EventPrinter:
             self.outcome = {"state": "complete", "stopReason": event.get("stopReason")}
         elif kind == "approval.request":
             self.outcome = {"state": "approval", "approvalId": event.get("approvalId")}
+        elif kind == "interaction.request":
+            self.outcome = {"state": "interaction", "interactionId": event.get("interactionId")}
 
     def _end_line(self) -> None:
         if self.speaking is not None:
@@ -89,6 +92,10 @@ class EventPrinter:
             return approval_card(event, s, self.answer_hint)
         if kind == "approval.resolved":
             return f"approval {event.get('approvalId')}: {event.get('decision')} (by {event.get('by')})"
+        if kind == "interaction.request":
+            return interactions.card(event, s, self.answer_hint)
+        if kind == "interaction.resolved":
+            return interactions.resolved(event)
         if kind == "turn.complete":
             return s(f"turn complete ({event.get('stopReason')})", "bold")
         if kind == "error":
@@ -117,10 +124,10 @@ def approval_card(event: dict[str, Any], style: Style, answer_hint: bool = True)
 
 async def follow(client: ControlClient, thread_id: str, style: Style, start: Any = None,
                  printer: EventPrinter | None = None) -> dict[str, Any]:
-    """Print the thread's events until its turn completes or an approval waits. `start`, if
-    given, is a coroutine run once the subscription is in place (a submit or an answer), so no
-    event can slip by before we listen. Pass the same `printer` to consecutive follows of a
-    thread."""
+    """Print the thread's events until its turn completes or it waits on the user (an approval
+    or an interaction). `start`, if given, is a coroutine run once the subscription is in place
+    (a submit or an answer), so no event can slip by before we listen. Pass the same `printer`
+    to consecutive follows of a thread."""
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
 
     def on_event(event: Any) -> None:
@@ -161,7 +168,7 @@ def threads_table(items: list[dict[str, Any]], style: Style) -> str:
 
 
 def conversation(snapshot: dict[str, Any], style: Style) -> str:
-    """A thread's current branch, one line per node."""
+    """A thread's current branch, one line per node, then what it waits on."""
     lines = [style(f"thread {snapshot['meta']['id']} {snapshot['meta'].get('title') or ''}".rstrip(), "bold")]
     for node in snapshot.get("nodes", []):
         body = node.get("body") or {}
@@ -172,4 +179,7 @@ def conversation(snapshot: dict[str, Any], style: Style) -> str:
     pending = snapshot.get("pendingApprovals") or []
     if pending:
         lines.append(approvals_table(pending, style))
+    waiting = snapshot.get("pendingInteractions") or []
+    if waiting:
+        lines.append(interactions.table(waiting, style))
     return "\n".join(lines)

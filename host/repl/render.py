@@ -144,6 +144,18 @@ def cell(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def duration(ms: float | None) -> str:
+    """Milliseconds as people read a wait: `42 s`, `5 min`, `1.5 h` (`-` when unknown)."""
+    if ms is None:
+        return "-"
+    seconds = max(0, int(ms / 1000))
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 7200:
+        return f"{seconds // 60} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def clock(at: float | None) -> str:
     """A local time of day for a timestamp."""
     return time.strftime("%H:%M:%S", time.localtime(at)) if at else "-"

@@ -13,6 +13,8 @@ from typing import Any
 
 from host.control.client import ControlClient
 from host.repl import chat as engine_chat
+from host.repl import interactions as waits
+from host.repl import memory_view as memory_views
 from host.repl import render
 from host.repl.errors import UsageError
 from host.repl.style import Style
@@ -33,6 +35,10 @@ tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
   chat      tw.chat(text, thread=None, policy=None)  tw.follow(thread=None)  tw.threads()
             tw.new_thread(title=None, policy=None)  tw.conversation(thread=None)
             tw.approvals(thread=None)  tw.approve(id=None, kind="accept")  tw.decline(id=None, note=None)
+  waits     tw.interactions(thread=None)   (questions, actions for you, page watches, scheduled resumes)
+            tw.reply("answer")  tw.reply(choice=N)  tw.reply(done=True)  tw.reply(cancel=True, note=None)
+            (add interaction_id=... when several wait)
+  memory    tw.memory(query=None)  tw.remember(key, value)  tw.forget(key)  tw.clear_memory()
   events    tw.watch(*topics, count=None, timeout=None)   (topics: names, `family.*`, `*`)
   raw       tw.call(method, **params)  tw.methods()  tw.info()  tw.clients()
   settings  tw.thread = "repl"   tw.policy = None | "always" | "untrusted" | "auto"
@@ -272,8 +278,8 @@ class Tabwarden:
         return self.chat_thread
 
     async def chat(self, text: str, thread: str | None = None, policy: str | None = None) -> None:
-        """Start a turn and print its events until it completes or an approval waits. The last
-        tab used (`tw.use`) is the turn's default tab."""
+        """Start a turn and print its events until it completes or waits on the user (an
+        approval or an interaction). The last tab used (`tw.use`) is the turn's default tab."""
         thread = thread or self.chat_thread or await self.new_thread(title="REPL chat")
         self.chat_thread = thread
         user_input: dict[str, Any] = {"text": text}
@@ -286,12 +292,12 @@ class Tabwarden:
                                  printer=self._printer(thread))
 
     async def follow(self, thread: str | None = None) -> None:
-        """Print a thread's events until its turn completes or an approval waits."""
+        """Print a thread's events until its turn completes or waits on the user."""
         thread = self._chat_thread(thread)
         await engine_chat.follow(self.client, thread, self.style, printer=self._printer(thread))
 
     async def conversation(self, thread: str | None = None) -> View:
-        """A thread's current branch and its pending approvals."""
+        """A thread's current branch and what it waits on (approvals, interactions)."""
         snapshot = await self.client.call("engine.snapshot", thread_id=self._chat_thread(thread))
         return self._view(snapshot, engine_chat.conversation)
 
@@ -326,6 +332,24 @@ class Tabwarden:
             raise UsageError(f"{len(items)} approvals are pending: name one (see tw.approvals())")
         return items[0]
 
+    async def interactions(self, thread: str | None = None) -> View:
+        """What runs wait on (in one thread, or all): questions, actions for the user, page
+        watches and scheduled resumes, with their time left."""
+        items = await self.client.call("interactions.list", **_maybe(thread_id=thread))
+        return self._view(items, waits.table)
+
+    async def reply(self, answer: Any = None, *, interaction_id: str | None = None, choice: int | None = None,
+                    done: bool = False, cancel: bool = False, note: str | None = None) -> None:
+        """Answer what a run waits on, then follow the turn: `tw.reply("blue")` or
+        `tw.reply(choice=2)` answers a question, `tw.reply(done=True)` reports an action done
+        (or ends a watch / resumes now), `tw.reply(cancel=True, note=...)` declines any of
+        them. Without `interaction_id` it goes to the only pending interaction it fits."""
+        wanted = waits.response(answer, choice=choice, done=done, cancel=cancel, note=note)
+        item = waits.pick(await self.client.call("interactions.list"), wanted, interaction_id)
+        sent = self.client.call("interactions.answer", **waits.answer_params(item, wanted))
+        await engine_chat.follow(self.client, item["threadId"], self.style, start=sent,
+                                 printer=self._printer(item["threadId"]))
+
     def _printer(self, thread: str) -> "engine_chat.EventPrinter":
         if thread not in self._printers:
             self._printers[thread] = engine_chat.EventPrinter(thread, self.style)
@@ -336,6 +360,25 @@ class Tabwarden:
         if chosen is None:
             raise UsageError("which thread? pass thread=... (see tw.threads()) or start one with tw.chat(text)")
         return chosen
+
+    # ------------------------------------------------------------------ memory (per profile, used by the model)
+
+    async def memory(self, query: str | None = None) -> View:
+        """The memory entries (or those whose key or value contains `query`)."""
+        return self._view(await self.client.call("memory.list", **_maybe(query=query)), memory_views.table)
+
+    async def remember(self, key: str, value: str) -> View:
+        """Create or replace a memory as the user (the host refuses a bad key, a value over its
+        limit or a full memory, and then stores nothing)."""
+        return self._view(await self.client.call("memory.set", key=key, value=value), memory_views.entry)
+
+    async def forget(self, key: str) -> View:
+        """Forget one memory."""
+        return self._view(await self.client.call("memory.delete", key=key), memory_views.forgotten(key))
+
+    async def clear_memory(self) -> View:
+        """Forget every memory."""
+        return self._view(await self.client.call("memory.clear"), memory_views.cleared)
 
     # ------------------------------------------------------------------ events
 

@@ -46,3 +46,41 @@ def repl(stdio_host, tw_home):
         yield session
     finally:
         session.close()
+
+
+@pytest.fixture
+def tw_console(stdio_host, capsys):
+    """The REPL's console and `tw` in this process, attached to the module's host over its control
+    socket: `run(*lines)` types the lines (then Ctrl-D) and returns what was printed; `run.call`
+    calls a control method directly on the same connection."""
+    from host.control.client import ControlClient
+    from host.repl.console import AsyncConsole
+    from host.repl.loop_thread import LoopThread
+    from host.repl.style import Style
+    from host.repl.tw import Tabwarden
+
+    runner = LoopThread()
+    runner.start()
+    client = runner.run(ControlClient.connect(pid=stdio_host.pid, client="repl-test"))
+    tw = Tabwarden(client, Style(False))
+
+    def run(*lines: str) -> str:
+        feed = iter(lines)
+
+        def read_line(prompt: str) -> str:
+            try:
+                return next(feed)
+            except StopIteration:
+                raise EOFError from None
+
+        capsys.readouterr()
+        AsyncConsole({"__name__": "__console__", "tw": tw}, runner, Style(False), read_line=read_line).interact()
+        return capsys.readouterr().out
+
+    run.tw = tw
+    run.call = lambda method, **params: runner.run(client.call(method, **params))  # raw, around the REPL
+    try:
+        yield run
+    finally:
+        runner.run(client.close())
+        runner.stop()
