@@ -1,10 +1,11 @@
-// The settings page: permission matrix, origin lists, scope lock, "test a call", providers and
-// the audit log. A view like the side panel: it asks the host for the state, sends changes as
+// The settings page: permission matrix, origin lists, scope lock, "test a call", providers, the
+// model's memory and the audit log. A view like the side panel: it asks the host for the state, sends changes as
 // ops, and redraws from the `settings.state` the host sends after every change (to every page).
 import { clear, h } from "./dom.js";
 import { EngineClient } from "./engine-client.js";
 import { AuditSection } from "./settings-audit.js";
 import { ExplainSection } from "./settings-explain.js";
+import { MemorySection } from "./settings-memory.js";
 import { OriginsSection } from "./settings-origins.js";
 import { PolicySection, RulesSection } from "./settings-permissions.js";
 import { ProvidersSection } from "./settings-providers.js";
@@ -42,6 +43,9 @@ const sections = [
   new ProvidersSection($("#providers"), context),
   new AuditSection($("#audit"), context),
 ];
+// The memory has its own state (`memory.state`, also sent when the model writes): it loads and
+// redraws itself.
+new MemorySection($("#memory"), context);
 
 client.on("link.state", () => {
   const state = client.link || {};

@@ -97,6 +97,13 @@ def _refused(exc: Any) -> Exception:
     return _error(ErrorCode.INVALID_MESSAGE, exc.message, {"reason": exc.code})
 
 
+def _memory_changed(conn: "ControlConnection") -> None:
+    # An open settings page follows changes made from the REPL too.
+    from host.builtins.ops import broadcast_memory
+
+    broadcast_memory(_engine(conn))
+
+
 # ---------------------------------------------------------------- memory
 
 
@@ -118,6 +125,7 @@ async def memory_set(params: dict[str, Any], conn: "ControlConnection") -> Any:
                                   max_value_chars=settings.memory_max_value_chars)
     except MemoryRefused as exc:
         raise _refused(exc) from None
+    _memory_changed(conn)
     return entry.wire()
 
 
@@ -127,15 +135,19 @@ async def memory_delete(params: dict[str, Any], conn: "ControlConnection") -> An
 
     p = _params(_Key, params)
     try:
-        return {"deleted": _memory(conn).delete(p.key)}
+        deleted = _memory(conn).delete(p.key)
     except MemoryRefused as exc:
         raise _refused(exc) from None
+    _memory_changed(conn)
+    return {"deleted": deleted}
 
 
 async def memory_clear(params: dict[str, Any], conn: "ControlConnection") -> Any:
     """Forget every memory."""
     _params(_Nothing, params)
-    return {"cleared": _memory(conn).clear()}
+    cleared = _memory(conn).clear()
+    _memory_changed(conn)
+    return {"cleared": cleared}
 
 
 # ---------------------------------------------------------------- artifacts

@@ -231,13 +231,23 @@ class BuiltinExecutor:
         try:
             if typed.value is None:
                 gone = self.memory.delete(typed.key)
+                if gone:
+                    self._memory_changed()
                 return Outcome(ok=True, text=f"Forgot {typed.key!r}." if gone else f"There was no memory {typed.key!r}.")
             self.memory.put(typed.key, typed.value, source="model", max_entries=settings.memory_max_entries,
                             max_value_chars=settings.memory_max_value_chars)
         except memory.MemoryRefused as refused:
             return Outcome(ok=False, text=f"Error {refused.code}: {refused.message}", code=refused.code,
                            dispatched=False)
+        self._memory_changed()
         return Outcome(ok=True, text=f"Saved memory {typed.key!r} ({len(typed.value)} characters).")
+
+    def _memory_changed(self) -> None:
+        # An open settings page shows the model's write as it happens.
+        if self.engine is not None:
+            from host.builtins.ops import broadcast_memory
+
+            broadcast_memory(self.engine)
 
     def _artifact(self, thread_id: str, typed: bp.ArtifactParams) -> Outcome:
         if self.engine is None:

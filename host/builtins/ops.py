@@ -7,7 +7,8 @@
     artifact.download  → ack once the browser took the download
 
 A refused change (a bad key, a value over the limit, a full memory, an unknown artifact) is
-answered with its code and changes nothing.
+answered with its code and changes nothing. The model's writes and the REPL's changes send every
+page `memory.state` too (`broadcast_memory`), so an open settings page never shows a stale memory.
 """
 
 from __future__ import annotations
@@ -40,6 +41,11 @@ def memory_state(engine: Any, submission_id: str | None = None, query: str | Non
                           max_value_chars=settings.memory_max_value_chars)
 
 
+def broadcast_memory(engine: Any) -> None:
+    """Send every page the memory as it is now (after a page's, the model's or the REPL's change)."""
+    engine.bus.broadcast(memory_state(engine))
+
+
 def _changed(cmd: "Commands", client: "Client", op: Any, mark: str, action) -> Any:
     from host.builtins.memory import MemoryRefused
 
@@ -48,7 +54,7 @@ def _changed(cmd: "Commands", client: "Client", op: Any, mark: str, action) -> A
     except MemoryRefused as exc:
         return cmd.reject(client, op, mark, exc.code, exc.message)
     response = cmd.commit(client, op, mark, lambda conn: cmd.ack(op))
-    cmd.engine.bus.broadcast(memory_state(cmd.engine))
+    broadcast_memory(cmd.engine)
     return response
 
 

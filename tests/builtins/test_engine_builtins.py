@@ -59,6 +59,9 @@ async def test_memory_survives_threads_and_writes_are_writes(harness, server):
     assert approval["request"]["tool"] == "memory_write"
     await harness.answer(approval["approvalId"], "accept")
     await harness.turn_done()
+    # An open settings page is told at once (no op of its own asked).
+    [state] = harness.recorder.of("memory.state")
+    assert [(e["key"], e["source"]) for e in state["entries"]] == [("seat", "model")] and "submissionId" not in state
     server.add(Reply(tool_calls=[("memory_read", {})]), Reply(text="Aisle."))
     second = await harness.new_thread()
     await harness.submit(second, "which seat do I like?")
@@ -78,7 +81,7 @@ async def test_memory_limits_are_reported_to_the_model(harness, server):
     await harness.submit(thread, "note it")
     await harness.turn_done()
     assert results(harness, thread)[0]["code"] == "value_too_long"
-    assert harness.builtins.memory.entries() == []
+    assert harness.builtins.memory.entries() == [] and harness.recorder.of("memory.state") == []
 
 
 async def test_an_artifact_is_kept_with_its_thread(harness, server):
