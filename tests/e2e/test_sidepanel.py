@@ -619,7 +619,8 @@ def test_rules_added_in_settings_change_the_next_decision(site):
     panel.set_viewport_size({"width": 1200, "height": 800})
     expect(panel.locator("#sidebar")).to_be_visible()
     expect(panel.locator("#threads button.thread.current")).to_have_text("Put Ada in the name and save.")
-    expect(panel.locator("#threads button.thread", has_text="Fill in my name and password")).to_have_count(1)
+    # Listed once, however many threads earlier tests of this module left.
+    expect(panel.locator("#threads button.thread", has_text="Put Ada in the name and save.")).to_have_count(1)
     site.shot(panel, "panel-wide")
     site.shot(panel, "panel-wide", dark=True)
     panel.set_viewport_size({"width": 460, "height": 900})
