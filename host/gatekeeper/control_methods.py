@@ -142,24 +142,35 @@ async def rules(params: dict[str, Any], conn: "ControlConnection") -> list[dict[
     return [_view(v) for v in _guarded(lambda: _gatekeeper(conn).list_rules())]
 
 
+def _stored(conn: "ControlConnection") -> None:
+    """A change is stored: open settings pages must show it (they hear only the engine's events)."""
+    notify = getattr(getattr(conn.server.host, "services", None), "settings_changed", None)
+    if notify is not None:
+        notify()
+
+
 async def add_rule(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
     p = _params(_NewRule, params)
     body = {"tool": p.tool, "origin": p.origin, "verdict": p.verdict, "source": "user_setting"}
     if p.args:
         body["args"] = p.args
-    return msgspec.to_builtins(_guarded(lambda: _gatekeeper(conn).add_rule(body)))
+    added = msgspec.to_builtins(_guarded(lambda: _gatekeeper(conn).add_rule(body)))
+    _stored(conn)
+    return added
 
 
 async def remove_rule(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
     p = _params(_RuleId, params)
     _guarded(lambda: _gatekeeper(conn).remove_rule(p.id))
+    _stored(conn)
     return {"removed": p.id}
 
 
 async def add_origin(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
     p = _params(_Origin, params)
-    return {"pattern": _guarded(lambda: _gatekeeper(conn).add_origin_pattern(p.pattern, list_name=p.list)),
-            "list": p.list}
+    pattern = _guarded(lambda: _gatekeeper(conn).add_origin_pattern(p.pattern, list_name=p.list))
+    _stored(conn)
+    return {"pattern": pattern, "list": p.list}
 
 
 async def remove_origin(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
@@ -170,6 +181,7 @@ async def remove_origin(params: dict[str, Any], conn: "ControlConnection") -> di
         _guarded(lambda: _gatekeeper(conn).remove_origin_pattern(p.pattern, list_name=p.list))
     except PatternError as exc:
         raise _error("invalid_pattern", str(exc), {"path": "$.pattern"}) from None
+    _stored(conn)
     return {"removed": p.pattern, "list": p.list}
 
 

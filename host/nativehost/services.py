@@ -109,6 +109,15 @@ class HostServices:
             # Built once the welcome is on its way (not before it): recovery re-offers approvals.
             asyncio.get_running_loop().call_soon(lambda: self.engine)
 
+    def settings_changed(self) -> None:
+        """Rules or origin lists changed outside the settings page (the REPL, the control socket):
+        send open pages the new settings state."""
+        hosted = self.__dict__.get("engine")
+        if hosted is not None and hosted.engine is not None:
+            from host.engine.ops_settings import broadcast_settings
+
+            broadcast_settings(hosted.engine)
+
     def _on_alert(self, alert: Any) -> None:
         log.warning("gatekeeper alert: %s", alert)
         if "engine" in self.__dict__:

@@ -10,13 +10,11 @@ entries, values up to 300 characters) so the refusals are quick to reach.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
 import signal
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +23,7 @@ import pytest
 from install.extension_id import default_extension_id
 from tests.providers.fake_servers import FakeOpenAI, Reply
 from tests.support.browser import ROOT, BrowserRun
-from tests.support.hosts import attach, tabwarden_home
+from tests.support.hosts import control_call
 
 pytestmark = pytest.mark.browser
 
@@ -42,18 +40,8 @@ class Site:
     page: Any
 
     def control(self, method: str, **params: Any) -> Any:
-        """One control-socket call, made on a thread of its own (Playwright's sync API owns this one)."""
-
-        async def call() -> Any:
-            with tabwarden_home(self.run.tw_home):
-                client = await attach(timeout=30)
-            try:
-                return await client.call(method, **params)
-            finally:
-                await client.close()
-
-        with ThreadPoolExecutor(1) as pool:
-            return pool.submit(asyncio.run, call()).result(timeout=90)
+        """One control-socket call, as the REPL makes it."""
+        return control_call(self.run.tw_home, method, **params)
 
     def memory(self) -> dict[str, tuple[str, str]]:
         """The host's memory: key -> (value, who wrote it last)."""

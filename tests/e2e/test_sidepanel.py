@@ -25,6 +25,7 @@ import pytest
 from install.extension_id import default_extension_id
 from tests.providers.fake_servers import FakeOpenAI, Reply
 from tests.support.browser import ROOT, BrowserRun
+from tests.support.hosts import control_call
 from tests.support.pages import PageServer
 
 pytestmark = pytest.mark.browser
@@ -541,6 +542,12 @@ def test_rules_added_in_settings_change_the_next_decision(site):
         settings.select_option("#rule-verdict", verdict)
         settings.click("form.add-rule button[type=submit]")
         expect(settings.locator("#rules tbody tr", has_text=site.origin).filter(has_text=tool)).to_have_count(1)
+    # A rule added from the REPL (the control socket) shows up on the open page without a reload.
+    added = control_call(site.run.tw_home, "gatekeeper.add_rule", tool="hover", origin=site.origin, verdict="ask")
+    from_repl = settings.locator("#rules tbody tr", has_text=site.origin).filter(has_text="hover")
+    expect(from_repl).to_have_count(1)
+    control_call(site.run.tw_home, "gatekeeper.remove_rule", id=added["id"])
+    expect(from_repl).to_have_count(0)
     seeded = settings.locator("#rules tbody tr", has_text="run_javascript")
     expect(seeded.locator("button", has_text="Delete")).to_have_count(1)
     managed = settings.locator("#rules tbody tr[data-source=managed]")

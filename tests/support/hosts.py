@@ -41,3 +41,20 @@ async def attach(timeout: float = 20.0, client: str = "test") -> ControlClient:
                 last = exc
         await asyncio.sleep(0.1)
     raise AssertionError(f"no host became ready within {timeout:g} s (last error: {last})")
+
+
+def control_call(home: Path, method: str, **params: object) -> object:
+    """One control-socket call to the host under `home`, from synchronous code (made on a thread of
+    its own, since a sync Playwright test owns the calling thread's event loop)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    async def call() -> object:
+        with tabwarden_home(home):
+            client = await attach(timeout=30)
+        try:
+            return await client.call(method, **params)
+        finally:
+            await client.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, call()).result(timeout=90)
