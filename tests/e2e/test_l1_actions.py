@@ -8,22 +8,12 @@ import asyncio
 
 import pytest
 
-from tests.support.browser_tools import l1_site, new_driver, ref_of
+from tests.support.browser_tools import l1_site, module_fixtures, new_driver, ref_of
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    with l1_site(tmp_path_factory.mktemp("l1-actions")) as running:
-        yield running
-
-
-@pytest.fixture
-async def driver(site, request):
-    d = await new_driver(site, thread_id=request.node.name[:100])
-    yield d
-    await d.control.close()
+site, driver = module_fixtures(l1_site, new_driver, "l1-actions")
 
 
 async def fresh(driver, page: str) -> str:

@@ -9,24 +9,14 @@ import re
 
 import pytest
 
-from tests.support.browser_tools import l1_site, new_driver, ref_of
+from tests.support.browser_tools import l1_site, module_fixtures, new_driver, ref_of
 
 pytestmark = pytest.mark.browser
 
 REF_LINE = re.compile(r"\[ref=(s[0-9a-z]+)_(\d+)_(\d+)\]")
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    with l1_site(tmp_path_factory.mktemp("l1-snapshot")) as running:
-        yield running
-
-
-@pytest.fixture
-async def driver(site, request):
-    d = await new_driver(site, thread_id=request.node.name[:100])
-    yield d
-    await d.control.close()
+site, driver = module_fixtures(l1_site, new_driver, "l1-snapshot")
 
 
 async def test_snapshot_format_roles_names_and_refs(driver):

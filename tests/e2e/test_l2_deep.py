@@ -9,22 +9,12 @@ from __future__ import annotations
 import pytest
 
 from tests.cdp.l2_support import deep_ref, l2_site, new_l2_driver
-from tests.support.browser_tools import ref_of
+from tests.support.browser_tools import module_fixtures, ref_of
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    with l2_site(tmp_path_factory.mktemp("l2-deep")) as running:
-        yield running
-
-
-@pytest.fixture
-async def driver(site, request):
-    d = await new_l2_driver(site, thread_id=request.node.name[:100])
-    yield d
-    await d.control.close()
+site, driver = module_fixtures(l2_site, new_l2_driver, "l2-deep")
 
 
 def indent_of(text: str, part: str) -> int:

@@ -10,21 +10,12 @@ import asyncio
 import pytest
 
 from tests.cdp.l2_support import deep_ref, l2_site, new_l2_driver
+from tests.support.browser_tools import module_fixtures
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    with l2_site(tmp_path_factory.mktemp("l2-detach")) as running:
-        yield running
-
-
-@pytest.fixture
-async def driver(site, request):
-    d = await new_l2_driver(site, thread_id=request.node.name[:100])
-    yield d
-    await d.control.close()
+site, driver = module_fixtures(l2_site, new_l2_driver, "l2-detach")
 
 
 async def debugger_state(driver, tab: int, predicate, what: str) -> dict:

@@ -14,24 +14,14 @@ import pytest
 
 from host.cdp.manager import AGENT_INPUT_WINDOW_S
 from tests.cdp.l2_support import deep_ref, l2_site, new_l2_driver
-from tests.support.browser_tools import ref_of
+from tests.support.browser_tools import module_fixtures, ref_of
 
 pytestmark = pytest.mark.browser
 
 BACKGROUND_FRAME_STOP_S = 6.0
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    with l2_site(tmp_path_factory.mktemp("l2-input")) as running:
-        yield running
-
-
-@pytest.fixture
-async def driver(site, request):
-    d = await new_l2_driver(site, thread_id=request.node.name[:100])
-    yield d
-    await d.control.close()
+site, driver = module_fixtures(l2_site, new_l2_driver, "l2-input")
 
 
 async def test_synthetic_typing_is_not_effective_but_trusted_typing_is(driver):

@@ -9,22 +9,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.support.browser_tools import l1_site, new_driver
+from tests.support.browser_tools import l1_site, module_fixtures, new_driver
 
 pytestmark = pytest.mark.browser
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    with l1_site(tmp_path_factory.mktemp("run-js")) as running:
-        yield running
-
-
-@pytest.fixture
-async def driver(site, request):
-    d = await new_driver(site, thread_id=request.node.name[:100])
-    yield d
-    await d.control.close()
+site, driver = module_fixtures(l1_site, new_driver, "run-js")
 
 
 @pytest.fixture

@@ -139,3 +139,23 @@ def ref_of(text: str, line_part: str) -> str:
 async def new_driver(site: Site, thread_id: str = "t1", policy: str | None = "auto") -> Driver:
     control = await attach(timeout=30)
     return Driver(site, control, thread_id, policy)
+
+
+def module_fixtures(start_site: Any, new_driver: Any, folder: str) -> tuple[Any, Any]:
+    """A test module's fixtures: `site` (one browser and its page servers for the whole module,
+    started by `start_site` in a fresh `folder`) and `driver` (a control client per test, acting
+    as a thread named after the test). Use as `site, driver = module_fixtures(...)`."""
+    import pytest
+
+    @pytest.fixture(scope="module")
+    def site(tmp_path_factory):
+        with start_site(tmp_path_factory.mktemp(folder)) as running:
+            yield running
+
+    @pytest.fixture
+    async def driver(site, request):
+        made = await new_driver(site, thread_id=request.node.name[:100])
+        yield made
+        await made.control.close()
+
+    return site, driver
