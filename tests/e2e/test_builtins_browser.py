@@ -6,7 +6,6 @@ away when the turn ends; download and an artifact land in the downloads folder."
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import urllib.request
 import uuid
@@ -18,7 +17,7 @@ from tests.builtins.servers import Site, html
 from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
 from tests.support.browser import BrowserRun
 from tests.support.cdp import PageSession, debugging_port
-from tests.support.hosts import attach, tabwarden_home
+from tests.support.hosts import attach, tabwarden_home, write_settings
 
 pytestmark = pytest.mark.browser
 
@@ -39,10 +38,7 @@ def env(tmp_path_factory):
         run = BrowserRun(tmp_path_factory.mktemp("builtins-e2e"), host_permissions=["http://127.0.0.1/*"],
                          start_url=site.url("127.0.0.1", "/watch.html"))
         run.prepare()
-        config = run.tw_home / "config"
-        config.mkdir(parents=True, exist_ok=True)
-        (config / "engine.json").write_text(json.dumps({"providers": {"fake": {
-            "kind": "openai", "baseUrl": model.url, "model": "m-1", "maxRetries": 0}}}))
+        write_settings(run.tw_home, model.url)
         run.start()
         with tabwarden_home(run.tw_home):
             try:

@@ -20,7 +20,8 @@ from host.transport.errors import RemoteError
 from protocol import ui
 from protocol.schema import schema_hash
 from tests.builtins.servers import Site, html, redirect
-from tests.engine.stdio_browser import PAGE_URL, StdioBrowser, write_settings
+from tests.engine.stdio_browser import PAGE_URL, StdioBrowser
+from tests.support.hosts import write_settings
 from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
 from tests.support.hosts import attach, tabwarden_home
 

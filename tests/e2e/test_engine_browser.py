@@ -18,7 +18,7 @@ from protocol import ui
 from protocol.schema import schema_hash
 from tests.support.browser import BrowserRun
 from tests.support.cdp import PageSession, debugging_port
-from tests.support.hosts import attach, tabwarden_home
+from tests.support.hosts import attach, tabwarden_home, write_settings
 from tests.support.pages import PageServer
 from tests.providers.fake_servers import FakeOpenAI, Reply
 
@@ -63,10 +63,7 @@ def site(tmp_path_factory):
         run = BrowserRun(tmp_path_factory.mktemp("engine-e2e"), host_permissions=["http://127.0.0.1/*"],
                          start_url=pages.url("l1/form.html"))
         run.prepare()
-        config = run.tw_home / "config"
-        config.mkdir(parents=True, exist_ok=True)
-        (config / "engine.json").write_text(json.dumps({"providers": {"fake": {
-            "kind": "openai", "baseUrl": model.url, "model": "m-1", "maxRetries": 0}}}))
+        write_settings(run.tw_home, model.url)
         run.start()
         with tabwarden_home(run.tw_home):
             try:

@@ -11,9 +11,7 @@ entries, values up to 300 characters) so the refusals are quick to reach.
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +21,8 @@ import pytest
 from install.extension_id import default_extension_id
 from tests.providers.fake_servers import FakeOpenAI, Reply
 from tests.support.browser import ROOT, BrowserRun
-from tests.support.hosts import control_call
+from tests.support.hosts import control_call, write_settings
+from tests.support.playwright_run import extension_context
 
 pytestmark = pytest.mark.browser
 
@@ -73,32 +72,15 @@ def site(tmp_path_factory):
     with FakeOpenAI() as model:
         run = BrowserRun(folder / "run")
         run.prepare()
-        config = run.tw_home / "config"
-        config.mkdir(parents=True, exist_ok=True)
-        (config / "engine.json").write_text(json.dumps({"providers": {"fake": {
-            "kind": "openai", "baseUrl": model.url, "model": "m-1", "maxRetries": 0}}}))
-        (config / "builtins.json").write_text(json.dumps({"memoryMaxEntries": MAX_ENTRIES,
-                                                          "memoryMaxValueChars": MAX_CHARS}))
-        with sync_playwright() as playwright:
-            context = playwright.chromium.launch_persistent_context(
-                str(run.profile), executable_path=run.binary, headless=True, env=run.env(),
-                viewport={"width": 1100, "height": 900},
-                args=[f"--load-extension={run.extension}", f"--disable-extensions-except={run.extension}",
-                      "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-                      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                      "--disable-dev-shm-usage", "--password-store=basic", "--use-mock-keychain"])
-            try:
-                page = context.new_page()
-                page.goto(f"chrome-extension://{default_extension_id()}/ui/settings.html")
-                page.wait_for_selector("#memory[aria-busy=false]", timeout=WAIT_MS)
-                yield Site(run, model, page)
-            finally:
-                context.close()
-                for pid in run.host_pids():  # the host exits on EOF; anything left is ended by PID
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+        write_settings(run.tw_home, model.url)
+        (run.tw_home / "config" / "builtins.json").write_text(json.dumps({"memoryMaxEntries": MAX_ENTRIES,
+                                                                          "memoryMaxValueChars": MAX_CHARS}))
+        with sync_playwright() as playwright, \
+                extension_context(playwright, run, {"width": 1100, "height": 900}) as context:
+            page = context.new_page()
+            page.goto(f"chrome-extension://{default_extension_id()}/ui/settings.html")
+            page.wait_for_selector("#memory[aria-busy=false]", timeout=WAIT_MS)
+            yield Site(run, model, page)
 
 
 @pytest.fixture

@@ -25,7 +25,8 @@ import pytest
 from install.extension_id import default_extension_id
 from tests.providers.fake_servers import FakeOpenAI, Reply
 from tests.support.browser import ROOT, BrowserRun
-from tests.support.hosts import control_call
+from tests.support.hosts import control_call, write_settings
+from tests.support.playwright_run import extension_context
 from tests.support.pages import PageServer
 
 pytestmark = pytest.mark.browser
@@ -145,35 +146,18 @@ def site(tmp_path_factory):
     with PageServer() as pages, PageServer(folder / "web") as web, FakeOpenAI() as model:
         run = BrowserRun(folder / "run", host_permissions=["http://127.0.0.1/*"])
         run.prepare()
-        config = run.tw_home / "config"
-        config.mkdir(parents=True, exist_ok=True)
-        (config / "engine.json").write_text(json.dumps({"providers": {"fake": {
-            "kind": "openai", "baseUrl": model.url, "model": "m-1", "maxRetries": 0}}}))
+        write_settings(run.tw_home, model.url)
         # An administrator's rule: shown in settings, locked.
         managed = run.tw_home / "managed" / "policy.json"
         managed.parent.mkdir(parents=True)
         managed.write_text(json.dumps({"version": 1, "rules": [{"tool": "download", "origin": "*", "verdict": "deny"}]}))
-        with sync_playwright() as playwright:
-            context = playwright.chromium.launch_persistent_context(
-                str(run.profile), executable_path=run.binary, headless=True, env=run.env(),
-                viewport={"width": 460, "height": 900},
-                args=[f"--load-extension={run.extension}", f"--disable-extensions-except={run.extension}",
-                      "--no-sandbox", "--disable-gpu", "--no-first-run", "--no-default-browser-check",
-                      "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                      "--disable-dev-shm-usage", "--password-store=basic", "--use-mock-keychain"])
-            try:
-                form = context.new_page()
-                form.goto(pages.url("l1/form.html"))
-                site = Site(run, pages, web, folder / "web", model, context, None, form)
-                site.panel = site.extension_page("sidepanel.html")
-                yield site
-            finally:
-                context.close()
-                for pid in run.host_pids():  # the host exits on EOF; anything left is ended by PID
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+        with sync_playwright() as playwright, \
+                extension_context(playwright, run, {"width": 460, "height": 900}) as context:
+            form = context.new_page()
+            form.goto(pages.url("l1/form.html"))
+            site = Site(run, pages, web, folder / "web", model, context, None, form)
+            site.panel = site.extension_page("sidepanel.html")
+            yield site
 
 
 def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):

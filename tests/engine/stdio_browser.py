@@ -6,7 +6,6 @@ tiny in-memory browser, and plays one side-panel page that sends `ui.op` frames 
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import sys
@@ -29,14 +28,6 @@ ORIGIN = f"chrome-extension://{EXTENSION_ID}/"
 PAGE_URL = "https://shop.example/cart"
 TAB = {"id": 1, "url": PAGE_URL, "title": "Cart", "windowId": 1, "status": "complete", "active": True,
        "lastAccessed": 1}
-
-
-def write_settings(home: Path, model_url: str, **extra: Any) -> None:
-    """engine.json pointing the host at a fake model server."""
-    config = home / "config"
-    config.mkdir(parents=True, exist_ok=True)
-    data = {"providers": {"fake": {"kind": "openai", "baseUrl": model_url, "model": "m-1", "maxRetries": 0}}, **extra}
-    (config / "engine.json").write_text(json.dumps(data))
 
 
 class StdioBrowser:

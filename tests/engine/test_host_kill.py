@@ -15,7 +15,8 @@ import pytest
 
 from protocol import ui
 from protocol.schema import schema_hash
-from tests.engine.stdio_browser import PAGE_URL, StdioBrowser, write_settings
+from tests.engine.stdio_browser import PAGE_URL, StdioBrowser
+from tests.support.hosts import write_settings
 from tests.providers.fake_servers import FakeOpenAI, Reply
 
 READ = ("read_page", {})

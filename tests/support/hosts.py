@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from host.control.client import ControlClient
 from host.control.discovery import running_hosts
@@ -58,3 +60,11 @@ def control_call(home: Path, method: str, **params: object) -> object:
 
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(asyncio.run, call()).result(timeout=90)
+
+
+def write_settings(home: Path, model_url: str, **extra: Any) -> None:
+    """engine.json pointing the host at a fake model server."""
+    config = home / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    data = {"providers": {"fake": {"kind": "openai", "baseUrl": model_url, "model": "m-1", "maxRetries": 0}}, **extra}
+    (config / "engine.json").write_text(json.dumps(data))
