@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.repl.pty_session import PtySession
+from tests.repl.scripted_input import scripted
 from tests.repl.stdio_host import ROOT, StdioHost
 from tests.support.hosts import tabwarden_home
 
@@ -65,16 +66,8 @@ def tw_console(stdio_host, capsys):
     tw = Tabwarden(client, Style(False))
 
     def run(*lines: str) -> str:
-        feed = iter(lines)
-
-        def read_line(prompt: str) -> str:
-            try:
-                return next(feed)
-            except StopIteration:
-                raise EOFError from None
-
         capsys.readouterr()
-        AsyncConsole({"__name__": "__console__", "tw": tw}, runner, Style(False), read_line=read_line).interact()
+        AsyncConsole({"__name__": "__console__", "tw": tw}, runner, Style(False), read_line=scripted(lines)).interact()
         return capsys.readouterr().out
 
     run.tw = tw

@@ -12,6 +12,7 @@ from host.repl.loop_thread import LoopThread
 from host.repl.style import Style
 from host.transport.errors import RequestError
 from protocol.errors import ErrorInfo
+from tests.repl.scripted_input import scripted
 
 
 @pytest.fixture
@@ -20,16 +21,8 @@ def run_lines(capsys):
     runner.start()
 
     def run(*lines: str, namespace: dict | None = None) -> str:
-        feed = iter(lines)
-
-        def read_line(prompt: str) -> str:
-            try:
-                return next(feed)
-            except StopIteration:
-                raise EOFError from None
-
         ns = {"__name__": "__console__", "asyncio": asyncio, **(namespace or {})}
-        AsyncConsole(ns, runner, Style(False), read_line=read_line).interact()
+        AsyncConsole(ns, runner, Style(False), read_line=scripted(lines)).interact()
         return capsys.readouterr().out
 
     yield run
