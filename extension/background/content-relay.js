@@ -23,6 +23,9 @@ export const EXECUTOR_FILES = [
   "content/executor.js",
 ];
 
+// The manual-takeover watcher for subframes (the top frame's executor watches the page itself).
+const FRAME_TAKEOVER_FILE = "content/takeover-frame.js";
+
 let nextRequest = 1;
 
 function send(tabId, frameId, payload) {
@@ -43,6 +46,8 @@ export async function ensureExecutor(tabId, frameId = 0) {
   }
   try {
     await chrome.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, files: EXECUTOR_FILES });
+    // Best effort: frames the extension may not script (other sites without access) are skipped.
+    chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: [FRAME_TAKEOVER_FILE] }).catch(() => {});
   } catch (err) {
     const text = String((err && err.message) || err);
     if (/No tab with id/i.test(text)) throw failure("tab_closed", `tab ${tabId} is closed`, "resolve", false, { dispatched: false });

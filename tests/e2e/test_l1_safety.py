@@ -151,6 +151,34 @@ async def test_a_person_clicking_a_driven_tab_pauses_the_writing_thread(driver, 
     assert (await driver.call("read_page"))["ok"]
 
 
+async def paused_info(driver) -> dict:
+    for _ in range(100):
+        paused = await driver.control.call("browser.paused")
+        found = next((p for p in paused if p["threadId"] == driver.thread_id), None)
+        if found is not None:
+            return found
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{driver.thread_id} was never paused")
+
+
+@pytest.mark.parametrize("frame", ["same", "cross"])
+async def test_a_person_clicking_inside_a_frame_of_a_driven_tab_pauses_too(driver, frame):
+    tab = await driver.open("frames.html", other="{OTHER}")
+    page = (await driver.read())["text"]
+    await driver.ok("click", element="Frame button", ref=ref_of(page, 'button "Frame button"'))
+    session = await driver.page("frames.html")
+    try:
+        box = await session.evaluate(f"(() => {{ const r = document.getElementById('{frame}').getBoundingClientRect();"
+                                     " return [r.x + 20, r.y + 30]; })()")
+        await session.trusted_click(*box)
+    finally:
+        await session.close()
+    info = await paused_info(driver)
+    assert info["tabId"] == tab and info["kind"] == "mousedown"
+    assert "frame-inner.html" in info.get("url", "frame-inner.html")
+    assert (await driver.control.call("browser.resume", thread_id=driver.thread_id))["resumed"] is True
+
+
 # ---------------------------------------------------------------- authorisation
 
 

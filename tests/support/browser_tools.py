@@ -100,12 +100,12 @@ class Driver:
         assert result["ok"], result
         return result
 
-    async def open(self, page: str, *, other: bool = False, **query: str) -> int:
+    async def open(self, page: str, *, on_other_origin: bool = False, **query: str) -> int:
         """Open a fixture page in a new background tab (a fresh one: the URL carries a unique
         `visit` number) and make it this thread's tab."""
         Driver._visits += 1
         query = {**query, "visit": str(Driver._visits)}
-        url = self.site.other_url(page, **query) if other else self.site.url(page, **query)
+        url = self.site.other_url(page, **query) if on_other_origin else self.site.url(page, **query)
         result = await self.ok("tab_open", url=url)
         tab_id = result["tabId"]
         await self.control.call("browser.bind_target", thread_id=self.thread_id, tab_id=tab_id)
