@@ -1,3 +1,5 @@
+import { watchFrames } from "./content-relay.js";
+
 // Browser happenings the host tracks (tab lifecycle, revoked site access, a person using a page
 // the agent drives), forwarded as `browser.event` frames. The host decides what they mean.
 const AGENT_INPUT_WINDOW_MS = 1500;
@@ -35,6 +37,10 @@ export function installBrowserEvents(link) {
       const ms = Math.min(Math.max(Number(message.ms) || 0, 0), 60000);
       setTimeout(() => sendResponse(true), ms);
       return true;
+    }
+    if (message.type === "tabwarden.frameLoaded") {
+      watchFrames(sender.tab.id);
+      return false;
     }
     if (message.type !== "tabwarden.manualInput") return false;
     // Only our own page executor, from inside a tab, may report.

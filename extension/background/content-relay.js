@@ -26,6 +26,20 @@ export const EXECUTOR_FILES = [
 // The manual-takeover watcher for subframes (the top frame's executor watches the page itself).
 const FRAME_TAKEOVER_FILE = "content/takeover-frame.js";
 
+const FRAME_WATCH_DEBOUNCE_MS = 200;
+const frameWatchTimers = new Map(); // tabId -> pending injection
+
+// Put the takeover watcher into every frame of the tab the extension may script (frames of other
+// sites without access are skipped). Called when the executor arrives and whenever a frame loads
+// (the executor reports it), so frames added or navigated later are watched too.
+export function watchFrames(tabId) {
+  clearTimeout(frameWatchTimers.get(tabId));
+  frameWatchTimers.set(tabId, setTimeout(() => {
+    frameWatchTimers.delete(tabId);
+    chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: [FRAME_TAKEOVER_FILE] }).catch(() => {});
+  }, FRAME_WATCH_DEBOUNCE_MS));
+}
+
 let nextRequest = 1;
 
 function send(tabId, frameId, payload) {
@@ -46,8 +60,7 @@ export async function ensureExecutor(tabId, frameId = 0) {
   }
   try {
     await chrome.scripting.executeScript({ target: { tabId, frameIds: [frameId] }, files: EXECUTOR_FILES });
-    // Best effort: frames the extension may not script (other sites without access) are skipped.
-    chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: [FRAME_TAKEOVER_FILE] }).catch(() => {});
+    watchFrames(tabId);
   } catch (err) {
     const text = String((err && err.message) || err);
     if (/No tab with id/i.test(text)) throw failure("tab_closed", `tab ${tabId} is closed`, "resolve", false, { dispatched: false });

@@ -29,4 +29,15 @@
 
   window.addEventListener("mousedown", report, { capture: true, passive: true });
   window.addEventListener("keydown", report, { capture: true, passive: true });
+  // A frame (re)loaded: its new document needs the watcher. Load does not bubble and never reaches
+  // the window, but the document sees it while capturing.
+  document.addEventListener("load", (event) => {
+    const tag = event.target && event.target.tagName;
+    if (tag !== "IFRAME" && tag !== "FRAME") return;
+    try {
+      chrome.runtime.sendMessage({ type: "tabwarden.frameLoaded" }).catch(() => {});
+    } catch (_) {
+      // the extension was reloaded
+    }
+  }, { capture: true, passive: true });
 })();

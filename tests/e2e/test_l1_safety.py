@@ -179,6 +179,28 @@ async def test_a_person_clicking_inside_a_frame_of_a_driven_tab_pauses_too(drive
     assert (await driver.control.call("browser.resume", thread_id=driver.thread_id))["resumed"] is True
 
 
+async def test_a_frame_that_loads_after_the_executor_is_watched_too(driver):
+    tab = await driver.open("frames.html", other="{OTHER}")
+    page = (await driver.read())["text"]
+    await driver.ok("click", element="Frame button", ref=ref_of(page, 'button "Frame button"'))
+    session = await driver.page("frames.html")
+    try:
+        # A new cross-origin frame, after the executor and the first watchers went in.
+        box = await session.evaluate("""new Promise((done) => {
+            const frame = document.createElement('iframe');
+            frame.src = document.getElementById('cross').src.replace('frame-inner.html', 'frame-inner.html?late=1');
+            frame.style = 'position:fixed; left:0; top:0; width:300px; height:120px; border:0';
+            frame.onload = () => setTimeout(() => done([40, 30]), 500);
+            document.body.appendChild(frame);
+        })""")
+        await session.trusted_click(*box)
+    finally:
+        await session.close()
+    info = await paused_info(driver)
+    assert info["tabId"] == tab and "late=1" in info["url"], info
+    assert (await driver.control.call("browser.resume", thread_id=driver.thread_id))["resumed"] is True
+
+
 # ---------------------------------------------------------------- authorisation
 
 
