@@ -81,6 +81,9 @@ class Engine:
         await self.commands.close()
         self.bus.flush()
         await self.providers.close()
+        closer = getattr(self.executor, "aclose", None)
+        if closer is not None:  # e.g. MCP sessions
+            await closer()
 
     # -- settings -------------------------------------------------------------------------------
 

@@ -93,4 +93,8 @@ class ToolExecutor(Protocol):
 #   async watch(thread_id, request, recheck) -> {"kind": "submit"|"cancel", ...}
 #                                         watch_page's condition, until it holds (recheck(origin)
 #                                         returns why the watch may not go on at a new origin)
-# host.builtins.executor.BuiltinExecutor implements both.
+#   async refresh_tools(thread_id)        at each turn start, before the first model step: tools
+#                                         that come from elsewhere are fetched (bounded; never raises)
+#   async aclose()                        the engine closes: release connections
+# host.builtins.executor.BuiltinExecutor implements hand_over and watch; host.mcp.executor.McpExecutor
+# implements refresh_tools and aclose and forwards the others to its inner executor.

@@ -82,6 +82,11 @@ class TurnRunner:
             else:
                 self.turn_id = run.turn_id or ""
                 engine.bus.emit(ui.TurnStart, self.thread_id, turn_id=self.turn_id, run_id=self.run_id)
+            # The turn has started (the UI shows it); then, e.g., MCP servers connect and list their
+            # tools, bounded by their connect timeouts, before the first step.
+            refresh = getattr(engine.executor, "refresh_tools", None)
+            if refresh is not None:
+                await refresh(self.thread_id)
             engine.activity(self.thread_id)
             await self._loop()
         except asyncio.CancelledError:

@@ -142,6 +142,19 @@ def mcp_tool(server: str, tool: str, *, title: str | None = None, description: s
     )
 
 
+def remember_mcp_tool(spec: ToolSpec) -> None:
+    """Keep the spec of a tool a server listed (its label and description) for `lookup`; it must
+    come from `mcp_tool`, so it stays a never-retry write whatever the server claimed."""
+    if spec.level != "mcp" or spec.effects != "write" or not spec.name.startswith(MCP_PREFIX):
+        raise ValueError(f"{spec.name}: not an MCP tool spec")
+    parts = _split_mcp(spec.name)
+    if parts is None:
+        raise ValueError(f"{spec.name}: not an mcp__<server>__<tool> name")
+    if len(_MCP_CACHE) > 4096:
+        _MCP_CACHE.clear()
+    _MCP_CACHE[parts] = spec
+
+
 def _split_mcp(name: str) -> tuple[str, str] | None:
     rest = name[len(MCP_PREFIX):]
     server, sep, tool = rest.partition("__")
