@@ -28,6 +28,6 @@ def setup(name: str = "host", level: int = logging.INFO, stderr: bool | None = N
         root.addHandler(console)
     root.setLevel(level)
     # Libraries that log chatty connection details stay quiet unless asked.
-    for noisy in ("websockets", "httpx", "httpcore", "cdp_use"):
+    for noisy in ("websockets", "httpx", "httpcore", "httpx2", "httpcore2", "mcp", "cdp_use"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     return str(path)

@@ -24,6 +24,7 @@ class EngineHost:
         self.services = services
         self.host = services.host
         self.engine = None
+        self.mcp = None  # host.mcp.manager.McpManager, once the engine is built
         self.error: Exception | None = None
         self.started: asyncio.Future[None] | None = None
         try:
@@ -50,9 +51,13 @@ class EngineHost:
         store = self.services.store
         if store is None:
             raise StoreError(f"the store cannot be opened: {self.services.store_error}")
-        executor = build_executor(self.services)  # built-ins in front of the browser gateway
+        from host.mcp.executor import McpExecutor
+
+        builtins = build_executor(self.services)  # built-ins in front of the browser gateway
+        executor = McpExecutor(builtins)  # MCP server tools in front of both (connected at the first turn)
+        self.mcp = executor.manager
         engine = Engine(store, self.services.gatekeeper, executor, **options)
-        connect(self.services, executor, engine)
+        connect(self.services, builtins, engine)
         return engine
 
     async def receive(self, message: Any) -> None:

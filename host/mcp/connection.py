@@ -1,0 +1,177 @@
+"""One live session with one MCP server over Streamable HTTP, through the official SDK.
+
+The SDK's client lives in anyio task groups that must be entered and left by the same task, so
+each connection has an owner task that opens the session, waits until asked to close, and
+closes it. Calls run from the engine's tasks; each is raced against the owner ending, so a
+server that dies mid-call fails the call at once instead of leaving it waiting.
+
+This module imports the SDK at the top: import it lazily (the manager does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Callable
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import Implementation
+
+from host import __version__
+from host.mcp.config import ServerConfig
+from host.mcp.errors import McpFailure, classify
+
+log = logging.getLogger("tabwarden.mcp")
+
+MAX_LIST_PAGES = 20
+MAX_LISTED_TOOLS = 1000
+CANCEL_GRACE_S = 2.0  # how long a cancelled call may take to tell the server
+
+
+class Connection:
+    """A session with `config.url`; `open()` it, then `list_tools()` and `call()`; `close()` it."""
+
+    def __init__(self, config: ServerConfig, token: str | None, on_tools_changed: Callable[[], None] = lambda: None):
+        self.config = config
+        self._token = token
+        self._on_tools_changed = on_tools_changed
+        self.statuses: list[int] = []  # recent HTTP statuses: the SDK hides a 401 behind a generic error
+        self.client: Any = None
+        self.error: McpFailure | None = None
+        self.closed = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def live(self) -> bool:
+        """True while the session is open."""
+        return self.client is not None and not self.closed.is_set()
+
+    async def open(self) -> None:
+        """Connect and initialise within the connect timeout (raises McpFailure)."""
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        ready.add_done_callback(lambda f: f.cancelled() or f.exception())  # read even when open() gave up
+        self._task = asyncio.create_task(self._own(ready), name=f"mcp:{self.config.id}")
+        try:
+            async with asyncio.timeout(self.config.connect_timeout_seconds):
+                await asyncio.shield(ready)
+        except TimeoutError:
+            await self.close()
+            raise McpFailure("mcp_timeout", f"MCP server {self.config.id!r} did not complete the handshake within "
+                                            f"{self.config.connect_timeout_seconds:g} s") from None
+        except BaseException:
+            await self.close()
+            raise
+
+    async def _own(self, ready: asyncio.Future[None]) -> None:
+        cfg = self.config
+        headers = dict(cfg.headers)
+        if self._token:
+            headers["Authorization"] = f"Bearer {self._token}"
+        # Reads may idle while a slow tool works; the per-call timeout is enforced by `call`.
+        timeout = httpx2.Timeout(cfg.connect_timeout_seconds, read=max(300.0, cfg.timeout_seconds + 30))
+        try:
+            async with httpx2.AsyncClient(headers=headers, timeout=timeout,
+                                          event_hooks={"response": [self._saw_response]}) as http:
+                transport = streamable_http_client(cfg.url, http_client=http)
+                async with Client(transport, cache=None, message_handler=self._on_message,
+                                  client_info=Implementation(name="tabwarden", version=__version__)) as client:
+                    self.client = client
+                    if not ready.done():
+                        ready.set_result(None)
+                    await self._stop.wait()
+        except asyncio.CancelledError:
+            if not ready.done():
+                ready.set_exception(McpFailure("mcp_unreachable", f"the connection to {cfg.id!r} was closed"))
+        except BaseException as exc:  # the SDK raises exception groups; the host must not crash
+            failure = classify(exc, cfg.id, self.statuses)
+            self.error = failure
+            log.warning("MCP server %s: %s", cfg.id, failure.message)
+            if not ready.done():
+                ready.set_exception(failure)
+        finally:
+            self.client = None
+            self.closed.set()
+
+    async def _saw_response(self, response: Any) -> None:
+        self.statuses = [*self.statuses[-7:], response.status_code]
+
+    async def _on_message(self, message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/tools/list_changed":
+            self._on_tools_changed()
+
+    async def close(self) -> None:
+        """End the session (and its owner task); never raises."""
+        self._stop.set()
+        task = self._task
+        if task is None or task.done():
+            return
+        try:
+            await asyncio.wait_for(asyncio.shield(task), 5.0)
+        except (asyncio.TimeoutError, asyncio.CancelledError):
+            task.cancel()
+        except Exception:
+            log.debug("closing MCP server %s failed", self.config.id, exc_info=True)
+
+    def _client(self) -> Any:
+        if not self.live:
+            raise self.error or McpFailure("mcp_unreachable", f"MCP server {self.config.id!r} is not connected")
+        return self.client
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """Every tool the server lists (JSON form), page by page, within the connect timeout."""
+        client = self._client()
+        tools: list[dict[str, Any]] = []
+
+        async def fetch() -> None:
+            cursor = None
+            for _ in range(MAX_LIST_PAGES):
+                page = await client.list_tools(cursor=cursor)
+                tools.extend(t.model_dump(by_alias=True, mode="json", exclude_none=True) for t in page.tools)
+                cursor = page.next_cursor
+                if cursor is None or len(tools) >= MAX_LISTED_TOOLS:
+                    return
+
+        await self._guarded(fetch(), max(self.config.connect_timeout_seconds, 10.0), "tools/list")
+        return tools[:MAX_LISTED_TOOLS]
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Call `tool` within the server's timeout; the answer in JSON form. Cancelling the
+        caller cancels the call on the server too. Raises McpFailure."""
+        client = self._client()
+        answer = await self._guarded(client.call_tool(tool, arguments), self.config.timeout_seconds, f"tool {tool!r}")
+        return answer.model_dump(by_alias=True, mode="json", exclude_none=True)
+
+    async def _guarded(self, work: Any, timeout_s: float, what: str) -> Any:
+        """Run `work` in its own task, raced against the session ending and the timeout."""
+        job = asyncio.ensure_future(work)
+        ended = asyncio.ensure_future(self.closed.wait())
+        try:
+            done, _ = await asyncio.wait({job, ended}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+        except BaseException:
+            await _cancel(job)  # the caller was cancelled (an interrupted turn): so is the server's work
+            raise
+        finally:
+            ended.cancel()
+        if job in done:
+            try:
+                return job.result()
+            except Exception as exc:
+                raise classify(exc, self.config.id, self.statuses) from None
+        await _cancel(job)
+        if ended in done:
+            raise self.error or McpFailure("mcp_unreachable", f"MCP server {self.config.id!r} closed the connection "
+                                                              f"during {what}")
+        raise McpFailure("mcp_timeout", f"MCP server {self.config.id!r} did not answer {what} within {timeout_s:g} s; "
+                                        "the request was cancelled")
+
+
+async def _cancel(job: asyncio.Future[Any]) -> None:
+    if job.done():
+        if not job.cancelled():
+            job.exception()  # retrieved: no "never retrieved" warning
+        return
+    job.cancel()
+    await asyncio.wait({job}, timeout=CANCEL_GRACE_S)

@@ -1,0 +1,63 @@
+"""MCP failures with stable codes, and the mapping from what the SDK and HTTP stack raise.
+
+    mcp_not_configured  no such server in mcp.json, or the file is invalid
+    mcp_disabled        the server is configured with "enabled": false
+    mcp_unreachable     no connection (refused, DNS, TLS, reset)
+    mcp_auth_failed     the server answered 401 or 403
+    mcp_timeout         no answer in time (the call was cancelled)
+    mcp_protocol_error  the server broke the protocol or answered a JSON-RPC error
+    mcp_unavailable     the SDK is missing or the credentials cannot be read
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Iterable
+
+CONNECTION_CLOSED = -32000  # the SDK's JSON-RPC code for a session whose transport ended
+
+
+class McpFailure(Exception):
+    """Something went wrong talking to a server; `code` is one of the codes above."""
+
+    def __init__(self, code: str, message: str, *, sent: bool = False):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.sent = sent  # the request had reached the server: the call may have taken effect
+
+
+def leaves(exc: BaseException) -> list[BaseException]:
+    """The exceptions inside (nested) exception groups, in order; the exception itself otherwise.
+    The SDK runs its transport in task groups, so one refused connection arrives wrapped twice."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for inner in exc.exceptions for leaf in leaves(inner)]
+    return [exc]
+
+
+def classify(exc: BaseException, server: str, statuses: Iterable[int] = ()) -> McpFailure:
+    """What `exc`, raised while talking to `server`, means for the user. `statuses` are the
+    HTTP statuses seen on the connection: the SDK turns a 401 into a generic JSON-RPC error."""
+    found = leaves(exc)
+    if any(isinstance(leaf, McpFailure) for leaf in found):
+        return next(leaf for leaf in found if isinstance(leaf, McpFailure))  # type: ignore[return-value]
+    denied = [s for s in statuses if s in (401, 403)]
+    if denied:
+        return McpFailure("mcp_auth_failed", f"MCP server {server!r} refused the credentials (HTTP {denied[-1]}); "
+                                             "check its bearer token (mcp.set_token) or headers")
+    names = {type(leaf).__name__ for leaf in found}
+    if any(isinstance(leaf, (TimeoutError, asyncio.TimeoutError)) for leaf in found) or \
+            names & {"ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout"}:
+        return McpFailure("mcp_timeout", f"MCP server {server!r} did not answer in time")
+    if names & {"ConnectError", "RemoteProtocolError", "ReadError", "WriteError", "NetworkError", "OSError",
+                "ConnectionError", "ClosedResourceError", "BrokenResourceError", "EndOfStream"} or \
+            any(isinstance(leaf, OSError) for leaf in found):
+        detail = next((str(leaf) for leaf in found if str(leaf)), type(found[0]).__name__)
+        return McpFailure("mcp_unreachable", f"cannot reach MCP server {server!r}: {detail}")
+    leaf = found[0]
+    code = getattr(leaf, "code", None)
+    if code == CONNECTION_CLOSED:
+        return McpFailure("mcp_unreachable", f"MCP server {server!r} closed the connection")
+    detail = getattr(leaf, "message", None) or str(leaf) or type(leaf).__name__
+    suffix = f" (JSON-RPC error {code})" if isinstance(code, int) else f" ({type(leaf).__name__})"
+    return McpFailure("mcp_protocol_error", f"MCP server {server!r}: {detail}{suffix}")

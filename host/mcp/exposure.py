@@ -1,0 +1,89 @@
+"""Which listed server tools the model is offered, and under what name and schema.
+
+A server tool `t` of server `s` becomes `mcp__s__t`. Names must fit every provider
+(`^[A-Za-z0-9_-]{1,64}$`), so a tool whose name has other characters or is too long is
+skipped, with the reason kept for `mcp.tools`. The input schema must be a JSON-schema object
+of bounded size. The server's title is only a label and its annotations (readOnlyHint...) are
+ignored: every MCP tool is a write (see host.tools.catalog.mcp_tool).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from host.tools.catalog import mcp_tool_name
+
+PROVIDER_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MAX_SCHEMA_BYTES = 32 * 1024
+MAX_DESCRIPTION_CHARS = 1500
+MAX_LABEL_CHARS = 100
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class ExposedTool:
+    """A server tool the model may call."""
+
+    name: str  # mcp__<server>__<tool>
+    server: str
+    tool: str  # the name the server knows it by
+    label: str
+    description: str
+    schema: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A listed tool that is not offered, and why."""
+
+    tool: str
+    reason: str
+
+
+def _clip(text: str, limit: int) -> str:
+    text = _CONTROL.sub(" ", text).strip()
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def schema_problem(schema: Any) -> str | None:
+    """Why `schema` cannot be given to the model as a parameter schema (None when it can)."""
+    if not isinstance(schema, dict):
+        return "its inputSchema is not a JSON object"
+    if schema.get("type") != "object":
+        return "its inputSchema is not of type object"
+    for key in ("properties", "required"):
+        expected = dict if key == "properties" else list
+        if key in schema and not isinstance(schema[key], expected):
+            return f"its inputSchema {key} is not a JSON {'object' if expected is dict else 'array'}"
+    try:
+        size = len(json.dumps(schema, ensure_ascii=False).encode())
+    except (TypeError, ValueError):
+        return "its inputSchema is not plain JSON"
+    if size > MAX_SCHEMA_BYTES:
+        return f"its inputSchema is {size} bytes (at most {MAX_SCHEMA_BYTES})"
+    return None
+
+
+def expose(server: str, listed: Mapping[str, Any]) -> ExposedTool | Skipped:
+    """The exposed form of one tool from a `tools/list` answer (its JSON form)."""
+    tool = listed.get("name")
+    if not isinstance(tool, str) or not tool:
+        return Skipped(str(tool), "it has no name")
+    name = mcp_tool_name(server, tool)
+    if not PROVIDER_TOOL_NAME.match(name):
+        return Skipped(tool, f"{name!r} is not a valid model tool name (1-64 of A-Z a-z 0-9 _ -)")
+    schema = listed.get("inputSchema")
+    problem = schema_problem(schema)
+    if problem is not None:
+        return Skipped(tool, problem)
+    title = listed.get("title") or (listed.get("annotations") or {}).get("title")
+    label = _clip(title, MAX_LABEL_CHARS) if isinstance(title, str) and title.strip() else name
+    text = listed.get("description")
+    text = _clip(text, MAX_DESCRIPTION_CHARS) if isinstance(text, str) and text.strip() else f"Tool {tool!r}."
+    # The description is the server's words, not ours: say where it comes from.
+    description = f"[MCP server {server!r}] {text}"
+    return ExposedTool(name=name, server=server, tool=tool, label=label, description=description,
+                       schema=dict(schema))  # type: ignore[arg-type]

@@ -1,0 +1,259 @@
+"""`McpManager`: the configured servers, their sessions and their tool lists.
+
+mcp.json is read again at each `refresh()` (a turn start), so edits apply without a restart: a
+new server is connected, a changed one reconnected, a removed or disabled one closed. An
+invalid file disables every server (nothing of it is applied) and its error is kept for
+`mcp.servers`. Servers connect lazily (first refresh or first call), concurrently, each within
+its connect timeout; one that failed is tried again after `RETRY_AFTER_S`, so a dead server
+costs a turn start nothing but that wait. The tool list is fetched at connect and again after
+the server sends `notifications/tools/list_changed`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from host.mcp.config import McpConfig, McpConfigError, ServerConfig, load_mcp_config
+from host.mcp.errors import McpFailure
+from host.mcp.exposure import ExposedTool, Skipped, expose
+
+log = logging.getLogger("tabwarden.mcp")
+
+RETRY_AFTER_S = 30.0
+
+
+@dataclass
+class ServerState:
+    """What the host knows about one configured server."""
+
+    config: ServerConfig
+    connection: Any = None  # host.mcp.connection.Connection while connected
+    tools: list[ExposedTool] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    error: McpFailure | None = None
+    failed_at: float | None = None
+    listed: bool = False  # the tool list matches the server's latest
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def state(self) -> str:
+        """disabled | connected | failed | idle."""
+        if not self.config.enabled:
+            return "disabled"
+        if self.connection is not None and self.connection.live:
+            return "connected"
+        return "failed" if self.error is not None else "idle"
+
+
+class McpManager:
+    """All configured MCP servers. `load` reads the settings; `key_store` returns the store
+    holding bearer tokens (created on first use)."""
+
+    def __init__(self, load: Callable[[], McpConfig] = load_mcp_config, key_store: Callable[[], Any] | None = None,
+                 clock: Callable[[], float] = time.monotonic):
+        self._load = load
+        self._key_store = key_store
+        self._store: Any = None
+        self.clock = clock
+        self.servers: dict[str, ServerState] = {}
+        self.config_error: McpConfigError | None = None
+        self._loaded = False
+
+    # -- settings -------------------------------------------------------------------------------
+
+    def key_store(self) -> Any:
+        """The key store for bearer tokens."""
+        if self._store is None:
+            if self._key_store is not None:
+                self._store = self._key_store()
+            else:
+                from host.providers.secrets import default_key_store
+
+                self._store = default_key_store()
+        return self._store
+
+    async def reload(self) -> None:
+        """Read mcp.json again and apply it whole (or, when invalid, disable every server)."""
+        try:
+            config = self._load()
+        except McpConfigError as exc:
+            if str(exc) != str(self.config_error):
+                log.error("MCP is disabled, the settings are invalid: %s", exc)
+            self.config_error = exc
+            config = McpConfig()
+        else:
+            self.config_error = None
+        self._loaded = True
+        closing = []
+        for server_id, state in list(self.servers.items()):
+            fresh = config.servers.get(server_id)
+            if fresh is None or fresh.fingerprint() != state.config.fingerprint() or not fresh.enabled:
+                closing.append(state)
+                del self.servers[server_id]
+        for server_id, server in config.servers.items():
+            state = self.servers.get(server_id)
+            if state is None:
+                self.servers[server_id] = ServerState(server)
+            elif server != state.config:  # same connection settings, another allow-list
+                state.config = server
+                state.listed = False
+        for state in closing:
+            await self._disconnect(state)
+
+    # -- connecting -----------------------------------------------------------------------------
+
+    async def refresh(self) -> None:
+        """At a turn start: apply the settings, connect the servers that need it, refresh stale
+        tool lists. Never raises (failures are kept per server)."""
+        try:
+            await self.reload()
+        except Exception:  # a bug here must not stop the turn: MCP just offers nothing new
+            log.exception("reading the MCP settings failed")
+            return
+        pending = [self._ready(s, retry=False) for s in self.servers.values() if s.config.enabled]
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+    async def _ready(self, state: ServerState, *, retry: bool) -> None:
+        """Connect `state` and list its tools unless done (raises McpFailure). Without `retry`, a
+        server that failed within RETRY_AFTER_S is left alone."""
+        async with state.lock:
+            if state.connection is not None and state.connection.live and state.listed:
+                return
+            if (not retry and state.error is not None and state.failed_at is not None
+                    and self.clock() - state.failed_at < RETRY_AFTER_S):
+                raise state.error
+            try:
+                if state.connection is None or not state.connection.live:
+                    await self._connect(state)
+                await self._list(state)
+            except McpFailure as failure:
+                state.error, state.failed_at = failure, self.clock()
+                await self._disconnect(state, keep_error=True)
+                raise
+            state.error = state.failed_at = None
+
+    async def _connect(self, state: ServerState) -> None:
+        from host.mcp.auth import bearer_token
+        from host.providers.secrets import SecretError
+
+        try:
+            from host.mcp.connection import Connection
+        except ImportError as exc:
+            raise McpFailure("mcp_unavailable", f"the MCP SDK cannot be loaded: {exc}") from None
+        config = state.config
+        try:
+            token = bearer_token(config.id, config.bearer_token_env, self.key_store())
+        except SecretError as exc:
+            raise McpFailure("mcp_unavailable", f"the bearer token of {config.id!r} cannot be read: {exc}") from None
+        connection = Connection(config, token, on_tools_changed=lambda: self._stale(state))
+        await connection.open()
+        state.connection = connection
+        state.listed = False
+        log.info("MCP server %s connected (%s)", config.id, config.url)
+
+    def _stale(self, state: ServerState) -> None:
+        state.listed = False  # listed again at the next refresh
+
+    async def _list(self, state: ServerState) -> None:
+        from host.tools.catalog import mcp_tool, remember_mcp_tool
+
+        listed = await state.connection.list_tools()
+        allowed = set(state.config.tools) if state.config.tools is not None else None
+        tools: list[ExposedTool] = []
+        skipped: list[Skipped] = []
+        seen: set[str] = set()
+        for entry in listed:
+            found = expose(state.config.id, entry)
+            if isinstance(found, ExposedTool):
+                if allowed is not None and found.tool not in allowed:
+                    found = Skipped(found.tool, "not in the server's tools allow-list")
+                elif found.name in seen:
+                    found = Skipped(found.tool, "listed twice")
+            if isinstance(found, Skipped):
+                skipped.append(found)
+                continue
+            seen.add(found.name)
+            tools.append(found)
+            remember_mcp_tool(mcp_tool(found.server, found.tool, title=found.label, description=found.description))
+        state.tools, state.skipped, state.listed = tools, skipped, True
+
+    async def _disconnect(self, state: ServerState, *, keep_error: bool = False) -> None:
+        connection, state.connection = state.connection, None
+        state.tools, state.skipped, state.listed = [], [], False
+        if not keep_error:
+            state.error = state.failed_at = None
+        if connection is not None:
+            await connection.close()
+
+    async def reconnect(self, server_id: str) -> None:
+        """Close a server's session (its token or settings changed); the next need reconnects."""
+        state = self.servers.get(server_id)
+        if state is not None:
+            async with state.lock:
+                await self._disconnect(state)
+
+    # -- using ----------------------------------------------------------------------------------
+
+    def tools(self) -> list[ExposedTool]:
+        """The tools offered to the model: those of every connected, enabled server."""
+        return [t for s in self.servers.values() if s.config.enabled and s.connection is not None for t in s.tools]
+
+    def find(self, name: str) -> ExposedTool | None:
+        """The exposed tool called `name`, if a server offers it now."""
+        return next((t for t in self.tools() if t.name == name), None)
+
+    def server(self, server_id: str) -> ServerState:
+        """A configured server (raises McpFailure when it is not configured or is disabled)."""
+        state = self.servers.get(server_id)
+        if state is None:
+            why = f" (mcp.json is invalid: {self.config_error})" if self.config_error else ""
+            raise McpFailure("mcp_not_configured", f"there is no MCP server {server_id!r}{why}")
+        if not state.config.enabled:
+            raise McpFailure("mcp_disabled", f"MCP server {server_id!r} is disabled in mcp.json")
+        return state
+
+    async def ensure(self, server_id: str) -> None:
+        """Connect one server and list its tools if not done yet (raises McpFailure)."""
+        if not self._loaded:
+            await self.reload()
+        await self._ready(self.server(server_id), retry=True)
+
+    async def call(self, server_id: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Call a server's tool (connecting first if needed); the answer in JSON form. Raises
+        McpFailure; `sent` tells whether the request had gone out."""
+        if not self._loaded:
+            await self.reload()
+        state = self.server(server_id)
+        await self._ready(state, retry=True)
+        connection = state.connection
+        try:
+            return await connection.call(tool, arguments)
+        except McpFailure as failure:
+            failure.sent = True
+            if failure.code == "mcp_unreachable" or not connection.live:  # reconnect at the next need
+                async with state.lock:
+                    if state.connection is connection:
+                        state.error, state.failed_at = failure, self.clock()
+                        await self._disconnect(state, keep_error=True)
+            raise
+
+    def status(self) -> dict[str, Any]:
+        """The servers as `mcp.servers` reports them."""
+        return {
+            "configError": str(self.config_error) if self.config_error else None,
+            "servers": [{
+                "id": s.config.id, "url": s.config.url, "enabled": s.config.enabled, "state": s.state,
+                "toolCount": len(s.tools), "skipped": len(s.skipped),
+                "lastError": {"code": s.error.code, "message": s.error.message} if s.error else None,
+            } for s in self.servers.values()],
+        }
+
+    async def close(self) -> None:
+        """Close every session."""
+        for state in list(self.servers.values()):
+            await self._disconnect(state)

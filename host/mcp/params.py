@@ -1,0 +1,51 @@
+"""A small structural check of call parameters against a server tool's input schema: an
+object, required keys present, no unknown keys when `additionalProperties` is false, and each
+top-level property of the declared JSON type. The server validates fully; this catches the
+model's common slips before the user is asked to approve a call that cannot work."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
+    "array": (list,), "object": (dict,), "null": (type(None),),
+}
+
+
+def _is(value: Any, kind: str) -> bool:
+    expected = _TYPES.get(kind)
+    if expected is None:
+        return True  # an unknown type name: leave it to the server
+    if isinstance(value, bool) and kind in ("integer", "number"):
+        return False
+    if kind == "integer" and isinstance(value, float):
+        return value.is_integer()
+    return isinstance(value, expected)
+
+
+def problems(schema: dict[str, Any], params: Any) -> list[str]:
+    """`<path>: <message>` for each problem found (empty: the parameters look right)."""
+    if not isinstance(params, dict):
+        return ["$: expected an object"]
+    found = []
+    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    for key in schema.get("required") or ():
+        if isinstance(key, str) and key not in params:
+            found.append(f"$.{key}: required")
+    if schema.get("additionalProperties") is False:
+        found += [f"$.{key}: unknown parameter" for key in params if key not in properties]
+    for key, value in params.items():
+        declared = properties.get(key)
+        kind = declared.get("type") if isinstance(declared, dict) else None
+        kinds = [kind] if isinstance(kind, str) else [k for k in kind if isinstance(k, str)] if isinstance(kind, list) else []
+        if kinds and not any(_is(value, k) for k in kinds):
+            found.append(f"$.{key}: expected {' or '.join(kinds)}, got {_json_type(value)}")
+    return found
+
+
+def _json_type(value: Any) -> str:
+    for name, types in _TYPES.items():
+        if name not in ("integer", "number") and isinstance(value, types):
+            return name
+    return "number" if isinstance(value, (int, float)) else type(value).__name__

@@ -1,0 +1,131 @@
+"""A real MCP server for the tests: the SDK's MCPServer over Streamable HTTP on 127.0.0.1 (uvicorn
+in a thread), with an ASGI layer that records each request's Authorization header and can
+demand a bearer token (401 otherwise).
+
+Tools: add(a, b), echo(text), boom(text) (fails with the text), slow(seconds) (records whether it
+was cancelled), lookup(q) (titled "Look up", annotated readOnlyHint=True) and `dotted.name`
+(a name no model provider accepts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from typing import Any
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _build(events: list[str]) -> Any:
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+
+    server = MCPServer("tabwarden-test")
+
+    @server.tool()
+    def add(a: int, b: int) -> str:
+        """Add two integers."""
+        return str(a + b)
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Say it back."""
+        return text
+
+    @server.tool()
+    def boom(text: str) -> str:
+        """Always fails."""
+        raise ToolError(f"boom: {text}")
+
+    @server.tool()
+    async def slow(seconds: float) -> str:
+        """Wait, then answer."""
+        events.append("slow:start")
+        try:
+            await asyncio.sleep(seconds)
+        except asyncio.CancelledError:
+            events.append("slow:cancelled")
+            raise
+        events.append("slow:done")
+        return "slept"
+
+    @server.tool(title="Look up", annotations=ToolAnnotations(readOnlyHint=True, destructiveHint=False))
+    def lookup(q: str) -> str:
+        """Look something up (the server calls it read-only)."""
+        events.append(f"lookup:{q}")
+        return f"found {q}"
+
+    @server.tool(name="dotted.name")
+    def dotted() -> str:
+        """A name with a dot."""
+        return "unreachable"
+
+    return server
+
+
+class McpTestServer:
+    """`with McpTestServer(token="s3cret") as srv:` -> srv.url, srv.origin, srv.authorizations, srv.events."""
+
+    def __init__(self, token: str | None = None):
+        self.token = token
+        self.authorizations: list[str | None] = []
+        self.events: list[str] = []
+        self.port = free_port()
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"{self.origin}/mcp"
+
+    def _app(self) -> Any:
+        app = _build(self.events).streamable_http_app()
+
+        async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
+            if scope["type"] == "http":
+                got = dict(scope["headers"]).get(b"authorization")
+                self.authorizations.append(got.decode() if got is not None else None)
+                if self.token is not None and got != f"Bearer {self.token}".encode():
+                    await send({"type": "http.response.start", "status": 401,
+                                "headers": [(b"content-type", b"text/plain")]})
+                    await send({"type": "http.response.body", "body": b"unauthorized"})
+                    return
+            await app(scope, receive, send)
+
+        return guarded
+
+    def __enter__(self) -> "McpTestServer":
+        import uvicorn
+
+        config = uvicorn.Config(self._app(), host="127.0.0.1", port=self.port, log_level="warning",
+                                lifespan="on", timeout_graceful_shutdown=1)
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, name="mcp-test-server", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + 20
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the MCP test server did not start")
+            time.sleep(0.02)
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+            self._thread.join(10)
+            self._server = None
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

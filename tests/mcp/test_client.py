@@ -1,0 +1,174 @@
+"""The MCP executor against a real MCP server over Streamable HTTP: tool exposure, calls,
+server-side failures, dead servers, timeouts, cancellation and bearer tokens."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from host.engine.executor import Prepared, ToolError
+from host.mcp.executor import McpExecutor
+from tests.engine.harness import FakeExecutor
+from tests.mcp.server import McpTestServer, free_port
+
+
+@pytest.fixture
+def executor(manager):
+    return McpExecutor(FakeExecutor(), manager)
+
+
+def authorizer(seen: list[Prepared]):
+    async def authorize(prepared: Prepared) -> None:
+        seen.append(prepared)
+    return authorize
+
+
+async def run(executor, tool, params, seen=None):
+    prepared = await executor.prepare("t1", tool, params)
+    return await executor.execute("t1", prepared, authorizer(seen if seen is not None else []))
+
+
+async def test_server_tools_are_offered_under_mcp_names_with_their_schemas(settings, executor, mcp_server):
+    settings.write({"local": {"url": mcp_server.url}})
+    await executor.refresh_tools("t1")
+    names = [s.name for s in executor.tools()]
+    assert names[:6] == ["read_page", "click", "type", "navigate", "extract", "tabs_list"]  # the inner chain's
+    mcp = {s.name: s for s in executor.tools() if s.name.startswith("mcp__")}
+    assert sorted(mcp) == ["mcp__local__add", "mcp__local__boom", "mcp__local__echo", "mcp__local__lookup",
+                           "mcp__local__slow"]
+    add = mcp["mcp__local__add"]
+    assert add.parameters["type"] == "object" and add.parameters["required"] == ["a", "b"]
+    assert add.description.startswith("[MCP server 'local'] Add two integers")
+    [skipped] = executor.manager.servers["local"].skipped
+    assert skipped.tool == "dotted.name" and "not a valid model tool name" in skipped.reason
+
+
+async def test_the_title_is_the_label_and_annotations_are_not_believed(settings, executor, mcp_server):
+    from host.tools.catalog import lookup
+
+    settings.write({"local": {"url": mcp_server.url}})
+    await executor.refresh_tools("t1")
+    spec = lookup("mcp__local__lookup")  # readOnlyHint=True on the server
+    assert (spec.label, spec.effects, spec.level, spec.category) == ("Look up", "write", "mcp", "mcp")
+    assert (spec.recovery, spec.result_trust, spec.result_provenance) == ("never-retry", "untrusted", "mcp")
+
+
+async def test_an_allow_list_limits_what_is_offered(settings, executor, mcp_server):
+    settings.write({"local": {"url": mcp_server.url, "tools": ["echo"]}})
+    await executor.refresh_tools("t1")
+    assert [t.name for t in executor.manager.tools()] == ["mcp__local__echo"]
+    with pytest.raises(ToolError) as err:
+        await executor.prepare("t1", "mcp__local__add", {"a": 1, "b": 2})
+    assert err.value.code == "unknown_tool"
+
+
+async def test_a_call_runs_at_the_server_origin_and_returns_its_text(settings, executor, mcp_server):
+    settings.write({"local": {"url": mcp_server.url}})
+    seen: list[Prepared] = []
+    outcome = await run(executor, "mcp__local__add", {"a": 2, "b": 40}, seen)  # connects on first need
+    assert (outcome.ok, outcome.text) == (True, "42")
+    assert outcome.details == {"server": "local", "tool": "add", "isError": False}
+    assert [p.origin for p in seen] == [mcp_server.origin]  # authorised before the call, at the server origin
+
+
+async def test_parameters_are_checked_against_the_schema_before_approval(settings, executor, mcp_server):
+    settings.write({"local": {"url": mcp_server.url}})
+    await executor.refresh_tools("t1")
+    with pytest.raises(ToolError) as err:
+        await executor.prepare("t1", "mcp__local__add", {"a": "two"})
+    assert err.value.code == "invalid_params"
+    assert err.value.message == "Invalid parameters for mcp__local__add: $.b: required; $.a: expected integer, got string"
+
+
+async def test_a_tool_error_is_a_failed_outcome_with_the_servers_text(settings, executor, mcp_server):
+    settings.write({"local": {"url": mcp_server.url}})
+    outcome = await run(executor, "mcp__local__boom", {"text": "bad input"}, [])
+    assert outcome.ok is False and outcome.code == "mcp_tool_error" and "boom: bad input" in outcome.text
+    assert outcome.details["isError"] is True
+
+
+async def test_other_tools_and_optional_methods_go_to_the_inner_executor(manager):
+    class WithExtras(FakeExecutor):
+        def hand_over(self, thread_id):
+            self.handed = thread_id
+
+    plain = McpExecutor(FakeExecutor(), manager)
+    assert getattr(plain, "hand_over", None) is None and getattr(plain, "watch", None) is None
+    extras = McpExecutor(WithExtras(), manager)
+    extras.hand_over("t9")
+    assert extras.inner.handed == "t9"
+    outcome = await run(extras, "click", {"ref": "s1_1_2"})
+    assert outcome.text == "[tabId=7] click done" and extras.inner.executed == [("click", {"ref": "s1_1_2"})]
+
+
+async def test_a_dead_server_loses_its_tools_and_its_calls_fail_cleanly(settings, executor, mcp_server):
+    dead = f"http://127.0.0.1:{free_port()}/mcp"
+    settings.write({"local": {"url": mcp_server.url}, "gone": {"url": dead}})
+    await executor.refresh_tools("t1")  # does not raise
+    assert {t.server for t in executor.manager.tools()} == {"local"}
+    status = {s["id"]: s for s in executor.manager.status()["servers"]}
+    assert status["gone"]["state"] == "failed" and status["gone"]["lastError"]["code"] == "mcp_unreachable"
+    assert status["local"]["state"] == "connected"
+    with pytest.raises(ToolError) as err:  # a first call tries it again: still down, nothing sent
+        await executor.prepare("t1", "mcp__gone__add", {"a": 1, "b": 2})
+    assert err.value.code == "mcp_unreachable" and "cannot reach MCP server 'gone'" in err.value.message
+
+
+async def test_a_server_that_dies_after_connecting_fails_the_call_and_comes_back(settings, executor):
+    with McpTestServer() as server:
+        settings.write({"solo": {"url": server.url}})
+        assert (await run(executor, "mcp__solo__echo", {"text": "hi"})).text == "hi"
+    outcome = await run(executor, "mcp__solo__echo", {"text": "again"})
+    assert outcome.ok is False and outcome.code == "mcp_unreachable"
+    assert executor.manager.status()["servers"][0]["state"] == "failed"
+
+
+async def test_a_slow_call_times_out_and_is_cancelled_on_the_server(settings, executor, mcp_server):
+    settings.write({"local": {"url": mcp_server.url, "timeoutSeconds": 0.5}})
+    before = len(mcp_server.events)
+    outcome = await run(executor, "mcp__local__slow", {"seconds": 30})
+    assert outcome.ok is False and outcome.code == "mcp_timeout" and outcome.effect_may_have_occurred
+    await _until(lambda: "slow:cancelled" in mcp_server.events[before:])
+    assert (await run(executor, "mcp__local__add", {"a": 1, "b": 1})).text == "2"  # the session still works
+
+
+async def test_an_interrupted_call_is_cancelled_on_the_server(settings, executor, mcp_server):
+    settings.write({"local": {"url": mcp_server.url}})
+    before = len(mcp_server.events)
+    task = asyncio.ensure_future(run(executor, "mcp__local__slow", {"seconds": 30}))
+    await _until(lambda: "slow:start" in mcp_server.events[before:])
+    task.cancel()  # what an interrupted turn does to its running call
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await _until(lambda: "slow:cancelled" in mcp_server.events[before:])
+    assert "slow:done" not in mcp_server.events[before:]
+
+
+async def test_the_bearer_token_comes_from_the_key_store(settings, executor, key_store):
+    with McpTestServer(token="s3cret") as server:
+        settings.write({"auth": {"url": server.url}})
+        await executor.refresh_tools("t1")
+        status = executor.manager.status()["servers"][0]
+        assert status["lastError"]["code"] == "mcp_auth_failed" and "HTTP 401" in status["lastError"]["message"]
+        key_store.set("mcp:auth:bearer", "s3cret")
+        await executor.manager.reconnect("auth")
+        outcome = await run(executor, "mcp__auth__echo", {"text": "x"})
+        assert outcome.text == "x"
+        assert server.authorizations[-1] == "Bearer s3cret"
+
+
+async def test_the_bearer_token_can_come_from_the_environment(settings, executor, monkeypatch):
+    monkeypatch.setenv("TW_TEST_MCP_TOKEN", "from-env")
+    with McpTestServer(token="from-env") as server:
+        settings.write({"env": {"url": server.url, "bearerTokenEnv": "TW_TEST_MCP_TOKEN"}})
+        assert (await run(executor, "mcp__env__add", {"a": 1, "b": 2})).text == "3"
+        assert set(server.authorizations) == {"Bearer from-env"}
+
+
+async def _until(condition, timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not condition():
+        assert loop.time() < deadline, "condition not reached"
+        await asyncio.sleep(0.02)
