@@ -177,6 +177,7 @@ SUBSYSTEM_METHODS = (
     "host.gatekeeper.control_methods",
     "host.engine.control_methods",
     "host.builtins.control_methods",
+    "host.mcp.control_methods",
 )
 
 

@@ -14,6 +14,7 @@ from typing import Any
 from host.control.client import ControlClient
 from host.repl import chat as engine_chat
 from host.repl import interactions as waits
+from host.repl import mcp_view
 from host.repl import memory_view as memory_views
 from host.repl import render
 from host.repl.errors import UsageError
@@ -39,6 +40,7 @@ tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
             tw.reply("answer")  tw.reply(choice=N)  tw.reply(done=True)  tw.reply(cancel=True, note=None)
             (add interaction_id=... when several wait)
   memory    tw.memory(query=None)  tw.remember(key, value)  tw.forget(key)  tw.clear_memory()
+  mcp       tw.mcp(server=None)   (MCP servers from mcp.json, their state and tools)
   events    tw.watch(*topics, count=None, timeout=None)   (topics: names, `family.*`, `*`)
   raw       tw.call(method, **params)  tw.methods()  tw.info()  tw.clients()
   settings  tw.thread = "repl"   tw.policy = None | "always" | "untrusted" | "auto"
@@ -379,6 +381,16 @@ class Tabwarden:
     async def clear_memory(self) -> View:
         """Forget every memory."""
         return self._view(await self.client.call("memory.clear"), memory_views.cleared)
+
+    # ------------------------------------------------------------------ MCP servers
+
+    async def mcp(self, server: str | None = None) -> View:
+        """The MCP servers (mcp.json), their state and the tools they offer (connecting as needed)."""
+        status = await self.client.call("mcp.servers")
+        tools = await self.client.call("mcp.tools", **_maybe(server=server))
+        if server is not None:
+            status = {**status, "servers": [s for s in status["servers"] if s["id"] == server]}
+        return self._view({"status": status, "tools": tools}, mcp_view.servers)
 
     # ------------------------------------------------------------------ events
 
