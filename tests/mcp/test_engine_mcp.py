@@ -83,6 +83,23 @@ async def test_an_allow_rule_for_the_server_lets_its_tools_run(start, model, pol
     assert result["ok"] and result["text"] == "42"
 
 
+async def test_an_email_for_a_server_outside_the_task_scope_is_asked_even_with_an_allow_rule(start, model, policy,
+                                                                                              mcp_server):
+    policy(rules=[{"tool": "mcp__local__*", "origin": mcp_server.origin, "verdict": "allow"}])
+    harness = await start()
+    before = list(mcp_server.events)
+    model.add(Reply(tool_calls=[("mcp__local__lookup", {"q": "ada@example.com"})]), Reply(text="Not sent."))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "look her up")
+    request = await harness.recorder.wait_for("approval.request")
+    assert request["request"]["tool"] == "mcp__local__lookup"
+    assert "email_address" in json.dumps(request["request"])  # the card says why it asks
+    assert mcp_server.events == before  # nothing reached the server before the answer
+    await harness.answer(request["approvalId"], "decline")
+    await harness.turn_done()
+    assert results(harness, thread)[0]["code"] == "declined" and mcp_server.events == before
+
+
 async def test_a_rule_for_another_origin_does_not_apply(start, model, policy, mcp_server):
     policy(rules=[{"tool": "mcp__local__*", "origin": "https://elsewhere.example", "verdict": "allow"}])
     harness = await start()
