@@ -63,6 +63,12 @@ OP_TYPES: tuple[str, ...] = (
     "memory.delete",
     "memory.clear",
     "artifact.download",
+    # MCP servers (settings page): mcp.json and the bearer tokens in the key store
+    "mcp.get",
+    "mcp.saveServer",
+    "mcp.removeServer",
+    "mcp.setToken",
+    "mcp.refresh",
 )
 
 EVENT_TYPES: tuple[str, ...] = (
@@ -104,6 +110,8 @@ EVENT_TYPES: tuple[str, ...] = (
     "providers.verified",
     # built-ins
     "memory.state",
+    # MCP servers
+    "mcp.state",
 )
 
 STOP_REASONS = ("end", "max_tokens", "content_filter", "interrupted", "error", "budget_pause")
@@ -151,6 +159,12 @@ ERROR_CODES = (
     "memory_full",
     "artifact_not_found",
     "browser_unavailable",
+    # MCP servers
+    "invalid_mcp_server",
+    "invalid_mcp_config",
+    "mcp_server_exists",
+    "mcp_server_not_found",
+    "mcp_unavailable",
 )
 
 PERMISSION_POLICIES = ("always", "untrusted", "auto")
@@ -1085,19 +1099,113 @@ class MemoryState(_Ui, tag="memory.state", kw_only=True):
     max_value_chars: Count = 0
 
 
+# ---------------------------------------------------------------- MCP servers (settings page)
+
+# The host checks ids and fields as it checks mcp.json (with the path of the bad field); these
+# limits only bound what a page may send.
+McpServerId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+class McpGet(_Ui, tag="mcp.get", kw_only=True):
+    """The configured MCP servers as they are now (answered with `mcp.state`; connects nothing)."""
+
+    submission_id: SubmissionId
+
+
+class McpSaveServer(_Ui, tag="mcp.saveServer", kw_only=True):
+    """Add or edit a server in mcp.json, validated like the file; its other fields (headers,
+    bearerTokenEnv, connectTimeoutSeconds) stay. `tools: null` offers every tool of the server,
+    `timeoutSeconds: null` the default. With `new`, an id already in use is refused
+    (`mcp_server_exists`) instead of replaced."""
+
+    submission_id: SubmissionId
+    server: McpServerId
+    url: Annotated[str, msgspec.Meta(max_length=4096)]
+    enabled: bool = True
+    tools: Annotated[list[Annotated[str, msgspec.Meta(max_length=256)]], msgspec.Meta(max_length=1000)] | None = None
+    timeout_seconds: float | None = None
+    new: bool = False
+
+
+class McpRemoveServer(_Ui, tag="mcp.removeServer", kw_only=True):
+    """Remove a server from mcp.json; its stored bearer token is forgotten with it."""
+
+    submission_id: SubmissionId
+    server: McpServerId
+
+
+class McpSetToken(_Ui, tag="mcp.setToken", kw_only=True):
+    """Store a server's bearer token in the key store (`null` forgets it). Never sent back: pages
+    only learn whether one is stored."""
+
+    submission_id: SubmissionId
+    server: McpServerId
+    token: Annotated[str, msgspec.Meta(min_length=1, max_length=8192)] | None = None
+
+
+class McpRefresh(_Ui, tag="mcp.refresh", kw_only=True):
+    """Connect one server (or every enabled one) now and list its tools; answered with
+    `mcp.state` once done, which every page gets too."""
+
+    submission_id: SubmissionId
+    server: McpServerId | None = None
+
+
+class McpError(_Shape, kw_only=True):
+    code: str
+    message: str
+
+
+class McpToolEntry(_Shape, kw_only=True):
+    name: str  # as offered to the model: mcp__<server>__<tool>
+    tool: str  # the server's own name
+    label: str = ""
+
+
+class McpSkippedTool(_Shape, kw_only=True):
+    tool: str
+    reason: str
+
+
+class McpServerEntry(_Shape, kw_only=True):
+    id: str
+    url: str
+    origin: str  # what rules, blocked origins and grants key on
+    enabled: bool
+    state: Literal["disabled", "connected", "failed", "idle"]
+    timeout_seconds: float
+    allow_list: list[str] | None = None
+    header_names: list[str] = []  # never their values
+    bearer_token_env: str | None = None
+    token: Literal["stored", "env", "none", "unavailable"]
+    last_error: McpError | None = None
+    tools: list[McpToolEntry] = []
+    skipped: list[McpSkippedTool] = []
+
+
+class McpState(_Ui, tag="mcp.state", kw_only=True):
+    """The answer to `mcp.get` and `mcp.refresh`, and sent to every page after any MCP change."""
+
+    submission_id: SubmissionId | None = None
+    servers: list[McpServerEntry] = []
+    # mcp.json cannot be used (MCP is off as a whole): the problems, with their paths.
+    config_error: str | None = None
+
+
 UiOpMessage = Union[
     Initialize, PingOp, ThreadCreate, ThreadSubscribe, ThreadDelete, ThreadFork, ThreadSelectBranch, TurnSubmit,
     TurnFork, TurnSteer, TurnEnqueue, TurnInterrupt, QueueUpdate, QueueRemove, RunResume, RunResolveUncertain,
     ApprovalResponse, InteractionResponse, SettingsGet, PolicySetDefault, PolicyExplain, RulesAdd, RulesRemove,
     OriginsAdd, OriginsRemove, ScopeSetLock, AuditQuery, ProvidersSave, ProvidersVerify, ProvidersSetDefault,
-    MemoryList, MemorySet, MemoryDelete, MemoryClear, ArtifactDownload,
+    MemoryList, MemorySet, MemoryDelete, MemoryClear, ArtifactDownload, McpGet, McpSaveServer, McpRemoveServer,
+    McpSetToken, McpRefresh,
 ]
 UiEventMessage = Union[
     Initialized, ReloadRequired, CommandAck, CommandRejected, PongEvent, ErrorEvent, ThreadCreated, ThreadForked,
     ThreadDeleted, ThreadSnapshotEvent, TurnStart, TurnComplete, TokenUsage, ItemStart, ItemDelta, ItemComplete,
     ApprovalRequest, ApprovalResolved, InteractionRequest, InteractionResolved, ThreadUpdated, QueueUpdated, RunRecoveryRequired,
     TabsUpdated, ActivityUpdated, AlertRaised, SettingsState, PolicyExplained, AuditRows, ProvidersVerified,
-    MemoryState,
+    MemoryState, McpState,
 ]
 
 DECISION_KINDS: tuple[str, ...] = tuple(

@@ -3,7 +3,7 @@
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "073bb1c6cab802f5e614bb86f23e196159885d691df663476bbcee67905152e1";
+export const SCHEMA_HASH = "1059d1f1b8e33c46f344c38122e7d9c49e67ed2d71482f778a120768f4c877df";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -345,7 +345,12 @@ export const UI = Object.freeze({
     "value_too_long",
     "memory_full",
     "artifact_not_found",
-    "browser_unavailable"
+    "browser_unavailable",
+    "invalid_mcp_server",
+    "invalid_mcp_config",
+    "mcp_server_exists",
+    "mcp_server_not_found",
+    "mcp_unavailable"
   ],
   "events": [
     "initialized",
@@ -378,7 +383,8 @@ export const UI = Object.freeze({
     "policy.explained",
     "audit.rows",
     "providers.verified",
-    "memory.state"
+    "memory.state",
+    "mcp.state"
   ],
   "ops": [
     "initialize",
@@ -415,7 +421,12 @@ export const UI = Object.freeze({
     "memory.set",
     "memory.delete",
     "memory.clear",
-    "artifact.download"
+    "artifact.download",
+    "mcp.get",
+    "mcp.saveServer",
+    "mcp.removeServer",
+    "mcp.setToken",
+    "mcp.refresh"
   ],
   "permissionPolicies": [
     "always",

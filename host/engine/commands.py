@@ -221,6 +221,7 @@ class Commands:
 def _handlers() -> dict[str, Callable[..., Any]]:
     from host.builtins import ops as builtin_ops
     from host.engine import ops_answers, ops_threads, ops_turns, settings_ops
+    from host.mcp import ops as mcp_ops
 
     return {
         "thread.create": ops_threads.thread_create,
@@ -241,6 +242,7 @@ def _handlers() -> dict[str, Callable[..., Any]]:
         "interaction.response": ops_answers.interaction_response,
         **settings_ops.HANDLERS,
         **builtin_ops.HANDLERS,
+        **mcp_ops.HANDLERS,
     }
 
 

@@ -4,7 +4,8 @@
     mcp.tools      {server?}               -> [{server, state, tools: [{name, tool, label, description}],
                                                 skipped: [{tool, reason}], lastError}] (connects if needed)
     mcp.set_token  {server, token | null}  -> {server, stored}: the bearer token in the key store
-                                              (null forgets it); the server reconnects at the next need
+                                              (null forgets it); the server reconnects at the next need,
+                                              and every open settings page gets the new `mcp.state`
 
 Calling MCP tools is not here: those calls go through the engine and its gatekeeper.
 """
@@ -101,7 +102,17 @@ async def mcp_set_token(params: dict[str, Any], conn: "ControlConnection") -> di
     except SecretError as exc:
         raise _error(ErrorCode.INTERNAL, f"the key store refused it: {exc}") from None
     await manager.reconnect(p.server)
+    _changed(conn)
     return {"server": p.server, "stored": p.token is not None, "backend": getattr(store, "backend", "")}
+
+
+def _changed(conn: "ControlConnection") -> None:
+    # An open settings page follows changes made from the REPL too.
+    engine = getattr(conn.server.host.services.engine, "engine", None)
+    if engine is not None:
+        from host.mcp.ops import broadcast_mcp
+
+        broadcast_mcp(engine)
 
 
 def register(server: "ControlServer") -> None:

@@ -32,6 +32,12 @@ class McpExecutor:
         self.inner = inner
         self.manager = manager or McpManager()
 
+    @property
+    def mcp_manager(self) -> McpManager:
+        """The servers behind these tools; the settings page's ops reach them through the
+        engine's executor (`getattr(engine.executor, "mcp_manager", None)`)."""
+        return self.manager
+
     def __getattr__(self, name: str) -> Any:
         # Only called for names this class lacks: the inner chain's extras stay reachable and
         # stay absent when the inner chain lacks them.

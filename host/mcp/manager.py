@@ -15,6 +15,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 
 from host.mcp.config import McpConfig, McpConfigError, ServerConfig, load_mcp_config
@@ -50,20 +51,29 @@ class ServerState:
 
 
 class McpManager:
-    """All configured MCP servers. `load` reads the settings; `key_store` returns the store
-    holding bearer tokens (created on first use)."""
+    """All configured MCP servers. `load` reads the settings (by default the file at `path`,
+    itself by default `<config dir>/mcp.json`); `key_store` returns the store holding bearer
+    tokens (created on first use)."""
 
-    def __init__(self, load: Callable[[], McpConfig] = load_mcp_config, key_store: Callable[[], Any] | None = None,
-                 clock: Callable[[], float] = time.monotonic):
-        self._load = load
+    def __init__(self, load: Callable[[], McpConfig] | None = None, key_store: Callable[[], Any] | None = None,
+                 clock: Callable[[], float] = time.monotonic, path: Path | None = None):
+        self.path = path
+        self._load = load or (lambda: load_mcp_config(self.path))
         self._key_store = key_store
         self._store: Any = None
         self.clock = clock
         self.servers: dict[str, ServerState] = {}
         self.config_error: McpConfigError | None = None
         self._loaded = False
+        self._background: set[asyncio.Task[None]] = set()
 
     # -- settings -------------------------------------------------------------------------------
+
+    def config_file(self) -> Path:
+        """The mcp.json the settings page writes (the one the default `load` reads)."""
+        from host.mcp.config import config_path
+
+        return self.path or config_path()
 
     def key_store(self) -> Any:
         """The key store for bearer tokens."""
@@ -197,6 +207,30 @@ class McpManager:
             async with state.lock:
                 await self._disconnect(state)
 
+    def connect_later(self, server_ids: list[str], done: Callable[[], None]) -> None:
+        """Connect these servers afresh (new token, new tool list) in the background, then call
+        `done()` (also when they failed: their state says how). For the settings page, whose
+        ops must not wait on a slow server; `close()` cancels what is still running."""
+        async def connect(server_id: str) -> None:
+            await self.reconnect(server_id)
+            try:
+                await self.ensure(server_id)
+            except McpFailure:
+                pass  # kept on the server's state
+
+        async def run() -> None:
+            await asyncio.gather(*(connect(s) for s in server_ids), return_exceptions=True)
+
+        task = asyncio.ensure_future(run())
+        self._background.add(task)
+
+        def finished(t: asyncio.Task[None]) -> None:
+            self._background.discard(t)
+            if not t.cancelled():
+                done()
+
+        task.add_done_callback(finished)
+
     # -- using ----------------------------------------------------------------------------------
 
     def tools(self) -> list[ExposedTool]:
@@ -254,6 +288,11 @@ class McpManager:
         }
 
     async def close(self) -> None:
-        """Close every session."""
+        """Close every session (and stop background connects)."""
+        pending = list(self._background)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
         for state in list(self.servers.values()):
             await self._disconnect(state)

@@ -23,8 +23,9 @@ from tests.engine.harness import FakeExecutor, Recorder
 class Settings:
     """One engine plus a page-like client; `op()` returns the op's direct answer."""
 
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, executor: Any = None):
         self.home = home
+        self.executor = executor  # default: a FakeExecutor
         self.answers: list[Any] = []
         self.recorder = Recorder()
         self.engine: Engine | None = None
@@ -35,7 +36,7 @@ class Settings:
         self.store = Store()  # the default file under TABWARDEN_HOME, as the host (and the CLI) open it
         self.gatekeeper = Gatekeeper(self.store)  # default paths: under TABWARDEN_HOME
         self.gatekeeper.bind_browser_session("session-test")
-        self.engine = Engine(self.store, self.gatekeeper, FakeExecutor(), providers=ProviderSource(), coalesce_s=0.005)
+        self.engine = Engine(self.store, self.gatekeeper, self.executor or FakeExecutor(), providers=ProviderSource(), coalesce_s=0.005)
         self.engine.bus.add_sink(self.recorder.sink)
         await self.engine.start()
         return self
