@@ -153,7 +153,8 @@ def parse_mcp_config(data: Any, source: str = "MCP settings") -> McpConfig:
         problems = []
         for error in exc.errors():
             path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"])
-            problems.append((path, error["msg"]))
+            # pydantic prefixes a validator's own words with "Value error, "; the words are enough.
+            problems.append((path, error["msg"].removeprefix("Value error, ")))
         raise McpConfigError(source, problems) from None
     servers = {
         server_id: ServerConfig(id=server_id, url=s.url, headers=dict(s.headers), bearer_token_env=s.bearer_token_env,
