@@ -65,6 +65,16 @@ export class RulesSection {
     }
   }
 
+  // Fill the add form (from another section, e.g. an MCP server's "add a rule"); the user checks
+  // it and adds the rule.
+  prefill(tool, origin, verdict) {
+    this.tool.value = tool;
+    this.origin.value = origin;
+    this.verdict.value = verdict;
+    this.tool.scrollIntoView({ block: "center" });
+    this.tool.focus();
+  }
+
   render(state) {
     clear(this.toolNames);
     for (const tool of state.tools || []) this.toolNames.append(h("option", { value: tool.name, text: tool.label }));

@@ -1,10 +1,11 @@
 // The settings page: permission matrix, origin lists, scope lock, "test a call", providers, the
-// model's memory and the audit log. A view like the side panel: it asks the host for the state, sends changes as
+// model's memory, MCP servers and the audit log. A view like the side panel: it asks the host for the state, sends changes as
 // ops, and redraws from the `settings.state` the host sends after every change (to every page).
 import { clear, h } from "./dom.js";
 import { EngineClient } from "./engine-client.js";
 import { AuditSection } from "./settings-audit.js";
 import { ExplainSection } from "./settings-explain.js";
+import { McpSection } from "./settings-mcp.js";
 import { MemorySection } from "./settings-memory.js";
 import { OriginsSection } from "./settings-origins.js";
 import { PolicySection, RulesSection } from "./settings-permissions.js";
@@ -34,9 +35,12 @@ const context = {
     return reply;
   },
 };
+const rules = new RulesSection($("#rules"), context);
+// Another section's "add a rule" hint fills the rules form.
+context.prefillRule = (tool, origin, verdict) => rules.prefill(tool, origin, verdict);
 const sections = [
   new PolicySection($("#policy"), context),
-  new RulesSection($("#rules"), context),
+  rules,
   new OriginsSection($("#origins"), context),
   new ScopeSection($("#scope"), context, refresh),
   new ExplainSection($("#explain"), context),
@@ -46,6 +50,8 @@ const sections = [
 // The memory has its own state (`memory.state`, also sent when the model writes): it loads and
 // redraws itself.
 new MemorySection($("#memory"), context);
+// So do the MCP servers (`mcp.state`, also sent after a background connect or a REPL change).
+new McpSection($("#mcp"), context);
 
 client.on("link.state", () => {
   const state = client.link || {};
