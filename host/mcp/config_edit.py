@@ -15,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
+from host.mcp.auth import origin_of
 from host.mcp.config import MAX_FILE_BYTES, McpConfigError, parse_mcp_config
 
 
@@ -73,14 +74,17 @@ def _write(path: Path, document: dict[str, Any]) -> None:
 
 
 def save_server(path: Path, server_id: str, *, url: str, enabled: bool, tools: list[str] | None,
-                timeout_seconds: float | None, new: bool) -> None:
+                timeout_seconds: float | None, new: bool, on_origin_change: Callable[[], None] | None = None) -> None:
     """Add or edit `server_id` in the file at `path` (raises McpEditRefused, writing nothing).
-    `tools` / `timeout_seconds` None drop the key (every tool; the default timeout)."""
+    `tools` / `timeout_seconds` None drop the key (every tool; the default timeout).
+    `on_origin_change` runs, before the file changes, when an edit moves the server to another
+    origin (the stored token was given for the old one); if it raises, nothing is written."""
     document = _read(path)
     servers = document["servers"]
     current = servers.get(server_id)
     if current is not None and new:
         raise McpEditRefused("mcp_server_exists", f"there is already a server {server_id!r}; edit it instead - at `$.server`")
+    moved = isinstance(current, dict) and origin_of(str(current.get("url"))) != origin_of(url)
     entry = dict(current) if isinstance(current, dict) else {}
     entry["url"] = url
     entry["enabled"] = enabled
@@ -92,6 +96,8 @@ def save_server(path: Path, server_id: str, *, url: str, enabled: bool, tools: l
             entry[key] = value
     servers[server_id] = entry
     _check(path, document)
+    if moved and on_origin_change is not None:
+        on_origin_change()
     _write(path, document)
 
 

@@ -84,7 +84,7 @@ async def mcp_tools(params: dict[str, Any], conn: "ControlConnection") -> list[d
 
 async def mcp_set_token(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
     """Store (or forget) a server's bearer token in the key store; never in mcp.json."""
-    from host.mcp.auth import credential_name
+    from host.mcp.auth import store_token
     from host.mcp.config import server_id_problem
     from host.providers.secrets import SecretError
 
@@ -93,12 +93,13 @@ async def mcp_set_token(params: dict[str, Any], conn: "ControlConnection") -> di
     if problem is not None:
         raise _error(ErrorCode.INVALID_MESSAGE, f"server id {p.server!r} {problem}")
     manager = _manager(conn)
+    await manager.reload()
+    state = manager.servers.get(p.server)
+    if p.token is not None and state is None:  # a token is bound to the server's origin: it must exist
+        raise _error(ErrorCode.INVALID_MESSAGE, f"there is no server {p.server!r} in mcp.json; add it first")
     try:
         store = manager.key_store()
-        if p.token is None:
-            store.delete(credential_name(p.server))
-        else:
-            store.set(credential_name(p.server), p.token)
+        store_token(store, p.server, state.config.url if state is not None else "", p.token)
     except SecretError as exc:
         raise _error(ErrorCode.INTERNAL, f"the key store refused it: {exc}") from None
     await manager.reconnect(p.server)

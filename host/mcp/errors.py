@@ -7,6 +7,7 @@
     mcp_timeout         no answer in time (the call was cancelled)
     mcp_protocol_error  the server broke the protocol or answered a JSON-RPC error
     mcp_unavailable     the SDK is missing or the credentials cannot be read
+    mcp_token_origin_changed  the stored token was given for another origin than the server's now
 """
 
 from __future__ import annotations

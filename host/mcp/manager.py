@@ -157,7 +157,7 @@ class McpManager:
             raise McpFailure("mcp_unavailable", f"the MCP SDK cannot be loaded: {exc}") from None
         config = state.config
         try:
-            token = bearer_token(config.id, config.bearer_token_env, self.key_store())
+            token = bearer_token(config.id, config.url, config.bearer_token_env, self.key_store())
         except SecretError as exc:
             raise McpFailure("mcp_unavailable", f"the bearer token of {config.id!r} cannot be read: {exc}") from None
         connection = Connection(config, token, on_tools_changed=lambda: self._stale(state))

@@ -35,10 +35,10 @@ def mcp_manager(engine: Any) -> "McpManager | None":
 
 
 def _token(manager: "McpManager", state: "ServerState") -> str:
-    from host.mcp.auth import credential_name
+    from host.mcp.auth import has_stored_token
 
     try:
-        if manager.key_store().get(credential_name(state.config.id)):
+        if has_stored_token(manager.key_store(), state.config.id):
             return "stored"
     except Exception:  # SecretError, or a keyring backend failing: say so rather than guess
         return "unavailable"
@@ -124,13 +124,15 @@ def _enabled(manager: "McpManager", server_id: str) -> list[str]:
 
 
 async def mcp_save_server(cmd: "Commands", client: "Client", op: ui.McpSaveServer, mark: str) -> Any:
-    """mcp.saveServer: add or edit a server in mcp.json (its other fields kept)."""
+    """mcp.saveServer: add or edit a server in mcp.json (its other fields kept). An edit that
+    moves the server to another origin forgets its stored token: it was given for the old one."""
     from host.mcp.config_edit import save_server
 
     async def save(manager: "McpManager") -> list[str]:
         save_server(manager.config_file(), op.server, url=op.url.strip(), enabled=op.enabled,
                     tools=[t.strip() for t in op.tools] if op.tools is not None else None,
-                    timeout_seconds=op.timeout_seconds, new=op.new)
+                    timeout_seconds=op.timeout_seconds, new=op.new,
+                    on_origin_change=lambda: _forget_token(manager, op.server, "moved"))
         await manager.reload()
         return _enabled(manager, op.server)
 
@@ -140,27 +142,31 @@ async def mcp_save_server(cmd: "Commands", client: "Client", op: ui.McpSaveServe
 async def mcp_remove_server(cmd: "Commands", client: "Client", op: ui.McpRemoveServer, mark: str) -> Any:
     """mcp.removeServer: remove a server from mcp.json and forget its stored token (a server
     added later under the same id, maybe elsewhere, must not inherit it)."""
-    from host.mcp.auth import credential_name
     from host.mcp.config_edit import remove_server
 
     async def remove(manager: "McpManager") -> list[str]:
-        def forget_token() -> None:
-            try:
-                manager.key_store().delete(credential_name(op.server))
-            except Exception as exc:  # SecretError: keep the server rather than orphan its token
-                raise McpEditRefused("mcp_unavailable", f"the stored token could not be forgotten, so the server "
-                                                        f"was kept: {exc}") from None
-
-        remove_server(manager.config_file(), op.server, before_write=forget_token)
+        remove_server(manager.config_file(), op.server, before_write=lambda: _forget_token(manager, op.server, "kept"))
         await manager.reload()
         return []
 
     return await _changed(cmd, client, op, mark, remove)
 
 
+def _forget_token(manager: "McpManager", server_id: str, outcome: str) -> None:
+    """Delete a server's stored token before its entry changes; refuse the change if that fails
+    (a token must never outlive the server or follow it elsewhere)."""
+    from host.mcp.auth import store_token
+
+    try:
+        store_token(manager.key_store(), server_id, "", None)
+    except Exception as exc:  # SecretError
+        raise McpEditRefused("mcp_unavailable", f"the stored token could not be forgotten, so the server was {outcome} "
+                                                f"as it was: {exc}") from None
+
+
 async def mcp_set_token(cmd: "Commands", client: "Client", op: ui.McpSetToken, mark: str) -> Any:
     """mcp.setToken: store (or with null, forget) a server's bearer token in the key store."""
-    from host.mcp.auth import credential_name
+    from host.mcp.auth import store_token
     from host.mcp.config import server_id_problem
 
     async def store(manager: "McpManager") -> list[str]:
@@ -170,12 +176,9 @@ async def mcp_set_token(cmd: "Commands", client: "Client", op: ui.McpSetToken, m
         await manager.reload()
         if op.token is not None and op.server not in manager.servers:
             raise McpEditRefused("mcp_server_not_found", f"there is no server {op.server!r} in mcp.json - at `$.server`")
+        state = manager.servers.get(op.server)
         try:
-            keys = manager.key_store()
-            if op.token is None:
-                keys.delete(credential_name(op.server))
-            else:
-                keys.set(credential_name(op.server), op.token)
+            store_token(manager.key_store(), op.server, state.config.url if state is not None else "", op.token)
         except Exception as exc:  # SecretError: nothing stored
             raise McpEditRefused("mcp_unavailable", f"the key store refused it: {exc}") from None
         await manager.reconnect(op.server)

@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from host.engine.executor import Prepared, ToolError
+from host.mcp.auth import store_token
 from host.mcp.executor import McpExecutor
 from tests.engine.harness import FakeExecutor
 from tests.mcp.server import McpTestServer, free_port
@@ -151,11 +152,28 @@ async def test_the_bearer_token_comes_from_the_key_store(settings, executor, key
         await executor.refresh_tools("t1")
         status = executor.manager.status()["servers"][0]
         assert status["lastError"]["code"] == "mcp_auth_failed" and "HTTP 401" in status["lastError"]["message"]
-        key_store.set("mcp:auth:bearer", "s3cret")
+        store_token(key_store, "auth", server.url, "s3cret")
         await executor.manager.reconnect("auth")
         outcome = await run(executor, "mcp__auth__echo", {"text": "x"})
         assert outcome.text == "x"
         assert server.authorizations[-1] == "Bearer s3cret"
+
+
+async def test_a_stored_token_is_not_sent_to_another_origin(settings, executor, key_store):
+    with McpTestServer(token="s3cret") as first, McpTestServer(token="s3cret") as second:
+        settings.write({"auth": {"url": first.url}})
+        store_token(key_store, "auth", first.url, "s3cret")
+        assert (await run(executor, "mcp__auth__echo", {"text": "x"})).text == "x"
+        # mcp.json edited by hand: the same id now points at another origin (another port).
+        settings.write({"auth": {"url": second.url}})
+        await executor.refresh_tools("t1")
+        status = executor.manager.status()["servers"][0]
+        assert status["lastError"]["code"] == "mcp_token_origin_changed", status
+        assert second.authorizations == []  # the token never went there
+        store_token(key_store, "auth", second.url, "s3cret")  # given again, for the new origin
+        await executor.manager.reconnect("auth")
+        assert (await run(executor, "mcp__auth__echo", {"text": "y"})).text == "y"
+        assert second.authorizations[-1] == "Bearer s3cret"
 
 
 async def test_the_bearer_token_can_come_from_the_environment(settings, executor, monkeypatch):

@@ -173,6 +173,21 @@ async def test_a_token_is_stored_never_echoed_and_forgotten_with_its_server(page
         assert again["code"] == "mcp_server_not_found"
 
 
+async def test_moving_a_server_to_another_origin_forgets_its_token(page):
+    with McpTestServer(token="t0ken-secret") as server:
+        await page.op({"type": "mcp.saveServer", "server": "auth", "url": server.url, "new": True})
+        await page.op({"type": "mcp.setToken", "server": "auth", "token": "t0ken-secret"})
+        keys = page.engine.executor.mcp_manager.key_store()
+        # Same origin, another path or setting: the token stays.
+        kept = await page.op({"type": "mcp.saveServer", "server": "auth", "url": server.url + "?v=2", "enabled": False})
+        assert kept["type"] == "command.ack" and keys.get("mcp:auth:bearer") == "t0ken-secret"
+        # Another origin: the token was given for the old one and must not follow the server.
+        moved = await page.op({"type": "mcp.saveServer", "server": "auth", "url": "https://elsewhere.example/mcp",
+                               "enabled": False})
+        assert moved["type"] == "command.ack" and keys.get("mcp:auth:bearer") is None
+        assert written(page)["servers"]["auth"]["url"] == "https://elsewhere.example/mcp"
+
+
 async def test_the_repl_setting_a_token_updates_open_pages(page):
     await page.op({"type": "mcp.saveServer", "server": "off", "url": "https://off.example/mcp", "enabled": False})
     manager = page.engine.executor.mcp_manager
