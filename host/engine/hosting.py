@@ -58,6 +58,7 @@ class EngineHost:
         self.mcp = executor.manager
         engine = Engine(store, self.services.gatekeeper, executor, **options)
         connect(self.services, builtins, engine)
+        self.mcp.on_change = lambda: _broadcast_mcp(engine)
         return engine
 
     async def receive(self, message: Any) -> None:
@@ -79,3 +80,9 @@ class EngineHost:
         """Stop the engine at host shutdown (its runs stay for recovery)."""
         if self.engine is not None:
             await self.engine.close()
+
+
+def _broadcast_mcp(engine: Any) -> None:
+    from host.mcp.ops import broadcast_mcp
+
+    broadcast_mcp(engine)

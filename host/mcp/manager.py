@@ -66,6 +66,9 @@ class McpManager:
         self.config_error: McpConfigError | None = None
         self._loaded = False
         self._background: set[asyncio.Task[None]] = set()
+        # Called when a turn start's refresh changed what `status()` shows (the engine host
+        # broadcasts the new state to open settings pages).
+        self.on_change: Callable[[], None] | None = None
 
     # -- settings -------------------------------------------------------------------------------
 
@@ -119,6 +122,7 @@ class McpManager:
     async def refresh(self) -> None:
         """At a turn start: apply the settings, connect the servers that need it, refresh stale
         tool lists. Never raises (failures are kept per server)."""
+        before = self.status()
         try:
             await self.reload()
         except Exception:  # a bug here must not stop the turn: MCP just offers nothing new
@@ -127,6 +131,8 @@ class McpManager:
         pending = [self._ready(s, retry=False) for s in self.servers.values() if s.config.enabled]
         if pending:
             await asyncio.gather(*pending, return_exceptions=True)
+        if self.on_change is not None and self.status() != before:
+            self.on_change()  # open settings pages follow connections made by a turn
 
     async def _ready(self, state: ServerState, *, retry: bool) -> None:
         """Connect `state` and list its tools unless done (raises McpFailure). Without `retry`, a

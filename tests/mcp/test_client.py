@@ -190,3 +190,13 @@ async def _until(condition, timeout: float = 10.0) -> None:
     while not condition():
         assert loop.time() < deadline, "condition not reached"
         await asyncio.sleep(0.02)
+
+
+async def test_a_turn_start_that_changes_what_pages_show_tells_them(settings, executor, mcp_server):
+    changes = []
+    executor.manager.on_change = lambda: changes.append(executor.manager.status()["servers"][0]["state"])
+    settings.write({"local": {"url": mcp_server.url}})
+    await executor.refresh_tools("t1")  # connects and lists: a change
+    assert changes == ["connected"]
+    await executor.refresh_tools("t2")  # nothing new: no message
+    assert changes == ["connected"]
