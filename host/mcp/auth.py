@@ -38,8 +38,10 @@ def store_token(store: Any, server_id: str, url: str, token: str | None) -> None
         store.delete(credential_name(server_id))
         store.delete(_origin_name(server_id))
         return
-    store.set(_origin_name(server_id), origin_of(url))
+    # Unbind first: if a later write fails, no token is bound to any origin (nothing is sent).
+    store.delete(_origin_name(server_id))
     store.set(credential_name(server_id), token)
+    store.set(_origin_name(server_id), origin_of(url))
 
 
 def has_stored_token(store: Any, server_id: str) -> bool:

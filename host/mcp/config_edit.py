@@ -85,6 +85,15 @@ def save_server(path: Path, server_id: str, *, url: str, enabled: bool, tools: l
     if current is not None and new:
         raise McpEditRefused("mcp_server_exists", f"there is already a server {server_id!r}; edit it instead - at `$.server`")
     moved = isinstance(current, dict) and origin_of(str(current.get("url"))) != origin_of(url)
+    if moved:
+        carried = [k for k in ("headers", "bearerTokenEnv", "bearer_token_env") if current.get(k)]
+        if carried:
+            # Headers and an env token were set up for the old origin and may be secrets: moving the
+            # server from here would send them to the new one unseen.
+            raise McpEditRefused("mcp_origin_change_refused",
+                                 f"{server_id!r} has {' and '.join(sorted({'headers' if k == 'headers' else 'bearerTokenEnv' for k in carried}))} "
+                                 f"set for {origin_of(str(current.get('url')))}; they would go to {origin_of(url)}. "
+                                 f"Remove the server and add it again, or edit {path.name} by hand - at `$.url`")
     entry = dict(current) if isinstance(current, dict) else {}
     entry["url"] = url
     entry["enabled"] = enabled

@@ -110,8 +110,11 @@ class Connection:
             return
         try:
             await asyncio.wait_for(asyncio.shield(task), 5.0)
-        except (asyncio.TimeoutError, asyncio.CancelledError):
+        except asyncio.TimeoutError:
             task.cancel()
+        except asyncio.CancelledError:  # our caller was cancelled (an interrupt): end the task, pass it on
+            task.cancel()
+            raise
         except Exception:
             log.debug("closing MCP server %s failed", self.config.id, exc_info=True)
 

@@ -71,7 +71,10 @@ class McpExecutor:
             try:
                 await self.manager.ensure(server_id)
             except McpFailure as failure:
-                raise ToolError(failure.code, failure.message) from None
+                # Not the server's own words: a prepare-time error reaches the model unfenced, and a
+                # server's error text is untrusted (it stays in the server's lastError for people).
+                raise ToolError(failure.code, f"MCP server {server_id!r} is not available ({failure.code}); "
+                                              "its tools cannot be called now") from None
             exposed = self.manager.find(tool)
         if exposed is None:
             raise ToolError("unknown_tool", f"{tool} is not offered by any connected MCP server now")
@@ -89,6 +92,10 @@ class McpExecutor:
 
         exposed = prepared.handle
         origin = self._origin(exposed.server)  # mcp.json may have changed since the approval
+        if origin != prepared.origin:
+            # An approval names the origin it was given for; it never carries over to another one.
+            raise ToolError("target_changed", f"MCP server {exposed.server!r} now points at {origin or 'nothing'}, not "
+                                              f"{prepared.origin}, where this call was judged; it was not sent")
         await authorize(Prepared(tool=prepared.tool, params=prepared.params, origin=origin, handle=exposed))
         details = {"server": exposed.server, "tool": exposed.tool}
         try:

@@ -270,11 +270,16 @@ class McpManager:
             await self.reload()
         state = self.server(server_id)
         await self._ready(state, retry=True)
+        if not any(t.tool == tool for t in state.tools):
+            # Checked at the call, not only when listing: the allow-list (or the server's list) may
+            # have changed since the call was prepared or approved.
+            raise McpFailure("mcp_not_configured", f"MCP server {server_id!r} does not offer {tool!r} now")
         connection = state.connection
+        was_live = connection.live  # not live: the call fails before anything is sent
         try:
             return await connection.call(tool, arguments)
         except McpFailure as failure:
-            failure.sent = True
+            failure.sent = was_live
             if failure.code == "mcp_unreachable" or not connection.live:  # reconnect at the next need
                 async with state.lock:
                     if state.connection is connection:

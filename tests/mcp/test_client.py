@@ -113,7 +113,7 @@ async def test_a_dead_server_loses_its_tools_and_its_calls_fail_cleanly(settings
     assert status["local"]["state"] == "connected"
     with pytest.raises(ToolError) as err:  # a first call tries it again: still down, nothing sent
         await executor.prepare("t1", "mcp__gone__add", {"a": 1, "b": 2})
-    assert err.value.code == "mcp_unreachable" and "cannot reach MCP server 'gone'" in err.value.message
+    assert err.value.code == "mcp_unreachable" and "MCP server 'gone' is not available (mcp_unreachable)" in err.value.message
 
 
 async def test_a_server_that_dies_after_connecting_fails_the_call_and_comes_back(settings, executor):
@@ -200,3 +200,27 @@ async def test_a_turn_start_that_changes_what_pages_show_tells_them(settings, ex
     assert changes == ["connected"]
     await executor.refresh_tools("t2")  # nothing new: no message
     assert changes == ["connected"]
+
+
+async def test_a_server_moved_after_the_check_gets_nothing(settings, executor, mcp_server):
+    with McpTestServer() as elsewhere:
+        settings.write({"local": {"url": mcp_server.url}})
+        prepared = await executor.prepare("t1", "mcp__local__lookup", {"q": "x"})  # judged (and approved) here
+        settings.write({"local": {"url": elsewhere.url}})  # then mcp.json points the id at another origin
+        await executor.manager.reload()
+        seen = []
+        with pytest.raises(ToolError) as err:
+            await executor.execute("t1", prepared, authorizer(seen))
+        assert err.value.code == "target_changed" and seen == []
+        assert not any(e.startswith("lookup") for e in elsewhere.events + mcp_server.events)
+
+
+async def test_a_tool_taken_off_the_allow_list_after_the_check_is_not_called(settings, executor, mcp_server):
+    settings.write({"local": {"url": mcp_server.url}})
+    prepared = await executor.prepare("t1", "mcp__local__lookup", {"q": "late"})
+    settings.write({"local": {"url": mcp_server.url, "tools": ["add"]}})
+    await executor.manager.reload()
+    before = list(mcp_server.events)
+    outcome = await executor.execute("t1", prepared, authorizer([]))
+    assert not outcome.ok and outcome.code == "mcp_not_configured" and outcome.dispatched is False
+    assert mcp_server.events == before

@@ -102,19 +102,19 @@ async def test_editing_keeps_the_fields_the_page_does_not_show(page):
         "gh": {"url": "https://mcp.example.com/mcp", "headers": {"X-Team": "a"}, "bearerTokenEnv": "GH_TOKEN",
                "connectTimeoutSeconds": 5, "tools": ["search"], "timeout_seconds": 9},
         "other": {"url": "http://127.0.0.1:9/mcp", "enabled": False}}}))
-    ack = await page.op({"type": "mcp.saveServer", "server": "gh", "url": "https://mcp2.example.com/mcp",
+    ack = await page.op({"type": "mcp.saveServer", "server": "gh", "url": "https://mcp.example.com/v2/mcp",
                          "enabled": False, "tools": [" search ", "get_issue"], "timeoutSeconds": 30})
     assert ack["type"] == "command.ack"
     assert written(page) == {"servers": {
-        "gh": {"url": "https://mcp2.example.com/mcp", "headers": {"X-Team": "a"}, "bearerTokenEnv": "GH_TOKEN",
+        "gh": {"url": "https://mcp.example.com/v2/mcp", "headers": {"X-Team": "a"}, "bearerTokenEnv": "GH_TOKEN",
                "connectTimeoutSeconds": 5, "tools": ["search", "get_issue"], "enabled": False, "timeoutSeconds": 30},
         "other": {"url": "http://127.0.0.1:9/mcp", "enabled": False}}}
     [gh, other] = page.recorder.of("mcp.state")[-1]["servers"]
     assert gh["headerNames"] == ["X-Team"] and gh["bearerTokenEnv"] == "GH_TOKEN" and gh["state"] == "disabled"
     assert gh["allowList"] == ["search", "get_issue"] and gh["timeoutSeconds"] == 30
-    assert gh["origin"] == "https://mcp2.example.com" and other["enabled"] is False
+    assert gh["origin"] == "https://mcp.example.com" and other["enabled"] is False
     # null drops the allow-list and the timeout: every tool, the default timeout.
-    await page.op({"type": "mcp.saveServer", "server": "gh", "url": "https://mcp2.example.com/mcp", "tools": None,
+    await page.op({"type": "mcp.saveServer", "server": "gh", "url": "https://mcp.example.com/v2/mcp", "tools": None,
                    "timeoutSeconds": None})
     assert "tools" not in written(page)["servers"]["gh"] and "timeoutSeconds" not in written(page)["servers"]["gh"]
     assert not list(page.config.glob("*.tmp"))
@@ -186,6 +186,20 @@ async def test_moving_a_server_to_another_origin_forgets_its_token(page):
                                "enabled": False})
         assert moved["type"] == "command.ack" and keys.get("mcp:auth:bearer") is None
         assert written(page)["servers"]["auth"]["url"] == "https://elsewhere.example/mcp"
+
+
+async def test_a_server_with_headers_or_an_env_token_is_not_moved_to_another_origin(page):
+    await page.op({"type": "mcp.saveServer", "server": "hdr", "url": "https://one.example/mcp", "new": True})
+    document = json.loads(mcp_file(page).read_text())
+    document["servers"]["hdr"]["headers"] = {"X-Api-Key": "k"}
+    mcp_file(page).write_text(json.dumps(document))
+    before = mcp_file(page).read_text()
+    refused = await page.op({"type": "mcp.saveServer", "server": "hdr", "url": "https://two.example/mcp", "enabled": True})
+    assert refused["code"] == "mcp_origin_change_refused" and "headers" in refused["message"], refused
+    assert mcp_file(page).read_text() == before
+    # The same origin is fine: nothing travels.
+    same = await page.op({"type": "mcp.saveServer", "server": "hdr", "url": "https://one.example/v2", "enabled": True})
+    assert same["type"] == "command.ack"
 
 
 async def test_the_repl_setting_a_token_updates_open_pages(page):
