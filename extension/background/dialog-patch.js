@@ -127,7 +127,10 @@ export async function installDialogPatch(tabId, frameId) {
     const reason = (outcome && outcome.reason) || "no answer from the page";
     throw safetyFailure(`the dialog guard could not be installed (${reason}); the action was not sent`, "precheck", { dispatched: false });
   }
-  return { frames: (results || []).filter((r) => r.result && r.result.ok).map((r) => r.frameId) };
+  const own = (results || []).find((r) => r.frameId === frameId);
+  // The patched document: a caller that must act on exactly this document targets it by id.
+  return { frames: (results || []).filter((r) => r.result && r.result.ok).map((r) => r.frameId),
+           documentId: (own && own.documentId) || null };
 }
 
 // Restore after a write, trying twice. Returns { ok, attempts, reports, reason? }.

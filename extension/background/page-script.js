@@ -7,11 +7,28 @@ import { installDialogPatch, restoreDialogPatch } from "./dialog-patch.js";
 
 const MAX_TIMEOUT_MS = 30000;
 const MAX_RESULT_CHARS = 20000;
+// A script that never yields (an endless loop) blocks the page: the worker stops waiting this
+// long after the script's own limit, and gives the dialog restore this long on top.
+const STUCK_SLACK_MS = 3000;
+const RESTORE_WAIT_MS = 2000;
+const MAX_SHOWN_VALUES = 20000; // values the result rendering visits before it gives up
+
+function within(promise, ms, onTimeout) {
+  let timer = null;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise((resolve) => { timer = setTimeout(() => resolve(onTimeout), ms); }),
+  ]);
+}
 
 // Serialised by chrome.scripting into the page: no closure survives, so everything it needs is
 // inside. The code is the body of an async function: `return` gives the result, `await` works.
-async function runInMainWorld(code, timeoutMs, maxChars) {
+async function runInMainWorld(code, timeoutMs, maxChars, expectedOrigin, maxValues) {
   const clip = (text, n) => String(text).slice(0, n);
+  // The page the gatekeeper judged, or nothing runs (it may have navigated since).
+  if (expectedOrigin && location.origin !== expectedOrigin) {
+    return { ok: false, kind: "target_changed", message: `the tab now shows ${clip(location.origin, 200)}` };
+  }
   let body;
   try {
     const AsyncFunction = Object.getPrototypeOf(async function () {}).constructor;
@@ -41,12 +58,15 @@ async function runInMainWorld(code, timeoutMs, maxChars) {
   // A readable rendering of whatever came back: JSON where possible, elements by their tag,
   // cycles and functions named instead of failing.
   const seen = new WeakSet();
+  let visited = 0;
   const element = (node) => {
     const id = node.id ? `#${node.id}` : "";
     const cls = typeof node.className === "string" && node.className.trim() ? `.${node.className.trim().split(/\s+/).join(".")}` : "";
     return `<${String(node.nodeName).toLowerCase()}${id}${cls}>`;
   };
   const replacer = (key, value) => {
+    visited += 1;
+    if (visited > maxValues) throw new RangeError(`more than ${maxValues} values`);
     if (typeof value === "bigint") return `${value}n`;
     if (typeof value === "function") return `[function ${value.name || "anonymous"}]`;
     if (typeof value === "symbol") return value.toString();
@@ -70,29 +90,37 @@ async function runInMainWorld(code, timeoutMs, maxChars) {
     try {
       text = JSON.stringify(value, replacer, 1);
     } catch (err) {
-      text = `[${type} that cannot be shown: ${clip((err && err.message) || err, 200)}]`;
+      text = `[${type} that cannot be shown whole (${clip((err && err.message) || err, 200)}); return a smaller value]`;
     }
     if (text === undefined) text = String(value);
   }
   return { ok: true, type, text: text.slice(0, maxChars), length: text.length, truncated: text.length > maxChars };
 }
 
-async function runPageScript(tabId, code, timeoutMs) {
+async function runPageScript(tabId, code, timeoutMs, expectedOrigin) {
   if (typeof code !== "string" || !code) throw protocolError("invalid_params", "run_javascript needs code");
   const limit = Math.min(Math.max(Number(timeoutMs) || 0, 0), MAX_TIMEOUT_MS);
-  await installDialogPatch(tabId, 0); // throws safety_boundary_unavailable, nothing sent
-  let results = null;
+  const patch = await installDialogPatch(tabId, 0); // throws safety_boundary_unavailable, nothing sent
+  // Exactly the patched document: if the tab navigated meanwhile, nothing runs anywhere else.
+  const target = patch.documentId ? { tabId, documentIds: [patch.documentId] } : { tabId, frameIds: [0] };
+  const origin = typeof expectedOrigin === "string" ? expectedOrigin : "";
   let failure = null;
-  try {
-    results = await chrome.scripting.executeScript({
-      target: { tabId, frameIds: [0] }, world: "MAIN", func: runInMainWorld, args: [code, limit, MAX_RESULT_CHARS],
-    });
-  } catch (err) {
-    failure = err;
+  const stuck = { stuck: true };
+  const results = await within(chrome.scripting.executeScript({
+    target, world: "MAIN", func: runInMainWorld, args: [code, limit, MAX_RESULT_CHARS, origin, MAX_SHOWN_VALUES],
+  }).catch((err) => { failure = err; return null; }), limit + STUCK_SLACK_MS, stuck);
+  const restore = await within(restoreDialogPatch(tabId, 0), RESTORE_WAIT_MS, { ok: false, reports: [], reason: "the page does not answer" });
+  if (results === stuck) {
+    return { ok: false, kind: "stuck", message: `the page has not come back from the script after ${limit + STUCK_SLACK_MS} ms `
+             + "(an endless loop or a page that never yields); it may still be running", dialogs: restore.reports || [],
+             dialogGuardRestored: !!restore.ok };
   }
-  const restore = await restoreDialogPatch(tabId, 0);
   if (failure) {
     const text = String((failure && failure.message) || failure);
+    if (/No document with id|Frame with ID 0 was removed|document.*(gone|removed)/i.test(text)) {
+      return { ok: false, kind: "target_changed", message: "the page changed before the script could run", dialogs: [],
+               dialogGuardRestored: !!restore.ok };
+    }
     const code = /No tab with id/i.test(text) ? "tab_closed" : /Cannot access|permission/i.test(text) ? "no_site_access" : "browser_api_error";
     throw protocolError(code, `run_javascript: ${text}`);
   }
@@ -102,4 +130,6 @@ async function runPageScript(tabId, code, timeoutMs) {
 
 export function installPageScript() {
   registerBrowserApi("page.runScript", runPageScript);
+  // For tests and the worker console: the same call the host makes, with any expected origin.
+  globalThis.tabwardenPageScript = { run: runPageScript };
 }

@@ -24,8 +24,12 @@ _REFUSALS = {
     "syntax": ("script_syntax_error", "the script does not parse"),
     "exception": ("script_exception", "the script threw"),
     "timeout": ("timeout", "the script did not finish in time"),
+    "stuck": ("timeout", "the page is stuck in the script"),
     "no_answer": ("navigation_uncertain", "the page gave no answer"),
+    "target_changed": ("target_changed", "the tab changed after the check; the script did not run"),
 }
+_NOT_RUN = frozenset({"csp", "syntax", "target_changed"})  # refused before any of the script ran
+MAX_TEXT = 20_000  # the page side is not trusted to have clipped it
 
 
 async def run_javascript(call: ToolCall) -> ToolResult:
@@ -35,15 +39,22 @@ async def run_javascript(call: ToolCall) -> ToolResult:
     assert isinstance(params, RunJavascriptParams) and call.target is not None
     tab_id = call.target.tab_id
     before = call.target.url
-    answer = await call.bridge.api("page.runScript", tab_id, params.code, params.timeout_ms,
-                                   timeout=params.timeout_ms / 1000 + BRIDGE_SLACK_S)
+    try:
+        answer = await call.bridge.api("page.runScript", tab_id, params.code, params.timeout_ms, call.target.origin,
+                                       timeout=params.timeout_ms / 1000 + BRIDGE_SLACK_S)
+    except ToolFailure as exc:
+        if exc.code not in (Code.TIMEOUT, Code.ABORTED, "cancelled"):
+            raise
+        # The script was handed to the page: it may have run, whatever the link says.
+        raise ToolFailure(exc.code, f"{exc.message}; the script may have run", phase="execute", retryable=False,
+                          details={**exc.details, "dispatched": True, "effectMayHaveOccurred": True}) from None
     call.routes.touch(call.thread_id, tab_id, wrote=True)
     answer = answer if isinstance(answer, dict) else {}
     dialogs = [d for d in answer.get("dialogs") or [] if isinstance(d, dict)]
     details: dict[str, Any] = {"dispatched": True}
     if dialogs:
         details["dialogs"] = dialogs
-    if answer.get("dialogGuardRestored") is False:
+    if answer.get("dialogGuardRestored") is False and answer.get("kind") != "stuck":
         raise ToolFailure(Code.SAFETY_BOUNDARY_UNAVAILABLE, "the script ran but the page's dialog functions could not be "
                           "restored; reload the page", phase="recover",
                           details={**details, "effectMayHaveOccurred": True, "dialogInterceptionMayRemain": True})
@@ -60,13 +71,18 @@ async def run_javascript(call: ToolCall) -> ToolResult:
         message = str(answer.get("message") or "")[:1000]
         if answer.get("name") and kind in ("exception", "syntax"):
             message = f"{answer['name']}: {message}"
-        details.update({"kind": kind, "effectMayHaveOccurred": kind in ("exception", "timeout", "no_answer")})
+        details.update({"kind": kind, "effectMayHaveOccurred": kind not in _NOT_RUN})
+        if kind == "target_changed":
+            details["dispatched"] = False
+        if kind == "stuck" and answer.get("dialogGuardRestored") is False:
+            details["dialogInterceptionMayRemain"] = True
         if answer.get("stack"):
             details["stack"] = str(answer["stack"])[:1500]
         raise ToolFailure(code, f"{what}: {message}" if message else what, phase="execute", retryable=False, details=details)
-    text = str(answer.get("text", ""))
-    details.update({"type": answer.get("type"), "length": answer.get("length"), "truncated": bool(answer.get("truncated"))})
-    lines = [f"The script ran in the page's main world; it returned ({answer.get('type')}):", text]
+    text = str(answer.get("text", ""))[:MAX_TEXT]
+    kind_of_value = str(answer.get("type", ""))[:20]
+    details.update({"type": kind_of_value, "length": answer.get("length"), "truncated": bool(answer.get("truncated"))})
+    lines = [f"The script ran in the page's main world; it returned ({kind_of_value}):", text]
     if answer.get("truncated"):
         lines.append(f"[result cut at {len(text)} of {answer.get('length')} characters]")
     if dialogs:

@@ -9,7 +9,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests.cdp.l2_support import _evaluate_target
 from tests.support.browser_tools import l1_site, module_fixtures, new_driver
+from tests.support.cdp import debugging_port
 
 pytestmark = pytest.mark.browser
 
@@ -97,3 +99,36 @@ async def test_bad_params_are_refused_before_anything_is_sent(allowed):
                           ({"code": "1", "world": "isolated"}, "world")):
         result = await allowed.call("run_javascript", **params)
         assert not result["ok"] and result["error"]["code"] == "invalid_params" and where in result["error"]["message"]
+
+
+async def test_a_script_that_never_yields_is_reported_and_the_page_recovers(allowed):
+    await allowed.open("script.html")
+    # A synchronous loop: the page's own timers cannot stop it; the worker stops waiting.
+    result = await allowed.call("run_javascript", code="const end = Date.now() + 5000; while (Date.now() < end) {}",
+                                timeoutMs=300)
+    assert not result["ok"] and result["error"]["code"] == "timeout", result
+    assert result["error"]["details"]["kind"] == "stuck" and result["error"]["details"]["effectMayHaveOccurred"] is True
+    assert "may still be running" in result["error"]["message"]
+    # Once the loop ends, the page answers again and the next script runs normally.
+    for _ in range(50):
+        again = await allowed.call("run_javascript", code="return document.title")
+        if again["ok"]:
+            break
+    assert again["ok"] and "Script target" in again["text"], again
+
+
+async def test_a_value_too_big_to_render_is_named_not_walked(allowed):
+    await allowed.open("script.html")
+    result = await allowed.ok("run_javascript", code="return Array.from({length: 100000}, (_, i) => ({i}))")
+    assert "cannot be shown whole" in result["text"] and "return a smaller value" in result["text"]
+
+
+async def test_the_script_runs_only_on_the_origin_that_was_judged(allowed):
+    tab = await allowed.open("script.html")
+    port = debugging_port(allowed.site.run.profile)
+    answer = await _evaluate_target(
+        port, lambda t: t.get("type") == "service_worker" and t.get("url", "").startswith("chrome-extension://"),
+        f"tabwardenPageScript.run({tab}, \"document.getElementById('count').textContent = '9'\", 1000, "
+        "'https://elsewhere.example')")
+    assert answer["ok"] is False and answer["kind"] == "target_changed", answer
+    assert await allowed.evaluate("script.html", COUNT) == "0"
