@@ -7,6 +7,7 @@ tool and control-method names.
 
 from __future__ import annotations
 
+import os
 import re
 import rlcompleter
 from pathlib import Path
@@ -15,6 +16,8 @@ from typing import Callable, Iterable
 HISTORY_LENGTH = 5000
 _TOOL_ARG = re.compile(r"tw\.(run|explain|allow|ask|deny|add_rule)\(\s*['\"]$")
 _METHOD_ARG = re.compile(r"tw\.call\(\s*['\"]$")
+# A line that may hold a secret typed in clear: never written to the history file.
+_SECRET_LINE = re.compile(r"token|api_?key|password|secret|bearer", re.IGNORECASE)
 
 
 class Completer(rlcompleter.Completer):
@@ -71,9 +74,16 @@ def setup(completer: Completer, history_path: Path | None) -> Callable[[], None]
         pass
 
     def save() -> None:
+        # Lines that carry a secret (a token, a key, a password) are not kept, and the file is the
+        # user's alone either way.
+        for index in range(readline.get_current_history_length(), 0, -1):
+            line = readline.get_history_item(index) or ""
+            if _SECRET_LINE.search(line):
+                readline.remove_history_item(index - 1)
         try:
-            history_path.parent.mkdir(parents=True, exist_ok=True)
+            history_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             readline.write_history_file(str(history_path))
+            os.chmod(history_path, 0o600)
         except OSError:
             pass
 

@@ -41,6 +41,7 @@ tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
             (add interaction_id=... when several wait)
   memory    tw.memory(query=None)  tw.remember(key, value)  tw.forget(key)  tw.clear_memory()
   mcp       tw.mcp(server=None)   (MCP servers from mcp.json, their state and tools)
+            tw.mcp_token(server)  (asks for a bearer token without echo)  tw.mcp_token(server, clear=True)
   events    tw.watch(*topics, count=None, timeout=None)   (topics: names, `family.*`, `*`)
   raw       tw.call(method, **params)  tw.methods()  tw.info()  tw.clients()
   settings  tw.thread = "repl"   tw.policy = None | "always" | "untrusted" | "auto"
@@ -391,6 +392,18 @@ class Tabwarden:
         if server is not None:
             status = {**status, "servers": [s for s in status["servers"] if s["id"] == server]}
         return self._view({"status": status, "tools": tools}, mcp_view.servers)
+
+    async def mcp_token(self, server: str, *, clear: bool = False) -> Any:
+        """Store (asked without echo) or, with clear=True, forget an MCP server's bearer token;
+        the token never appears on screen or in the history."""
+        import getpass
+
+        token = None
+        if not clear:
+            token = await asyncio.to_thread(getpass.getpass, f"bearer token for MCP server {server!r} (not shown): ")
+            if not token:
+                raise UsageError("no token typed; nothing changed (use clear=True to forget the stored one)")
+        return await self.client.call("mcp.set_token", server=server, token=token)
 
     # ------------------------------------------------------------------ events
 

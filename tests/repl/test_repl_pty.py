@@ -112,6 +112,28 @@ def test_history_is_saved_for_the_next_session(repl, tw_home):
     assert "'remember me'" in history
 
 
+def test_lines_with_secrets_stay_out_of_the_history_which_is_private(repl, tw_home):
+    repl.line("my_token = 'hunter2-abc'")
+    repl.expect("tw> ")
+    repl.line("'kept line'")
+    repl.expect("tw> ")
+    repl.end_of_input()
+    assert repl.wait() == 0
+    path = tw_home / "data" / "repl_history"
+    history = path.read_text()
+    assert "'kept line'" in history and "hunter2" not in history
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def test_an_mcp_token_is_asked_without_echo(repl):
+    repl.line("tw.mcp_token('nowhere')")
+    repl.expect("(not shown): ")
+    repl.send("s3cret-typed\r")
+    out = repl.expect("tw> ")
+    assert "s3cret-typed" not in out  # neither echoed nor in the answer
+    assert "nowhere" in out and "no server" in out  # the host refuses a token for an unknown server
+
+
 def test_watch_prints_events_while_a_second_client_works(repl, stdio_host):
     # Five denials in one thread make the gatekeeper raise an alert, which the host broadcasts;
     # the denials come from a second client attached at the same time as the REPL.
