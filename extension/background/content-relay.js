@@ -27,17 +27,22 @@ export const EXECUTOR_FILES = [
 const FRAME_TAKEOVER_FILE = "content/takeover-frame.js";
 
 const FRAME_WATCH_DEBOUNCE_MS = 200;
-const frameWatchTimers = new Map(); // tabId -> pending injection
+const FRAME_WATCH_MAX_WAIT_MS = 1000; // a page that loads frames without pause still gets watchers
+const frameWatchTimers = new Map(); // tabId -> { timer, since }
 
 // Put the takeover watcher into every frame of the tab the extension may script (frames of other
 // sites without access are skipped). Called when the executor arrives and whenever a frame loads
 // (the executor reports it), so frames added or navigated later are watched too.
 export function watchFrames(tabId) {
-  clearTimeout(frameWatchTimers.get(tabId));
-  frameWatchTimers.set(tabId, setTimeout(() => {
+  const pending = frameWatchTimers.get(tabId);
+  const since = pending ? pending.since : Date.now();
+  if (pending) clearTimeout(pending.timer);
+  const wait = Math.max(0, Math.min(FRAME_WATCH_DEBOUNCE_MS, since + FRAME_WATCH_MAX_WAIT_MS - Date.now()));
+  const timer = setTimeout(() => {
     frameWatchTimers.delete(tabId);
     chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: [FRAME_TAKEOVER_FILE] }).catch(() => {});
-  }, FRAME_WATCH_DEBOUNCE_MS));
+  }, wait);
+  frameWatchTimers.set(tabId, { timer, since });
 }
 
 let nextRequest = 1;

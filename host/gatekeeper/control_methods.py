@@ -207,6 +207,7 @@ async def revoke_grants(params: dict[str, Any], conn: "ControlConnection") -> di
         _guarded(gatekeeper.revoke_grants)
     else:
         _guarded(lambda: gatekeeper.grants.clear_thread(p.thread_id))
+    _stored(conn)
     return _guarded(lambda: _grants_view(gatekeeper, None))
 
 
@@ -214,6 +215,7 @@ async def set_policy(params: dict[str, Any], conn: "ControlConnection") -> dict[
     p = _params(_Policy, params)
     gatekeeper = _gatekeeper(conn)
     gatekeeper.set_thread_policy(p.thread_id, p.policy)
+    _stored(conn)
     return {"threadId": p.thread_id, "policy": _guarded(lambda: gatekeeper.effective_policy(p.thread_id))}
 
 
