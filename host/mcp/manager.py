@@ -38,6 +38,7 @@ class ServerState:
     error: McpFailure | None = None
     failed_at: float | None = None
     listed: bool = False  # the tool list matches the server's latest
+    retired: bool = False  # dropped from the settings: never connected again
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
@@ -115,7 +116,9 @@ class McpManager:
                 state.config = server
                 state.listed = False
         for state in closing:
-            await self._disconnect(state)
+            state.retired = True  # a connect already under way must not revive it
+            async with state.lock:
+                await self._disconnect(state)
 
     # -- connecting -----------------------------------------------------------------------------
 
@@ -138,6 +141,8 @@ class McpManager:
         """Connect `state` and list its tools unless done (raises McpFailure). Without `retry`, a
         server that failed within RETRY_AFTER_S is left alone."""
         async with state.lock:
+            if state.retired:
+                raise McpFailure("mcp_not_configured", f"MCP server {state.config.id!r} was removed or changed in mcp.json")
             if state.connection is not None and state.connection.live and state.listed:
                 return
             if (not retry and state.error is not None and state.failed_at is not None
