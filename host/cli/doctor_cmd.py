@@ -10,9 +10,10 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from host.cli.settings_checks import run as settings_checks
     from install.doctor import run as run_doctor
 
-    checks = run_doctor(timeout=args.timeout)
+    checks = run_doctor(timeout=args.timeout) + settings_checks()
     failed = 0
     for check in checks:
         mark = "ok  " if check.ok else "FAIL"

@@ -261,10 +261,25 @@ def test_cli_install_and_doctor_round_trip(tmp_path, tw_home):
     assert out.returncode == 0, out.stderr
     assert "registered for chromium" in out.stdout
     doc = run("doctor")
-    assert doc.returncode == 0 and "5 passed, 0 failed" in doc.stdout, doc.stdout
+    assert doc.returncode == 0 and "10 passed, 0 failed" in doc.stdout, doc.stdout  # 5 registration, 5 settings
     bad = run("install", "--extension-id", "not-an-id")
     assert bad.returncode == 2 and "not an extension id" in bad.stderr
     gone = run("uninstall", "--user-data-dir", str(profile))
     assert gone.returncode == 0 and "removed" in gone.stdout
     doc = run("doctor")
     assert doc.returncode == 1 and "fix: tabwarden install" in doc.stdout
+
+
+def test_doctor_names_a_bad_settings_file_and_its_field(tmp_path, tw_home):
+    env = dict(os.environ, TABWARDEN_HOME=str(tw_home), HOME=str(tmp_path / "home"))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "host", *a], env=env, capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert run("install", "--user-data-dir", str(tmp_path / "profile")).returncode == 0
+    config = tw_home / "config"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "mcp.json").write_text('{"servers": {"gh": {"url": "ftp://example.com"}}}')
+    (config / "engine.json").write_text('{"providers": {"x": {"kind": "openai", "baseUrl": "https://a.example"}}}')
+    doc = run("doctor")
+    assert doc.returncode == 1, doc.stdout
+    assert "[FAIL] settings: mcp.json (MCP servers)" in doc.stdout and "$.servers.gh.url" in doc.stdout
+    assert "[FAIL] settings: engine.json (providers)" in doc.stdout and "model" in doc.stdout
+    assert "[ok  ] settings: builtins.json (limits)" in doc.stdout and "8 passed, 2 failed" in doc.stdout
