@@ -20,6 +20,9 @@ export class MemorySection {
     this.editing = null; // the key being edited, or null when adding
     this.unfolded = new Set(); // keys whose whole value is shown (kept across redraws)
     this.summary = h("p", { class: "small", id: "memory-summary" });
+    // Filtering happens here, on the state the host sent: every broadcast carries the whole memory.
+    this.filter = h("input", { type: "search", id: "memory-filter", autocomplete: "off", maxLength: 200,
+      placeholder: t("settings.memory.filterPlaceholder"), oninput: () => this.state && this.show(this.state) });
     this.body = h("tbody");
     this.formTitle = h("h3", { id: "memory-form-title" });
     this.key = h("input", { id: "memory-key", required: true, autocomplete: "off", maxLength: 100,
@@ -41,6 +44,7 @@ export class MemorySection {
         this.keep));
     root.setAttribute("aria-busy", "true");
     root.append(h("p", { class: "muted small", text: t("settings.memory.help") }), this.summary,
+      h("label", { class: "memory-filter" }, t("settings.memory.filter"), this.filter),
       h("div", { class: "table-wrap" }, h("table", { class: "memory" },
         h("thead", {}, h("tr", {}, ["settings.memory.key", "settings.memory.value", "settings.memory.size", "settings.memory.updated"]
           .map((k) => h("th", { scope: "col", text: t(k) })), h("th", {}, h("span", { class: "visually-hidden", text: t("settings.memory.actions") })))),
@@ -69,10 +73,14 @@ export class MemorySection {
     this.state = state;
     this.root.setAttribute("aria-busy", "false");
     const entries = state.entries || []; // the host omits an empty list
-    this.summary.textContent = t("settings.memory.summary", { count: entries.length, max: state.maxEntries, chars: state.maxValueChars });
+    const query = this.filter.value.trim().toLowerCase();
+    const shown = query ? entries.filter((e) => `${e.key}\n${e.value}`.toLowerCase().includes(query)) : entries;
+    this.summary.textContent = t("settings.memory.summary", { count: entries.length, max: state.maxEntries, chars: state.maxValueChars })
+      + (query ? ` ${t("settings.memory.showing", { shown: shown.length, count: entries.length })}` : "");
     clear(this.body);
     if (!entries.length) this.body.append(h("tr", {}, h("td", { colspan: 5, class: "muted", text: t("settings.memory.empty") })));
-    entries.forEach((entry, i) => this.body.append(this.row(entry, i)));
+    else if (!shown.length) this.body.append(h("tr", {}, h("td", { colspan: 5, class: "muted", text: t("settings.memory.noMatch", { query: this.filter.value.trim() }) })));
+    shown.forEach((entry, i) => this.body.append(this.row(entry, i)));
     const keys = new Set(entries.map((e) => e.key));
     for (const key of this.unfolded) if (!keys.has(key)) this.unfolded.delete(key);
     if (this.editing !== null && !keys.has(this.editing)) this.detach();

@@ -93,6 +93,7 @@ def empty(site):
     cancel = site.page.locator("#memory form button", has_text="Cancel")
     if cancel.is_visible():
         cancel.click()
+    site.page.fill("#memory-filter", "")
     site.page.fill("#memory-key", "")
     site.page.fill("#memory-value", "")
     return site
@@ -141,6 +142,17 @@ def test_an_entry_is_added_edited_and_deleted_from_the_page(empty):
     site.shot("entries")
     less.click()
     expect(cell).to_have_text(long[:160] + "…")
+
+    # Finding an entry by its key or its text.
+    page.fill("#memory-filter", "OFFICE")
+    expect(site.row("delivery")).to_have_count(1)
+    expect(site.row("shirt size")).to_have_count(0)
+    expect(page.locator("#memory-summary")).to_contain_text("Showing 1 of 2.")
+    page.fill("#memory-filter", "no such thing")
+    expect(page.locator("#memory tbody")).to_have_text("No entry matches “no such thing”.")
+    page.fill("#memory-filter", "")
+    expect(site.row("shirt size")).to_have_count(1)
+    expect(site.row("delivery")).to_have_count(1)
 
     section.get_by_role("button", name="Delete the memory “delivery”").click()
     expect(site.row("delivery")).to_have_count(0)
