@@ -19,12 +19,12 @@ export const EXECUTOR_FILES = [
   "content/actions.js",
   "content/reading.js",
   "content/params.js",
-  "content/takeover.js",
+  "content/takeover-watch.js",
   "content/executor.js",
 ];
 
-// The manual-takeover watcher for subframes (the top frame's executor watches the page itself).
-const FRAME_TAKEOVER_FILE = "content/takeover-frame.js";
+// The manual-takeover watcher: part of the executor in the top frame, injected alone elsewhere.
+const FRAME_TAKEOVER_FILE = "content/takeover-watch.js";
 
 const FRAME_WATCH_DEBOUNCE_MS = 200;
 const FRAME_WATCH_MAX_WAIT_MS = 1000; // a page that loads frames without pause still gets watchers
