@@ -121,18 +121,6 @@ class BuiltinHarness(Harness):
         await super().stop()
 
 
-def tool_results(body: dict) -> list[str]:
-    """Tool results the model was sent (OpenAI or Anthropic shape)."""
-    out = []
-    for message in body.get("messages", []):
-        if message.get("role") == "tool":
-            out.append(str(message.get("content")))
-        elif isinstance(message.get("content"), list):
-            out.extend(str(part.get("content")) for part in message["content"]
-                       if isinstance(part, dict) and part.get("type") == "tool_result")
-    return out
-
-
 async def until(condition, timeout: float = 10.0) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

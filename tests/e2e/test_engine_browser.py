@@ -20,15 +20,11 @@ from tests.support.browser import BrowserRun
 from tests.support.cdp import PageSession, debugging_port
 from tests.support.hosts import attach, tabwarden_home, write_settings
 from tests.support.pages import PageServer
-from tests.providers.fake_servers import FakeOpenAI, Reply
+from tests.providers.fake_servers import FakeOpenAI, Reply, tool_results
 
 pytestmark = pytest.mark.browser
 
 REF = r"\[ref=(s[0-9a-z]+_\d+_\d+)\]"
-
-
-def tool_results(body: dict) -> list[str]:
-    return [str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "tool"]
 
 
 def ref_in(text: str, line_part: str) -> str:

@@ -16,14 +16,14 @@ import os
 import re
 import signal
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from install.extension_id import default_extension_id
-from tests.providers.fake_servers import FakeOpenAI, Reply
+from tests.providers.fake_servers import FakeOpenAI, Reply, tool_results
 from tests.support.browser import ROOT, BrowserRun
 from tests.support.hosts import control_call, write_settings
 from tests.support.playwright_run import extension_context
@@ -56,10 +56,6 @@ FAKE_CARD = """<!doctype html><html><head><meta charset="utf-8"><title>Totally l
 </script></body></html>"""
 
 
-def tool_results(body: dict[str, Any]) -> list[str]:
-    return [str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "tool"]
-
-
 def latest_ref(results: list[str], line_part: str) -> str:
     """The ref of the element on a line containing `line_part`, from the newest snapshot."""
     for text in reversed(results):
@@ -69,6 +65,36 @@ def latest_ref(results: list[str], line_part: str) -> str:
             if found:
                 return found.group(1)
     raise AssertionError(f"no ref for {line_part!r}")
+
+
+@dataclass(frozen=True)
+class Act:
+    """One scripted model step after the read: say `say` and call `tool` on the element whose line
+    in the newest snapshot contains `line`, with `params` besides `element` and `ref`."""
+
+    say: str
+    tool: str
+    element: str
+    line: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def read_then(read_text: str, *acts: Act, done: Any) -> tuple:
+    """The model's replies for a whole turn: read the page, do each act in turn, then answer `done`
+    (a text, or a function of the last tool result)."""
+
+    def script(body):
+        results = tool_results(body)
+        if not results:
+            return Reply(text=read_text, tool_calls=[("read_page", {})])
+        if len(results) <= len(acts):
+            act = acts[len(results) - 1]
+            return Reply(text=act.say, tool_calls=[(act.tool, {"element": act.element, "ref": latest_ref(results, act.line),
+                                                                **act.params})])
+        return Reply(text=done(results[-1]) if callable(done) else done)
+
+    return (script,) * (len(acts) + 2)
+
 
 
 def eventually(predicate, what: str, timeout: float = 30.0):
@@ -163,20 +189,12 @@ def site(tmp_path_factory):
 def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
     from playwright.sync_api import expect
 
-    def script(body):
-        results = tool_results(body)
-        if not results:
-            return Reply(text="Reading the form.", tool_calls=[("read_page", {})])
-        if len(results) == 1:
-            return Reply(text="Typing the name.", tool_calls=[("type", {
-                "element": "Full name field", "ref": latest_ref(results, 'textbox "Full name"'), "text": "Grace Hopper"})])
-        if len(results) == 2:
-            return Reply(text="Now the password.", tool_calls=[("type", {
-                "element": "Password field", "ref": latest_ref(results, 'textbox "Password"'), "text": "s3cret-pass"})])
-        return Reply(text="Done: the name and the password are filled in.")
-
     site.model.replies.clear()
-    site.model.add(*[script] * 4)
+    site.model.add(*read_then(
+        "Reading the form.",
+        Act("Typing the name.", "type", "Full name field", 'textbox "Full name"', {"text": "Grace Hopper"}),
+        Act("Now the password.", "type", "Password field", 'textbox "Password"', {"text": "s3cret-pass"}),
+        done="Done: the name and the password are filled in."))
     panel = site.panel
     site.new_task("Fill in my name and password on the sign-up form.")
 
@@ -231,17 +249,9 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
 def test_decline_with_a_note_reaches_the_model(site):
     from playwright.sync_api import expect
 
-    def script(body):
-        results = tool_results(body)
-        if not results:
-            return Reply(text="Reading.", tool_calls=[("read_page", {})])
-        if len(results) == 1:
-            return Reply(text="Typing.", tool_calls=[("type", {
-                "element": "Bio", "ref": latest_ref(results, 'textbox "Bio"'), "text": "Pioneer of compilers."})])
-        return Reply(text=f"Understood. ({results[-1][:120]})")
-
     site.model.replies.clear()
-    site.model.add(*[script] * 3)
+    site.model.add(*read_then("Reading.", Act("Typing.", "type", "Bio", 'textbox "Bio"', {"text": "Pioneer of compilers."}),
+                              done=lambda last: f"Understood. ({last[:120]})"))
     panel = site.panel
     site.new_task("Write my bio.")
     card = panel.locator(".approval")
@@ -347,18 +357,10 @@ def test_a_write_cut_off_by_a_host_crash_is_resolved_from_the_recovery_card(site
 
     text = "x" * 400  # typed slowly (one key at a time): long enough to kill the host halfway
 
-    def script(body):
-        results = tool_results(body)
-        if not results:
-            return Reply(text="Reading.", tool_calls=[("read_page", {})])
-        if len(results) == 1:
-            return Reply(text="Typing slowly.", tool_calls=[("type", {
-                "element": "Bio", "ref": latest_ref(results, 'textbox "Bio"'), "text": text, "slowly": True})])
-        return Reply(text=f"Continuing after: {results[-1][:100]}")
-
     site.form.evaluate("document.getElementById('bio').value = ''")
     site.model.replies.clear()
-    site.model.add(*[script] * 3)
+    site.model.add(*read_then("Reading.", Act("Typing slowly.", "type", "Bio", 'textbox "Bio"', {"text": text, "slowly": True}),
+                              done=lambda last: f"Continuing after: {last[:100]}"))
     panel = site.panel
     site.new_task("Fill the bio slowly.")
     card = panel.locator(".approval")
@@ -388,17 +390,8 @@ def test_a_write_cut_off_by_a_host_crash_is_resolved_from_the_recovery_card(site
 def test_a_card_drawn_inside_a_web_page_has_no_effect(site):
     from playwright.sync_api import expect
 
-    def script(body):
-        results = tool_results(body)
-        if not results:
-            return Reply(text="Reading.", tool_calls=[("read_page", {})])
-        if len(results) == 1:
-            return Reply(text="Clicking Save.", tool_calls=[("click", {
-                "element": "Save button", "ref": latest_ref(results, 'button "Save"')})])
-        return Reply(text="Noted.")
-
     site.model.replies.clear()
-    site.model.add(*[script] * 3)
+    site.model.add(*read_then("Reading.", Act("Clicking Save.", "click", "Save button", 'button "Save"'), done="Noted."))
     panel = site.panel
     site.new_task("Save the form.")
     card = panel.locator(".approval")
@@ -480,17 +473,9 @@ def test_steer_queue_and_stop_while_a_turn_runs(site):
 def test_the_composer_policy_switch_applies_to_the_turn(site):
     from playwright.sync_api import expect
 
-    def script(body):
-        results = tool_results(body)
-        if not results:
-            return Reply(text="Reading.", tool_calls=[("read_page", {})])
-        if len(results) == 1:
-            return Reply(text="Typing.", tool_calls=[("type", {
-                "element": "Bio", "ref": latest_ref(results, 'textbox "Bio"'), "text": "Automatic"})])
-        return Reply(text="Typed without asking.")
-
     site.model.replies.clear()
-    site.model.add(*[script] * 3)
+    site.model.add(*read_then("Reading.", Act("Typing.", "type", "Bio", 'textbox "Bio"', {"text": "Automatic"}),
+                              done="Typed without asking."))
     panel = site.panel
     site.form.bring_to_front()
     panel.bring_to_front()
@@ -553,20 +538,12 @@ def test_rules_added_in_settings_change_the_next_decision(site):
     for dark in (False, True):
         site.shot(settings, "settings-explain", dark=dark)
 
-    def script(body):
-        results = tool_results(body)
-        if not results:
-            return Reply(text="Reading.", tool_calls=[("read_page", {})])
-        if len(results) == 1:
-            return Reply(text="Typing.", tool_calls=[("type", {
-                "element": "Full name field", "ref": latest_ref(results, 'textbox "Full name"'), "text": "Ada"})])
-        if len(results) == 2:
-            return Reply(text="Saving.", tool_calls=[("click", {
-                "element": "Save button", "ref": latest_ref(results, 'button "Save"')})])
-        return Reply(text="The save was refused by a rule.")
-
     site.model.replies.clear()
-    site.model.add(*[script] * 4)
+    site.model.add(*read_then(
+        "Reading.",
+        Act("Typing.", "type", "Full name field", 'textbox "Full name"', {"text": "Ada"}),
+        Act("Saving.", "click", "Save button", 'button "Save"'),
+        done="The save was refused by a rule."))
     panel = site.panel
     site.new_task("Put Ada in the name and save.")
     # No approval was needed: the allow rule let the typing run, the deny rule stopped the click.

@@ -243,6 +243,18 @@ class FakeAnthropic(_Server):
         yield event("message_stop")
 
 
+def tool_results(body: dict[str, Any]) -> list[str]:
+    """Every tool result the engine sent, oldest first (either API's shape)."""
+    out = []
+    for message in body.get("messages", []):
+        if message.get("role") == "tool":
+            out.append(str(message.get("content")))
+        elif isinstance(message.get("content"), list):
+            out.extend(str(part.get("content")) for part in message["content"]
+                       if isinstance(part, dict) and part.get("type") == "tool_result")
+    return out
+
+
 def last_tool_result_text(body: dict[str, Any]) -> str:
     """The newest tool result the engine sent (either API's shape), "" if none."""
     for message in reversed(body.get("messages", [])):
