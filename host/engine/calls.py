@@ -122,11 +122,7 @@ class CallProcessor:
         if decision is None:
             return self._finish(node_id, body, mark, ok=False, code="gatekeeper_unavailable", counted=True,
                                 text=UNAVAILABLE.format(reason=problem), outcome="failed")
-        verdict, flags, reason = decision.verdict, list(decision.flags), decision.reason
-        if prepared.site_access is False and verdict != "deny":
-            verdict = "ask"
-            flags.append("host_permission")
-            reason = NO_SITE_ACCESS.format(origin=prepared.origin or "this page")
+        verdict, flags, reason = self.initial_verdict(decision, prepared, needs_site_access=True)
         if verdict == "deny":
             self._outcome(spec.name, "denied", prepared.origin, node_id)
             return self._finish(node_id, body, mark, ok=False, code=decision.code, counted=False, outcome="denied",
@@ -299,6 +295,17 @@ class CallProcessor:
         return await self.process(ref, body.step, body.ordinal, node_id=f"{node_id}:escalation:{tool}")
 
     # -- helpers --------------------------------------------------------------------------------
+
+    @staticmethod
+    def initial_verdict(decision, prepared: Prepared, *, needs_site_access: bool) -> tuple[str, list[str], str]:
+        """(verdict, flags, reason) of a call's first check: a page the extension may not script
+        yet turns anything but a deny into an ask, whose card asks for the site access too."""
+        verdict, flags, reason = decision.verdict, list(decision.flags), decision.reason
+        if needs_site_access and prepared.site_access is False and verdict != "deny":
+            verdict = "ask"
+            flags.append("host_permission")
+            reason = NO_SITE_ACCESS.format(origin=prepared.origin or "this page")
+        return verdict, flags, reason
 
     def _check(self, prepared: Prepared, node_id: str, phase: str, approved_revision: str | None = None,
                approval_id: str | None = None):

@@ -37,7 +37,7 @@ NO_WATCHER = "this host cannot watch pages (no browser executor)"
 async def run_interaction(proc: "CallProcessor", node_id: str, body: ToolCallBody, mark: str, spec,
                           params: dict[str, Any], alone: bool) -> bool:
     """Process one interaction call to its result; True when the user cancelled the turn."""
-    from host.engine.calls import DENIED, NO_SITE_ACCESS, UNAVAILABLE
+    from host.engine.calls import DENIED, UNAVAILABLE
 
     engine, runner = proc.engine, proc.runner
     kind = KINDS[spec.name]
@@ -70,11 +70,7 @@ async def run_interaction(proc: "CallProcessor", node_id: str, body: ToolCallBod
     if decision is None:
         return proc._finish(node_id, body, mark, ok=False, code="gatekeeper_unavailable", counted=True,
                             text=UNAVAILABLE.format(reason=problem), outcome="failed")
-    verdict, flags, reason = decision.verdict, list(decision.flags), decision.reason
-    if prepared.site_access is False and verdict != "deny" and _reads_page(kind, typed):
-        verdict = "ask"
-        flags.append("host_permission")
-        reason = NO_SITE_ACCESS.format(origin=prepared.origin or "this page")
+    verdict, flags, reason = proc.initial_verdict(decision, prepared, needs_site_access=_reads_page(kind, typed))
     if verdict == "deny":
         proc._outcome(spec.name, "denied", prepared.origin, node_id)
         return proc._finish(node_id, body, mark, ok=False, code=decision.code, counted=False, outcome="denied",
