@@ -5,40 +5,21 @@ the debugger session the way the browser would."""
 
 from __future__ import annotations
 
-import asyncio
-import json
 import re
-import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
-import websockets
-
-from tests.support.browser import BrowserRun
-from tests.support.browser_tools import Driver, Site, test_hooks
-from tests.support.hosts import attach, tabwarden_home
-from tests.support.pages import PageServer
+from tests.support.browser_tools import Driver, Site, browser_site
+from tests.support.cdp import evaluate_in_worker, evaluate_target
+from tests.support.hosts import attach
 
 DEEP_REF = re.compile(r"\[ref=(c[0-9a-z]+_\d+_\d+_\d+)\]")
 L1_REF = re.compile(r"\[ref=(s[0-9a-z]+_\d+_\d+)\]")
 
 
-@contextmanager
 def l2_site(run_dir: Path) -> Iterator[Site]:
     """Two page servers and one browser with the extension (site access to both hosts)."""
-    with PageServer() as main, PageServer() as other, test_hooks():
-        run = BrowserRun(run_dir, host_permissions=["http://127.0.0.1/*", "http://localhost/*"])
-        run.prepare()
-        run.start()
-        with tabwarden_home(run.tw_home):
-            try:
-                yield Site(run, main, other)
-            except BaseException:
-                print(run.diagnostics())
-                raise
-            finally:
-                run.stop()
+    return browser_site(run_dir, ["http://127.0.0.1/*", "http://localhost/*"])
 
 
 class L2Driver(Driver):
@@ -89,32 +70,11 @@ class L2Driver(Driver):
             exact = url_part.startswith("http")  # a whole URL names one page; a part may match several
             return target.get("type") in ("page", "iframe") and (url == url_part if exact else url_part in url)
 
-        return await _evaluate_target(self._port, pick, expression)
+        return await evaluate_target(self._port, pick, expression)
 
     async def worker(self, expression: str) -> Any:
         """Evaluate `expression` in the extension's service worker (a test hook)."""
-        return await _evaluate_target(self._port, lambda t: t.get("type") == "service_worker"
-                                      and t.get("url", "").startswith("chrome-extension://"), expression)
-
-
-async def _evaluate_target(port: int, pick: Any, expression: str) -> Any:
-    for _ in range(100):
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as response:
-            targets = [t for t in json.load(response) if pick(t)]
-        if targets:
-            break
-        await asyncio.sleep(0.05)
-    else:
-        raise AssertionError("no such CDP target")
-    async with websockets.connect(targets[0]["webSocketDebuggerUrl"], max_size=2**24) as ws:
-        await ws.send(json.dumps({"id": 1, "method": "Runtime.evaluate",
-                                  "params": {"expression": expression, "awaitPromise": True, "returnByValue": True}}))
-        while True:
-            reply = json.loads(await asyncio.wait_for(ws.recv(), 30))
-            if reply.get("id") == 1:
-                result = reply["result"]
-                assert "exceptionDetails" not in result, result
-                return result["result"].get("value")
+        return await evaluate_in_worker(self._port, expression)
 
 
 def deep_ref(text: str, line_part: str) -> str:

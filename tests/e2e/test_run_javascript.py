@@ -9,9 +9,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.cdp.l2_support import _evaluate_target
 from tests.support.browser_tools import l1_site, module_fixtures, new_driver
-from tests.support.cdp import debugging_port
+from tests.support.cdp import debugging_port, evaluate_in_worker
 
 pytestmark = pytest.mark.browser
 
@@ -126,9 +125,8 @@ async def test_a_value_too_big_to_render_is_named_not_walked(allowed):
 async def test_the_script_runs_only_on_the_origin_that_was_judged(allowed):
     tab = await allowed.open("script.html")
     port = debugging_port(allowed.site.run.profile)
-    answer = await _evaluate_target(
-        port, lambda t: t.get("type") == "service_worker" and t.get("url", "").startswith("chrome-extension://"),
-        f"tabwardenPageScript.run({tab}, \"document.getElementById('count').textContent = '9'\", 1000, "
+    answer = await evaluate_in_worker(
+        port, f"tabwardenPageScript.run({tab}, \"document.getElementById('count').textContent = '9'\", 1000, "
         "'https://elsewhere.example')")
     assert answer["ok"] is False and answer["kind"] == "target_changed", answer
     assert await allowed.evaluate("script.html", COUNT) == "0"

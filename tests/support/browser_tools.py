@@ -57,11 +57,17 @@ class Site:
         return f"{url}?{urlencode(values)}"
 
 
-@contextmanager
 def l1_site(run_dir: Path) -> Iterator[Site]:
     """Start the two page servers and one browser (host permission for 127.0.0.1)."""
+    return browser_site(run_dir, ["http://127.0.0.1/*"])
+
+
+@contextmanager
+def browser_site(run_dir: Path, host_permissions: list[str]) -> Iterator[Site]:
+    """Two page servers and one browser with the extension, granted `host_permissions`; the
+    browser's diagnostics are printed when the tests inside fail."""
     with PageServer() as main, PageServer() as other, test_hooks():
-        run = BrowserRun(run_dir, host_permissions=["http://127.0.0.1/*"], start_url="about:blank")
+        run = BrowserRun(run_dir, host_permissions=host_permissions, start_url="about:blank")
         run.prepare()
         run.start()
         with tabwarden_home(run.tw_home):

@@ -75,3 +75,30 @@ class PageSession:
 
     async def close(self) -> None:
         await self._ws.close()
+
+
+async def evaluate_target(port: int, pick: Any, expression: str) -> Any:
+    """The JSON value of `expression` in the first target `pick` accepts (waiting up to 5 s for it)."""
+    for _ in range(100):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as response:
+            targets = [t for t in json.load(response) if pick(t)]
+        if targets:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("no such CDP target")
+    async with websockets.connect(targets[0]["webSocketDebuggerUrl"], max_size=2**24) as ws:
+        await ws.send(json.dumps({"id": 1, "method": "Runtime.evaluate",
+                                  "params": {"expression": expression, "awaitPromise": True, "returnByValue": True}}))
+        while True:
+            reply = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            if reply.get("id") == 1:
+                result = reply["result"]
+                assert "exceptionDetails" not in result, result
+                return result["result"].get("value")
+
+
+async def evaluate_in_worker(port: int, expression: str) -> Any:
+    """The JSON value of `expression` in our extension's service worker (its test hooks live there)."""
+    return await evaluate_target(port, lambda t: t.get("type") == "service_worker"
+                                 and t.get("url", "").startswith("chrome-extension://"), expression)
