@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 
 from protocol.errors import ErrorCode
+from host.control.engine_access import running_engine as _engine
 from host.control.params import parse_params as _params
 
 if TYPE_CHECKING:
@@ -68,16 +69,6 @@ def _error(code: str, message: str, details: dict[str, Any] | None = None) -> Ex
     from host.control.server import ControlError
 
     return ControlError(code, message, details or {})
-
-
-def _engine(conn: "ControlConnection") -> Any:
-    services = getattr(conn.server.host, "services", None)
-    if services is None:
-        raise _error(ErrorCode.NOT_READY, "this host has no engine")
-    hosted = services.engine
-    if hosted.engine is None:
-        raise _error(ErrorCode.INTERNAL, f"the engine is unavailable: {hosted.error}")
-    return hosted.engine
 
 
 def _memory(conn: "ControlConnection") -> Any:

@@ -22,6 +22,7 @@ import msgspec
 from protocol.errors import ErrorCode
 
 from host.engine.views import to_wire
+from host.control.engine_access import running_engine as _engine
 from host.control.params import parse_params as _params
 
 if TYPE_CHECKING:
@@ -67,18 +68,6 @@ class _Configure(msgspec.Struct, forbid_unknown_fields=True):
     approval_timeout_seconds: float | None = None
     turn_token_budget: int | None = None
     default_provider: str | None = None
-
-
-def _engine(conn: "ControlConnection"):
-    from host.control.server import ControlError
-
-    services = getattr(conn.server.host, "services", None)
-    if services is None:
-        raise ControlError(ErrorCode.NOT_READY, "this host has no engine")
-    hosted = services.engine
-    if hosted.engine is None:
-        raise ControlError(ErrorCode.INTERNAL, f"the engine is unavailable: {hosted.error}")
-    return hosted.engine
 
 
 async def _run_op(engine: Any, op: dict[str, Any], key: str) -> Any:
