@@ -41,7 +41,18 @@ def children(tmp_path: Path) -> dict[str, int]:
     raise AssertionError("the fake browser did not report its children")
 
 
-def gone(pid: int) -> bool:
+def gone(pid: int, within: float = 5.0) -> bool:
+    """True once `pid` has exited (a zombie counts). A SIGKILL is delivered asynchronously, so a
+    loaded machine may still show the process for a moment after the kill was sent."""
+    deadline = time.monotonic() + within
+    while not _exited(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+def _exited(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
