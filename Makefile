@@ -38,6 +38,7 @@ bench: venv chromium
 
 generate: venv
 	$(PY) -m protocol.generate
+	$(PY) -m host.tools.generate
 
 clean:
 	rm -rf $(VENV) .pytest_cache test-output

@@ -79,40 +79,36 @@ class Providers:
         return None
 
 
-class TimedExecutor:
-    """A stand-in browser that answers at once, timing what happens inside the tool itself."""
+def timed_browser():
+    """A stand-in browser service that answers at once, timing what happens inside the tool."""
+    from host.calls.service import ToolService
+    from host.tools.call import Target
+    from host.tools.result import ToolResult
 
-    def __init__(self):
-        self.tool_time: list[float] = []
+    class TimedBrowser(ToolService):
+        def __init__(self):
+            self.tool_time: list[float] = []
 
-    def tools(self):
-        from host.providers.model import ToolSchema
+        def offers(self, spec):
+            return spec.name in ("read_page", "click")
 
-        return [ToolSchema(name, name, {"type": "object"}) for name in ("read_page", "click")]
+        async def resolve(self, call):
+            ref = getattr(call.params, "ref", None)
+            return call.resolved(Target(origin="https://shop.example", tab_id=7, site_access=True,
+                                        line='- button "Buy" [ref=s1_1_2]' if ref else None))
 
-    async def prepare(self, thread_id, tool, params):
-        from host.engine.executor import Prepared
+        async def run(self, call, runner):
+            entered = time.perf_counter()
+            result = ToolResult(ok=True, tool=call.tool, text=f"[tabId=7] {call.tool} done\n- button \"Buy\" "
+                                                              "[ref=s1_1_2]", tab_id=7)
+            self.tool_time.append(time.perf_counter() - entered)
+            return result
 
-        return Prepared(tool=tool, params=dict(params), origin="https://shop.example", tab_id=7, site_access=True,
-                        target_line='- button "Buy" [ref=s1_1_2]' if "ref" in params else None)
-
-    async def execute(self, thread_id, prepared, authorize):
-        from host.engine.executor import Outcome
-
-        await authorize(prepared)
-        entered = time.perf_counter()
-        outcome = Outcome(ok=True, text=f"[tabId=7] {prepared.tool} done\n- button \"Buy\" [ref=s1_1_2]", tab_id=7)
-        self.tool_time.append(time.perf_counter() - entered)
-        return outcome
-
-    def begin_turn(self, *args, **kwargs):
-        return None
-
-    def end_turn(self, thread_id):
-        return None
+    return TimedBrowser()
 
 
 async def _overhead(folder: Path, calls: int, *, ask: bool) -> list[float]:
+    from host.calls.router import Router
     from host.engine.commands import Client
     from host.engine.engine import Engine
     from host.gatekeeper.service import Gatekeeper
@@ -123,8 +119,8 @@ async def _overhead(folder: Path, calls: int, *, ask: bool) -> list[float]:
                             burst_threshold=10 ** 6)
     tool = ("click", {"ref": "s1_1_2", "element": "Buy"}) if ask else ("read_page", {"maxTokens": 100})
     model = InstantModel(calls, tool)
-    executor = TimedExecutor()
-    engine = Engine(store, gatekeeper, executor, providers=Providers(model), coalesce_s=0.0)  # type: ignore[arg-type]
+    executor = timed_browser()
+    engine = Engine(store, gatekeeper, Router({"browser": executor}), providers=Providers(model), coalesce_s=0.0)
     done = asyncio.Event()
     answers: list[Any] = []
     client = Client(answers.append, key="bench")
@@ -187,6 +183,7 @@ def _build_thread(path: Path, nodes: int) -> str:
 
 
 def _restore(path: Path, thread_id: str, repeats: int) -> dict[str, list[float]]:
+    from host.calls.router import Router
     from host.engine.engine import Engine
     from host.engine.prompt import build_messages
     from host.gatekeeper.service import Gatekeeper
@@ -198,7 +195,7 @@ def _restore(path: Path, thread_id: str, repeats: int) -> dict[str, list[float]]
         began = time.perf_counter()
         store = Store(path)
         engine = Engine(store, Gatekeeper(store, user_policy=path.with_suffix(".u"), managed_policy=path.with_suffix(".m")),
-                        TimedExecutor(), providers=Providers(InstantModel(0, ("read_page", {}))))  # type: ignore[arg-type]
+                        Router({"browser": timed_browser()}), providers=Providers(InstantModel(0, ("read_page", {}))))
         await engine.start()
         started = time.perf_counter()
         snapshot = engine.thread_snapshot(thread_id)

@@ -36,8 +36,78 @@ class ErrorCode:
     INTERNAL = "internal"
 
 
-class ErrorInfo(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown_fields=True, kw_only=True):
-    """The error object carried by failures and protocol_error frames."""
+class ToolCode:
+    """Stable codes a tool call can end with, whoever reports it (the host, the page executor,
+    the debugger bridge, an MCP server). Generated for the extension into `generated/tools.js`."""
+
+    # refused before anything was sent
+    UNKNOWN_TOOL = "unknown_tool"
+    INVALID_PARAMS = "invalid_params"
+    UNSUPPORTED = "unsupported"
+    UNAVAILABLE = "unavailable"  # the subsystem behind the tool is not there (no engine, no browser)
+    DENIED = "denied"
+    APPROVAL_REQUIRED = "approval_required"
+    GATEKEEPER_UNAVAILABLE = "gatekeeper_unavailable"
+    AUTHORIZATION_CHANGED = "authorization_changed"  # the final check no longer allows what was approved
+    NO_SITE_ACCESS = "no_site_access"
+    HOST_PERMISSION_REQUIRED = "host_permission_required"  # the extension may not script the page
+    PAUSED = "paused"
+    NO_TARGET = "no_target"
+    TAB_CLOSED = "tab_closed"
+    NOT_WEB_PAGE = "not_web_page"
+    TARGET_CHANGED = "target_changed"
+    NOT_CONNECTED = "not_connected"
+    NO_HISTORY = "no_history"
+    INVALID_MESSAGE = "invalid_message"
+    INJECT_FAILED = "inject_failed"
+    # the user's answer to an approval
+    DECLINED = "declined"
+    TIMED_OUT = "timed_out"
+    CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
+    # from the page executor
+    STALE_REF = "stale_ref"
+    AMBIGUOUS_TARGET = "ambiguous_target"
+    DETACHED = "detached"
+    NOT_VISIBLE = "not_visible"
+    DISABLED = "disabled"
+    NOT_EDITABLE = "not_editable"
+    NOT_STABLE = "not_stable"
+    OCCLUDED = "occluded"
+    UNSUPPORTED_FRAME = "unsupported_frame"
+    L1_NOT_EFFECTIVE = "l1_not_effective"
+    OPTION_NOT_FOUND = "option_not_found"
+    EMPTY_TREE = "empty_tree"
+    NO_REPLY = "no_reply"  # the page stopped answering (after a write: outcome unknown)
+    # the debugger bridge
+    DEBUGGER_DETACHED = "debugger_detached"  # the debugger session ended while the call ran
+    DEBUGGER_CANCELLED = "debugger_cancelled"  # the user stopped debugging this tab (the infobar)
+    DEBUGGER_UNAVAILABLE = "debugger_unavailable"  # the debugger cannot attach to the tab
+    CDP_ERROR = "cdp_error"  # the browser refused a CDP command
+    CDP_ATTACH_FAILED = "cdp_attach_failed"
+    CDP_DETACHED = "cdp_detached"
+    CDP_DOMAIN_NOT_ALLOWED = "cdp_domain_not_allowed"
+    ATTACHMENT_NOT_FOUND = "attachment_not_found"
+    # after dispatch
+    NAVIGATION_UNCERTAIN = "navigation_uncertain"
+    SAFETY_BOUNDARY_UNAVAILABLE = "safety_boundary_unavailable"
+    TIMEOUT = "timeout"
+    ABORTED = "aborted"
+    HTTP_ERROR = "http_error"
+    DOWNLOAD_FAILED = "download_failed"
+    MCP_TOOL_ERROR = "mcp_tool_error"  # the MCP server's tool answered with isError
+    INTERNAL = "internal"
+    UNKNOWN = "unknown"
+
+
+def code_values(codes: type) -> dict[str, str]:
+    """The NAME -> value table of a code class, for generated copies."""
+    return {name: value for name, value in vars(codes).items() if name.isupper() and isinstance(value, str)}
+
+
+class ErrorInfo(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_only=True):
+    """The one failure shape: carried by failure and protocol_error frames, by tool results and by
+    the control link's refusals. Every field is always present on the wire."""
 
     code: str
     message: str

@@ -8,6 +8,7 @@ import { installDialogPatch, restoreDialogPatch } from "./dialog-patch.js";
 export const CONTENT_PROTOCOL = "tabwarden/content-v1";
 // Injected in this order; every part guards itself against a second injection.
 export const EXECUTOR_FILES = [
+  "generated/tools.js",
   "content/core.js",
   "content/dom-info.js",
   "content/snapshot.js",

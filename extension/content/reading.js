@@ -1,5 +1,5 @@
 // Tabwarden page executor, part 9: the read tools (read_page, find_in_page, extract,
-// get_selection, scroll, wait_for) and the small ref utilities (get_rect, validate_ref, focus).
+// get_selection, scroll, wait_for).
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("reading")) return;
@@ -192,24 +192,5 @@
       }
       await TW.sleep(Math.min(WAIT_POLL_MS, Math.max(0, until - Date.now())), request.signal);
     }
-  };
-
-  // ---- ref utilities (used by the debugger tools)
-
-  TW.reads.get_rect = async (params) => {
-    const target = TW.resolveRef(params.ref);
-    const rect = TW.topLevelRect(target.el, target.frames);
-    return { resultText: `${target.ref}: x=${Math.round(rect.x)} y=${Math.round(rect.y)} ${Math.round(rect.width)}x${Math.round(rect.height)}`, rect };
-  };
-
-  TW.reads.validate_ref = async (params) => {
-    const target = TW.resolveRef(params.ref);
-    return { resultText: `${target.ref} is current (${target.hint.role}${target.hint.name ? ` ${TW.quote(target.hint.name)}` : ""}).` };
-  };
-
-  TW.reads.focus = async (params) => {
-    const target = TW.resolveRef(params.ref);
-    if (typeof target.el.focus === "function") target.el.focus({ preventScroll: false });
-    return { resultText: `Focused ${target.ref}.` };
   };
 })();

@@ -3,7 +3,7 @@
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "1059d1f1b8e33c46f344c38122e7d9c49e67ed2d71482f778a120768f4c877df";
+export const SCHEMA_HASH = "7454c827ff5e15793adf0cb3ad0e1fcaa370bcd60d7036070bfc951ad9d8cfa8";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

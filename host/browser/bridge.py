@@ -9,7 +9,7 @@ import msgspec
 
 from protocol.messages import BrowserCall, ContentCall
 
-from host.browser.errors import Code, ToolFailure
+from host.tools.failure import ToolCode, ToolFailure
 from host.browser.wire import ExecuteResult
 from host.transport.errors import Disconnected, Overloaded, RemoteError, RequestError, RequestTimeout
 
@@ -28,7 +28,7 @@ class Bridge:
     def _live(self):
         endpoint = self._endpoint()
         if endpoint is None or not endpoint.is_open:
-            raise ToolFailure(Code.NOT_CONNECTED, "no browser is connected to the host", phase="dispatch",
+            raise ToolFailure(ToolCode.NOT_CONNECTED, "no browser is connected to the host", phase="dispatch",
                               retryable=True, details={"dispatched": False})
         return endpoint
 
@@ -41,7 +41,7 @@ class Bridge:
         except RemoteError as exc:
             raise ToolFailure.from_info(exc.info) from None
         except RequestTimeout as exc:
-            raise ToolFailure(Code.TIMEOUT, exc.info.message, phase="dispatch", retryable=True) from None
+            raise ToolFailure(ToolCode.TIMEOUT, exc.info.message, phase="dispatch", retryable=True) from None
         except (Disconnected, Overloaded) as exc:
             raise ToolFailure(exc.code, exc.info.message, phase="dispatch", retryable=True) from None
         except RequestError as exc:
@@ -63,7 +63,7 @@ class Bridge:
             details: dict[str, Any] = {"dispatched": True}
             if write:
                 details["effectMayHaveOccurred"] = True
-            raise ToolFailure(Code.TIMEOUT, f"{tool} got no answer within {deadline_ms / 1000 + CONTENT_GRACE_S:g} s; "
+            raise ToolFailure(ToolCode.TIMEOUT, f"{tool} got no answer within {deadline_ms / 1000 + CONTENT_GRACE_S:g} s; "
                               "the request was cancelled", phase="settle", retryable=not write, details=details) from None
         except Overloaded as exc:
             raise ToolFailure(exc.code, exc.info.message, phase="dispatch", retryable=True,
@@ -77,5 +77,5 @@ class Bridge:
         try:
             return msgspec.convert(value, ExecuteResult)
         except msgspec.ValidationError as exc:
-            raise ToolFailure(Code.UNKNOWN, f"invalid content-script response for {tool}: {exc}", phase="settle",
+            raise ToolFailure(ToolCode.UNKNOWN, f"invalid content-script response for {tool}: {exc}", phase="settle",
                               details={"dispatched": True}) from None

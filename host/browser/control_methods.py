@@ -32,6 +32,10 @@ from protocol.messages import BrowserEvent
 
 from host.browser.events import handle_event
 from host.browser.gateway import BrowserGateway
+from host.calls.authorize import Authorizer
+from host.calls.direct import call_directly
+from host.calls.router import Router
+from host.tools.schema import describe
 from host.control.params import parse_params as _params
 
 if TYPE_CHECKING:
@@ -45,6 +49,7 @@ TEST_HOOKS_ENV = "TABWARDEN_TEST_HOOKS"
 
 _GATEWAYS: "weakref.WeakKeyDictionary[Any, BrowserGateway]" = weakref.WeakKeyDictionary()
 _ATTACHED: "weakref.WeakKeyDictionary[Any, BrowserGateway]" = weakref.WeakKeyDictionary()
+_ROUTERS: "weakref.WeakKeyDictionary[Any, Router]" = weakref.WeakKeyDictionary()
 
 
 class _UnavailableGatekeeper:
@@ -162,20 +167,38 @@ def _broadcaster(server: "ControlServer", gateway: BrowserGateway) -> None:
     gateway.takeover.listen(lambda thread_id, info: server.broadcast("browser.paused", info))
 
 
+def router_for(host: Any) -> Router:
+    """The browser tools of a host process (the service its router holds, or, for a host without
+    services, one over `gateway_for(host)`), alone: the REPL drives the browser, while the host's
+    own tools run in conversations."""
+    router = _ROUTERS.get(host)
+    if router is None:
+        from host.browser.service import BrowserTools
+
+        gateway = gateway_for(host)
+        services = getattr(host, "services", None)
+        browser = services.tools.services["browser"] if services is not None else BrowserTools(gateway)
+        router = _ROUTERS[host] = Router({"browser": browser})
+    gateway_for(host)  # binds the gatekeeper to the current browser session
+    return router
+
+
 async def tools_call(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
-    """Run one tool through the gateway (validation, routing, gatekeeper, dispatch)."""
+    """Run one tool through the host's one authorisation path (validation, target, gatekeeper,
+    dispatch); a call that would need the user's approval is refused."""
     p = _params(_Call, params)
     tool_params = dict(p.params)
     if p.tab_id is not None:
         tool_params.setdefault("tabId", p.tab_id)
-    gateway = gateway_for(conn.server.host)
-    result = await gateway.call(p.tool, tool_params, thread_id=p.thread_id, policy=p.policy)
+    host = conn.server.host
+    authorizer = Authorizer(router_for(host), gateway_for(host).gatekeeper)
+    result = await call_directly(authorizer, p.tool, tool_params, thread_id=p.thread_id, policy=p.policy)
     return result.to_builtins()
 
 
 async def tools_list(params: dict[str, Any], conn: "ControlConnection") -> list[dict[str, Any]]:
-    """Every browser tool with its declaration and parameter schema."""
-    return gateway_for(conn.server.host).describe_tools()
+    """Every tool `tools.call` can run, with its declaration and parameter schema."""
+    return [describe(spec) for spec in router_for(conn.server.host).offered() if not spec.interaction]
 
 
 async def browser_refs(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
@@ -266,7 +289,7 @@ async def test_cdp(params: dict[str, Any], conn: "ControlConnection") -> Any:
 
 async def test_content_call(params: dict[str, Any], conn: "ControlConnection") -> Any:
     """A raw content call, bypassing the gateway: tests of the executor's own boundary only."""
-    from host.browser.errors import ToolFailure
+    from host.tools.failure import ToolFailure
 
     p = _params(_RawContent, params)
     gateway = gateway_for(conn.server.host)

@@ -4,17 +4,21 @@ is injected into pages; only `tab_focus` changes what the user sees."""
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from host.browser import snapshots
-from host.browser.call import ToolCall
-from host.browser.errors import Code, ToolFailure
-from host.browser.params import (BookmarksSearchParams, HistorySearchParams, NavigateParams, RecentlyClosedParams,
+from host.tools.call import ToolCall
+from host.tools.failure import ToolCode, ToolFailure
+from host.tools.browser_params import (BookmarksSearchParams, HistorySearchParams, NavigateParams, RecentlyClosedParams,
                                  SessionRestoreParams, TabCloseParams, TabFocusParams, TabGroupUpdateParams,
                                  TabOpenParams, TabsGroupParams, TopSitesParams)
-from host.browser.results import NEW_PAGE_DIVIDER, ToolResult, success
+from host.browser.results import NEW_PAGE_DIVIDER
+from host.tools.result import ToolResult, success
 from host.browser.target import get_tab, target_from_tab
 from host.gatekeeper.origins import destination
+
+if TYPE_CHECKING:
+    from host.browser.gateway import BrowserGateway
 
 LOAD_TIMEOUT_S = 15.0
 
@@ -34,7 +38,7 @@ def _loadable(url: str) -> str:
     """The normalised http(s) URL to load (what the gatekeeper judged), or invalid_params."""
     dest = destination(url)
     if not dest.valid or dest.scheme not in ("http", "https"):
-        raise ToolFailure(Code.INVALID_PARAMS, f"{url!r} is not an http(s) URL", phase="validate",
+        raise ToolFailure(ToolCode.INVALID_PARAMS, f"{url!r} is not an http(s) URL", phase="validate",
                           details={"dispatched": False})
     return dest.href
 
@@ -42,9 +46,9 @@ def _loadable(url: str) -> str:
 # ---------------------------------------------------------------- tabs
 
 
-async def tabs_list(call: ToolCall) -> ToolResult:
+async def tabs_list(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Every tab of every window, marking the one the user is looking at."""
-    tabs = await call.bridge.api("tabs.list")
+    tabs = await browser.bridge.api("tabs.list")
     lines = []
     for tab in tabs or []:
         marks = []
@@ -62,20 +66,20 @@ async def tabs_list(call: ToolCall) -> ToolResult:
                                                                            "userLooking")} for t in tabs or []]})
 
 
-async def tab_open(call: ToolCall) -> ToolResult:
+async def tab_open(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Open `url` in a background tab, or reuse a tab already showing exactly that URL."""
     assert isinstance(call.params, TabOpenParams)
     href = _loadable(call.params.url)
-    for tab in await call.bridge.api("tabs.query", {}) or []:
+    for tab in await browser.bridge.api("tabs.query", {}) or []:
         if tab.get("url") == href:
-            call.routes.touch(call.thread_id, tab["id"], wrote=False)
+            browser.routes.touch(call.thread_id, tab["id"], wrote=False)
             return success(call.tool, f"Tab {tab['id']} already shows {href}; reused it without focusing it.",
                            tab_id=tab["id"], details={"reused": True})
-    created = await call.bridge.api("tabs.create", {"url": href, "active": False})
+    created = await browser.bridge.api("tabs.create", {"url": href, "active": False})
     tab_id = int(created["id"])
-    call.routes.touch(call.thread_id, tab_id, wrote=False)
-    loaded = await snapshots.wait_for_load(call.bridge, tab_id, timeout_s=LOAD_TIMEOUT_S)
-    tab = target_from_tab(loaded["tab"]) if isinstance(loaded.get("tab"), dict) else await get_tab(call.bridge, tab_id)
+    browser.routes.touch(call.thread_id, tab_id, wrote=False)
+    loaded = await snapshots.wait_for_load(browser.bridge, tab_id, timeout_s=LOAD_TIMEOUT_S)
+    tab = target_from_tab(loaded["tab"]) if isinstance(loaded.get("tab"), dict) else await get_tab(browser.bridge, tab_id)
     note = "" if not loaded.get("timedOut") else " (still loading)"
     where = tab.url or href
     redirected = f" (redirected from {href})" if tab.url and tab.url != href else ""
@@ -83,80 +87,80 @@ async def tab_open(call: ToolCall) -> ToolResult:
                    details={"reused": False, "url": tab.url, "timedOut": bool(loaded.get("timedOut"))})
 
 
-async def tab_focus(call: ToolCall) -> ToolResult:
+async def tab_focus(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Bring a tab to the front (the only tool that changes what the user sees)."""
     assert isinstance(call.params, TabFocusParams)
-    tab = await call.bridge.api("tabs.focus", call.params.tab_id)
+    tab = await browser.bridge.api("tabs.focus", call.params.tab_id)
     return success(call.tool, f"Tab {call.params.tab_id} ({tab.get('url', '')}) is now in front; the user's view changed.",
                    tab_id=call.params.tab_id)
 
 
-async def tab_close(call: ToolCall) -> ToolResult:
+async def tab_close(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Close a tab and say whether the user's view changed."""
     assert isinstance(call.params, TabCloseParams)
-    tabs = await call.bridge.api("tabs.list")
+    tabs = await browser.bridge.api("tabs.list")
     looking = any(t.get("id") == call.params.tab_id and t.get("userLooking") for t in tabs or [])
-    await call.bridge.api("tabs.remove", call.params.tab_id)
+    await browser.bridge.api("tabs.remove", call.params.tab_id)
     view = "the user was looking at it, so their view changed" if looking else "the user's view did not change"
     return success(call.tool, f"Closed tab {call.params.tab_id}; {view}.", tab_id=call.params.tab_id,
                    details={"userViewChanged": looking})
 
 
-async def _after_navigation(call: ToolCall, tab_id: int, from_url: str, verb: str) -> ToolResult:
-    loaded = await snapshots.wait_for_load(call.bridge, tab_id, from_url=from_url, timeout_s=LOAD_TIMEOUT_S)
+async def _after_navigation(call: ToolCall, browser: "BrowserGateway", tab_id: int, from_url: str, verb: str) -> ToolResult:
+    loaded = await snapshots.wait_for_load(browser.bridge, tab_id, from_url=from_url, timeout_s=LOAD_TIMEOUT_S)
     if loaded.get("closed"):
-        raise ToolFailure(Code.TAB_CLOSED, f"tab {tab_id} closed during {call.tool}", phase="settle",
+        raise ToolFailure(ToolCode.TAB_CLOSED, f"tab {tab_id} closed during {call.tool}", phase="settle",
                           details={"dispatched": True})
-    tab = await get_tab(call.bridge, tab_id)
-    call.refs.forget(tab_id)
-    call.routes.touch(call.thread_id, tab_id, wrote=True)
+    tab = await get_tab(browser.bridge, tab_id)
+    browser.refs.forget(tab_id)
+    browser.routes.touch(call.thread_id, tab_id, wrote=True)
     if tab.url == from_url:
         return success(call.tool, f"{verb}, but the tab still shows {tab.url} after {LOAD_TIMEOUT_S:g} s.", tab_id=tab_id,
                        details={"url": tab.url, "timedOut": True})
-    snapshot = await snapshots.fresh_snapshot(call.bridge, call.refs, tab_id) if tab.is_web_page else "(not a web page)"
+    snapshot = await snapshots.fresh_snapshot(browser.bridge, browser.refs, tab_id) if tab.is_web_page else "(not a web page)"
     still = " (still loading)" if loaded.get("timedOut") else ""
     return success(call.tool, f"{verb}: the tab now shows {tab.url}{still}; every earlier ref is invalid.\n"
                    f"{NEW_PAGE_DIVIDER}\n{snapshot}", tab_id=tab_id, details={"url": tab.url})
 
 
-async def navigate(call: ToolCall) -> ToolResult:
+async def navigate(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Load `url` in the routed tab and return the new page's snapshot."""
     assert isinstance(call.params, NavigateParams) and call.target is not None
     href = _loadable(call.params.url)
     if call.target.url == href:
         return success(call.tool, f"Already at {href}; nothing was dispatched.", tab_id=call.tab_id,
                        details={"dispatched": False})
-    await call.bridge.api("tabs.update", call.tab_id, {"url": href})
-    return await _after_navigation(call, call.tab_id, call.target.url, f"Navigated to {href}")  # type: ignore[arg-type]
+    await browser.bridge.api("tabs.update", call.tab_id, {"url": href})
+    return await _after_navigation(call, browser, call.tab_id, call.target.url, f"Navigated to {href}")  # type: ignore[arg-type]
 
 
-async def _move_in_history(call: ToolCall, api: str, verb: str, where: str) -> ToolResult:
+async def _move_in_history(call: ToolCall, browser: "BrowserGateway", api: str, verb: str, where: str) -> ToolResult:
     assert call.target is not None and call.tab_id is not None
     try:
-        await call.bridge.api(api, call.tab_id)
+        await browser.bridge.api(api, call.tab_id)
     except ToolFailure as exc:
         if "Cannot find" not in exc.message:
             raise
         # Chrome skips history entries a page created without user interaction.
-        raise ToolFailure(Code.NO_HISTORY, f"tab {call.tab_id} has no {where} page the browser will go to",
+        raise ToolFailure(ToolCode.NO_HISTORY, f"tab {call.tab_id} has no {where} page the browser will go to",
                           phase="precheck", details={"dispatched": False}) from None
-    return await _after_navigation(call, call.tab_id, call.target.url, verb)
+    return await _after_navigation(call, browser, call.tab_id, call.target.url, verb)
 
 
-async def go_back(call: ToolCall) -> ToolResult:
+async def go_back(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Go back one page in the routed tab."""
-    return await _move_in_history(call, "tabs.goBack", "Went back", "earlier")
+    return await _move_in_history(call, browser, "tabs.goBack", "Went back", "earlier")
 
 
-async def go_forward(call: ToolCall) -> ToolResult:
+async def go_forward(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Go forward one page in the routed tab."""
-    return await _move_in_history(call, "tabs.goForward", "Went forward", "later")
+    return await _move_in_history(call, browser, "tabs.goForward", "Went forward", "later")
 
 
 # ---------------------------------------------------------------- browser metadata
 
 
-async def history_search(call: ToolCall) -> ToolResult:
+async def history_search(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Search the browsing history."""
     p = call.params
     assert isinstance(p, HistorySearchParams)
@@ -164,35 +168,35 @@ async def history_search(call: ToolCall) -> ToolResult:
     query["startTime"] = p.start_time if p.start_time is not None else 0
     if p.end_time is not None:
         query["endTime"] = p.end_time
-    items = await call.bridge.api("history.search", query) or []
+    items = await browser.bridge.api("history.search", query) or []
     lines = [f"- {_clip(i.get('title') or '(untitled)', 80)!r} {i.get('url', '')} (visits {i.get('visitCount', 0)}, "
              f"last {_when(i.get('lastVisitTime'))})" for i in items]
     return success(call.tool, f"{len(lines)} history entr{'y' if len(lines) == 1 else 'ies'}:\n" + "\n".join(lines))
 
 
-async def bookmarks_search(call: ToolCall) -> ToolResult:
+async def bookmarks_search(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Search bookmarks (entries with a URL)."""
     p = call.params
     assert isinstance(p, BookmarksSearchParams)
-    items = [b for b in await call.bridge.api("bookmarks.search", p.query) or [] if b.get("url")][: p.max_results]
+    items = [b for b in await browser.bridge.api("bookmarks.search", p.query) or [] if b.get("url")][: p.max_results]
     lines = [f"- {_clip(b.get('title') or '(untitled)', 80)!r} {b.get('url')}" for b in items]
     return success(call.tool, f"{len(lines)} bookmark(s):\n" + "\n".join(lines))
 
 
-async def top_sites(call: ToolCall) -> ToolResult:
+async def top_sites(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """The browser's most visited sites."""
     p = call.params
     assert isinstance(p, TopSitesParams)
-    items = (await call.bridge.api("topSites.get") or [])[: p.max_results]
+    items = (await browser.bridge.api("topSites.get") or [])[: p.max_results]
     lines = [f"- {_clip(s.get('title') or '(untitled)', 80)!r} {s.get('url')}" for s in items]
     return success(call.tool, f"{len(lines)} top site(s):\n" + "\n".join(lines))
 
 
-async def sessions_recently_closed(call: ToolCall) -> ToolResult:
+async def sessions_recently_closed(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Recently closed tabs and windows with their session ids."""
     p = call.params
     assert isinstance(p, RecentlyClosedParams)
-    items = await call.bridge.api("sessions.getRecentlyClosed", {"maxResults": p.max_results}) or []
+    items = await browser.bridge.api("sessions.getRecentlyClosed", {"maxResults": p.max_results}) or []
     lines = []
     for item in items:
         if item.get("tab"):
@@ -204,11 +208,11 @@ async def sessions_recently_closed(call: ToolCall) -> ToolResult:
     return success(call.tool, f"{len(lines)} recently closed item(s):\n" + "\n".join(lines))
 
 
-async def session_restore(call: ToolCall) -> ToolResult:
+async def session_restore(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Reopen a recently closed tab or window."""
     p = call.params
     assert isinstance(p, SessionRestoreParams)
-    restored = await call.bridge.api("sessions.restore", p.session_id) or {}
+    restored = await browser.bridge.api("sessions.restore", p.session_id) or {}
     if restored.get("tab"):
         tab = restored["tab"]
         return success(call.tool, f"Restored tab {tab.get('id')} at {tab.get('url', '')}.", tab_id=tab.get("id"))
@@ -216,10 +220,10 @@ async def session_restore(call: ToolCall) -> ToolResult:
     return success(call.tool, f"Restored window {window.get('id')} with {len(window.get('tabs') or [])} tab(s).")
 
 
-async def tab_groups_list(call: ToolCall) -> ToolResult:
+async def tab_groups_list(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Every tab group with its tabs."""
-    groups = await call.bridge.api("tabGroups.query", {}) or []
-    tabs = await call.bridge.api("tabs.query", {}) or []
+    groups = await browser.bridge.api("tabGroups.query", {}) or []
+    tabs = await browser.bridge.api("tabs.query", {}) or []
     lines = []
     for group in groups:
         members = [t["id"] for t in tabs if t.get("groupId") == group.get("id")]
@@ -229,22 +233,22 @@ async def tab_groups_list(call: ToolCall) -> ToolResult:
     return success(call.tool, f"{len(lines)} tab group(s):\n" + "\n".join(lines))
 
 
-async def tabs_group(call: ToolCall) -> ToolResult:
+async def tabs_group(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Put tabs into a new group, or into `groupId`."""
     p = call.params
     assert isinstance(p, TabsGroupParams)
     options: dict[str, Any] = {"tabIds": p.tab_ids}
     if p.group_id is not None:
         options["groupId"] = p.group_id
-    group_id = await call.bridge.api("tabs.group", options)
+    group_id = await browser.bridge.api("tabs.group", options)
     return success(call.tool, f"Tabs {p.tab_ids} are now in group {group_id}.", details={"groupId": group_id})
 
 
-async def tab_group_update(call: ToolCall) -> ToolResult:
+async def tab_group_update(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Change a group's title, colour or collapsed state."""
     p = call.params
     assert isinstance(p, TabGroupUpdateParams)
     props = {k: v for k, v in (("title", p.title), ("color", p.color), ("collapsed", p.collapsed)) if v is not None}
-    group = await call.bridge.api("tabGroups.update", p.group_id, props) or {}
+    group = await browser.bridge.api("tabGroups.update", p.group_id, props) or {}
     return success(call.tool, f"Group {p.group_id} is now {group.get('title', '')!r}, {group.get('color')}, "
                    f"{'collapsed' if group.get('collapsed') else 'expanded'}.")

@@ -6,14 +6,18 @@ reloaded, or the executor was lost) the call is sent once more, to a freshly inj
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from host.browser import snapshots
-from host.browser.call import ToolCall
-from host.browser.errors import Code, ToolFailure
-from host.browser.params import ExtractParams, WaitForParams
-from host.browser.results import ToolResult, success
+from host.tools.call import ToolCall
+from host.tools.params import content_params
+from host.tools.failure import ToolCode, ToolFailure
+from host.tools.browser_params import ExtractParams, WaitForParams
+from host.tools.result import ToolResult, success
 from host.browser.wire import ExecuteResult
+
+if TYPE_CHECKING:
+    from host.browser.gateway import BrowserGateway
 
 DEFAULT_DEADLINE_MS = 15_000
 EXTRACT_WINDOW = 8000
@@ -27,36 +31,36 @@ def deadline_ms(call: ToolCall) -> int:
     return DEFAULT_DEADLINE_MS
 
 
-async def run_read(call: ToolCall) -> ExecuteResult:
+async def run_read(call: ToolCall, browser: "BrowserGateway") -> ExecuteResult:
     """Send a read to the page executor; one resend when the page did not answer."""
     assert call.tab_id is not None
-    params = call.page_params()
+    params = content_params(call.params)
     try:
-        return await call.bridge.content(call.tab_id, call.tool, params, write=False, deadline_ms=deadline_ms(call))
+        return await browser.bridge.content(call.tab_id, call.tool, params, write=False, deadline_ms=deadline_ms(call))
     except ToolFailure as exc:
         if exc.code != "no_reply":
             raise
-    result = await call.bridge.content(call.tab_id, call.tool, params, write=False, deadline_ms=deadline_ms(call))
+    result = await browser.bridge.content(call.tab_id, call.tool, params, write=False, deadline_ms=deadline_ms(call))
     call.details["retriedAfterNoReply"] = True
     return result
 
 
-async def read_tool(call: ToolCall) -> ToolResult:
+async def read_tool(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """read_page, find_in_page, get_selection, scroll, wait_for: the page's text is the answer.
     A read_page that finds an empty tree falls back to the accessibility tree (through CDP)."""
     try:
-        result = await run_read(call)
+        result = await run_read(call, browser)
     except ToolFailure as exc:
-        if exc.code != Code.EMPTY_TREE or call.tool != "read_page":
+        if exc.code != ToolCode.EMPTY_TREE or call.tool != "read_page":
             raise
-        return await _empty_tree_fallback(call, exc)
+        return await _empty_tree_fallback(call, browser, exc)
     details = dict(call.details)
-    summary = snapshots.record(call.refs, call.tab_id, result.snapshot)  # type: ignore[arg-type]
+    summary = snapshots.record(browser.refs, call.tab_id, result.snapshot)  # type: ignore[arg-type]
     if summary:
         details.update(summary)
     if result.scroll is not None:
         details["scroll"] = result.scroll
-    call.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
+    browser.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
     return success(call.tool, result.result_text, tab_id=call.tab_id, details=details)
 
 
@@ -64,7 +68,7 @@ def window(text: str, start: int) -> tuple[str, dict[str, Any]]:
     """The 8000-character window of an extracted text from `start`, with the paging note."""
     total = len(text)
     if start >= total and total:
-        raise ToolFailure(Code.INVALID_PARAMS, f"fromChar={start} is past the end of the text ({total} characters)",
+        raise ToolFailure(ToolCode.INVALID_PARAMS, f"fromChar={start} is past the end of the text ({total} characters)",
                           phase="validate", details={"dispatched": True, "totalChars": total})
     end = min(start + EXTRACT_WINDOW, total)
     piece = text[start:end]
@@ -77,29 +81,29 @@ def window(text: str, start: int) -> tuple[str, dict[str, Any]]:
     return piece, info
 
 
-async def extract(call: ToolCall) -> ToolResult:
+async def extract(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Markdown of the page (or of the `scope` ref's subtree), served in windows of 8000 chars."""
     assert isinstance(call.params, ExtractParams)
-    result = await run_read(call)
+    result = await run_read(call, browser)
     piece, info = window(result.result_text, call.params.from_char)
     details = {**call.details, **info, "truncatedAtSource": bool((result.extract or {}).get("truncated"))}
-    call.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
+    browser.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
     return success(call.tool, piece, tab_id=call.tab_id, details=details)
 
 
-async def _empty_tree_fallback(call: ToolCall, empty: ToolFailure) -> ToolResult:
+async def _empty_tree_fallback(call: ToolCall, browser: "BrowserGateway", empty: ToolFailure) -> ToolResult:
     """read_page found nothing: outline the accessibility tree instead, or say that it is empty too."""
     from host.browser.l2.fallback import ax_outline
 
     try:
-        outline = await ax_outline(call)
+        outline = await ax_outline(call, browser)
     except ToolFailure as exc:
-        raise ToolFailure(Code.EMPTY_TREE, f"{empty.message}; the accessibility-tree fallback failed too ({exc.code}: "
+        raise ToolFailure(ToolCode.EMPTY_TREE, f"{empty.message}; the accessibility-tree fallback failed too ({exc.code}: "
                           f"{exc.message})", phase=empty.phase, retryable=empty.retryable,
                           details={**empty.details, "fallback": "ax_tree", "fallbackError": exc.code}) from None
     if outline is None:
-        raise ToolFailure(Code.EMPTY_TREE, f"{empty.message}; the accessibility tree is empty too: take a screenshot "
+        raise ToolFailure(ToolCode.EMPTY_TREE, f"{empty.message}; the accessibility tree is empty too: take a screenshot "
                           "and use click_xy", phase=empty.phase, retryable=False,
                           details={**empty.details, "fallback": "ax_tree"})
-    call.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
+    browser.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
     return success(call.tool, outline, tab_id=call.tab_id, details={**call.details, "fallback": "ax_tree", "emptyTree": True})

@@ -8,13 +8,17 @@ exception, a syntax error and a timeout are results the model can act on, not ho
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-from host.browser.call import ToolCall
-from host.browser.errors import Code, ToolFailure
-from host.browser.params import RunJavascriptParams
-from host.browser.results import ToolResult, dialog_lines, success
+from host.tools.call import ToolCall
+from host.tools.failure import ToolCode, ToolFailure
+from host.tools.browser_params import RunJavascriptParams
+from host.browser.results import dialog_lines
+from host.tools.result import ToolResult, success
 from host.browser.target import get_tab
+
+if TYPE_CHECKING:
+    from host.browser.gateway import BrowserGateway
 
 BRIDGE_SLACK_S = 10.0  # patching dialogs, injecting and restoring, on top of the script's own time
 
@@ -32,7 +36,7 @@ _NOT_RUN = frozenset({"csp", "syntax", "target_changed"})  # refused before any 
 MAX_TEXT = 20_000  # the page side is not trusted to have clipped it
 
 
-async def run_javascript(call: ToolCall) -> ToolResult:
+async def run_javascript(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Run the script, then report its value (or why it failed), dialogs it opened, and whether
     the tab navigated meanwhile."""
     params = call.params
@@ -40,30 +44,30 @@ async def run_javascript(call: ToolCall) -> ToolResult:
     tab_id = call.target.tab_id
     before = call.target.url
     try:
-        answer = await call.bridge.api("page.runScript", tab_id, params.code, params.timeout_ms, call.target.origin,
+        answer = await browser.bridge.api("page.runScript", tab_id, params.code, params.timeout_ms, call.target.origin,
                                        timeout=params.timeout_ms / 1000 + BRIDGE_SLACK_S)
     except ToolFailure as exc:
-        if exc.code not in (Code.TIMEOUT, Code.ABORTED, "cancelled"):
+        if exc.code not in (ToolCode.TIMEOUT, ToolCode.ABORTED, "cancelled"):
             raise
         # The script was handed to the page: it may have run, whatever the link says.
         raise ToolFailure(exc.code, f"{exc.message}; the script may have run", phase="execute", retryable=False,
                           details={**exc.details, "dispatched": True, "effectMayHaveOccurred": True}) from None
-    call.routes.touch(call.thread_id, tab_id, wrote=True)
+    browser.routes.touch(call.thread_id, tab_id, wrote=True)
     answer = answer if isinstance(answer, dict) else {}
     dialogs = [d for d in answer.get("dialogs") or [] if isinstance(d, dict)]
     details: dict[str, Any] = {"dispatched": True}
     if dialogs:
         details["dialogs"] = dialogs
     if answer.get("dialogGuardRestored") is False and answer.get("kind") != "stuck":
-        raise ToolFailure(Code.SAFETY_BOUNDARY_UNAVAILABLE, "the script ran but the page's dialog functions could not be "
+        raise ToolFailure(ToolCode.SAFETY_BOUNDARY_UNAVAILABLE, "the script ran but the page's dialog functions could not be "
                           "restored; reload the page", phase="recover",
                           details={**details, "effectMayHaveOccurred": True, "dialogInterceptionMayRemain": True})
     try:
-        after = (await get_tab(call.bridge, tab_id)).url
+        after = (await get_tab(browser.bridge, tab_id)).url
     except ToolFailure:
         after = ""
     if after and after != before:
-        call.refs.forget(tab_id)
+        browser.refs.forget(tab_id)
         details["navigatedTo"] = after
     if not answer.get("ok"):
         kind = str(answer.get("kind") or "no_answer")

@@ -6,76 +6,37 @@ ever sending the write again.
 
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import msgspec
 
 from host.browser import snapshots
-from host.browser.call import ToolCall
 from host.browser.diff import diff_snapshots
-from host.browser.errors import Code, ToolFailure
-from host.browser.params import BatchActionsParams
-from host.browser.l2.deep_refs import deep_facts, is_deep_ref
-from host.browser.refmap import target_facts
-from host.browser.results import (NEW_PAGE_DIVIDER, SNAPSHOT_DIVIDER, UNSTABLE_NOTICE, ToolResult, dialog_lines,
-                                  success)
+from host.browser.results import NEW_PAGE_DIVIDER, SNAPSHOT_DIVIDER, UNSTABLE_NOTICE, dialog_lines
 from host.browser.target import get_tab
 from host.browser.wire import ExecuteResult
+from host.tools.call import ToolCall
+from host.tools.failure import ToolCode, ToolFailure
+from host.tools.params import content_params
+from host.tools.result import ToolResult, success
+
+if TYPE_CHECKING:
+    from host.browser.gateway import BrowserGateway
 
 WRITE_DEADLINE_MS = 15_000
-# Tools whose stale ref may be recovered once, inside the page, to a unique identical target.
-RECOVERABLE = frozenset({"click", "type", "select_option"})
 
 
-def refs_used(call: ToolCall) -> list[str]:
-    """Every ref the call acts on (batch actions included)."""
-    if isinstance(call.params, BatchActionsParams):
-        return [action.ref for action in call.params.actions]
-    ref = getattr(call.params, "ref", None)
-    return [ref] if ref else []
-
-
-def facts(call: ToolCall) -> dict[str, Any] | None:
-    """What the host knows of the call's targets, for the gatekeeper (None without refs)."""
-    used = refs_used(call)
-    if not used or call.tab_id is None:
-        return None
-    deep = [call.gateway.deep_refs.peek(call.tab_id, ref) for ref in used if is_deep_ref(ref)]
-    facts = target_facts(call.refs.lookup(call.tab_id, ref) for ref in used if not is_deep_ref(ref))
-    if deep:
-        extra = deep_facts(deep)
-        facts["hints"] = [*facts["hints"], *extra["hints"]]
-        types = [*facts.get("input_types", []), *extra.get("input_types", [])]
-        if types:
-            facts["input_types"] = types
-            facts.pop("input_type", None)
-            if len(types) == 1:
-                facts["input_type"] = types[0]
-    return facts
-
-
-def require_known_refs(call: ToolCall) -> None:
-    """A write may only name refs the host has seen: otherwise it cannot tell the gatekeeper
-    what the action targets (a password field?), so it fails closed as stale."""
-    for ref in refs_used(call):
-        if is_deep_ref(ref):
-            call.gateway.deep_refs.check_known(call.tab_id, ref)  # type: ignore[arg-type]
-        elif call.refs.lookup(call.tab_id, ref) is None:  # type: ignore[arg-type]
-            raise ToolFailure(Code.STALE_REF, f"ref {ref} is not from a snapshot of this tab; call read_page again",
-                              phase="resolve", retryable=True, details={"dispatched": False})
-
-
-async def tab_ids(call: ToolCall) -> set[int]:
+async def tab_ids(call: ToolCall, browser: "BrowserGateway") -> set[int]:
     """The ids of every open tab (taken before an action, to spot the tab it opens)."""
-    tabs = await call.bridge.api("tabs.query", {})
+    tabs = await browser.bridge.api("tabs.query", {})
     return {t["id"] for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int)}
 
 
-async def child_tab(call: ToolCall, source: int, before: set[int], expected_urls: Iterable[str] = ()) -> dict | None:
+async def child_tab(call: ToolCall, browser: "BrowserGateway", source: int, before: set[int], expected_urls: Iterable[str] = ()) -> dict | None:
     """A tab that did not exist before the action and that the action opened: its opener is the
     source tab, or it shows a URL the page was seen opening (Chrome does not always record the
     opener of a `target=_blank` tab)."""
-    tabs = await call.bridge.api("tabs.query", {})
+    tabs = await browser.bridge.api("tabs.query", {})
     fresh = [t for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int) and t["id"] not in before]
     for tab in fresh:
         if tab.get("openerTabId") == source:
@@ -94,40 +55,33 @@ def _dialogs(result: ExecuteResult) -> list[dict[str, Any]]:
     return [msgspec.to_builtins(d) for d in result.dialogs if d.kind != "open"]
 
 
-async def adopt(call: ToolCall, child: dict) -> tuple[int, str]:
+async def adopt(call: ToolCall, browser: "BrowserGateway", child: dict) -> tuple[int, str]:
     """Make a child tab the follow-up target and read it; returns (tab id, text section)."""
     child_id = int(child["id"])
-    moved = call.routes.adopt_child(call.thread_id, call.tab_id, child_id)  # type: ignore[arg-type]
-    await snapshots.wait_for_load(call.bridge, child_id, timeout_s=10)
-    tab = await get_tab(call.bridge, child_id)
+    moved = browser.routes.adopt_child(call.thread_id, call.tab_id, child_id)  # type: ignore[arg-type]
+    await snapshots.wait_for_load(browser.bridge, child_id, timeout_s=10)
+    tab = await get_tab(browser.bridge, child_id)
     note = f"The action opened a new tab {child_id} ({tab.url})"
     note += "; it is now the task's default tab." if moved else "."
-    snapshot = await snapshots.fresh_snapshot(call.bridge, call.refs, child_id) if tab.is_web_page else "(not a web page)"
+    snapshot = await snapshots.fresh_snapshot(browser.bridge, browser.refs, child_id) if tab.is_web_page else "(not a web page)"
     return child_id, f"{note}\n{NEW_PAGE_DIVIDER}\n{snapshot}"
 
 
-def _content_params(call: ToolCall) -> dict[str, Any]:
-    params = call.page_params()
-    if call.tool in RECOVERABLE:
-        params["allowRecovery"] = True
-    return params
-
-
-async def run_write(call: ToolCall) -> ToolResult:
+async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Dispatch one write and report what it did."""
     tab_id = call.tab_id
     assert tab_id is not None and call.target is not None
-    before_tabs = await tab_ids(call)
-    previous_token, previous_text = call.refs.last_text(tab_id)
+    before_tabs = await tab_ids(call, browser)
+    previous_token, previous_text = browser.refs.last_text(tab_id)
     try:
-        result = await call.bridge.content(tab_id, call.tool, _content_params(call), write=True,
+        result = await browser.bridge.content(tab_id, call.tool, content_params(call.params, ref_recovery=call.spec.ref_recovery), write=True,
                                            deadline_ms=WRITE_DEADLINE_MS)
     except ToolFailure as exc:
-        call.routes.touch(call.thread_id, tab_id, wrote=exc.dispatched)
+        browser.routes.touch(call.thread_id, tab_id, wrote=exc.dispatched)
         if exc.code == "no_reply":
-            return await after_no_reply(call, exc, before_tabs)
+            return await after_no_reply(call, browser, exc, before_tabs)
         raise
-    call.routes.touch(call.thread_id, tab_id, wrote=True)
+    browser.routes.touch(call.thread_id, tab_id, wrote=True)
     details: dict[str, Any] = {"dispatched": True, "evidence": dict(result.evidence),
                                "pageStabilized": result.page_stabilized}
     dialogs = _dialogs(result)
@@ -136,7 +90,7 @@ async def run_write(call: ToolCall) -> ToolResult:
     if result.steps:
         details["steps"] = result.steps
     snapshot = result.snapshot
-    summary = snapshots.record(call.refs, tab_id, snapshot)
+    summary = snapshots.record(browser.refs, tab_id, snapshot)
     if summary:
         details.update(summary)
     parts = [result.result_text]
@@ -152,10 +106,10 @@ async def run_write(call: ToolCall) -> ToolResult:
     opened = _opened_urls(result)
     if opened:
         details["openedUrls"] = opened
-    child = await child_tab(call, tab_id, before_tabs, opened)
+    child = await child_tab(call, browser, tab_id, before_tabs, opened)
     result_tab = None
     if child is not None:
-        result_tab, section = await adopt(call, child)
+        result_tab, section = await adopt(call, browser, child)
         details["evidence"] = {**details["evidence"], "outcome": "verified",
                                "observedEffects": [*details["evidence"].get("observedEffects", []), "tab_created"]}
         details["childTabId"] = result_tab
@@ -166,37 +120,37 @@ async def run_write(call: ToolCall) -> ToolResult:
     return success(call.tool, "\n".join(parts), tab_id=tab_id, result_tab_id=result_tab, details=details)
 
 
-async def after_no_reply(call: ToolCall, failure: ToolFailure, before_tabs: set[int]) -> ToolResult:
+async def after_no_reply(call: ToolCall, browser: "BrowserGateway", failure: ToolFailure, before_tabs: set[int]) -> ToolResult:
     """The page never answered a write. Adopt a child tab it opened, or report the navigation it
     caused; otherwise the outcome is unknown: `navigation_uncertain`, never a replay."""
     tab_id = call.tab_id
     assert tab_id is not None and call.target is not None
     evidence_base = {"attempts": [{"phase": "execute", "strategy": "l1", "ok": None}], "channelUnavailable": True}
-    child = await child_tab(call, tab_id, before_tabs)
+    child = await child_tab(call, browser, tab_id, before_tabs)
     if child is not None:
-        child_id, section = await adopt(call, child)
+        child_id, section = await adopt(call, browser, child)
         evidence = {**evidence_base, "effectState": "observed", "observedEffects": ["tab_created"], "outcome": "verified"}
         return success(call.tool, f"{call.describe()} was dispatched.\n{section}", tab_id=tab_id, result_tab_id=child_id,
                        details={"dispatched": True, "evidence": evidence, "childTabId": child_id})
     try:
-        await snapshots.wait_for_load(call.bridge, tab_id, timeout_s=10)
-        now = await get_tab(call.bridge, tab_id)
+        await snapshots.wait_for_load(browser.bridge, tab_id, timeout_s=10)
+        now = await get_tab(browser.bridge, tab_id)
     except ToolFailure as exc:
-        if exc.code != Code.TAB_CLOSED:
+        if exc.code != ToolCode.TAB_CLOSED:
             raise
-        raise ToolFailure(Code.NAVIGATION_UNCERTAIN, f"{call.describe()} was sent and then the tab closed",
+        raise ToolFailure(ToolCode.NAVIGATION_UNCERTAIN, f"{call.describe()} was sent and then the tab closed",
                           phase="settle", details={**failure.details, "dispatched": True, "effectMayHaveOccurred": True,
                                                    "tabClosed": True}) from None
     if now.url != call.target.url:
-        call.refs.forget(tab_id)
-        snapshot = await snapshots.fresh_snapshot(call.bridge, call.refs, tab_id) if now.is_web_page else "(not a web page)"
+        browser.refs.forget(tab_id)
+        snapshot = await snapshots.fresh_snapshot(browser.bridge, browser.refs, tab_id) if now.is_web_page else "(not a web page)"
         evidence = {**evidence_base, "effectState": "observed", "observedEffects": ["url_changed"], "outcome": "verified"}
         text = (f"{call.describe()} was dispatched and the page navigated to {now.url}; "
                 f"every earlier ref is invalid.\n{NEW_PAGE_DIVIDER}\n{snapshot}")
         return success(call.tool, text, tab_id=tab_id,
                        details={"dispatched": True, "evidence": evidence, "navigatedTo": now.url})
     raise ToolFailure(
-        Code.NAVIGATION_UNCERTAIN,
+        ToolCode.NAVIGATION_UNCERTAIN,
         f"{call.describe()} was sent but the page stopped answering before it reported back; it may or may not have "
         "taken effect. Call read_page to see the page before doing anything else; do not simply repeat the action.",
         phase="settle",

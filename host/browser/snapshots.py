@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from host.browser.bridge import Bridge
-from host.browser.errors import ToolFailure
+from host.tools.failure import ToolFailure
 from host.browser.refmap import RefMap
 from host.browser.wire import PageSnapshot
 

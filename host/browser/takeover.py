@@ -9,7 +9,7 @@ import logging
 import time
 from typing import Any, Callable
 
-from host.browser.errors import Code, ToolFailure
+from host.tools.failure import ToolCode, ToolFailure
 
 log = logging.getLogger("tabwarden.browser")
 
@@ -50,7 +50,7 @@ class Takeover:
         info = self._paused.get(thread_id)
         if info is not None:
             raise ToolFailure(
-                Code.PAUSED,
+                ToolCode.PAUSED,
                 f"the user took over tab {info['tabId']} ({info['kind']}); this task is paused until the user resumes it",
                 phase="authorize", details={"dispatched": False, "pausedTab": info["tabId"]},
             )

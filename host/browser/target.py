@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from host.browser.bridge import Bridge
-from host.browser.errors import Code, ToolFailure
+from host.tools.failure import ToolCode, ToolFailure
 from host.browser.routing import Route, TabRoutes
 from host.gatekeeper.origins import normalize_origin
 
@@ -45,11 +45,11 @@ async def get_tab(bridge: Bridge, tab_id: int) -> TabTarget:
         tab = await bridge.api("tabs.get", tab_id)
     except ToolFailure as exc:
         if exc.code in ("not_found", "browser_api_error"):
-            raise ToolFailure(Code.TAB_CLOSED, f"tab {tab_id} does not exist (closed?); call tabs_list",
+            raise ToolFailure(ToolCode.TAB_CLOSED, f"tab {tab_id} does not exist (closed?); call tabs_list",
                               phase="resolve", details={"dispatched": False}) from None
         raise
     if not isinstance(tab, dict) or not isinstance(tab.get("id"), int):
-        raise ToolFailure(Code.UNKNOWN, f"the browser described tab {tab_id} oddly", phase="resolve")
+        raise ToolFailure(ToolCode.UNKNOWN, f"the browser described tab {tab_id} oddly", phase="resolve")
     return target_from_tab(tab)
 
 
@@ -57,7 +57,7 @@ def require_web_page(target: TabTarget) -> TabTarget:
     """Page tools work on http(s) pages only."""
     if not target.is_web_page:
         shown = target.url or "an empty tab"
-        raise ToolFailure(Code.NOT_WEB_PAGE, f"tab {target.tab_id} shows {shown}, not an http(s) page",
+        raise ToolFailure(ToolCode.NOT_WEB_PAGE, f"tab {target.tab_id} shows {shown}, not an http(s) page",
                           phase="resolve", details={"dispatched": False})
     return target
 
@@ -80,15 +80,15 @@ async def resolve_page_tab(bridge: Bridge, routes: TabRoutes, thread_id: str, ta
         assert route.tab_id is not None
         return require_web_page(await get_tab(bridge, route.tab_id))
     if route.kind == Route.CLOSED:
-        raise ToolFailure(Code.TAB_CLOSED, f"the task's tab {route.tab_id} was closed; pass a tabId from tabs_list",
+        raise ToolFailure(ToolCode.TAB_CLOSED, f"the task's tab {route.tab_id} was closed; pass a tabId from tabs_list",
                           phase="resolve", details={"dispatched": False})
     if route.kind == Route.NONE:
-        raise ToolFailure(Code.NO_TARGET, "no captured web-page target: the user was not on a web page; "
+        raise ToolFailure(ToolCode.NO_TARGET, "no captured web-page target: the user was not on a web page; "
                           "pass a tabId from tabs_list or open one with tab_open", phase="resolve",
                           details={"dispatched": False})
     found = await _most_recent_web_tab(bridge)
     if found is None:
-        raise ToolFailure(Code.NO_TARGET, "no web page is open; open one with tab_open", phase="resolve",
+        raise ToolFailure(ToolCode.NO_TARGET, "no web page is open; open one with tab_open", phase="resolve",
                           details={"dispatched": False})
     routes.lock(thread_id, found.tab_id)
     return found

@@ -74,10 +74,10 @@ def _error(code: str, message: str, details: dict[str, Any] | None = None) -> Ex
 def _memory(conn: "ControlConnection") -> Any:
     from host.builtins.memory import MemoryStore
 
-    executor = getattr(_engine(conn), "executor", None)
-    found = getattr(executor, "memory", None)
-    if found is not None:
-        return found
+    engine = _engine(conn)
+    builtins = engine.tools.services.get("builtins") if engine is not None else None
+    if builtins is not None and builtins.memory is not None:
+        return builtins.memory
     services = conn.server.host.services
     if services.store is None:
         raise _error(ErrorCode.INTERNAL, f"the store is unavailable: {services.store_error}")
@@ -175,7 +175,7 @@ async def artifacts_get(params: dict[str, Any], conn: "ControlConnection") -> An
 
 async def artifacts_download(params: dict[str, Any], conn: "ControlConnection") -> Any:
     """Have the browser save an artifact into the downloads folder."""
-    from host.browser.errors import ToolFailure
+    from host.tools.failure import ToolFailure
     from host.builtins import artifacts
 
     p = _params(_Artifact, params)

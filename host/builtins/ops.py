@@ -22,9 +22,9 @@ if TYPE_CHECKING:
 
 
 def _memory(engine: Any) -> Any:
-    found = getattr(engine.executor, "memory", None)
-    if found is not None:
-        return found
+    builtins = engine.tools.services.get("builtins")
+    if builtins is not None and builtins.memory is not None:
+        return builtins.memory
     from host.builtins.memory import MemoryStore
 
     return MemoryStore(engine.store.db)
@@ -85,7 +85,7 @@ def memory_clear(cmd: "Commands", client: "Client", op: ui.MemoryClear, mark: st
 
 async def artifact_download(cmd: "Commands", client: "Client", op: ui.ArtifactDownload, mark: str) -> Any:
     """artifact.download: the browser saves the artifact into the downloads folder."""
-    from host.browser.errors import ToolFailure
+    from host.tools.failure import ToolFailure
     from host.builtins.artifacts import offer
     from host.engine.store import NotFound
 
@@ -94,12 +94,12 @@ async def artifact_download(cmd: "Commands", client: "Client", op: ui.ArtifactDo
         row = engine.store.attachment(op.artifact_id, content=True)
     except NotFound:
         return cmd.reject(client, op, mark, "artifact_not_found", f"no artifact {op.artifact_id!r}")
-    gateway = getattr(engine.executor, "gateway", None)
-    if gateway is None:
+    builtins = engine.tools.services.get("builtins")
+    if builtins is None or builtins.bridge is None:
         return ui.CommandRejected(submission_id=op.submission_id, code="browser_unavailable",
                                   message="no browser is connected to save the file")
     try:
-        await offer(gateway.bridge, row)
+        await offer(builtins.bridge, row)
     except ToolFailure as failure:
         # Not stored: once the browser is back, the same op may succeed.
         return ui.CommandRejected(submission_id=op.submission_id, code="browser_unavailable",

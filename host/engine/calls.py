@@ -1,17 +1,16 @@
-"""One tool call, from the model's request to its result node:
+"""One tool call inside the loop: the model's request, through the host's one authorisation
+path (host/calls/authorize.py), to the call's result node.
 
-    validate → resolve the target → gatekeeper (initial) → [approval] → hold the tab, resolve
-    again, gatekeeper (dispatch) → mark the run as dispatching → execute → result
-
-Denials and declines are reported to the model with their reason and are not failures; a
-cancel ends the turn. Nothing reaches the browser unless the dispatch-phase check allowed it,
-and the run records `started_at` before the call is sent, so recovery after a crash knows that
-a write may have happened and never replays it on its own.
+The loop's part is what only it knows: the tool call node and its result, approvals persisted
+with the run's waiting state and offered to the pages, the durable mark before a call is sent
+(`started_at`: recovery after a crash knows a write may have happened and never replays it),
+the request an interaction waits on, and the escalation of an ineffective synthetic input to
+its trusted twin. Denials and declines reach the model with their reason and are not failures;
+a cancel ends the turn.
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -21,13 +20,17 @@ import msgspec
 
 from protocol import ui
 
+from host.calls.authorize import (Approved, Changed, Context, Denied, Ending, NoSiteAccess, Ran, Refused, Stopped,
+                                  TargetChanged, Unavailable, Verdict, no_site_access)
 from host.engine import runs
 from host.engine.approvals import RECOVERY_TIMEOUT_NOTE, Settled
-from host.engine.executor import Outcome, Prepared, ToolError
 from host.engine.policies import fingerprint
 from host.engine.records import ApprovalRow, CallRef, PendingTool, ToolCallBody, ToolResultBody
 from host.engine.store import new_id
-from host.store.db import StoreError
+from host.tools.call import ToolCall
+from host.tools.failure import ToolCode, ToolFailure
+from host.tools.result import failure
+from host.tools.spec import ToolSpec
 
 if TYPE_CHECKING:
     from host.engine.turn import TurnRunner
@@ -45,12 +48,8 @@ TIMED_OUT = ("Nobody answered the approval request in time ({note}); the action 
 CANCELLED = "The user cancelled this action and stopped the task."
 CHANGED = "Tool authorization changed before dispatch ({reason}); the action did not run. Look at the page again."
 UNAVAILABLE = "Permission state is unavailable, so nothing runs: {reason}"
-NO_SITE_ACCESS = ("Tabwarden has no access to {origin} yet; the user must grant it (the approval card asks for it) "
-                  "before page tools can run there.")
 INTERRUPTED_TOOL = "The task was interrupted while this call was running; it may have taken effect."
-# An L1 tool whose synthetic input the page ignored (`l1_not_effective`) is retried once as its
-# trusted L2 twin: a call of its own, validated and judged by the gatekeeper again.
-ESCALATIONS = {"type": "type_trusted"}
+NOT_ALONE = "{tool} must be the only tool call of its answer; call it again on its own."
 
 
 def call_node_id(turn_id: str, step: int, ordinal: int) -> str:
@@ -76,119 +75,166 @@ class CallProcessor:
         self.runner = runner
         self.engine = runner.engine
 
-    # -- the pipeline ---------------------------------------------------------------------------
-
     async def process(self, ref: CallRef, step: int, ordinal: int, *, alone: bool = True,
-                      node_id: str | None = None) -> bool:
+                      node_id: str | None = None, escalated_from: str | None = None) -> bool:
         """Run one call to its result; returns True when the user cancelled the turn. `alone`:
-        the call is the only one of its answer (questions to the user must be). `node_id` is
-        given for an escalation (`<original node>:escalation:<tool>`)."""
+        the call is the only one of its answer (questions to the user must be). `node_id` and
+        `escalated_from` are given for an escalation (`<original node>:escalation:<tool>`)."""
         from host.tools.catalog import lookup
 
         runner, engine = self.runner, self.engine
         node_id = node_id or call_node_id(runner.turn_id, step, ordinal)
         spec = lookup(ref.name)
         params = ref.arguments
-        mark = fingerprint(ref.name, params if params is not None else ref.raw_arguments)
         self._started(node_id, ref, spec)
-        body = ToolCallBody(call_id=ref.id, tool=ref.name, params=params or {}, label=spec.label if spec else ref.name,
-                            level=spec.level if spec else "", effects=spec.effects if spec else "write", step=step,
-                            ordinal=ordinal)
+        one = _Call(self, node_id, ToolCallBody(
+            call_id=ref.id, tool=ref.name, params=params or {}, label=spec.label if spec else ref.name,
+            level=spec.level if spec else "", effects=spec.effects if spec else "write", step=step, ordinal=ordinal),
+            fingerprint(ref.name, params if params is not None else ref.raw_arguments), spec, escalated_from)
         if params is None:
-            return self._finish(node_id, body, mark, ok=False, code="invalid_params", counted=True,
-                                text=f"Invalid parameters for {ref.name}: the arguments are not a JSON object "
-                                     f"({(ref.raw_arguments or '')[:200]!r})")
+            return one.finish(ok=False, code=ToolCode.INVALID_PARAMS, counted=True,
+                              text=f"Invalid parameters for {ref.name}: the arguments are not a JSON object "
+                                   f"({(ref.raw_arguments or '')[:200]!r})")
         if spec is None or ref.name not in engine.tool_names():
-            return self._finish(node_id, body, mark, ok=False, code="unknown_tool", counted=True,
-                                text=f"There is no tool named {ref.name!r}. Use one of the tools you were given.")
-        if spec.interaction:
-            return await self._ask(node_id, body, mark, spec, params, alone)
-        run = engine.store.run(runner.run_id)
-        resumed = self._resumable_approval(run, node_id)
+            return one.finish(ok=False, code=ToolCode.UNKNOWN_TOOL, counted=True,
+                              text=f"There is no tool named {ref.name!r}. Use one of the tools you were given.")
+        resumed = await self._resume(one)
         if resumed is not None:
-            # After a restart: the approval comes first (its request is stored); the call is
-            # prepared again only once the user has accepted it.
-            approval, settled = resumed
-            if settled is None:
-                engine.offer(approval)  # the same approval id again, with what remains of its time
-            return await self._after_approval(node_id, body, mark, spec, None, approval, settled, run.pending_tool)
+            return resumed
         try:
-            prepared = await engine.executor.prepare(runner.thread_id, spec.name, params)
-        except ToolError as error:
-            return self._finish(node_id, body, mark, ok=False, code=error.code, counted=True,
-                                text=f"Error {error.code}: {error.message}")
-        body = msgspec.structs.replace(body, params=prepared.params)
-        decision, problem = self._check(prepared, node_id, "initial")
-        if decision is None:
-            return self._finish(node_id, body, mark, ok=False, code="gatekeeper_unavailable", counted=True,
-                                text=UNAVAILABLE.format(reason=problem), outcome="failed")
-        verdict, flags, reason = self.initial_verdict(decision, prepared, needs_site_access=True)
-        if verdict == "deny":
-            self._outcome(spec.name, "denied", prepared.origin, node_id)
-            return self._finish(node_id, body, mark, ok=False, code=decision.code, counted=False, outcome="denied",
-                                text=DENIED.format(reason=decision.reason), details=_decision_details(decision))
-        if verdict == "ask":
-            approval = self._open_approval(node_id, body, spec, prepared, decision, flags, reason)
-            return await self._after_approval(node_id, body, mark, spec, prepared, approval, None)
-        self._pend(node_id, body, spec, prepared, state=runs.EXECUTING)
-        return await self._dispatch(node_id, body, mark, spec, prepared, None, None)
+            call = engine.tools.decode(runner.thread_id, spec.name, params)
+        except ToolFailure as problem:
+            return one.finish(ok=False, code=problem.code, counted=True, text=f"Error {problem.code}: {problem.message}")
+        if spec.interaction and not alone:
+            return one.finish(ok=False, code=ToolCode.INVALID_PARAMS, counted=True, text=NOT_ALONE.format(tool=spec.name))
+        return await one.end(await engine.authorizer.process(call, self.context(node_id), one))
 
-    # -- approval -------------------------------------------------------------------------------
+    def context(self, node_id: str) -> Context:
+        """The call as the gatekeeper's audit knows it."""
+        runner = self.runner
+        return Context(runner.thread_id, runner.turn_id, node_id, runner.policy)
 
-    def _resumable_approval(self, run, node_id: str) -> tuple[ApprovalRow, Settled | None] | None:
-        """After a restart: the approval this call was waiting on (and its decision, if made)."""
-        if run.state != runs.WAITING_APPROVAL or run.pending_tool is None or run.pending_tool.node_id != node_id:
+    async def _resume(self, one: "_Call") -> bool | None:
+        """After a restart: wait again on the request or approval this call left pending; None
+        when there is none."""
+        engine, runner = self.engine, self.runner
+        run = engine.store.run(runner.run_id)
+        pending = run.pending_tool
+        if pending is None or pending.node_id != one.node_id:
             return None
-        approval = self.engine.store.latest_approval(run.id)
-        if approval is None or approval.item_id != node_id:
-            return None
-        return approval, self.engine.approvals.settled(approval.id)
+        if run.state == runs.WAITING_INTERACTION:
+            row = engine.store.latest_interaction(run.id)
+            if row is not None and row.item_id == one.node_id:
+                from host.calls.router import load_runner
 
-    def _open_approval(self, node_id: str, body: ToolCallBody, spec, prepared: Prepared, decision, flags: list[str],
-                       reason: str) -> ApprovalRow:
-        runner, engine = self.runner, self.engine
+                service = engine.tools.services["interactions"]
+                result = await service.wait(row, load_runner(one.spec.runner))  # type: ignore[arg-type,union-attr]
+                engine.authorizer.audit(_unresolved(one.spec, runner.thread_id, row.request.get("origin")),
+                                        self.context(one.node_id), "ok" if result.ok else f"failed:{result.code}")
+                return await one.end(Ran(result), origin=str(row.request.get("origin") or ""))
+        if run.state != runs.WAITING_APPROVAL:
+            return None
+        approval = engine.store.latest_approval(run.id)
+        if approval is None or approval.item_id != one.node_id:
+            return None
+        # The approval comes first (its request is stored); the call is resolved again only once
+        # the user has accepted it, and must still be on the tab and origin that were approved.
+        settled = engine.approvals.settled(approval.id)
+        if settled is None:
+            engine.offer(approval)  # the same approval id again, with what remains of its time
+        answer = await one.settle(approval, settled)
+        if isinstance(answer, Stopped):
+            return await one.end(answer)
+        try:
+            call = await engine.tools.resolve(engine.tools.decode(runner.thread_id, one.spec.name, dict(pending.params)))
+        except ToolFailure as problem:
+            return one.finish(ok=False, code=problem.code, counted=True,
+                              text=f"Error {problem.code}: {problem.message} (checked again after the host restarted)")
+        if not one.spec.url_param and (call.origin != pending.target_origin or call.tab_id != pending.tab_id):
+            return one.finish(ok=False, code=ToolCode.TARGET_CHANGED, counted=True, text=(
+                f"The tool target changed after the permission check (tab {pending.tab_id} at {pending.target_origin}, "
+                f"now tab {call.tab_id} at {call.origin or 'no page'}); do not reuse the previous approval."))
+        return await one.end(await engine.authorizer.dispatch(call, self.context(one.node_id), one, answer))
+
+    def _started(self, node_id: str, ref: CallRef, spec: ToolSpec | None) -> None:
+        meta = ui.ItemMeta(tool_name=ref.name, label=spec.label if spec else ref.name,
+                           params_summary=params_summary(ref.arguments if ref.arguments is not None else ref.raw_arguments),
+                           level=spec.level if spec else None)
+        self.engine.bus.emit(ui.ItemStart, self.runner.thread_id, turn_id=self.runner.turn_id, item_id=node_id,
+                             kind="tool_call", meta=meta)
+
+
+def _unresolved(spec: ToolSpec, thread_id: str, origin: Any) -> ToolCall:
+    from host.tools.call import Target
+
+    return ToolCall(spec, {}, thread_id, Target(origin=str(origin or "")))
+
+
+class _Call:
+    """One call's node and its part of the path (`Steps`: approvals, the durable mark)."""
+
+    def __init__(self, proc: CallProcessor, node_id: str, body: ToolCallBody, mark: str, spec: ToolSpec | None,
+                 escalated_from: str | None):
+        self.proc, self.engine, self.runner = proc, proc.engine, proc.runner
+        self.node_id, self.body, self.mark, self.spec = node_id, body, mark, spec
+        self.escalated_from = escalated_from
+        self.cancelled = False
+
+    # -- Steps ----------------------------------------------------------------------------------
+
+    async def approve(self, call: ToolCall, verdict: Verdict) -> Approved | Stopped:
+        """Persist the approval with the call node and the run's waiting state, offer it, wait."""
+        engine, runner, spec = self.engine, self.runner, call.spec
+        self.body = msgspec.structs.replace(self.body, params=call.wire_params())
+        decision = verdict.decision
         request = ui.ApprovalRequestPayload(
-            tool=spec.name, label=spec.label, params=prepared.params,
-            target_origin=decision.target_origin or prepared.origin, flags=sorted(set(flags)), reason=reason,
-            code=decision.code, level=spec.level, target_line=prepared.target_line)
-        pending = self._pending_tool(node_id, body, spec, prepared)
+            tool=spec.name, label=spec.label, params=call.wire_params(),
+            target_origin=decision.target_origin or call.origin, flags=sorted(set(verdict.flags)),
+            reason=verdict.reason, code=decision.code, level=spec.level,
+            target_line=call.target.line if call.target else None)
         with engine.store.transaction() as conn:
-            engine.store.append_node(conn, runner.thread_id, "tool_call", body, turn_id=runner.turn_id, node_id=node_id)
+            engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
+                                     node_id=self.node_id)
             run = engine.store.run(runner.run_id, conn)
             approval = engine.approvals.open(
                 conn, approval_id=new_id(), thread_id=runner.thread_id, run_id=run.id, turn_id=runner.turn_id,
-                item_id=node_id, request=msgspec.to_builtins(request), timeout_s=engine.approval_timeout_s(),
-                run_revision=run.revision, pending=pending)
+                item_id=self.node_id, request=msgspec.to_builtins(request), timeout_s=engine.approval_timeout_s(),
+                run_revision=run.revision, pending=self._pending(call))
         engine.offer(approval)
-        return approval
+        return await self.settle(approval, None)
 
-    async def _after_approval(self, node_id: str, body: ToolCallBody, mark: str, spec, prepared: Prepared | None,
-                              approval: ApprovalRow, settled: Settled | None,
-                              recovered: PendingTool | None = None) -> bool:
+    def allowed(self, call: ToolCall) -> None:
+        """The node is written and the run executes the call (an interaction writes both when
+        its request is persisted)."""
+        self.body = msgspec.structs.replace(self.body, params=call.wire_params())
+        if call.spec.interaction:
+            return
         engine, runner = self.engine, self.runner
-        applied, cancelled = await self.settle_approval(node_id, body, mark, spec, approval, settled)
-        if applied is None:
-            return cancelled
-        if prepared is None:
-            assert recovered is not None
-            try:
-                prepared = await engine.executor.prepare(runner.thread_id, spec.name, dict(recovered.params))
-            except ToolError as error:
-                return self._finish(node_id, body, mark, ok=False, code=error.code, counted=True,
-                                    text=f"Error {error.code}: {error.message} (checked again after the host restarted)")
-            if not spec.url_param and (prepared.origin != recovered.target_origin or
-                                       prepared.tab_id != recovered.tab_id):
-                return self._finish(node_id, body, mark, ok=False, code="target_changed", counted=True,
-                                    text=f"The tool target changed after the permission check (tab {recovered.tab_id} "
-                                         f"at {recovered.target_origin}, now tab {prepared.tab_id} at "
-                                         f"{prepared.origin or 'no page'}); do not reuse the previous approval.")
-        return await self._dispatch(node_id, body, mark, spec, prepared, approval.id, applied.revision)
+        with engine.store.transaction() as conn:
+            engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
+                                     node_id=self.node_id)
+            engine.store.update_run(conn, runner.run_id, state=runs.EXECUTING, pending_tool=self._pending(call))
 
-    async def settle_approval(self, node_id: str, body: ToolCallBody, mark: str, spec, approval: ApprovalRow,
-                              settled: Settled | None) -> tuple[Any, bool]:
-        """Wait for the approval's decision (unless `settled` is given) and apply it. Returns
-        (applied, False) on an accept; (None, cancelled) when the call ended here with its
-        result written (declined, timed out, cancelled, or the gatekeeper failed)."""
+    def dispatching(self, call: ToolCall, verdict: Verdict, approved: Approved | None) -> None:
+        """Durable before anything is sent: recovery must know this call may have acted. An
+        interaction persists its request here instead (what it dispatches is the wait)."""
+        engine, runner = self.engine, self.runner
+        if call.spec.interaction:
+            self._open_interaction(call)
+            return
+        with engine.store.transaction() as conn:
+            run = engine.store.run(runner.run_id, conn)
+            pending = run.pending_tool or self._pending(call)
+            pending = msgspec.structs.replace(pending, started_at=engine.clock(), target_origin=call.origin,
+                                              approval_id=approved.approval_id if approved else None,
+                                              approved_revision=approved.revision if approved else None)
+            engine.store.update_run(conn, run.id, state=runs.EXECUTING, pending_tool=pending)
+        engine.activity(runner.thread_id)
+
+    # -- approvals ------------------------------------------------------------------------------
+
+    async def settle(self, approval: ApprovalRow, settled: Settled | None) -> Approved | Stopped:
+        """Wait for the approval's decision (unless `settled` is given) and apply it."""
         engine, runner = self.engine, self.runner
         if settled is None:
             if approval.deadline_at <= engine.clock():
@@ -199,175 +245,141 @@ class CallProcessor:
         target_origin = str(approval.request.get("targetOrigin", ""))
         try:
             applied = engine.gatekeeper.apply_decision(
-                thread_id=runner.thread_id, approval_id=approval.id, tool=spec.name, target_origin=target_origin,
-                kind=settled.kind, turn_id=runner.turn_id, call_id=node_id, policy=runner.policy)
+                thread_id=runner.thread_id, approval_id=approval.id, tool=self.body.tool, target_origin=target_origin,
+                kind=settled.kind, turn_id=runner.turn_id, call_id=self.node_id, policy=runner.policy)
         except Exception as exc:  # GatekeeperUnavailable, InvalidInput: fail closed for accepts
             if settled.kind.startswith("accept"):
-                return None, self._finish(node_id, body, mark, ok=False, code="gatekeeper_unavailable", counted=True,
-                                          text=UNAVAILABLE.format(reason=exc))
+                return Stopped(None, Unavailable(str(exc), "initial"))
             applied = None
         if settled.kind in ("decline", "cancel"):
             note = settled.decision.get("note")
             if settled.kind == "cancel":
-                text, outcome = CANCELLED, "cancelled"
+                stopped = Stopped(ToolCode.CANCELLED, (CANCELLED, True))
             elif settled.by in ("timeout", "recovery"):
-                text, outcome = TIMED_OUT.format(note=note or RECOVERY_TIMEOUT_NOTE), "timed_out"
+                stopped = Stopped(ToolCode.TIMED_OUT, (TIMED_OUT.format(note=note or RECOVERY_TIMEOUT_NOTE), False))
             else:
-                text, outcome = DECLINED.format(note=f" User said: {note}" if note else ""), "declined"
-            self._outcome(spec.name, outcome, target_origin, node_id)
-            self._finish(node_id, body, mark, ok=False, code=outcome, counted=False, outcome=outcome, text=text)
-            return None, settled.kind == "cancel"
+                stopped = Stopped(ToolCode.DECLINED, (DECLINED.format(note=f" User said: {note}" if note else ""), False))
+            if self.spec is not None:
+                engine.authorizer.audit(_unresolved(self.spec, runner.thread_id, target_origin),
+                                        self.proc.context(self.node_id), str(stopped.outcome))
+            return stopped
         assert applied is not None
-        return applied, False
+        return Approved(approval.id, applied.revision)
 
-    # -- interactions (the run waits on the user or a condition) -------------------------------
+    # -- interactions ---------------------------------------------------------------------------
 
-    async def _ask(self, node_id: str, body: ToolCallBody, mark: str, spec, params: dict[str, Any],
-                   alone: bool) -> bool:
-        from host.engine.interaction_calls import run_interaction
+    def _open_interaction(self, call: ToolCall) -> None:
+        """The tool call node, the persisted request and the run's waiting state, in one transaction."""
+        from host.calls.router import load_runner
 
-        return await run_interaction(self, node_id, body, mark, spec, params, alone)
-
-    # -- dispatch -------------------------------------------------------------------------------
-
-    async def _dispatch(self, node_id: str, body: ToolCallBody, mark: str, spec, prepared: Prepared,
-                        approval_id: str | None, approved_revision: str | None) -> bool:
         engine, runner = self.engine, self.runner
-
-        async def authorize(fresh: Prepared) -> None:
-            decision, problem = self._check(fresh, node_id, "dispatch", approved_revision, approval_id)
-            if decision is None:
-                raise ToolError("gatekeeper_unavailable", UNAVAILABLE.format(reason=problem))
-            if decision.verdict == "deny":
-                raise ToolError("denied", DENIED_AT_DISPATCH.format(reason=decision.reason))
-            if decision.verdict == "ask":
-                raise ToolError("authorization_changed", CHANGED.format(reason=decision.reason))
-            if fresh.site_access is False:
-                raise ToolError("no_site_access", NO_SITE_ACCESS.format(origin=fresh.origin or "this page"))
-            # Durable before anything is sent: recovery must know this call may have acted.
-            with engine.store.transaction() as conn:
-                run = engine.store.run(runner.run_id, conn)
-                pending = run.pending_tool or self._pending_tool(node_id, body, spec, fresh)
-                pending = msgspec.structs.replace(pending, started_at=engine.clock(), target_origin=fresh.origin,
-                                                  approval_id=approval_id, approved_revision=approved_revision)
-                engine.store.update_run(conn, run.id, state=runs.EXECUTING, pending_tool=pending)
-            engine.activity(runner.thread_id)
-
-        try:
-            outcome = await engine.executor.execute(runner.thread_id, prepared, authorize)
-        except ToolError as error:
-            self._outcome(spec.name, f"refused:{error.code}", prepared.origin, node_id)
-            return self._finish(node_id, body, mark, ok=False, code=error.code, counted=True,
-                                text=error.message if error.code in ("denied", "authorization_changed",
-                                                                     "gatekeeper_unavailable", "no_site_access")
-                                else f"Error {error.code}: {error.message}")
-        except (asyncio.CancelledError, StoreError):
-            raise  # a storage failure before dispatch stops the run: nothing was sent (fail closed)
-        except Exception as exc:
-            log.exception("tool %s failed inside the executor", spec.name)
-            outcome = Outcome(ok=False, text=f"Error internal: {type(exc).__name__}: {exc}. It may have taken effect.",
-                              code="internal", effect_may_have_occurred=True)
-        self._outcome(spec.name, "ok" if outcome.ok else f"failed:{outcome.code}", prepared.origin, node_id)
-        details = dict(outcome.details)
-        if outcome.effect_may_have_occurred:
-            details["effectMayHaveOccurred"] = True
-        if ":escalation:" in node_id:
-            details["escalatedFrom"] = next((k for k, v in ESCALATIONS.items() if v == spec.name), "")
-            details["escalatedTo"] = spec.name
-        escalation = ESCALATIONS.get(spec.name)
-        if (not outcome.ok and outcome.code == "l1_not_effective" and escalation is not None
-                and details.get("escalationTool") == escalation and escalation in engine.tool_names()):
-            self._finish(node_id, body, mark, ok=False, code=outcome.code, counted=False, outcome="escalated",
-                         text=outcome.text, trust=spec.result_trust or "untrusted",
-                         provenance=spec.result_provenance or "page", origin=prepared.origin,
-                         details={**details, "escalatedTo": escalation})
-            return await self._escalate(escalation, node_id, body)
-        return self._finish(node_id, body, mark, ok=outcome.ok, code=outcome.code, counted=not outcome.ok,
-                            text=outcome.text, trust=spec.result_trust or "untrusted",
-                            provenance=spec.result_provenance or "page", origin=prepared.origin, details=details)
-
-    async def _escalate(self, tool: str, node_id: str, body: ToolCallBody) -> bool:
-        """Run the trusted twin of an ineffective call as a call of its own (new node
-        `<node>:escalation:<tool>`, same parameters, its own gatekeeper check and approval).
-        It answers the same model call id, so the model reads its result; the first attempt's
-        result stays in the tree (not counted as a failure)."""
-        ref = CallRef(id=body.call_id, name=tool, arguments=dict(body.params))
-        return await self.process(ref, body.step, body.ordinal, node_id=f"{node_id}:escalation:{tool}")
-
-    # -- helpers --------------------------------------------------------------------------------
-
-    @staticmethod
-    def initial_verdict(decision, prepared: Prepared, *, needs_site_access: bool) -> tuple[str, list[str], str]:
-        """(verdict, flags, reason) of a call's first check: a page the extension may not script
-        yet turns anything but a deny into an ask, whose card asks for the site access too."""
-        verdict, flags, reason = decision.verdict, list(decision.flags), decision.reason
-        if needs_site_access and prepared.site_access is False and verdict != "deny":
-            verdict = "ask"
-            flags.append("host_permission")
-            reason = NO_SITE_ACCESS.format(origin=prepared.origin or "this page")
-        return verdict, flags, reason
-
-    def _check(self, prepared: Prepared, node_id: str, phase: str, approved_revision: str | None = None,
-               approval_id: str | None = None):
-        from host.gatekeeper.errors import GatekeeperUnavailable
-        from host.gatekeeper.service import CheckRequest
-
-        runner = self.runner
-        try:
-            return self.engine.gatekeeper.check(CheckRequest(
-                thread_id=runner.thread_id, tool=prepared.tool, params=prepared.params, origin=prepared.origin,
-                turn_id=runner.turn_id, call_id=node_id, policy=runner.policy, target=prepared.target,
-                phase=phase, approved_revision=approved_revision, approval_id=approval_id)), None  # type: ignore[arg-type]
-        except GatekeeperUnavailable as exc:
-            return None, str(exc)
-
-    def _pending_tool(self, node_id: str, body: ToolCallBody, spec, prepared: Prepared) -> PendingTool:
-        return PendingTool(call_id=body.call_id, node_id=node_id, tool=spec.name, params=prepared.params,
-                           target_origin=prepared.origin, tab_id=prepared.tab_id, effects=spec.effects,
-                           recovery=spec.recovery or "never-retry")
-
-    def _pend(self, node_id: str, body: ToolCallBody, spec, prepared: Prepared, *, state: str) -> None:
-        engine, runner = self.engine, self.runner
+        kind = load_runner(call.spec.runner)  # type: ignore[arg-type]
         with engine.store.transaction() as conn:
-            engine.store.append_node(conn, runner.thread_id, "tool_call", body, turn_id=runner.turn_id, node_id=node_id)
-            engine.store.update_run(conn, runner.run_id, state=state,
-                                    pending_tool=self._pending_tool(node_id, body, spec, prepared))
+            engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
+                                     node_id=self.node_id)
+            if engine.store.run(runner.run_id, conn).state == runs.WAITING_APPROVAL:
+                # Approved: dispatched like any call, and what it dispatches is the wait.
+                engine.store.update_run(conn, runner.run_id, state=runs.EXECUTING)
+            engine.interactions.open(
+                conn, interaction_id=new_id(), thread_id=runner.thread_id, run_id=runner.run_id,
+                turn_id=runner.turn_id, item_id=self.node_id, request=kind.request(call, engine.clock()),
+                timeout_s=kind.timeout(call.params, engine.interaction_timeout_s()), pending=self._pending(call))
 
-    def _outcome(self, tool: str, outcome: str, origin: str, node_id: str) -> None:
-        try:
-            self.engine.gatekeeper.record_outcome(thread_id=self.runner.thread_id, tool=tool, outcome=outcome,
-                                                  target_origin=origin, turn_id=self.runner.turn_id, call_id=node_id)
-        except Exception:
-            log.warning("the outcome of %s could not be audited", node_id, exc_info=True)
+    # -- endings --------------------------------------------------------------------------------
 
-    def _started(self, node_id: str, ref: CallRef, spec) -> None:
-        meta = ui.ItemMeta(tool_name=ref.name, label=spec.label if spec else ref.name,
-                           params_summary=params_summary(ref.arguments if ref.arguments is not None else ref.raw_arguments),
-                           level=spec.level if spec else None)
-        self.engine.bus.emit(ui.ItemStart, self.runner.thread_id, turn_id=self.runner.turn_id, item_id=node_id,
-                             kind="tool_call", meta=meta)
+    async def end(self, ending: Ending, *, origin: str | None = None) -> bool:
+        """Write the result node of how the call ended; True when the user cancelled the turn."""
+        if isinstance(ending, Ran):
+            return await self._ran(ending, origin)
+        if isinstance(ending, Refused):
+            problem = ending.failure
+            if ending.phase == "dispatch":  # the tab went away or changed while the call waited
+                tab_id = ending.call.tab_id if ending.call is not None else None
+                return self.finish(ok=False, code=problem.code, counted=True,
+                                   text=failure(self.body.tool, problem, tab_id=tab_id).text)
+            return self.finish(ok=False, code=problem.code, counted=True, text=f"Error {problem.code}: {problem.message}")
+        if isinstance(ending, Unavailable):
+            return self.finish(ok=False, code=ToolCode.GATEKEEPER_UNAVAILABLE, counted=True,
+                               text=UNAVAILABLE.format(reason=ending.reason), outcome="failed")
+        if isinstance(ending, Denied):
+            decision = ending.verdict.decision
+            if ending.phase == "dispatch":
+                return self.finish(ok=False, code=ToolCode.DENIED, counted=True,
+                                   text=DENIED_AT_DISPATCH.format(reason=decision.reason))
+            return self.finish(ok=False, code=decision.code, counted=False, outcome="denied",
+                               text=DENIED.format(reason=decision.reason), details=_decision_details(decision))
+        if isinstance(ending, Changed):
+            return self.finish(ok=False, code=ToolCode.AUTHORIZATION_CHANGED, counted=True,
+                               text=CHANGED.format(reason=ending.verdict.reason))
+        if isinstance(ending, NoSiteAccess):
+            return self.finish(ok=False, code=ToolCode.NO_SITE_ACCESS, counted=True, text=no_site_access(ending.origin))
+        if isinstance(ending, TargetChanged):
+            return self.finish(ok=False, code=ToolCode.TARGET_CHANGED, counted=True,
+                               text=failure(self.body.tool, ending.failure(), tab_id=ending.before.tab_id).text)
+        assert isinstance(ending, Stopped)
+        if isinstance(ending.detail, Unavailable):
+            return await self.end(ending.detail)
+        text, cancelled = ending.detail
+        self.finish(ok=False, code=ending.outcome, counted=False, outcome=ending.outcome, text=text)
+        return cancelled
 
-    def _finish(self, node_id: str, body: ToolCallBody, mark: str, *, ok: bool, text: str, code: str | None,
-                counted: bool, outcome: str | None = None, trust: str = "trusted", provenance: str = "tool",
-                origin: str = "", details: dict[str, Any] | None = None) -> bool:
+    async def _ran(self, ending: Ran, origin: str | None) -> bool:
+        engine, spec = self.engine, self.spec
+        assert spec is not None
+        result = ending.result
+        details = dict(result.details)
+        if self.escalated_from is not None:
+            details["escalatedFrom"] = self.escalated_from
+            details["escalatedTo"] = spec.name
+        trust = result.trust or spec.result_trust or "untrusted"
+        provenance = result.provenance or spec.result_provenance or "page"
+        if origin is None:
+            origin = ending.call.origin if ending.call is not None else ""
+        if spec.interaction:
+            return self.finish(ok=result.ok, code=result.code, counted=False,
+                               outcome="answered" if result.ok else "unanswered", text=result.text, trust=trust,
+                               provenance=provenance, origin=origin, details=details)
+        escalation = spec.escalation
+        if (not result.ok and result.code == ToolCode.L1_NOT_EFFECTIVE and escalation is not None
+                and details.get("escalationTool") == escalation and escalation in engine.tool_names()):
+            self.finish(ok=False, code=result.code, counted=False, outcome="escalated", text=result.text, trust=trust,
+                        provenance=provenance, origin=origin, details={**details, "escalatedTo": escalation})
+            # The trusted twin runs as a call of its own (its own node, checks and approval) answering
+            # the same model call id, so the model reads its result; this attempt's result stays.
+            ref = CallRef(id=self.body.call_id, name=escalation, arguments=dict(self.body.params))
+            return await self.proc.process(ref, self.body.step, self.body.ordinal, node_id=f"{self.node_id}:escalation:"
+                                           f"{escalation}", escalated_from=spec.name)
+        return self.finish(ok=result.ok, code=result.code, counted=not result.ok, text=result.text, trust=trust,
+                           provenance=provenance, origin=origin, details=details)
+
+    def finish(self, *, ok: bool, text: str, code: str | None, counted: bool, outcome: str | None = None,
+               trust: str = "trusted", provenance: str = "tool", origin: str = "",
+               details: dict[str, Any] | None = None) -> bool:
         """Write the call (if not yet written) and its result; clear the run's pending tool."""
         engine, runner = self.engine, self.runner
         if len(text) > MAX_RESULT_CHARS:
             text = text[:MAX_RESULT_CHARS] + f"\n[result cut at {MAX_RESULT_CHARS} characters]"
-        result = ToolResultBody(call_id=body.call_id, tool=body.tool, ok=ok, text=text,
+        result = ToolResultBody(call_id=self.body.call_id, tool=self.body.tool, ok=ok, text=text,
                                 outcome=outcome or ("ok" if ok else "failed"), counted=counted, code=code, trust=trust,
-                                provenance=provenance, origin=origin, fingerprint=mark, details=details or {})
+                                provenance=provenance, origin=origin, fingerprint=self.mark, details=details or {})
         with engine.store.transaction() as conn:
-            engine.store.append_node(conn, runner.thread_id, "tool_call", body, turn_id=runner.turn_id, node_id=node_id)
+            engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
+                                     node_id=self.node_id)
             engine.store.append_node(conn, runner.thread_id, "tool_result", result, turn_id=runner.turn_id,
-                                     node_id=f"{node_id}:result")
+                                     node_id=f"{self.node_id}:result")
             engine.store.update_run(conn, runner.run_id, pending_tool=None)
-        engine.bus.emit(ui.ItemComplete, runner.thread_id, item_id=node_id,
+        engine.bus.emit(ui.ItemComplete, runner.thread_id, item_id=self.node_id,
                         result=ui.ItemResult(ok=ok, text=text[:EVENT_TEXT_CHARS], code=code, details=details or None))
         return False
 
+    def _pending(self, call: ToolCall) -> PendingTool:
+        spec = call.spec
+        return PendingTool(call_id=self.body.call_id, node_id=self.node_id, tool=spec.name, params=call.wire_params(),
+                           target_origin=call.origin, tab_id=call.tab_id, effects=spec.effects,
+                           recovery=spec.recovery or "never-retry")
 
-def _decision_details(decision) -> dict[str, Any]:
+
+def _decision_details(decision: Any) -> dict[str, Any]:
     details: dict[str, Any] = {"verdict": decision.verdict, "reasonCode": decision.code,
                                "targetOrigin": decision.target_origin}
     if decision.rule is not None:

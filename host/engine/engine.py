@@ -1,7 +1,7 @@
 """`Engine`: one per host process. It owns the engine store, the event bus, the approval book and
 one runner task per busy thread, and it answers UI ops through `commands.Commands`.
 
-    engine = Engine(store, gatekeeper, executor)
+    engine = Engine(store, gatekeeper, tools)    # tools: the host's Router (browser, built-ins, MCP)
     await engine.start()          # recovery: re-offer approvals, pause uncertain writes, resume runs
     engine.bus.add_sink(sink)     # every event, for pages and control clients
     await engine.commands.handle(client, op_dict)
@@ -20,8 +20,9 @@ from protocol import ui
 from host.engine import runs
 from host.engine.approvals import ApprovalBook, Settled
 from host.engine.events import COALESCE_S, EventBus
-from host.engine.executor import ToolExecutor
-from host.engine.interaction_kinds import ENGINE_TOOLS, engine_tool_schemas
+from host.calls.authorize import Authorizer
+from host.calls.router import Router
+from host.engine.interaction_tools import InteractionTools
 from host.engine.interactions import DEFAULT_TIMEOUT_S, Answered, InteractionBook
 from host.engine.provider_source import ProviderSource
 from host.engine.records import ApprovalRow, InteractionRow, NoticeBody
@@ -37,7 +38,7 @@ INTERRUPT_WAIT_S = 5.0
 
 
 class Engine:
-    def __init__(self, db: Store, gatekeeper: Any, executor: ToolExecutor, *, providers: ProviderSource | None = None,
+    def __init__(self, db: Store, gatekeeper: Any, tools: Router, *, providers: ProviderSource | None = None,
                  clock: Callable[[], float] = time.time, approval_timeout_s: float | None = None,
                  coalesce_s: float = COALESCE_S):
         from host.engine.commands import Commands
@@ -45,7 +46,10 @@ class Engine:
         self.clock = clock
         self.store = EngineStore(db, clock)
         self.gatekeeper = gatekeeper
-        self.executor = executor
+        # The engine's own tools (questions to the user, waits) join the host's.
+        tools.services.setdefault("interactions", InteractionTools(self))
+        self.tools = tools
+        self.authorizer = Authorizer(tools, gatekeeper)
         self.providers = providers or ProviderSource()
         self._approval_timeout_s = approval_timeout_s
         self.bus = EventBus(self.store.next_epoch(), coalesce_s)
@@ -81,9 +85,7 @@ class Engine:
         await self.commands.close()
         self.bus.flush()
         await self.providers.close()
-        closer = getattr(self.executor, "aclose", None)
-        if closer is not None:  # e.g. MCP sessions
-            await closer()
+        await self.tools.aclose()  # e.g. MCP sessions
 
     # -- settings -------------------------------------------------------------------------------
 
@@ -106,20 +108,19 @@ class Engine:
         return settings.turn_token_budget if settings is not None else None
 
     def tool_schemas(self, overrides: dict[str, Any] | None = None) -> list[Any]:
-        """The tools offered to the model: the executor's plus the engine's own interaction tools
-        (ask_user, request_user_action, schedule_resume), optionally only some levels."""
-        from host.tools.catalog import lookup
+        """The tools offered to the model, optionally only some levels (asking the user is
+        always possible)."""
+        from host.providers.model import ToolSchema
+        from host.tools.schema import provider_schema
 
         levels = (overrides or {}).get("enabledToolLevels")
-        schemas = [*self.executor.tools(), *engine_tool_schemas()]
-        if levels is None:
-            return schemas
-        wanted = set(levels) | {"builtin"}  # asking the user is always possible
-        return [s for s in schemas if (spec := lookup(s.name)) is not None and spec.level in wanted]
+        wanted = None if levels is None else set(levels) | {"builtin"}
+        return [ToolSchema(spec.name, spec.description, provider_schema(spec)) for spec in self.tools.offered()
+                if wanted is None or spec.level in wanted]
 
     def tool_names(self) -> frozenset[str]:
         """The names of every tool the model may call."""
-        return frozenset(s.name for s in self.executor.tools()) | frozenset(ENGINE_TOOLS)
+        return self.tools.offered_names()
 
     def interaction_timeout_s(self) -> float:
         """Seconds a question to the user waits (at least 30 minutes)."""
@@ -156,7 +157,7 @@ class Engine:
         if self._closing:
             return
         try:
-            self.executor.end_turn(runner.thread_id)
+            self.tools.end_turn(runner.thread_id)
         except Exception:
             log.debug("end_turn failed", exc_info=True)
         try:

@@ -44,21 +44,17 @@ class EngineHost:
             self.started = asyncio.ensure_future(self.engine.start())
 
     def _build(self, options: dict[str, Any]):
-        from host.builtins.hosting import build_executor, connect
         from host.engine.engine import Engine
+        from host.nativehost.wiring import connect_engine
         from host.store.db import StoreError
 
         store = self.services.store
         if store is None:
             raise StoreError(f"the store cannot be opened: {self.services.store_error}")
-        from host.mcp.executor import McpExecutor
-
-        builtins = build_executor(self.services)  # built-ins in front of the browser gateway
-        executor = McpExecutor(builtins)  # MCP server tools in front of both (connected at the first turn)
-        self.mcp = executor.manager
-        engine = Engine(store, self.services.gatekeeper, executor, **options)
-        connect(self.services, builtins, engine)
-        self.mcp.on_change = lambda: _broadcast_mcp(engine)
+        router = self.services.tools
+        engine = Engine(store, self.services.gatekeeper, router, **options)
+        connect_engine(self.services, router, engine)
+        self.mcp = router.services["mcp"].manager
         return engine
 
     async def receive(self, message: Any) -> None:
@@ -80,9 +76,3 @@ class EngineHost:
         """Stop the engine at host shutdown (its runs stay for recovery)."""
         if self.engine is not None:
             await self.engine.close()
-
-
-def _broadcast_mcp(engine: Any) -> None:
-    from host.mcp.ops import broadcast_mcp
-
-    broadcast_mcp(engine)

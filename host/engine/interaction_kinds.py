@@ -5,25 +5,23 @@
     watch_page           a page condition on one tab            → the condition held / did not
     schedule_resume      continue after a delay                 → resumed (on time, late, or early)
 
-The request is what is persisted and shown to the user (`interaction.request`); the deadline is
-persisted with it. Answers are `{"kind": "submit"|"cancel"|"timeout", ...}` with who gave them
-(`user`, `timeout`, `interrupt`, `recovery`, or `watch` for the page watcher).
+Each `Kind` below is the runner its tool's declaration names. The request is what is persisted
+and shown to the user (`interaction.request`); the deadline is persisted with it. Answers are
+`{"kind": "submit"|"cancel"|"timeout", ...}` with who gave them (`user`, `timeout`,
+`interrupt`, `recovery`, or `watch` for the page watcher).
 """
 
 from __future__ import annotations
 
-import functools
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 import msgspec
 
-from host.tools import builtin_params as bp
-
 if TYPE_CHECKING:
-    from host.engine.executor import Prepared
     from host.engine.interactions import Answered
+    from host.tools.call import ToolCall
 
 
 @dataclass(frozen=True)
@@ -130,59 +128,41 @@ def _watch(answered: "Answered", request: dict[str, Any], waited: float) -> Read
 # ---------------------------------------------------------------- the table
 
 
+def _watch_summary(call: "ToolCall", now: float) -> str:
+    request = msgspec.to_builtins(call.params)
+    return (f"Waiting until {describe_condition(request)} on tab {call.tab_id} ({call.origin}), for at most "
+            f"{_duration(call.params.timeout_seconds)}")
+
+
+def _resume_summary(call: "ToolCall", now: float) -> str:
+    return f"Continues at {_clock(now + call.params.delay_seconds)}: {call.params.reason}"
+
+
 @dataclass(frozen=True)
 class Kind:
-    """One interaction tool: whether it acts on a tab (resolved by the executor, judged at its
-    origin), its request, its wait, and how its answer reads."""
+    """How one interaction tool waits: for how long, what it shows, how its answer reads, and
+    whether a watcher settles it."""
 
-    name: str
-    targeted: bool
     timeout: Callable[[Any, float], float]  # (typed params, default seconds) -> seconds to wait
     read: Callable[["Answered", dict[str, Any], float], Reading]
+    # A one-line description for pages and the REPL.
+    summary: Callable[["ToolCall", float], str] | None = None
     watched: bool = False  # a watcher settles it (watch_page)
 
-    def request(self, params: Any, prepared: "Prepared", now: float) -> dict[str, Any]:
-        """What is persisted and shown to the user (watch_page and schedule_resume also get a
-        one-line `summary` for pages and the REPL)."""
-        request: dict[str, Any] = {"kind": self.name, **msgspec.to_builtins(params)}
-        if self.targeted:
-            request["tabId"] = prepared.tab_id
-            request["origin"] = prepared.origin
-        if self.name == "watch_page":
-            request["summary"] = (f"Waiting until {describe_condition(request)} on tab {prepared.tab_id} "
-                                  f"({prepared.origin}), for at most {_duration(params.timeout_seconds)}")
-        elif self.name == "schedule_resume":
-            request["summary"] = f"Continues at {_clock(now + params.delay_seconds)}: {params.reason}"
+    def request(self, call: "ToolCall", now: float) -> dict[str, Any]:
+        """What is persisted and shown to the user: the parameters, the tab a targeted call
+        waits on, and the summary."""
+        request: dict[str, Any] = {"kind": call.tool, **msgspec.to_builtins(call.params)}
+        if call.spec.target != "none":
+            request["tabId"] = call.tab_id
+            request["origin"] = call.origin
+        if self.summary is not None:
+            request["summary"] = self.summary(call, now)
         return request
 
 
-KINDS: dict[str, Kind] = {
-    "ask_user": Kind("ask_user", False, lambda p, default: default, _ask_user),
-    "request_user_action": Kind(
-        "request_user_action", False,
-        lambda p, default: float(p.timeout_seconds) if p.timeout_seconds else default, _user_action),
-    "schedule_resume": Kind("schedule_resume", False, lambda p, default: float(p.delay_seconds), _resume),
-    "watch_page": Kind("watch_page", True, lambda p, default: float(p.timeout_seconds), _watch, watched=True),
-}
-
-# Interaction tools the engine offers by itself; watch_page needs a browser, so the executor
-# that can watch pages offers it.
-ENGINE_TOOLS: tuple[str, ...] = ("ask_user", "request_user_action", "schedule_resume")
-
-
-@functools.cache
-def _schemas() -> tuple[Any, ...]:
-    from host.providers.model import ToolSchema
-    from host.tools.catalog import lookup
-
-    out = []
-    for name in ENGINE_TOOLS:
-        spec = lookup(name)
-        assert spec is not None and spec.params_type is not None
-        out.append(ToolSchema(name, spec.description, bp.provider_schema(spec.params_type)))
-    return tuple(out)
-
-
-def engine_tool_schemas() -> list[Any]:
-    """The provider declarations of the engine's own interaction tools (from the catalog)."""
-    return list(_schemas())
+# The runners the catalog names (`host.engine.interaction_kinds:<tool>`).
+ask_user = Kind(lambda p, default: default, _ask_user)
+request_user_action = Kind(lambda p, default: float(p.timeout_seconds) if p.timeout_seconds else default, _user_action)
+schedule_resume = Kind(lambda p, default: float(p.delay_seconds), _resume, summary=_resume_summary)
+watch_page = Kind(lambda p, default: float(p.timeout_seconds), _watch, summary=_watch_summary, watched=True)

@@ -76,7 +76,7 @@ class TurnRunner:
             # Routes live in memory: a run resumed after a restart binds its submission's tab again.
             browser = run.input.get("browserContext")
             tab = (browser or {}).get("defaultTab")
-            engine.executor.begin_turn(self.thread_id, tab.get("tabId") if tab else None, bound=browser is not None)
+            engine.tools.begin_turn(self.thread_id, tab.get("tabId") if tab else None, bound=browser is not None)
             if run.state == runs.QUEUED:
                 self._prepare(run)
             else:
@@ -84,9 +84,7 @@ class TurnRunner:
                 engine.bus.emit(ui.TurnStart, self.thread_id, turn_id=self.turn_id, run_id=self.run_id)
             # The turn has started (the UI shows it); then, e.g., MCP servers connect and list their
             # tools, bounded by their connect timeouts, before the first step.
-            refresh = getattr(engine.executor, "refresh_tools", None)
-            if refresh is not None:
-                await refresh(self.thread_id)
+            await engine.tools.refresh(self.thread_id)
             engine.activity(self.thread_id)
             await self._loop()
         except asyncio.CancelledError:

@@ -200,7 +200,8 @@ class McpManager:
                 continue
             seen.add(found.name)
             tools.append(found)
-            remember_mcp_tool(mcp_tool(found.server, found.tool, title=found.label, description=found.description))
+            remember_mcp_tool(mcp_tool(found.server, found.tool, title=found.label, description=found.description,
+                                       input_schema=found.schema))
         state.tools, state.skipped, state.listed = tools, skipped, True
 
     async def _disconnect(self, state: ServerState, *, keep_error: bool = False) -> None:

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
     from host.mcp.manager import McpManager, ServerState
 
 def mcp_manager(engine: Any) -> "McpManager | None":
-    """The engine's MCP servers (None when its executor chain has no MCP executor)."""
-    return getattr(engine.executor, "mcp_manager", None)
+    """The engine's MCP servers (None when the host has no MCP service)."""
+    service = engine.tools.services.get("mcp")
+    return service.manager if service is not None else None
 
 
 # -- the state pages see ----------------------------------------------------------------------

@@ -13,6 +13,7 @@ from protocol.messages import BrowserEvent, CdpDetached, CdpEvent, Message, UiCo
 
 if TYPE_CHECKING:
     from host.browser.gateway import BrowserGateway
+    from host.calls.router import Router
     from host.engine.hosting import EngineHost
     from host.gatekeeper.service import Gatekeeper
     from host.nativehost.main import HostProcess
@@ -87,6 +88,13 @@ class HostServices:
         self.listen(BrowserEvent, lambda event: handle_event(gateway, event))
         gateway.takeover.listen(self._on_takeover)
         return gateway
+
+    @cached_property
+    def tools(self) -> "Router":
+        """The host's tools, by service (browser, built-ins, MCP servers); the engine adds its own."""
+        from host.nativehost.wiring import build_router
+
+        return build_router(self.gateway)
 
     def _on_takeover(self, thread_id: str, info: Any) -> None:
         control = getattr(self.host, "control", None)

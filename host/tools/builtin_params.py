@@ -1,31 +1,22 @@
 """Parameter types of the built-in and interaction tools, as msgspec Structs.
 
-The catalog hangs each on its tool's `ToolSpec.params_type`; `decode` validates a model's
-arguments against it and `provider_schema` derives the JSON Schema the model is given, so the
-bounds live in one place. Names are camelCase on the wire, like the browser tools'.
+Each is the `params_type` of its tool's declaration in `host.tools.catalog`.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import msgspec
 
-Url = Annotated[str, msgspec.Meta(min_length=1, max_length=8192, description="An absolute http(s) URL.")]
-TabId = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1,
-                                    description="A tab id from tabs_list; defaults to the task's tab.")]
+from host.tools.params import Params, Rule, SearchText, TabId, Url
+
 MemoryKey = Annotated[str, msgspec.Meta(min_length=1, max_length=100, pattern=r"^[^\x00-\x1f]+$",
                                         description="A short name for the memory, e.g. 'preferred-airline'.")]
 FileName = Annotated[str, msgspec.Meta(
     min_length=1, max_length=120, pattern=r"^[A-Za-z0-9][A-Za-z0-9 ._()-]*$",
     description="A plain file name with an extension (no folders), e.g. 'report.md'.")]
-SearchText = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 Option = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
-
-
-class Params(msgspec.Struct, forbid_unknown_fields=True, rename="camel", kw_only=True, omit_defaults=True):
-    """Base of every built-in tool's parameters."""
 
 
 # ---------------------------------------------------------------- built-ins
@@ -93,9 +84,8 @@ class WatchPageParams(Params, kw_only=True):
     note: Annotated[str, msgspec.Meta(max_length=500, description="What you are waiting for, shown to the user.")] \
         | None = None
 
-    def __post_init__(self) -> None:
-        if self.text_appears is None and self.text_gone is None and self.url_matches is None:
-            raise ValueError("give at least one condition: textAppears, textGone or urlMatches")
+    rules = (Rule("at_least_one", ("textAppears", "textGone", "urlMatches"),
+                  "give at least one condition: textAppears, textGone or urlMatches"),)
 
 
 class ScheduleResumeParams(Params, kw_only=True):
@@ -103,38 +93,3 @@ class ScheduleResumeParams(Params, kw_only=True):
         "Continue the task after this many seconds (at most 7 days)."))]
     reason: Annotated[str, msgspec.Meta(min_length=1, max_length=1000,
                                         description="Why the task waits, shown to the user.")]
-
-
-class InvalidParams(ValueError):
-    """Arguments that do not fit a tool's parameters; the message names the bad field."""
-
-
-def decode(kind: type[Params], raw: Any, tool: str) -> Params:
-    """Validate `raw` (decoded JSON) as `kind`; raise InvalidParams with `Invalid parameters for
-    <tool>: <problem> - at $.<path>` otherwise."""
-    if not isinstance(raw, dict):
-        raise InvalidParams(f"Invalid parameters for {tool}: expected an object, got {type(raw).__name__}")
-    try:
-        return msgspec.convert(raw, kind)
-    except (msgspec.ValidationError, ValueError) as exc:
-        raise InvalidParams(f"Invalid parameters for {tool}: {exc}") from None
-
-
-def provider_schema(kind: type[Params]) -> dict[str, Any]:
-    """The JSON Schema a model provider gets for `kind` (inline object, `$defs` if any)."""
-    (schema,), components = msgspec.json.schema_components([kind], ref_template="#/$defs/{name}")
-    if "$ref" in schema:
-        schema = dict(components.pop(schema["$ref"].rsplit("/", 1)[-1]))
-    schema.pop("title", None)
-    if components:
-        schema["$defs"] = components
-    return schema
-
-
-_STAR = re.compile(r"\*+")
-
-
-def url_pattern(pattern: str) -> re.Pattern[str]:
-    """The regular expression of a `urlMatches` pattern: `*` matches any run, the rest literally,
-    anchored at both ends."""
-    return re.compile("^" + ".*".join(re.escape(part) for part in _STAR.split(pattern)) + "$", re.DOTALL)

@@ -1,4 +1,5 @@
-"""The gateway against a fake extension: every refusal happens before anything reaches the page,
+"""The browser tools against a fake extension, called as the REPL calls them (the one
+authorisation path, nobody to ask): every refusal happens before anything reaches the page,
 writes are never replayed, and calls on one tab never overlap."""
 
 from __future__ import annotations
@@ -8,8 +9,25 @@ import asyncio
 import pytest
 
 from host.browser.gateway import BrowserGateway
+from host.browser.service import BrowserTools
+from host.calls.authorize import Authorizer
+from host.calls.direct import call_directly
+from host.calls.router import Router
 from host.gatekeeper.service import Gatekeeper
 from tests.browser.fake_extension import FakeExtension, remote, snapshot
+
+
+class Browser:
+    """The gateway with the router and authorizer a host puts around it."""
+
+    def __init__(self, gateway: BrowserGateway):
+        self.gateway = gateway
+        self.gatekeeper, self.refs, self.routes, self.takeover = (gateway.gatekeeper, gateway.refs, gateway.routes,
+                                                                  gateway.takeover)
+        self.authorizer = Authorizer(Router({"browser": BrowserTools(gateway)}), gateway.gatekeeper)
+
+    async def call(self, tool, params, *, thread_id="default", policy=None):
+        return await call_directly(self.authorizer, tool, params, thread_id=thread_id, policy=policy)
 
 
 @pytest.fixture
@@ -18,10 +36,10 @@ def fake() -> FakeExtension:
 
 
 @pytest.fixture
-def gateway(fake, tmp_path, monkeypatch) -> BrowserGateway:
+def gateway(fake, tmp_path, monkeypatch) -> Browser:
     monkeypatch.setenv("TABWARDEN_HOME", str(tmp_path / "home"))
     gatekeeper = Gatekeeper(None, user_policy=tmp_path / "user.json", managed_policy=tmp_path / "managed.json")
-    return BrowserGateway(lambda: fake, gatekeeper)
+    return Browser(BrowserGateway(lambda: fake, gatekeeper))
 
 
 async def read(gateway, **kw):

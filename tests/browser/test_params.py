@@ -6,11 +6,20 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from host.browser.errors import ToolFailure
-from host.browser.params import PARAMS_TYPES, content_params, decode_params, params_schema
-from host.tools.catalog import lookup
+from host.calls.router import Router
+from host.calls.service import ToolService
+from host.tools.catalog import CATALOG, lookup
+from host.tools.failure import ToolFailure
+from host.tools.params import content_params
+from host.tools.schema import provider_schema
 
 REF = "sabc123_4_5"
+ROUTER = Router({"browser": ToolService()})  # decoding needs no live service
+BROWSER_TOOLS = [name for name, spec in CATALOG.items() if spec.runner.service == "browser"]
+
+
+def decode_params(tool: str, raw: object):
+    return ROUTER.decode("t", tool, raw).params
 
 
 def bad(tool: str, raw: object) -> ToolFailure:
@@ -20,11 +29,11 @@ def bad(tool: str, raw: object) -> ToolFailure:
 
 
 def test_every_tool_is_in_the_catalog_with_a_schema():
-    for name in PARAMS_TYPES:
+    for name in BROWSER_TOOLS:
         spec = lookup(name)
         assert spec is not None, name
         assert spec.level in ("L0", "L1", "L2"), name
-        schema = params_schema(name)
+        schema = provider_schema(spec)
         assert schema["type"] == "object", name
 
 
@@ -117,5 +126,5 @@ def test_tab_group_update_needs_a_change():
 
 
 def test_schemas_round_trip_through_json():
-    for name in PARAMS_TYPES:
-        msgspec.json.encode(params_schema(name))
+    for name in BROWSER_TOOLS:
+        msgspec.json.encode(provider_schema(lookup(name)))

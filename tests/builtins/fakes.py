@@ -1,23 +1,24 @@
 """Stand-ins for the browser side of the built-ins: a fake extension bridge (tabs, site access,
 downloads, the indicator, and a page whose text a test changes) and an engine harness whose
-executor is the real BuiltinExecutor in front of the engine tests' scripted FakeExecutor."""
+router has the real built-ins beside the engine tests' scripted browser."""
 
 from __future__ import annotations
 
 import asyncio
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from host.browser.errors import Code, ToolFailure
-from host.browser.routing import TabRoutes
-from host.builtins.executor import BuiltinExecutor
-from host.engine.commands import Client
+from host.browser.gateway import BrowserGateway
+from host.browser.service import BrowserTools
+from host.builtins.ops import broadcast_memory
+from host.builtins.service import BuiltinTools
+from host.calls.router import Router
 from host.engine.engine import Engine
-from host.engine.provider_source import ProviderSource
-from host.gatekeeper.service import Gatekeeper
-from host.store import Store
-from tests.engine.harness import FakeExecutor, Harness, Recorder
+from host.tools.call import ToolCall
+from host.tools.failure import ToolCode, ToolFailure
+from host.tools.result import ToolResult
+from host.tools.spec import ToolSpec
+from tests.engine.harness import FakeExecutor, Harness, router
 
 PAGE = "https://shop.example/orders/1"
 
@@ -37,7 +38,7 @@ class FakeBridge:
     async def api(self, name: str, *args: Any, timeout: float = 10.0) -> Any:
         self.calls.append((name, args))
         if not self.connected:
-            raise ToolFailure(Code.NOT_CONNECTED, "no browser is connected to the host", phase="dispatch")
+            raise ToolFailure(ToolCode.NOT_CONNECTED, "no browser is connected to the host", phase="dispatch")
         if name == "tabs.get":
             tab = self.tabs.get(args[0])
             if tab is None:
@@ -71,20 +72,36 @@ class FakeBridge:
         present = wanted in page
         if present == ("text" in params):
             return {"resultText": "held"}
-        raise ToolFailure(Code.TIMEOUT, "not yet", phase="settle", retryable=True)
+        raise ToolFailure(ToolCode.TIMEOUT, "not yet", phase="settle", retryable=True)
 
     def names(self) -> list[str]:
         return [name for name, _ in self.calls]
 
 
-class FakeGateway:
-    def __init__(self, bridge: FakeBridge):
-        self.bridge = bridge
-        self.routes = TabRoutes()
+class ScriptedBrowser(BrowserTools):
+    """The real browser service over the fake bridge (watched tabs, the page indicator, the tab
+    queue), running the page tools from the engine tests' script."""
+
+    def __init__(self, bridge: FakeBridge, script: FakeExecutor):
+        gateway = BrowserGateway(lambda: None, None)
+        gateway.bridge = bridge  # type: ignore[assignment]
+        super().__init__(gateway)
+        self.script = script
+
+    def offers(self, spec: ToolSpec) -> bool:
+        return self.script.offers(spec)
+
+    async def resolve(self, call: ToolCall) -> ToolCall:
+        if call.spec.target == "watched":
+            return await super().resolve(call)
+        return await self.script.resolve(call)
+
+    async def run(self, call: ToolCall, runner: Any) -> ToolResult:
+        return await self.script.run(call, runner)
 
 
 class BuiltinHarness(Harness):
-    """The engine tests' harness with the built-ins in front of the scripted executor."""
+    """The engine tests' harness with the built-ins beside the scripted browser."""
 
     def __init__(self, folder, model_url, *, bridge: FakeBridge | None = None, resolver=None,
                  settings=None, **kw):
@@ -93,31 +110,26 @@ class BuiltinHarness(Harness):
         self.resolver = resolver
         self.builtin_settings = settings
         self.inner = self.executor
+        self.browser: ScriptedBrowser | None = None
 
-    async def start(self) -> Engine:
+    def router(self) -> Router:
         from host.builtins.settings import defaults
 
-        self.store = Store(self.folder / "db.sqlite3")
-        self.gatekeeper = Gatekeeper(self.store, user_policy=self.folder / "user.json",
-                                     managed_policy=self.folder / "managed.json")
-        self.gatekeeper.bind_browser_session("session-test")
         settings = self.builtin_settings
-        self.builtins = BuiltinExecutor(self.inner, gateway=FakeGateway(self.bridge) if self.bridge else None,
-                                        resolver=self.resolver, settings=(lambda: settings) if settings else defaults)
-        self.executor = self.builtins
-        self.engine = Engine(self.store, self.gatekeeper, self.builtins, providers=ProviderSource(self.settings),
-                             approval_timeout_s=self.approval_timeout_s, clock=self.clock or time.time,
-                             coalesce_s=0.005)
-        self.builtins.attach(self.engine)
-        self.recorder = Recorder()
-        self.engine.bus.add_sink(self.recorder.sink)
-        self.client = Client(self.answers.append, key="test", everything=True)
-        await self.engine.start()
-        return self.engine
+        self.builtins = BuiltinTools(bridge=self.bridge, resolver=self.resolver,
+                                     settings=(lambda: settings) if settings else defaults)
+        self.browser = ScriptedBrowser(self.bridge, self.inner) if self.bridge else None
+        return router(self.browser or self.inner, builtins=self.builtins)
+
+    async def start(self) -> Engine:
+        engine = await super().start()
+        self.builtins.attach(engine)
+        self.builtins.on_memory_change = lambda: broadcast_memory(engine)
+        return engine
 
     async def stop(self) -> None:
-        if getattr(self, "builtins", None) is not None and self.builtins.indicator is not None:
-            await self.builtins.indicator.close()
+        if self.browser is not None:
+            await self.browser.indicator.close()
         await super().stop()
 
 

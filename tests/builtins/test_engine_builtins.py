@@ -113,7 +113,7 @@ async def test_download_goes_through_the_extension_to_the_judged_url(harness, se
 
 
 async def test_the_indicator_follows_the_turn_and_its_buttons_reach_the_engine(harness, server, bridge):
-    from host.builtins.hosting import indicator_action
+    from host.nativehost.wiring import indicator_action
 
     server.add(Reply(tool_calls=[("read_page", {})]), Reply(text="Done."))
     thread = await harness.new_thread()
@@ -127,17 +127,17 @@ async def test_the_indicator_follows_the_turn_and_its_buttons_reach_the_engine(h
 
     harness.inner.gate = asyncio.Event()
     harness.inner.running.clear()
-    harness.builtins.indicator.on_action = lambda t, a: indicator_action(harness.engine, t, a)
+    harness.browser.indicator.on_action = lambda t, a: indicator_action(harness.engine, t, a)
     server.add(Reply(tool_calls=[("read_page", {})]), Reply(text="never"))
     await harness.submit(thread, "look again")
     await harness.inner.running.wait()
-    assert harness.builtins.indicator.threads_on(7) == [thread]
+    assert harness.browser.indicator.threads_on(7) == [thread]
 
     class Event:
         name = "indicator.action"
         data = {"tabId": 7, "action": "pause"}
 
-    await harness.builtins.indicator.on_event(Event())
+    await harness.browser.indicator.on_event(Event())
     assert (await harness.turn_done(2))["stopReason"] == "interrupted"
     notices = [n.body for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "system_notice"]
     assert notices[-1]["text"].startswith("Paused from the page indicator")

@@ -35,7 +35,7 @@ async def test_request_user_action_says_only_that_it_was_done(harness, server, b
     assert run_state(harness, thread) == "waiting_interaction"
     # Waiting on the user, the run drives no tab: no indicator, no takeover pause.
     await until(lambda: "indicator.hide" in bridge.names())
-    assert harness.builtins.indicator.tabs_of(thread) == []
+    assert harness.browser.indicator.tabs_of(thread) == []
     assert (await answer(harness, asked, value="hunter2 and the 2FA code 123456"))["type"] == "command.ack"
     assert (await answer(harness, asked, "cancel"))["code"] == "already_decided"
     await harness.turn_done()

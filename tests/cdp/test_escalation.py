@@ -8,22 +8,21 @@ from typing import Any
 
 import pytest
 
-from host.engine.executor import Outcome
-from host.providers.model import ToolSchema
-from host.tools.catalog import lookup
-from tests.engine.harness import SCHEMA, FakeExecutor, Harness
+from host.tools.result import ToolResult
+from host.tools.spec import ToolSpec
+from tests.engine.harness import TOOLS, FakeExecutor, Harness, outcome
 from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
 
 TYPE = ("type", {"ref": "s1_1_2", "element": "Code field", "text": "1234"})
 
 
 class TrustedExecutor(FakeExecutor):
-    def tools(self) -> list[ToolSchema]:
-        return [*super().tools(), ToolSchema("type_trusted", lookup("type_trusted").description, SCHEMA)]
+    def offers(self, spec: ToolSpec) -> bool:
+        return spec.name in (*TOOLS, "type_trusted")
 
 
-def ineffective(params: dict[str, Any]) -> Outcome:
-    return Outcome(ok=False, text="[tabId=7] Error l1_not_effective: the page reverted the typed value",
+def ineffective(params: dict[str, Any]) -> ToolResult:
+    return outcome(ok=False, text="[tabId=7] Error l1_not_effective: the page reverted the typed value",
                    code="l1_not_effective", tab_id=7,
                    details={"escalationTool": "type_trusted", "dispatched": True, "effectMayHaveOccurred": True})
 
@@ -82,7 +81,7 @@ async def test_a_declined_escalation_runs_nothing_more(harness, server):
 
 
 async def test_other_failures_do_not_escalate(harness, server):
-    harness.executor.results["type"] = lambda params: Outcome(ok=False, text="Error stale_ref", code="stale_ref")
+    harness.executor.results["type"] = lambda params: outcome(ok=False, text="Error stale_ref", code="stale_ref")
     server.add(Reply(tool_calls=[TYPE]), Reply(text="ok"))
     thread = await harness.new_thread()
     await harness.submit(thread, "enter the code")

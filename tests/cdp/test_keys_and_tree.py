@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from host.browser.errors import ToolFailure
+from host.tools.failure import ToolFailure
 from host.browser.l2.ax_tree import RefMark, build_lines, fit, frame_from_nodes, innermost_candidates, is_interactive
 from host.browser.l2.keys import ALT, CONTROL, SHIFT, for_char, parse_combo
 

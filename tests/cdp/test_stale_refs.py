@@ -7,15 +7,14 @@ from typing import Any
 
 import pytest
 
-from host.browser.call import ToolCall
-from host.browser.errors import ToolFailure
 from host.browser.gateway import BrowserGateway
 from host.browser.l2 import tools as l2_tools
 from host.browser.l2.deep_refs import DeepNode, DeepRefMap
-from host.browser.params import decode_params
-from host.browser.target import TabTarget
 from host.cdp.manager import CdpManager
+from host.tools.call import Target, ToolCall
 from host.tools.catalog import lookup
+from host.tools.failure import ToolFailure
+from host.tools.params import decode
 from tests.browser.fake_extension import FakeExtension
 from tests.cdp.fakes import FakeTransport
 
@@ -72,9 +71,9 @@ def mint(gateway: BrowserGateway, count: int = 1) -> list[str]:
 async def click(gateway: BrowserGateway, ref: str) -> Any:
     spec = lookup("click_trusted")
     assert spec is not None
-    params = decode_params("click_trusted", {"element": "a button", "ref": ref})
-    call = ToolCall(spec, params, "t", TabTarget(tab_id=TAB, url="http://site.test/a", origin="http://site.test"), gateway)
-    return await l2_tools.click_trusted(call)
+    params = decode(spec, {"element": "a button", "ref": ref})
+    call = ToolCall(spec, params, "t", Target(tab_id=TAB, url="http://site.test/a", origin="http://site.test"))
+    return await l2_tools.click_trusted(call, gateway)
 
 
 async def stale_reason(gateway: BrowserGateway, ref: str) -> str:

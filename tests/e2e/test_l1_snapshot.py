@@ -141,7 +141,7 @@ async def test_refs_past_the_ceiling_are_counted_and_still_findable(driver):
 async def test_an_empty_page_is_an_error_not_an_empty_answer(driver):
     await driver.open("empty.html")
     result = await driver.call("read_page")
-    assert not result["ok"]
+    assert not result["ok"], result
     assert result["error"]["code"] == "empty_tree" and result["text"].count("EMPTY_TREE") == 1
 
 

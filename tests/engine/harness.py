@@ -4,31 +4,43 @@ server over real HTTP, and a scripted tool executor standing in for the browser.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from host.engine.commands import Client
 from host.engine.engine import Engine
-from host.engine.executor import Authorize, Outcome, Prepared, ToolError
 from host.engine.provider_source import ProviderSource
 from host.engine.views import to_wire
 from host.gatekeeper.service import Gatekeeper
 from host.providers.config import parse_config
-from host.providers.model import ToolSchema
+from host.calls.router import Router
+from host.calls.service import ToolService
 from host.store import Store
-from host.tools.catalog import lookup
+from host.tools.call import Target, ToolCall
+from host.tools.failure import ToolFailure
+from host.tools.result import ToolResult
+from host.tools.spec import ToolSpec
 
 ORIGIN = "https://shop.example"
 SCHEMA = {"type": "object"}
 
 
-@dataclass
-class FakeExecutor:
-    """Runs `read_page`, `click`, `type`, `navigate`, `extract` and `tabs_list` from a script.
+def outcome(*, ok: bool, text: str, code: str | None = None, tab_id: int | None = None,
+            details: dict[str, Any] | None = None) -> ToolResult:
+    """A scripted result (`code` is the failure's)."""
+    error = ToolFailure(code, text).info() if code is not None else None
+    return ToolResult(ok=ok, tool="scripted", text=text, tab_id=tab_id, error=error, details=details or {})
 
-    `results[tool]` is a text or a function(params) -> Outcome; `gate` (when set) makes
-    `execute` wait after authorising, so a test can interrupt a running tool."""
+
+@dataclass
+class FakeExecutor(ToolService):
+    """The browser as a router service, running `read_page`, `click`, `type`, `navigate`,
+    `extract` and `tabs_list` from a script.
+
+    `results[tool]` is a text or a function(params) -> ToolResult; `gate` (when set) makes a
+    run wait after it was authorised, so a test can interrupt a running tool."""
 
     origin: str = ORIGIN
     results: dict[str, Any] = field(default_factory=dict)
@@ -41,27 +53,35 @@ class FakeExecutor:
     bound: list[tuple[str, int | None, bool]] = field(default_factory=list)
     # Changes the origin seen at dispatch (target drift between approval and dispatch).
     dispatch_origin: str | None = None
+    _holding: int = 0
 
-    def tools(self) -> list[ToolSchema]:
-        return [ToolSchema(name, lookup(name).description, SCHEMA)
-                for name in ("read_page", "click", "type", "navigate", "extract", "tabs_list")]
+    def offers(self, spec: ToolSpec) -> bool:
+        return spec.name in TOOLS
 
-    async def prepare(self, thread_id: str, tool: str, params: dict[str, Any]) -> Prepared:
-        self.prepared.append(tool)
-        if "ref" in params and not str(params["ref"]).startswith("s"):
-            raise ToolError("invalid_params", f"Invalid parameters for {tool}: bad ref {params['ref']!r}")
-        target = {"input_type": "password"} if params.get("ref") == "s1_1_9" else None
-        return Prepared(tool=tool, params=dict(params), origin="" if tool == "tabs_list" else self.origin, tab_id=7,
-                        target=target, target_line=f'- button "Buy" [ref={params["ref"]}]' if "ref" in params else None,
-                        site_access=None if tool == "tabs_list" else self.site_access)
+    async def resolve(self, call: ToolCall) -> ToolCall:
+        params = call.wire_params()
+        dispatching = self._holding > 0
+        if not dispatching:
+            self.prepared.append(call.tool)
+        if call.tool == "tabs_list":
+            return call.resolved(Target())
+        origin = self.dispatch_origin if dispatching and self.dispatch_origin is not None else self.origin
+        ref = params.get("ref")
+        return call.resolved(Target(
+            origin=origin, tab_id=7, facts={"input_type": "password"} if ref == "s1_1_9" else None,
+            line=f'- button "Buy" [ref={ref}]' if ref else None, site_access=self.site_access))
 
-    async def execute(self, thread_id: str, prepared: Prepared, authorize: Authorize) -> Outcome:
-        fresh = Prepared(**{**prepared.__dict__})
-        if self.dispatch_origin is not None:
-            fresh.origin = self.dispatch_origin
-            raise ToolError("target_changed", f"tab 7 moved to {self.dispatch_origin}; look at it again")
-        await authorize(fresh)
-        self.executed.append((prepared.tool, prepared.params))
+    @contextlib.asynccontextmanager
+    async def hold(self, call: ToolCall):
+        self._holding += 1
+        try:
+            yield
+        finally:
+            self._holding -= 1
+
+    async def run(self, call: ToolCall, runner: Any) -> ToolResult:
+        params = call.wire_params()
+        self.executed.append((call.tool, params))
         self.running.set()
         try:
             if self.gate is not None:
@@ -69,16 +89,21 @@ class FakeExecutor:
         except asyncio.CancelledError:
             self.cancelled += 1
             raise
-        script = self.results.get(prepared.tool, f"{prepared.tool} done")
+        script = self.results.get(call.tool, f"{call.tool} done")
         if callable(script):
-            return script(prepared.params)
-        return Outcome(ok=True, text=f"[tabId=7] {script}", tab_id=7)
+            return script(params)
+        return ToolResult(ok=True, tool=call.tool, text=f"[tabId=7] {script}", tab_id=7)
 
     def begin_turn(self, thread_id: str, tab_id: int | None, *, bound: bool) -> None:
         self.bound.append((thread_id, tab_id, bound))
 
-    def end_turn(self, thread_id: str) -> None:
-        pass
+
+TOOLS = ("read_page", "click", "type", "navigate", "extract", "tabs_list")
+
+
+def router(browser: FakeExecutor, **services: ToolService) -> Router:
+    """A router over the fake browser (and any other services)."""
+    return Router({"browser": browser, **services})
 
 
 class Recorder:
@@ -117,12 +142,14 @@ class Harness:
     """One engine over `folder`; `restart()` makes a new engine over the same files."""
 
     def __init__(self, folder: Path, model_url: str, *, kind: str = "openai", approval_timeout_s: float = 300.0,
-                 executor: FakeExecutor | None = None, budget: int | None = None, clock: Callable[[], float] | None = None):
+                 executor: FakeExecutor | None = None, budget: int | None = None, clock: Callable[[], float] | None = None,
+                 services: dict[str, ToolService] | None = None):
         self.folder = folder
         self.model_url = model_url
         self.kind = kind
         self.approval_timeout_s = approval_timeout_s
         self.executor = executor or FakeExecutor()
+        self.services = services or {}  # beside the fake browser (built-ins, MCP servers)
         self.budget = budget
         self.clock = clock
         self.engine: Engine | None = None
@@ -145,7 +172,7 @@ class Harness:
                                      managed_policy=self.folder / "managed.json",
                                      on_alert=lambda alert: self.engine.on_alert(alert) if self.engine else None)
         self.gatekeeper.bind_browser_session("session-test")
-        self.engine = Engine(self.store, self.gatekeeper, self.executor, providers=ProviderSource(self.settings),
+        self.engine = Engine(self.store, self.gatekeeper, self.router(), providers=ProviderSource(self.settings),
                              approval_timeout_s=self.approval_timeout_s, clock=self.clock or time.time,
                              coalesce_s=0.005)
         self.recorder = Recorder()
@@ -153,6 +180,10 @@ class Harness:
         self.client = Client(self.answers.append, key="test", everything=True)
         await self.engine.start()
         return self.engine
+
+    def router(self) -> Router:
+        """The engine's tools: the fake browser (subclasses add services)."""
+        return router(self.executor, **self.services)
 
     async def stop(self) -> None:
         if self.engine is not None:

@@ -4,11 +4,10 @@ denial burst pauses the thread with an alert; the token budget pauses a turn unt
 
 from __future__ import annotations
 
-from host.engine.executor import Outcome
-from tests.engine.harness import Harness
+from tests.engine.harness import Harness, outcome
 from tests.providers.fake_servers import Reply
 
-BAD = ("click", {"ref": "bad", "element": "x"})  # the fake executor refuses this ref
+BAD = ("click", {"ref": "bad", "element": "x"})  # not a ref: refused as invalid parameters
 
 
 def notices(h: Harness, thread: str) -> list[str]:
@@ -96,7 +95,7 @@ async def test_the_token_budget_pauses_a_turn_until_it_is_resumed(tmp_path, serv
 
 
 async def test_failed_results_of_page_tools_are_fenced_and_counted(harness, server):
-    harness.executor.results["read_page"] = lambda params: Outcome(ok=False, text="Error stale_ref: old", code="stale_ref")
+    harness.executor.results["read_page"] = lambda params: outcome(ok=False, text="Error stale_ref: old", code="stale_ref")
     server.add(Reply(tool_calls=[("read_page", {})]), Reply(text="hmm"))
     thread = await harness.new_thread()
     await harness.submit(thread, "read")

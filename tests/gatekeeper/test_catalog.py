@@ -3,7 +3,8 @@ import pytest
 from host.tools import CATALOG, lookup, mcp_tool
 from host.tools.spec import ToolSpec
 
-# The tool table of the behaviour notes (§5) and seed 003: name -> (level, effects).
+# The documented tool table: name -> (level, effects). (load_skill is not declared: nothing runs
+# skills yet, and a declared tool must have a runner.)
 NOTES_TABLE = {
     "tabs_list": ("L0", "read"), "tab_open": ("L0", "write"), "tab_focus": ("L0", "write"),
     "tab_close": ("L0", "write"), "navigate": ("L0", "write"), "go_back": ("L0", "write"),
@@ -17,11 +18,11 @@ NOTES_TABLE = {
     "press_key": ("L2", "write"), "read_page_deep": ("L2", "read"), "screenshot": ("L2", "read"),
     "click_trusted": ("L2", "write"), "type_trusted": ("L2", "write"), "click_xy": ("L2", "write"),
     "drag": ("L2", "write"), "upload_file": ("L2", "write"),
-    "memory_read": ("builtin", "read"), "memory_write": ("builtin", "write"), "load_skill": ("builtin", "read"),
+    "memory_read": ("builtin", "read"), "memory_write": ("builtin", "write"),
     "download": ("builtin", "write"), "artifact": ("builtin", "write"), "ask_user": ("builtin", "read"),
     "request_user_action": ("builtin", "read"), "watch_page": ("builtin", "read"),
     "schedule_resume": ("builtin", "read"),
-    # Issue 7: fetch_url is a URL-bearing write (the notes list it as a read).
+    # fetch_url is a URL-bearing write (a host-side request can carry page data anywhere).
     "fetch_url": ("builtin", "write"),
 }
 
@@ -79,8 +80,8 @@ def test_url_bearing_tools():
 
 def test_always_allowed_and_originless():
     assert {n for n, s in CATALOG.items() if s.always_allowed} == {
-        "memory_read", "load_skill", "ask_user", "request_user_action", "schedule_resume"}
-    for name in ("tabs_list", "memory_read", "memory_write", "load_skill", "ask_user", "request_user_action",
+        "memory_read", "ask_user", "request_user_action", "schedule_resume"}
+    for name in ("tabs_list", "memory_read", "memory_write", "ask_user", "request_user_action",
                  "schedule_resume", "artifact"):
         assert lookup(name).originless, name
     assert not lookup("watch_page").originless  # it resolves a tab target

@@ -10,7 +10,7 @@ from .conftest import decide
 SHOP = "https://shop.example.com"
 
 
-@pytest.mark.parametrize("tool", ["memory_read", "load_skill", "ask_user", "request_user_action", "schedule_resume"])
+@pytest.mark.parametrize("tool", ["memory_read", "ask_user", "request_user_action", "schedule_resume"])
 @pytest.mark.parametrize("policy", ["always", "untrusted", "auto"])
 def test_always_allowed_builtins(tool, policy):
     d = decide(tool, policy=policy, origin="")

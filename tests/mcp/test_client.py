@@ -1,40 +1,108 @@
-"""The MCP executor against a real MCP server over Streamable HTTP: tool exposure, calls,
-server-side failures, dead servers, timeouts, cancellation and bearer tokens."""
+"""The MCP service against a real MCP server over Streamable HTTP: tool exposure, calls,
+server-side failures, dead servers, timeouts, cancellation and bearer tokens. Calls take the
+host's one path (router and authorizer) with a gatekeeper that allows everything and records
+what it judged."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
-from host.engine.executor import Prepared, ToolError
+from host.calls.authorize import Authorizer, Context, Ran
+from host.calls.router import Router
+from host.gatekeeper.decision import Decision
 from host.mcp.auth import store_token
-from host.mcp.executor import McpExecutor
+from host.mcp.service import McpTools
+from host.providers.model import ToolSchema
+from host.tools.call import ToolCall
+from host.tools.failure import ToolFailure
+from host.tools.result import ToolResult
+from host.tools.schema import provider_schema
 from tests.engine.harness import FakeExecutor
 from tests.mcp.server import McpTestServer, free_port
+
+ToolError = ToolFailure
+
+
+class AllowAll:
+    """A gatekeeper that allows every call and keeps the checks it was asked."""
+
+    def __init__(self) -> None:
+        self.checks: list[Any] = []
+
+    def check(self, request: Any) -> Decision:
+        self.checks.append(request)
+        return Decision(verdict="allow", code="test_allow", reason="allowed by the test",
+                        target_origin=request.origin)
+
+    def record_outcome(self, **_: Any) -> None:
+        return None
+
+
+class Steps:
+    def __init__(self, seen: list[ToolCall]):
+        self.seen = seen
+
+    async def approve(self, call, verdict):  # never asked: everything is allowed
+        raise AssertionError("no approval expected")
+
+    def allowed(self, call) -> None:
+        return None
+
+    def dispatching(self, call, verdict, approved) -> None:
+        self.seen.append(call)
+
+
+class Tools:
+    """The MCP service in a router beside the engine tests' scripted browser."""
+
+    def __init__(self, manager, browser: FakeExecutor | None = None):
+        self.manager = manager
+        self.router = Router({"browser": browser or FakeExecutor(), "mcp": McpTools(manager)})
+        self.authorizer = Authorizer(self.router, AllowAll())
+
+    @property
+    def inner(self):
+        return self.router.services["browser"]
+
+    def tools(self) -> list[ToolSchema]:
+        return [ToolSchema(s.name, s.description, provider_schema(s)) for s in self.router.offered()]
+
+    async def refresh_tools(self, thread_id: str) -> None:
+        await self.router.refresh(thread_id)
+
+    async def prepare(self, thread_id: str, tool: str, params: dict[str, Any]) -> ToolCall:
+        return await self.router.resolve(self.router.decode(thread_id, tool, params))
+
+    async def execute(self, thread_id: str, call: ToolCall, seen: list[ToolCall]) -> ToolResult:
+        ending = await self.authorizer.dispatch(call, Context(thread_id), Steps(seen), None)
+        if not isinstance(ending, Ran):
+            raise ending.failure()
+        return ending.result
 
 
 @pytest.fixture
 def executor(manager):
-    return McpExecutor(FakeExecutor(), manager)
+    return Tools(manager)
 
 
-def authorizer(seen: list[Prepared]):
-    async def authorize(prepared: Prepared) -> None:
-        seen.append(prepared)
-    return authorize
+def authorizer(seen: list[ToolCall]) -> list[ToolCall]:
+    return seen
 
 
 async def run(executor, tool, params, seen=None):
     prepared = await executor.prepare("t1", tool, params)
-    return await executor.execute("t1", prepared, authorizer(seen if seen is not None else []))
+    return await executor.execute("t1", prepared, seen if seen is not None else [])
 
 
 async def test_server_tools_are_offered_under_mcp_names_with_their_schemas(settings, executor, mcp_server):
     settings.write({"local": {"url": mcp_server.url}})
     await executor.refresh_tools("t1")
     names = [s.name for s in executor.tools()]
-    assert names[:6] == ["read_page", "click", "type", "navigate", "extract", "tabs_list"]  # the inner chain's
+    # The browser's tools (from the catalog, in its order) come first.
+    assert names[:6] == ["tabs_list", "navigate", "read_page", "extract", "click", "type"]
     mcp = {s.name: s for s in executor.tools() if s.name.startswith("mcp__")}
     assert sorted(mcp) == ["mcp__local__add", "mcp__local__boom", "mcp__local__echo", "mcp__local__lookup",
                            "mcp__local__slow"]
@@ -66,7 +134,7 @@ async def test_an_allow_list_limits_what_is_offered(settings, executor, mcp_serv
 
 async def test_a_call_runs_at_the_server_origin_and_returns_its_text(settings, executor, mcp_server):
     settings.write({"local": {"url": mcp_server.url}})
-    seen: list[Prepared] = []
+    seen: list[ToolCall] = []
     outcome = await run(executor, "mcp__local__add", {"a": 2, "b": 40}, seen)  # connects on first need
     assert (outcome.ok, outcome.text) == (True, "42")
     assert outcome.details == {"server": "local", "tool": "add", "isError": False}
@@ -89,18 +157,17 @@ async def test_a_tool_error_is_a_failed_outcome_with_the_servers_text(settings, 
     assert outcome.details["isError"] is True
 
 
-async def test_other_tools_and_optional_methods_go_to_the_inner_executor(manager):
+async def test_other_tools_and_turn_hooks_reach_their_own_service(manager):
     class WithExtras(FakeExecutor):
         def hand_over(self, thread_id):
             self.handed = thread_id
 
-    plain = McpExecutor(FakeExecutor(), manager)
-    assert getattr(plain, "hand_over", None) is None and getattr(plain, "watch", None) is None
-    extras = McpExecutor(WithExtras(), manager)
-    extras.hand_over("t9")
+    extras = Tools(manager, WithExtras())
+    extras.router.hand_over("t9")
     assert extras.inner.handed == "t9"
-    outcome = await run(extras, "click", {"ref": "s1_1_2"})
-    assert outcome.text == "[tabId=7] click done" and extras.inner.executed == [("click", {"ref": "s1_1_2"})]
+    outcome = await run(extras, "click", {"ref": "s1_1_2", "element": "Buy"})
+    assert outcome.text == "[tabId=7] click done" and extras.inner.executed == [("click", {"ref": "s1_1_2",
+                                                                                              "element": "Buy"})]
 
 
 async def test_a_dead_server_loses_its_tools_and_its_calls_fail_cleanly(settings, executor, mcp_server):

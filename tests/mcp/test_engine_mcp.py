@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from host.mcp.executor import McpExecutor
-from tests.engine.harness import FakeExecutor, Harness
+from host.mcp.service import McpTools
+from tests.engine.harness import Harness
 from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
 
 
@@ -33,7 +33,7 @@ async def start(tmp_path, model, manager, settings, mcp_server):
     harnesses = []
 
     async def go() -> Harness:
-        h = Harness(tmp_path, model.url, executor=McpExecutor(FakeExecutor(), manager))
+        h = Harness(tmp_path, model.url, services={"mcp": McpTools(manager)})
         await h.start()
         harnesses.append(h)
         return h

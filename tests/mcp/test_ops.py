@@ -14,9 +14,8 @@ from types import SimpleNamespace
 import pytest
 
 from host.mcp import control_methods as cm
-from host.mcp.executor import McpExecutor
 from host.mcp.manager import McpManager
-from tests.engine.harness import FakeExecutor
+from host.mcp.service import McpTools
 from tests.mcp.server import McpTestServer
 from tests.settings.conftest import Settings
 
@@ -25,7 +24,7 @@ from tests.settings.conftest import Settings
 async def page(tmp_path, monkeypatch):
     home = tmp_path / "home"
     monkeypatch.setenv("TABWARDEN_HOME", str(home))
-    s = await Settings(home, executor=McpExecutor(FakeExecutor(), McpManager())).start()
+    s = await Settings(home, services={"mcp": McpTools(McpManager())}).start()
     try:
         yield s
     finally:
@@ -151,7 +150,7 @@ async def test_a_token_is_stored_never_echoed_and_forgotten_with_its_server(page
         assert ack["type"] == "command.ack"
         entry = await connected(page, "auth", count=2)
         assert entry["state"] == "connected" and entry["token"] == "stored"
-        keys = page.engine.executor.mcp_manager.key_store()
+        keys = page.engine.tools.services["mcp"].manager.key_store()
         assert keys.get("mcp:auth:bearer") == "t0ken-secret"
         assert server.authorizations[-1] == "Bearer t0ken-secret"
         everything = json.dumps([page.recorder.events, [str(a) for a in page.answers]])
@@ -177,7 +176,7 @@ async def test_moving_a_server_to_another_origin_forgets_its_token(page):
     with McpTestServer(token="t0ken-secret") as server:
         await page.op({"type": "mcp.saveServer", "server": "auth", "url": server.url, "new": True})
         await page.op({"type": "mcp.setToken", "server": "auth", "token": "t0ken-secret"})
-        keys = page.engine.executor.mcp_manager.key_store()
+        keys = page.engine.tools.services["mcp"].manager.key_store()
         # Same origin, another path or setting: the token stays.
         kept = await page.op({"type": "mcp.saveServer", "server": "auth", "url": server.url + "?v=2", "enabled": False})
         assert kept["type"] == "command.ack" and keys.get("mcp:auth:bearer") == "t0ken-secret"
@@ -204,7 +203,7 @@ async def test_a_server_with_headers_or_an_env_token_is_not_moved_to_another_ori
 
 async def test_the_repl_setting_a_token_updates_open_pages(page):
     await page.op({"type": "mcp.saveServer", "server": "off", "url": "https://off.example/mcp", "enabled": False})
-    manager = page.engine.executor.mcp_manager
+    manager = page.engine.tools.services["mcp"].manager
     host = SimpleNamespace(services=SimpleNamespace(engine=SimpleNamespace(mcp=manager, engine=page.engine)))
     conn = SimpleNamespace(server=SimpleNamespace(host=host))
     before = len(page.recorder.of("mcp.state"))

@@ -17,15 +17,15 @@ from host.engine.provider_source import ProviderSource
 from host.engine.views import to_wire
 from host.gatekeeper.service import Gatekeeper
 from host.store import Store
-from tests.engine.harness import FakeExecutor, Recorder
+from tests.engine.harness import FakeExecutor, Recorder, router
 
 
 class Settings:
     """One engine plus a page-like client; `op()` returns the op's direct answer."""
 
-    def __init__(self, home: Path, executor: Any = None):
+    def __init__(self, home: Path, services: dict[str, Any] | None = None):
         self.home = home
-        self.executor = executor  # default: a FakeExecutor
+        self.services = services or {}  # beside the engine tests' scripted browser
         self.answers: list[Any] = []
         self.recorder = Recorder()
         self.engine: Engine | None = None
@@ -36,7 +36,8 @@ class Settings:
         self.store = Store()  # the default file under TABWARDEN_HOME, as the host (and the CLI) open it
         self.gatekeeper = Gatekeeper(self.store)  # default paths: under TABWARDEN_HOME
         self.gatekeeper.bind_browser_session("session-test")
-        self.engine = Engine(self.store, self.gatekeeper, self.executor or FakeExecutor(), providers=ProviderSource(), coalesce_s=0.005)
+        self.engine = Engine(self.store, self.gatekeeper, router(FakeExecutor(), **self.services),
+                             providers=ProviderSource(), coalesce_s=0.005)
         self.engine.bus.add_sink(self.recorder.sink)
         await self.engine.start()
         return self

@@ -11,7 +11,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from host.browser.errors import Code, ToolFailure
+from host.tools.failure import ToolCode, ToolFailure
 
 MAX_BYTES = 8 * 1024 * 1024
 MAX_ATTACHMENTS = 64
@@ -55,10 +55,10 @@ class Attachments:
         thread's file, one the page or a tool produced, or none at all)."""
         item = self._items.get(attachment_id)
         if item is None or item.thread_id != thread_id:
-            raise ToolFailure(Code.ATTACHMENT_NOT_FOUND, f"there is no attachment {attachment_id!r} in this task; only "
+            raise ToolFailure(ToolCode.ATTACHMENT_NOT_FOUND, f"there is no attachment {attachment_id!r} in this task; only "
                               "files the user attached can be uploaded", phase="validate", details={"dispatched": False})
         if item.provenance != "user":
-            raise ToolFailure(Code.DENIED, f"attachment {attachment_id!r} did not come from the user and cannot be uploaded",
+            raise ToolFailure(ToolCode.DENIED, f"attachment {attachment_id!r} did not come from the user and cannot be uploaded",
                               phase="validate", details={"dispatched": False})
         return item
 

@@ -15,9 +15,9 @@ from typing import Any, Iterable
 
 import msgspec
 
-from host.browser.errors import Code, ToolFailure
+from host.tools.browser_params import DEEP_REF_PATTERN
+from host.tools.failure import ToolCode, ToolFailure
 
-DEEP_REF_PATTERN = r"^c[0-9a-z]{1,16}_[0-9]{1,9}_[0-9]{1,9}_[0-9]{1,9}$"
 _DEEP_REF = re.compile(DEEP_REF_PATTERN)
 
 
@@ -38,7 +38,7 @@ def is_deep_ref(ref: str | None) -> bool:
 
 def stale(ref: str, reason: str, why: str) -> ToolFailure:
     """The `stale_ref` failure for a deep ref (nothing was sent to the page)."""
-    return ToolFailure(Code.STALE_REF, f"ref {ref} is stale ({why}); call read_page_deep again and use a ref from it",
+    return ToolFailure(ToolCode.STALE_REF, f"ref {ref} is stale ({why}); call read_page_deep again and use a ref from it",
                        phase="resolve", retryable=True, details={"reason": reason, "ref": ref, "dispatched": False})
 
 

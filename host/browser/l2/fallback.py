@@ -10,7 +10,8 @@ from host.browser.l2.ax_tree import SKIPPED_ROLES, TEXT_ROLES, clip, frame_from_
 from host.cdp.shim import resolvable
 
 if TYPE_CHECKING:
-    from host.browser.call import ToolCall
+    from host.browser.gateway import BrowserGateway
+    from host.tools.call import ToolCall
 
 HEADER = "# Accessibility Tree (CDP fallback)"
 MAX_LINES = 400
@@ -19,13 +20,13 @@ UNNAMED_KEPT = frozenset({"button", "link", "textbox", "checkbox", "heading", "i
 QUIET_ROLES = frozenset({"none", "generic", "RootWebArea", "WebArea", *SKIPPED_ROLES})
 
 
-async def ax_outline(call: "ToolCall") -> str | None:
+async def ax_outline(call: "ToolCall", browser: "BrowserGateway") -> str | None:
     """The outline text, or None when the tree has nothing to show either."""
     from cdp_use.cdp.accessibility.commands import GetFullAXTreeReturns
 
     from host.browser.l2.tools import debugger
 
-    async with debugger(call, write=False) as client:
+    async with debugger(call, browser, write=False) as client:
         answer = await client.send("Accessibility.getFullAXTree", result_type=resolvable(GetFullAXTreeReturns))
     frame = frame_from_nodes("tab", None, "", "", "", answer["nodes"])
     lines = []

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from host.browser.errors import Code, ToolFailure
+from host.tools.failure import ToolCode, ToolFailure
 from host.cdp.client import TabClient
 from host.cdp.errors import CdpError
 
@@ -42,7 +42,7 @@ async def owner_chain(client: TabClient, session_id: str | None) -> list[tuple[s
     while current is not None:
         child = sessions.get(current)
         if child is None:
-            raise ToolFailure(Code.STALE_REF, "the element's frame is gone", phase="resolve", retryable=True,
+            raise ToolFailure(ToolCode.STALE_REF, "the element's frame is gone", phase="resolve", retryable=True,
                               details={"reason": "document_identity_changed", "dispatched": False})
         owner = await client.send("DOM.getFrameOwner", {"frameId": child.target_id}, session_id=child.parent)
         chain.append((child.parent, int(owner["backendNodeId"])))
@@ -66,11 +66,11 @@ async def locate(client: TabClient, session_id: str | None, backend_node_id: int
     try:
         answer = await client.send("DOM.getContentQuads", {"backendNodeId": backend_node_id}, session_id=session_id)
     except CdpError as exc:
-        raise ToolFailure(Code.NOT_VISIBLE, f"the element has no box on screen ({exc.cdp_message or exc.message})",
+        raise ToolFailure(ToolCode.NOT_VISIBLE, f"the element has no box on screen ({exc.cdp_message or exc.message})",
                           phase="precheck", retryable=True, details={"dispatched": False}) from None
     quads = [q for q in answer.get("quads") or [] if len(q) == 8 and _area(q) >= 1]
     if not quads:
-        raise ToolFailure(Code.NOT_VISIBLE, "the element has no visible area", phase="precheck", retryable=True,
+        raise ToolFailure(ToolCode.NOT_VISIBLE, "the element has no visible area", phase="precheck", retryable=True,
                           details={"dispatched": False})
     quad = max(quads, key=_area)
     local_x, local_y = sum(quad[0::2]) / 4, sum(quad[1::2]) / 4
@@ -108,7 +108,7 @@ async def check_hit(client: TabClient, session_id: str | None, backend_node_id: 
             await client.send("Runtime.releaseObjectGroup", {"objectGroup": HIT_GROUP}, session_id=session_id)
         except CdpError:
             pass
-    raise ToolFailure(Code.OCCLUDED, f"another element ({_describe(described.get('node') or {})}) covers the target at "
+    raise ToolFailure(ToolCode.OCCLUDED, f"another element ({_describe(described.get('node') or {})}) covers the target at "
                       f"({point.x:.0f}, {point.y:.0f}); scroll, close the overlay, or read the page again",
                       phase="precheck", retryable=True, details={"dispatched": False})
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from host.browser.errors import Code, ToolFailure
+from host.tools.failure import ToolCode, ToolFailure
 
 ALT, CONTROL, META, SHIFT = 1, 2, 4, 8
 
@@ -86,7 +86,7 @@ def _main_key(name: str) -> KeyDef:
         return for_char(name)[0]
     canonical = _NAMED_ALIASES.get(name.lower()) or next((k for k in _NAMED if k.lower() == name.lower()), None)
     if canonical is None:
-        raise ToolFailure(Code.INVALID_PARAMS, f"unknown key {name!r}: use a single character or one of "
+        raise ToolFailure(ToolCode.INVALID_PARAMS, f"unknown key {name!r}: use a single character or one of "
                           f"{', '.join(sorted(_NAMED))}, with modifiers such as Control+, Shift+, Alt+, Meta+",
                           phase="validate", details={"dispatched": False})
     return _NAMED[canonical]
@@ -111,7 +111,7 @@ class Combo:
 def parse_combo(text: str) -> Combo:
     """`Control+Shift+a`, `Enter`, `Shift+Tab`, `Control++` -> a Combo; raises invalid_params."""
     if not text or len(text) > 64:
-        raise ToolFailure(Code.INVALID_PARAMS, "key must be 1..64 characters", phase="validate", details={"dispatched": False})
+        raise ToolFailure(ToolCode.INVALID_PARAMS, "key must be 1..64 characters", phase="validate", details={"dispatched": False})
     if text.endswith("++"):
         parts = [*text[:-2].split("+"), "+"] if len(text) > 2 else ["+"]
     elif text == "+":
@@ -119,14 +119,14 @@ def parse_combo(text: str) -> Combo:
     else:
         parts = text.split("+")
     if any(part == "" for part in parts):
-        raise ToolFailure(Code.INVALID_PARAMS, f"cannot read the key combination {text!r}", phase="validate",
+        raise ToolFailure(ToolCode.INVALID_PARAMS, f"cannot read the key combination {text!r}", phase="validate",
                           details={"dispatched": False})
     *mods, last = parts
     modifiers: list[str] = []
     for mod in mods:
         canonical = _MODIFIER_ALIASES.get(mod.lower())
         if canonical is None:
-            raise ToolFailure(Code.INVALID_PARAMS, f"unknown modifier {mod!r} in {text!r}: use Control, Shift, Alt or Meta",
+            raise ToolFailure(ToolCode.INVALID_PARAMS, f"unknown modifier {mod!r} in {text!r}: use Control, Shift, Alt or Meta",
                               phase="validate", details={"dispatched": False})
         if canonical not in modifiers:
             modifiers.append(canonical)

@@ -12,14 +12,17 @@ import secrets
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
-from host.browser.errors import Code, ToolFailure
+from host.tools.failure import ToolCode, ToolFailure
 from host.browser.l2 import geometry
 from host.browser.l2.deep_refs import is_deep_ref
 from host.browser.l2.targets import NodeTarget, resolve_target
 from host.cdp.client import TabClient
 from host.cdp.errors import CdpError
+
+if TYPE_CHECKING:
+    from host.browser.gateway import BrowserGateway
 
 MAX_FULL_PAGE_HEIGHT = 8_192  # a 16k-pixel capture ended the chrome.debugger session here (Chromium 156)
 MAX_LABELS = 60
@@ -72,18 +75,18 @@ def save(shot: Shot, folder: Path) -> tuple[str, Path]:
     return shot_id, path
 
 
-async def _label_boxes(call: Any, client: TabClient) -> list[dict[str, Any]]:
+async def _label_boxes(call: Any, browser: "BrowserGateway", client: TabClient) -> list[dict[str, Any]]:
     """Boxes (top-level viewport) of the current refs: the deep read's if current, else L1's."""
     tab_id = client.tab_id
     boxes: list[dict[str, Any]] = []
-    generation = call.gateway.deep_refs.current(tab_id)
+    generation = browser.deep_refs.current(tab_id)
     if generation is not None and generation.tab_epoch == client.epoch:
         targets = [(node.ref, node.session_id, node.backend_node_id) for node in list(generation.nodes.values())[:MAX_LABELS]]
     else:
         targets = []
-        for hint in call.refs.hints(tab_id)[:MAX_LABELS]:
+        for hint in browser.refs.hints(tab_id)[:MAX_LABELS]:
             try:
-                found: NodeTarget = await resolve_target(call, client, hint.ref)
+                found: NodeTarget = await resolve_target(call, browser, client, hint.ref)
             except Exception:
                 continue
             targets.append((hint.ref, None, found.backend_node_id))
@@ -107,7 +110,7 @@ async def _overlay(client: TabClient, boxes: list[dict[str, Any]]) -> int | None
     return context
 
 
-async def capture(call: Any, client: TabClient, *, target: str, image_format: str, quality: int | None,
+async def capture(call: Any, browser: "BrowserGateway", client: TabClient, *, target: str, image_format: str, quality: int | None,
                   annotate: bool) -> Shot:
     """Take the screenshot the call asks for."""
     params: dict[str, Any] = {"format": image_format}
@@ -123,7 +126,7 @@ async def capture(call: Any, client: TabClient, *, target: str, image_format: st
                                                "everyNthFrame": 1000})
     try:
         if target not in ("viewport", "fullpage"):
-            node = await resolve_target(call, client, target)
+            node = await resolve_target(call, browser, client, target)
             await client.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": node.backend_node_id},
                               session_id=node.session_id, expect_epoch=node.epoch)
             point = await geometry.locate(client, node.session_id, node.backend_node_id)
@@ -133,7 +136,7 @@ async def capture(call: Any, client: TabClient, *, target: str, image_format: st
             params["clip"] = {"x": view["pageX"] + point.x - point.width / 2, "y": view["pageY"] + point.y - point.height / 2,
                               "width": width, "height": height, "scale": 1}
         if annotate:
-            boxes = await _label_boxes(call, client)
+            boxes = await _label_boxes(call, browser, client)
             labels = [box["label"] for box in boxes]
             if boxes:
                 context = await _overlay(client, boxes)
@@ -163,7 +166,7 @@ async def capture(call: Any, client: TabClient, *, target: str, image_format: st
                 pass
     data = base64.b64decode(answer.get("data") or "")
     if not data:
-        raise ToolFailure(Code.CDP_ERROR, "the browser returned an empty image; try the viewport or a smaller element",
+        raise ToolFailure(ToolCode.CDP_ERROR, "the browser returned an empty image; try the viewport or a smaller element",
                           phase="execute", details={"dispatched": True})
     if image_format == "png":
         width, height = _png_size(data)

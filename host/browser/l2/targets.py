@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from host.browser.errors import Code, ToolFailure
+from host.tools.failure import ToolCode, ToolFailure
 from host.browser.l2.deep_refs import StaleReason, is_deep_ref, stale
 from host.cdp.client import TabClient
 from host.cdp.errors import CdpCode, CdpError
 
 if TYPE_CHECKING:
-    from host.browser.call import ToolCall
+    from host.browser.gateway import BrowserGateway
+    from host.tools.call import ToolCall
 
 CHECK_GROUP = "tabwarden-check"
 L1_GROUP = "tabwarden-l1"
@@ -47,28 +48,6 @@ class NodeTarget:
 
     def describe(self) -> str:
         return f'{self.role} "{self.name}"' if self.name else (self.role or "element")
-
-
-@dataclass
-class L1Translations:
-    """backendNodeIds of L1 refs, per tab, valid for one snapshot under one epoch."""
-
-    _tabs: dict[int, tuple[int, str, dict[str, int]]] = field(default_factory=dict)
-
-    def get(self, tab_id: int, epoch: int, snapshot: str, ref: str) -> int | None:
-        entry = self._tabs.get(tab_id)
-        if entry is None or entry[0] != epoch or entry[1] != snapshot:
-            return None
-        return entry[2].get(ref)
-
-    def put(self, tab_id: int, epoch: int, snapshot: str, ref: str, backend: int) -> None:
-        entry = self._tabs.get(tab_id)
-        if entry is None or entry[0] != epoch or entry[1] != snapshot:
-            entry = self._tabs[tab_id] = (epoch, snapshot, {})
-        entry[2][ref] = backend
-
-    def forget(self, tab_id: int) -> None:
-        self._tabs.pop(tab_id, None)
 
 
 class Writer:
@@ -118,20 +97,20 @@ def cdp_failure(exc: CdpError, *, write: bool, sent: int = 0) -> ToolFailure:
         details["effectMayHaveOccurred"] = True
     if exc.code == CdpCode.EPOCH_CHANGED:
         details["reason"] = StaleReason.LIFECYCLE_CHANGED
-        return ToolFailure(Code.STALE_REF, f"the page changed while the action was prepared ({exc.details.get('reason')}); "
+        return ToolFailure(ToolCode.STALE_REF, f"the page changed while the action was prepared ({exc.details.get('reason')}); "
                            "nothing more was sent. Read the page again", phase="dispatch", retryable=True, details=details)
     if exc.code == CdpCode.DETACHED:
-        return ToolFailure(Code.DEBUGGER_DETACHED, exc.message, phase="execute", retryable=not acted, details=details)
+        return ToolFailure(ToolCode.DEBUGGER_DETACHED, exc.message, phase="execute", retryable=not acted, details=details)
     if exc.code == CdpCode.SESSION_GONE:
         details["reason"] = StaleReason.INVALIDATED
-        return ToolFailure(Code.STALE_REF, exc.message, phase="resolve", retryable=True, details=details)
+        return ToolFailure(ToolCode.STALE_REF, exc.message, phase="resolve", retryable=True, details=details)
     if exc.code == CdpCode.DOMAIN_NOT_ALLOWED:
-        return ToolFailure(Code.UNSUPPORTED, exc.message, phase="precheck", details={"dispatched": False})
+        return ToolFailure(ToolCode.UNSUPPORTED, exc.message, phase="precheck", details={"dispatched": False})
     if exc.code == CdpCode.ATTACH_FAILED:
-        return ToolFailure(Code.DEBUGGER_UNAVAILABLE, exc.message, phase="precheck", details={"dispatched": False})
+        return ToolFailure(ToolCode.DEBUGGER_UNAVAILABLE, exc.message, phase="precheck", details={"dispatched": False})
     if exc.code in (CdpCode.TIMEOUT, CdpCode.NOT_CONNECTED, CdpCode.TAB_CLOSED, "overloaded", "cancelled"):
         return ToolFailure(exc.code, exc.message, phase="execute", retryable=not acted, details=details)
-    return ToolFailure(Code.CDP_ERROR, exc.message, phase="execute", retryable=False, details=details)
+    return ToolFailure(ToolCode.CDP_ERROR, exc.message, phase="execute", retryable=False, details=details)
 
 
 async def _verify_deep(client: TabClient, target: NodeTarget, frame_id: str, loader_id: str, document_id: int) -> None:
@@ -182,12 +161,12 @@ async def _main_frame_id(client: TabClient) -> str:
     return str(tree["frameTree"]["frame"]["id"])
 
 
-async def _translate_l1(call: "ToolCall", client: TabClient, ref: str) -> int:
+async def _translate_l1(call: "ToolCall", browser: "BrowserGateway", client: TabClient, ref: str) -> int:
     """The backendNodeId of an L1 ref, resolved by the page executor in its own world."""
-    manager = call.gateway.cdp
+    manager = browser.cdp
     context = await manager.isolated_context(client, await _main_frame_id(client))
     if context is None:
-        raise ToolFailure(Code.STALE_REF, f"ref {ref} is stale (the page executor is no longer in this page); call "
+        raise ToolFailure(ToolCode.STALE_REF, f"ref {ref} is stale (the page executor is no longer in this page); call "
                           "read_page again", phase="resolve", retryable=True,
                           details={"reason": StaleReason.DOCUMENT_CHANGED, "dispatched": False, "ref": ref})
     expression = ("(() => { try { return globalThis.__tabwarden.elementForRef(" + json.dumps(ref) + "); } "
@@ -198,7 +177,7 @@ async def _translate_l1(call: "ToolCall", client: TabClient, ref: str) -> int:
         result = answer.get("result") or {}
         if result.get("subtype") != "node" or not result.get("objectId"):
             why = str(result.get("value") or "the page executor did not return an element")
-            raise ToolFailure(Code.STALE_REF, why.removeprefix("stale: "), phase="resolve", retryable=True,
+            raise ToolFailure(ToolCode.STALE_REF, why.removeprefix("stale: "), phase="resolve", retryable=True,
                               details={"reason": StaleReason.INVALIDATED, "dispatched": False, "ref": ref})
         described = await client.send("DOM.describeNode", {"objectId": result["objectId"]})
         return int(described["node"]["backendNodeId"])
@@ -211,27 +190,27 @@ async def _translate_l1(call: "ToolCall", client: TabClient, ref: str) -> int:
             pass
 
 
-async def resolve_target(call: "ToolCall", client: TabClient, ref: str) -> NodeTarget:
+async def resolve_target(call: "ToolCall", browser: "BrowserGateway", client: TabClient, ref: str) -> NodeTarget:
     """The node `ref` names in the call's tab, proven current; raises stale_ref otherwise."""
     tab_id = client.tab_id
     state = client.state
     if is_deep_ref(ref):
-        node = call.gateway.deep_refs.resolve(tab_id, ref, state.epoch, state.epoch_reason)
+        node = browser.deep_refs.resolve(tab_id, ref, state.epoch, state.epoch_reason)
         target = NodeTarget(ref, node.session_id, node.backend_node_id, state.epoch, "deep", node.role, node.name,
                             node.input_type)
         await _verify_deep(client, target, node.frame_id, node.loader_id, node.document_backend_id)
     else:
-        hint = call.refs.lookup(tab_id, ref)
-        if hint is None or not call.refs.is_current(tab_id, ref):
-            raise ToolFailure(Code.STALE_REF, f"ref {ref} is not from the latest read_page of this tab; call read_page "
+        hint = browser.refs.lookup(tab_id, ref)
+        if hint is None or not browser.refs.is_current(tab_id, ref):
+            raise ToolFailure(ToolCode.STALE_REF, f"ref {ref} is not from the latest read_page of this tab; call read_page "
                               "again", phase="resolve", retryable=True,
                               details={"reason": StaleReason.NOT_FOUND, "dispatched": False, "ref": ref})
-        snapshot = call.refs.current_snapshot(tab_id)
+        snapshot = browser.refs.current_snapshot(tab_id)
         epoch = state.epoch
-        cache = call.gateway.l1_translations
+        cache = browser.l1_translations
         backend = cache.get(tab_id, epoch, snapshot, ref)
         if backend is None:
-            backend = await _translate_l1(call, client, ref)
+            backend = await _translate_l1(call, browser, client, ref)
             cache.put(tab_id, epoch, snapshot, ref, backend)
         target = NodeTarget(ref, None, backend, epoch, "l1", hint.role, hint.name, hint.input_type)
     if state.epoch != target.epoch:

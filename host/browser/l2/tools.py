@@ -7,23 +7,26 @@ from __future__ import annotations
 
 import base64
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable, TYPE_CHECKING
 
 from host.browser import page_writes
-from host.browser.call import ToolCall
-from host.browser.errors import Code, ToolFailure
+from host.tools.call import ToolCall
+from host.tools.failure import ToolCode, ToolFailure
 from host.browser.l2 import geometry, input as trusted
 from host.browser.l2.deep_read import read_deep
 from host.browser.l2.keys import parse_combo
 from host.browser.l2.network_idle import NetworkIdle
 from host.browser.l2.screenshot import capture, save
 from host.browser.l2.targets import NodeTarget, Writer, cdp_failure, resolve_target
-from host.browser.params import (ClickTrustedParams, ClickXYParams, DragParams, PressKeyParams, ReadPageDeepParams,
+from host.tools.browser_params import (ClickTrustedParams, ClickXYParams, DragParams, PressKeyParams, ReadPageDeepParams,
                                  ScreenshotParams, TypeTrustedParams, UploadFileParams)
-from host.browser.results import ToolResult, success
+from host.tools.result import ToolResult, success
 from host.browser.target import get_tab
 from host.cdp.client import TabClient
 from host.cdp.errors import CdpCode, CdpError
+
+if TYPE_CHECKING:
+    from host.browser.gateway import BrowserGateway
 
 TRUSTED_NOTE = "trusted input through the debugger"
 
@@ -39,14 +42,14 @@ class _Action:
 
 
 @asynccontextmanager
-async def debugger(call: ToolCall, action: _Action | None = None, *, write: bool) -> AsyncIterator[TabClient]:
+async def debugger(call: ToolCall, browser: "BrowserGateway", action: _Action | None = None, *, write: bool) -> AsyncIterator[TabClient]:
     """Hold the debugger for the call's tab; CDP failures become tool failures."""
     tab_id = call.tab_id
     assert tab_id is not None
-    manager = call.gateway.cdp
+    manager = browser.cdp
     stopped = manager.user_stopped(tab_id)
     if stopped:
-        raise ToolFailure(Code.DEBUGGER_CANCELLED, f"the user stopped the debugger in tab {tab_id} (they dismissed the "
+        raise ToolFailure(ToolCode.DEBUGGER_CANCELLED, f"the user stopped the debugger in tab {tab_id} (they dismissed the "
                           "browser's debugging bar); trusted tools stay off there until the user's next message",
                           phase="precheck", details={"dispatched": False, "reason": stopped})
     try:
@@ -70,12 +73,12 @@ async def _aim(client: TabClient, writer: Writer, target: NodeTarget) -> geometr
     return point
 
 
-async def _act(call: ToolCall, client: TabClient, writer: Writer, perform: Callable[[Writer], Awaitable[Any]],
+async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, writer: Writer, perform: Callable[[Writer], Awaitable[Any]],
                text: str, details: dict[str, Any]) -> ToolResult:
     """Run the input with network tracking, then report: settled or not, new tab, navigation."""
     tab_id = call.tab_id
     assert tab_id is not None and call.target is not None
-    before_tabs = await page_writes.tab_ids(call)
+    before_tabs = await page_writes.tab_ids(call, browser)
     interrupted = None
     async with NetworkIdle(client) as network:
         try:
@@ -85,7 +88,7 @@ async def _act(call: ToolCall, client: TabClient, writer: Writer, perform: Calla
                 raise cdp_failure(exc, write=True, sent=writer.sent) from None
             interrupted = str(exc.details.get("reason") or "the page changed")  # the action's own effect
         settled = await network.wait()
-    call.routes.touch(call.thread_id, tab_id, wrote=True)
+    browser.routes.touch(call.thread_id, tab_id, wrote=True)
     evidence = {"attempts": [{"phase": "execute", "strategy": "l2", "ok": True}], "strategy": "cdp", "trusted": True,
                 "effectState": "dispatched", "outcome": "uncertain", "observedEffects": []}
     out = {"dispatched": True, "evidence": evidence, "networkSettled": settled.settled, "networkWaitMs": settled.waited_ms,
@@ -97,15 +100,15 @@ async def _act(call: ToolCall, client: TabClient, writer: Writer, perform: Calla
     if not settled.settled:
         parts.append(f"[the network was still busy after {settled.waited_ms / 1000:.1f} s ({settled.pending} requests)]")
     result_tab = None
-    child = await page_writes.child_tab(call, tab_id, before_tabs)
+    child = await page_writes.child_tab(call, browser, tab_id, before_tabs)
     if child is not None:
-        result_tab, section = await page_writes.adopt(call, child)
+        result_tab, section = await page_writes.adopt(call, browser, child)
         evidence["observedEffects"].append("tab_created")
         evidence["outcome"] = "verified"
         out["childTabId"] = result_tab
         parts.append(section)
     else:
-        now = await get_tab(call.bridge, tab_id)
+        now = await get_tab(browser.bridge, tab_id)
         if now.url != call.target.url:
             evidence["observedEffects"].append("url_changed")
             out["navigatedTo"] = now.url
@@ -118,27 +121,27 @@ async def _act(call: ToolCall, client: TabClient, writer: Writer, perform: Calla
 # ---------------------------------------------------------------- reads
 
 
-async def _read_retrying(call: ToolCall, read: Callable[[TabClient], Awaitable[Any]]) -> Any:
+async def _read_retrying(call: ToolCall, browser: "BrowserGateway", read: Callable[[TabClient], Awaitable[Any]]) -> Any:
     """Run a read under the debugger; when the session ends under it for any reason but the
     user's cancel (a renderer that stopped answering, for one), attach again and read once more."""
     try:
-        async with debugger(call, write=False) as client:
+        async with debugger(call, browser, write=False) as client:
             return await read(client)
     except ToolFailure as exc:
-        if exc.code != Code.DEBUGGER_DETACHED or exc.details.get("reason") == "canceled_by_user":
+        if exc.code != ToolCode.DEBUGGER_DETACHED or exc.details.get("reason") == "canceled_by_user":
             raise
         call.details["retriedAfterDetach"] = exc.details.get("reason") or exc.message
-    async with debugger(call, write=False) as client:
+    async with debugger(call, browser, write=False) as client:
         return await read(client)
 
 
-async def read_page_deep(call: ToolCall) -> ToolResult:
+async def read_page_deep(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """The accessibility tree across frames and shadow roots, with deep refs."""
     params = call.params
     assert isinstance(params, ReadPageDeepParams) and call.tab_id is not None
-    read = await _read_retrying(call, lambda client: read_deep(client, call.gateway.cdp, call.gateway.deep_refs,
+    read = await _read_retrying(call, browser, lambda client: read_deep(client, browser.cdp, browser.deep_refs,
                                                                 max_tokens=params.max_tokens))
-    call.routes.touch(call.thread_id, call.tab_id, wrote=False)
+    browser.routes.touch(call.thread_id, call.tab_id, wrote=False)
     details = {**call.details, "generation": read.generation.prefix[:-1], "refCount": len(read.generation.nodes),
                "frames": read.frames, "outOfProcessFrames": read.out_of_process_frames,
                "unreachableFrames": read.unreachable_frames, "listenerCandidates": read.scanned,
@@ -146,16 +149,16 @@ async def read_page_deep(call: ToolCall) -> ToolResult:
     return success(call.tool, read.text, tab_id=call.tab_id, details=details)
 
 
-async def screenshot(call: ToolCall) -> ToolResult:
+async def screenshot(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """A PNG or JPEG of the viewport, the full page or one element, saved as an attachment."""
     from host.paths import dirs
 
     params = call.params
     assert isinstance(params, ScreenshotParams) and call.tab_id is not None
-    shot = await _read_retrying(call, lambda client: capture(call, client, target=params.target, image_format=params.format,
+    shot = await _read_retrying(call, browser, lambda client: capture(call, browser, client, target=params.target, image_format=params.format,
                                                              quality=params.quality, annotate=params.annotate))
     shot_id, path = save(shot, dirs().data / "screenshots")
-    call.routes.touch(call.thread_id, call.tab_id, wrote=False)
+    browser.routes.touch(call.thread_id, call.tab_id, wrote=False)
     text = f"Screenshot of the {shot.target} saved as {shot_id} ({shot.mime}, {shot.width}x{shot.height} px)."
     if shot.labels:
         text += f" Labelled refs: {', '.join(shot.labels)}."
@@ -167,17 +170,17 @@ async def screenshot(call: ToolCall) -> ToolResult:
 # ---------------------------------------------------------------- trusted writes
 
 
-async def click_trusted(call: ToolCall) -> ToolResult:
+async def click_trusted(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Click an element (L1 or deep ref) with trusted mouse input at its centre."""
     params = call.params
     assert isinstance(params, ClickTrustedParams)
     action = _Action()
-    async with debugger(call, action, write=True) as client:
-        target = await resolve_target(call, client, params.ref)
+    async with debugger(call, browser, action, write=True) as client:
+        target = await resolve_target(call, browser, client, params.ref)
         writer = action.writer = Writer(client, target.epoch)
         point = await _aim(client, writer, target)
         kind = "Double-clicked" if params.double_click else "Clicked"
-        return await _act(call, client, writer,
+        return await _act(call, browser, client, writer,
                           lambda send: trusted.click(send.on(target.session_id), point.local_x, point.local_y,
                                                      button=params.button, double=params.double_click),
                           f"{kind} {target.describe()} at ({point.x:.0f}, {point.y:.0f}) with {TRUSTED_NOTE}.",
@@ -207,13 +210,13 @@ async def _call_on(writer: Writer, target: NodeTarget, function: str) -> Any:
     return (answer.get("result") or {}).get("value")
 
 
-async def type_trusted(call: ToolCall) -> ToolResult:
+async def type_trusted(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Click into a field and type with trusted key events; verify the value it ends with."""
     params = call.params
     assert isinstance(params, TypeTrustedParams)
     action = _Action()
-    async with debugger(call, action, write=True) as client:
-        target = await resolve_target(call, client, params.ref)
+    async with debugger(call, browser, action, write=True) as client:
+        target = await resolve_target(call, browser, client, params.ref)
         writer = action.writer = Writer(client, target.epoch)
         point = await _aim(client, writer, target)
         before = await _call_on(Writer(client, target.epoch), target, _READ_VALUE)  # a read: not counted
@@ -232,7 +235,7 @@ async def type_trusted(call: ToolCall) -> ToolResult:
                 await trusted.press(frame, parse_combo("Enter"))
 
         shown = f"{len(params.text)} characters (hidden)" if hidden else repr(params.text[:200])
-        result = await _act(call, client, writer, perform, f"Typed {shown} into {target.describe()} with {TRUSTED_NOTE}.",
+        result = await _act(call, browser, client, writer, perform, f"Typed {shown} into {target.describe()} with {TRUSTED_NOTE}.",
                             {"targetKind": target.kind, "typing": strategy})
         expected = params.text if params.mode == "replace" else f"{before or ''}{params.text}"
         if params.submit or client.epoch != writer.epoch:
@@ -254,7 +257,7 @@ async def type_trusted(call: ToolCall) -> ToolResult:
         return result
 
 
-async def press_key(call: ToolCall) -> ToolResult:
+async def press_key(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Press a key combination with trusted key events (the focused element, or `ref` focused
     first). Without a usable debugger it falls back to synthetic events and says so."""
     params = call.params
@@ -262,10 +265,10 @@ async def press_key(call: ToolCall) -> ToolResult:
     combo = parse_combo(params.key)
     action = _Action()
     try:
-        async with debugger(call, action, write=True) as client:
+        async with debugger(call, browser, action, write=True) as client:
             session = None
             if params.ref:
-                target = await resolve_target(call, client, params.ref)
+                target = await resolve_target(call, browser, client, params.ref)
                 writer = action.writer = Writer(client, target.epoch)
                 await _scroll_into_view(client, writer, target)
                 await writer("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
@@ -273,43 +276,43 @@ async def press_key(call: ToolCall) -> ToolResult:
             else:
                 writer = action.writer = Writer(client, client.epoch)
                 where = "the focused element"
-            return await _act(call, client, writer, lambda send: trusted.press(send.on(session), combo),
+            return await _act(call, browser, client, writer, lambda send: trusted.press(send.on(session), combo),
                               f"Pressed {combo.describe()} on {where} with {TRUSTED_NOTE}.", {"key": combo.describe()})
     except ToolFailure as problem:
-        if problem.code != Code.DEBUGGER_UNAVAILABLE or action.sent or (params.ref and not params.ref.startswith("s")):
+        if problem.code != ToolCode.DEBUGGER_UNAVAILABLE or action.sent or (params.ref and not params.ref.startswith("s")):
             raise
-    result = await page_writes.run_write(call)  # synthetic fallback: the page executor says so in its text
+    result = await page_writes.run_write(call, browser)  # synthetic fallback: the page executor says so in its text
     result.details["fallback"] = "synthetic"
     return result
 
 
-async def click_xy(call: ToolCall) -> ToolResult:
+async def click_xy(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Click at viewport coordinates (for canvases and other places without a ref)."""
     params = call.params
     assert isinstance(params, ClickXYParams)
     action = _Action()
-    async with debugger(call, action, write=True) as client:
+    async with debugger(call, browser, action, write=True) as client:
         await _inside_viewport(client, [(params.x, params.y)])
         writer = action.writer = Writer(client, client.epoch)
         session, x, y = await geometry.route_point(client, params.x, params.y)
         kind = "Double-clicked" if params.double_click else "Clicked"
-        return await _act(call, client, writer,
+        return await _act(call, browser, client, writer,
                           lambda send: trusted.click(send.on(session), x, y, button=params.button, double=params.double_click),
                           f"{kind} at ({params.x:g}, {params.y:g}) with {TRUSTED_NOTE}.", {"point": {"x": params.x, "y": params.y}})
 
 
-async def drag(call: ToolCall) -> ToolResult:
+async def drag(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Drag from one viewport point to another."""
     params = call.params
     assert isinstance(params, DragParams)
     start, end = (params.start.x, params.start.y), (params.to.x, params.to.y)
     action = _Action()
-    async with debugger(call, action, write=True) as client:
+    async with debugger(call, browser, action, write=True) as client:
         await _inside_viewport(client, [start, end])
         writer = action.writer = Writer(client, client.epoch)
         session, x, y = await geometry.route_point(client, *start)
         dx, dy = x - start[0], y - start[1]  # the whole drag in the frame where it starts
-        return await _act(call, client, writer,
+        return await _act(call, browser, client, writer,
                           lambda send: trusted.drag(send.on(session), (x, y), (end[0] + dx, end[1] + dy)),
                           f"Dragged from ({start[0]:g}, {start[1]:g}) to ({end[0]:g}, {end[1]:g}) with {TRUSTED_NOTE}.",
                           {"from": {"x": start[0], "y": start[1]}, "to": {"x": end[0], "y": end[1]}})
@@ -321,7 +324,7 @@ async def _inside_viewport(client: TabClient, points: list[tuple[float, float]])
     width, height = view["clientWidth"], view["clientHeight"]
     for x, y in points:
         if x >= width or y >= height:
-            raise ToolFailure(Code.INVALID_PARAMS, f"({x:g}, {y:g}) is outside the viewport ({width}x{height} CSS px); "
+            raise ToolFailure(ToolCode.INVALID_PARAMS, f"({x:g}, {y:g}) is outside the viewport ({width}x{height} CSS px); "
                               "take a screenshot to find the point again", phase="validate", details={"dispatched": False})
 
 
@@ -336,21 +339,21 @@ _SET_FILES = """function (name, mime, data) {
 }"""
 
 
-async def upload_file(call: ToolCall) -> ToolResult:
+async def upload_file(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Put a file the user attached to this task into a file input."""
     params = call.params
     assert isinstance(params, UploadFileParams) and call.tab_id is not None
-    attachment = call.gateway.attachments.for_upload(call.thread_id, params.attachment_id)
+    attachment = browser.attachments.for_upload(call.thread_id, params.attachment_id)
     action = _Action()
-    async with debugger(call, action, write=True) as client:
-        target = await resolve_target(call, client, params.ref)
+    async with debugger(call, browser, action, write=True) as client:
+        target = await resolve_target(call, browser, client, params.ref)
         described = await client.send("DOM.describeNode", {"backendNodeId": target.backend_node_id},
                                       session_id=target.session_id)
         node = described.get("node") or {}
         attrs = node.get("attributes") or []
         kind = dict(zip(attrs[0::2], attrs[1::2])).get("type", "").lower()
         if node.get("localName") != "input" or kind != "file":
-            raise ToolFailure(Code.NOT_EDITABLE, f"{target.describe()} is not a file input", phase="precheck",
+            raise ToolFailure(ToolCode.NOT_EDITABLE, f"{target.describe()} is not a file input", phase="precheck",
                               details={"dispatched": False})
         writer = action.writer = Writer(client, target.epoch)
         resolved = await writer("DOM.resolveNode", {"backendNodeId": target.backend_node_id}, target.session_id)
@@ -358,7 +361,7 @@ async def upload_file(call: ToolCall) -> ToolResult:
             "objectId": resolved["object"]["objectId"], "functionDeclaration": _SET_FILES, "returnByValue": True,
             "arguments": [{"value": attachment.name}, {"value": attachment.mime},
                           {"value": base64.b64encode(attachment.data).decode("ascii")}]}, target.session_id)
-    call.routes.touch(call.thread_id, call.tab_id, wrote=True)
+    browser.routes.touch(call.thread_id, call.tab_id, wrote=True)
     files = (count.get("result") or {}).get("value")
     evidence = {"attempts": [{"phase": "execute", "strategy": "l2", "ok": True}], "strategy": "cdp",
                 "effectState": "verified" if files == 1 else "dispatched", "outcome": "verified" if files == 1 else "uncertain"}

@@ -12,30 +12,39 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from host.browser.errors import Code, ToolFailure
-from host.browser.target import get_tab
-from host.tools.builtin_params import url_pattern
+from protocol.errors import ErrorCode
 
-log = logging.getLogger("tabwarden.builtins")
+from host.browser.target import get_tab
+from host.tools.failure import ToolCode, ToolFailure
+
+log = logging.getLogger("tabwarden.browser")
 
 POLL_S = 1.0
 IDLE_POLL_S = 5.0  # while no browser is connected
 CHECK_DEADLINE_MS = 5000
 # Failures that mean "not now" (the page is loading or not a web page yet), not "never".
-_TRANSIENT = frozenset({Code.TIMEOUT, Code.NOT_WEB_PAGE, "no_reply", "inject_failed", Code.NOT_CONNECTED,
-                        "overloaded", "disconnected", Code.ABORTED})
+_TRANSIENT = frozenset({ToolCode.TIMEOUT, ToolCode.NOT_WEB_PAGE, ToolCode.NO_REPLY, ToolCode.INJECT_FAILED,
+                        ToolCode.NOT_CONNECTED, ErrorCode.OVERLOADED, ErrorCode.DISCONNECTED, ToolCode.ABORTED})
 
 Recheck = Callable[[str], Awaitable["str | None"]]
+_STAR = re.compile(r"\*+")
+
+
+def url_pattern(pattern: str) -> re.Pattern[str]:
+    """The regular expression of a `urlMatches` pattern: `*` matches any run, the rest literally,
+    anchored at both ends."""
+    return re.compile("^" + ".*".join(re.escape(part) for part in _STAR.split(pattern)) + "$", re.DOTALL)
 
 
 async def _text_present(bridge: Any, tab_id: int, params: dict[str, Any]) -> bool:
     try:
         await bridge.content(tab_id, "wait_for", {**params, "timeMs": 0}, write=False, deadline_ms=CHECK_DEADLINE_MS)
     except ToolFailure as failure:
-        if failure.code == Code.TIMEOUT:
+        if failure.code == ToolCode.TIMEOUT:
             return False  # the executor looked and the condition does not hold (yet)
         raise
     return True
@@ -54,9 +63,9 @@ async def watch_page(bridge: Any, request: dict[str, Any], recheck: Recheck, *, 
         try:
             tab = await get_tab(bridge, tab_id)
         except ToolFailure as failure:
-            if failure.code == Code.TAB_CLOSED:
+            if failure.code == ToolCode.TAB_CLOSED:
                 return {"kind": "cancel", "note": f"tab {tab_id} was closed"}
-            await asyncio.sleep(IDLE_POLL_S if failure.code == Code.NOT_CONNECTED else poll_s)
+            await asyncio.sleep(IDLE_POLL_S if failure.code == ToolCode.NOT_CONNECTED else poll_s)
             continue
         if tab.origin != origin and tab.origin:
             problem = await recheck(tab.origin)
@@ -73,7 +82,7 @@ async def watch_page(bridge: Any, request: dict[str, Any], recheck: Recheck, *, 
             except ToolFailure as failure:
                 if failure.code == "host_permission_required":
                     return {"kind": "cancel", "note": f"Tabwarden has no access to {origin} to read the page"}
-                if failure.code == Code.TAB_CLOSED:
+                if failure.code == ToolCode.TAB_CLOSED:
                     return {"kind": "cancel", "note": f"tab {tab_id} was closed"}
                 if failure.code not in _TRANSIENT:
                     return {"kind": "cancel", "note": f"the page could not be read ({failure.code}: {failure.message})"}

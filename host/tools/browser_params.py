@@ -1,21 +1,22 @@
 """Parameter types of the browser tools (L0, L1 and L2), as msgspec Structs.
 
-Names are camelCase on the wire (what the model writes). The bounds here are the same as the
-page executor's own checks (`extension/content/params.js`), so a call is refused identically at
-both boundaries. `PARAMS_TYPES` maps each tool name to its Struct; these belong on the catalog's
-`ToolSpec.params_type` once that seam is wired.
+Each is the `params_type` of its tool's declaration in `host.tools.catalog`. The page executor
+checks the same bounds: its copy is generated from these Structs (`extension/generated/tools.js`),
+so a call is refused identically at both boundaries.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Literal, Union
 
 import msgspec
 
-from host.browser.errors import ToolFailure
+from host.tools.params import PageParams, Params, Rule, SearchText, TabId, Url
 
+# Refs from read_page (s…) and read_page_deep (c…).
 REF_PATTERN = r"^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$"
 _DEEP = r"c[0-9a-z]{1,16}_[0-9]{1,9}_[0-9]{1,9}_[0-9]{1,9}"
+DEEP_REF_PATTERN = rf"^{_DEEP}$"
 ANY_REF_PATTERN = rf"^(s[0-9a-z]{{1,32}}_[0-9]{{1,9}}_[0-9]{{1,9}}|{_DEEP})$"
 
 Ref = Annotated[str, msgspec.Meta(pattern=REF_PATTERN, max_length=64,
@@ -25,25 +26,12 @@ AnyRef = Annotated[str, msgspec.Meta(pattern=ANY_REF_PATTERN, max_length=80,
 Coordinate = Annotated[float, msgspec.Meta(ge=0, le=100_000, description="CSS pixels from the viewport's top-left corner.")]
 Element = Annotated[str, msgspec.Meta(min_length=1, max_length=500,
                                       description="Human-readable description of the target, shown for approval.")]
-TabId = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1, description="A tab id from tabs_list; defaults to the task's tab.")]
-Url = Annotated[str, msgspec.Meta(min_length=1, max_length=8192, description="An http(s) URL.")]
 MaxResults = Annotated[int, msgspec.Meta(ge=1, le=100)]
 TypedText = Annotated[str, msgspec.Meta(max_length=100_000)]
 OptionValue = Annotated[str, msgspec.Meta(max_length=1000)]
-SearchText = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 TimeMs = Annotated[int, msgspec.Meta(ge=0, le=30_000)]
 Pixels = Annotated[int, msgspec.Meta(ge=0, le=100_000)]
 Epoch = Annotated[float, msgspec.Meta(ge=0, le=1e15)]
-
-
-class Params(msgspec.Struct, forbid_unknown_fields=True, rename="camel", kw_only=True, omit_defaults=True):
-    """Base of every tool's parameters."""
-
-
-class PageParams(Params, kw_only=True):
-    """Tools that act on one tab: `tabId` picks it, else the task's tab."""
-
-    tab_id: TabId | None = None
 
 
 # ---------------------------------------------------------------- L0
@@ -115,9 +103,7 @@ class TabGroupUpdateParams(Params, kw_only=True):
     color: GroupColor | None = None
     collapsed: bool | None = None
 
-    def __post_init__(self) -> None:
-        if self.title is None and self.color is None and self.collapsed is None:
-            raise ValueError("give at least one of title, color, collapsed")
+    rules = (Rule("at_least_one", ("title", "color", "collapsed"), "give at least one of title, color, collapsed"),)
 
 
 # ---------------------------------------------------------------- L1 reads
@@ -152,13 +138,13 @@ class WaitForParams(PageParams, kw_only=True):
     text_gone: bool | SearchText | None = None
     time_ms: TimeMs | None = None
 
-    def __post_init__(self) -> None:
-        if self.text is not None and isinstance(self.text_gone, str):
-            raise ValueError("give either text (optionally with textGone: true) or textGone as a string, not both")
-        if self.text_gone is True and self.text is None:
-            raise ValueError("textGone: true needs text")
-        if self.text is None and self.text_gone is None and self.time_ms is None:
-            raise ValueError("give text, textGone or timeMs")
+    rules = (
+        Rule("not_together", ("text", "textGone"),
+             "give either text (optionally with textGone: true) or textGone as a string, not both",
+             when={"textGone": "string"}),
+        Rule("needs", ("textGone", "text"), "textGone: true needs text", when={"textGone": True}),
+        Rule("at_least_one", ("text", "textGone", "timeMs"), "give text, textGone or timeMs"),
+    )
 
 
 # ---------------------------------------------------------------- L1 writes
@@ -294,88 +280,3 @@ class RunJavascriptParams(PageParams, kw_only=True):
                                       description="The body of an async function: `return` gives the result.")]
     timeout_ms: Annotated[int, msgspec.Meta(ge=100, le=30_000)] = 5_000
 
-
-PARAMS_TYPES: dict[str, type[Params]] = {
-    "tabs_list": TabsListParams,
-    "tab_open": TabOpenParams,
-    "tab_focus": TabFocusParams,
-    "tab_close": TabCloseParams,
-    "navigate": NavigateParams,
-    "go_back": HistoryMoveParams,
-    "go_forward": HistoryMoveParams,
-    "history_search": HistorySearchParams,
-    "bookmarks_search": BookmarksSearchParams,
-    "top_sites": TopSitesParams,
-    "sessions_recently_closed": RecentlyClosedParams,
-    "session_restore": SessionRestoreParams,
-    "tab_groups_list": TabGroupsListParams,
-    "tabs_group": TabsGroupParams,
-    "tab_group_update": TabGroupUpdateParams,
-    "read_page": ReadPageParams,
-    "find_in_page": FindInPageParams,
-    "extract": ExtractParams,
-    "get_selection": GetSelectionParams,
-    "scroll": ScrollParams,
-    "wait_for": WaitForParams,
-    "click": ClickParams,
-    "type": TypeParams,
-    "select_option": SelectOptionParams,
-    "hover": HoverParams,
-    "press_key": PressKeyParams,
-    "batch_actions": BatchActionsParams,
-    "read_page_deep": ReadPageDeepParams,
-    "screenshot": ScreenshotParams,
-    "click_trusted": ClickTrustedParams,
-    "type_trusted": TypeTrustedParams,
-    "click_xy": ClickXYParams,
-    "drag": DragParams,
-    "upload_file": UploadFileParams,
-    "run_javascript": RunJavascriptParams,
-}
-"""Tool name -> parameter Struct, for every browser tool this gateway can run."""
-
-# Keys the model writes that the page executor must never see.
-_HOST_ONLY_KEYS = ("tabId", "element", "fromChar")
-
-
-def decode_params(tool: str, raw: Any) -> Params:
-    """Validate `raw` (decoded JSON) as the parameters of `tool`.
-
-    Raises ToolFailure `invalid_params` naming the bad field's path (`$.maxTokens`), or
-    `unknown_tool` when this gateway has no such tool.
-    """
-    kind = PARAMS_TYPES.get(tool)
-    if kind is None:
-        raise ToolFailure("unknown_tool", f"no browser tool named {tool!r}", phase="validate")
-    if raw is None:
-        raw = {}
-    if not isinstance(raw, dict):
-        raise ToolFailure("invalid_params", f"Invalid parameters for {tool}: expected an object, got {type(raw).__name__}",
-                          phase="validate")
-    try:
-        return msgspec.convert(raw, kind)
-    except msgspec.ValidationError as exc:
-        raise ToolFailure("invalid_params", f"Invalid parameters for {tool}: {exc}", phase="validate") from None
-
-
-def content_params(params: Params) -> dict[str, Any]:
-    """The parameters as the page executor takes them: camelCase, with `tabId`, `element` and
-    `fromChar` removed (also inside each batch action)."""
-    wire = msgspec.to_builtins(params)
-    for key in _HOST_ONLY_KEYS:
-        wire.pop(key, None)
-    for action in wire.get("actions", ()):
-        action.pop("element", None)
-    return wire
-
-
-def params_schema(tool: str) -> dict[str, Any]:
-    """The JSON Schema a model provider gets for `tool`'s parameters."""
-    kind = PARAMS_TYPES[tool]
-    (schema,), components = msgspec.json.schema_components([kind], ref_template="#/$defs/{name}")
-    if "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        schema = dict(components.pop(name))
-    if components:
-        schema["$defs"] = components
-    return schema

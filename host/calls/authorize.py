@@ -1,0 +1,270 @@
+"""The one path every tool call takes, whoever makes it (the agent loop, the REPL, a test):
+
+    resolve the target → judge (initial) → deny: end │ ask: the caller asks the user
+      → hold the target → resolve again (the same tab and origin, else target_changed)
+      → judge again (dispatch, against what was approved) → the caller marks it dispatching
+      → run → audit the outcome
+
+Site access is part of the judgement: a call that must run inside a page the extension may
+not script yet is at best an ask at first (the approval grants the access too), and refused at
+dispatch if the access is still missing. A gatekeeper that cannot be trusted ends the call
+before anything runs. New facts about a call (where it goes, where its values came from) enter
+in `Authorizer.judge`, the only place a verdict is formed.
+
+The caller supplies what differs between callers as `Steps`: how an approval is asked for and
+waited on (the loop persists it; the REPL cannot ask, so it refuses), and what is made durable
+before a call is sent. The path ends with an `Ending` the caller turns into its own words.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
+
+from host.calls.router import Router
+from host.tools.call import ToolCall
+from host.tools.failure import ToolCode, ToolFailure
+from host.tools.result import ToolResult
+
+if TYPE_CHECKING:
+    from host.gatekeeper.decision import Decision
+
+log = logging.getLogger("tabwarden.calls")
+
+FLAG_HOST_PERMISSION = "host_permission"
+Phase = Literal["initial", "dispatch"]
+
+
+@dataclass(frozen=True)
+class Context:
+    """Who makes the call: the thread, and for the audit the turn and the call's id."""
+
+    thread_id: str
+    turn_id: str | None = None
+    call_id: str | None = None
+    policy: str | None = None  # a per-turn override of the thread's policy
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judgement of one call at one phase: the gatekeeper's decision with site access folded in."""
+
+    decision: "Decision"
+    verdict: Literal["allow", "ask", "deny"]
+    flags: tuple[str, ...]
+    reason: str
+
+    @property
+    def needs_site_access(self) -> bool:
+        """True when the extension must be granted the call's origin."""
+        return FLAG_HOST_PERMISSION in self.flags
+
+
+@dataclass(frozen=True)
+class Approved:
+    """The user accepted: the approval's id and the authorisation revision to present at dispatch."""
+
+    approval_id: str
+    revision: str
+
+
+# -- how a call ends ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The call could not be resolved (or re-resolved) on its target; nothing was sent."""
+
+    failure: ToolFailure
+    phase: Phase
+    call: ToolCall | None = None  # as it was last resolved
+
+
+@dataclass(frozen=True)
+class Unavailable:
+    """The permission state cannot be trusted, so nothing ran."""
+
+    reason: str
+    phase: Phase
+    call: ToolCall | None = None  # as it was last resolved
+
+
+@dataclass(frozen=True)
+class Denied:
+    """The gatekeeper denied the call (at dispatch: what was approved is no longer allowed)."""
+
+    verdict: Verdict
+    phase: Phase
+    call: ToolCall | None = None  # as it was last resolved
+
+
+@dataclass(frozen=True)
+class Changed:
+    """At dispatch the call needs an approval again (the rules or grants changed meanwhile)."""
+
+    verdict: Verdict
+    call: ToolCall | None = None  # as it was last resolved
+
+
+@dataclass(frozen=True)
+class NoSiteAccess:
+    """At dispatch the extension still may not script the call's origin."""
+
+    origin: str
+    call: ToolCall | None = None  # as it was last resolved
+
+
+@dataclass(frozen=True)
+class TargetChanged:
+    """The target moved after the first check (another tab or origin): the approval does not carry over."""
+
+    before: Any
+    after: Any
+    call: ToolCall | None = None  # as it was last resolved
+
+    def failure(self) -> ToolFailure:
+        """The failure the model reads; nothing was sent."""
+        what = f"tab {self.before.tab_id}" if self.before.tab_id is not None else "the target"
+        return ToolFailure(ToolCode.TARGET_CHANGED, f"{what} at {self.before.origin or 'no page'} moved to "
+                           f"{self.after.origin or 'no page'} after the permission check; look at it again and do not "
+                           "reuse the previous approval", phase="dispatch", retryable=True,
+                           details={"dispatched": False})
+
+
+@dataclass(frozen=True)
+class Ran:
+    """The call was sent; `result` says how it went."""
+
+    result: ToolResult
+    call: ToolCall | None = None  # as it was sent
+
+
+@dataclass(frozen=True)
+class Stopped:
+    """The caller's `Steps` ended the call (the user declined, the approval timed out...); the
+    caller audits it, having the answer."""
+
+    outcome: str
+    detail: Any = None
+
+
+Ending = Union[Refused, Unavailable, Denied, Changed, NoSiteAccess, TargetChanged, Ran, Stopped]
+
+
+class Steps(Protocol):
+    """What a caller does at the points where callers differ."""
+
+    async def approve(self, call: ToolCall, verdict: Verdict) -> Approved | Stopped:
+        """The call needs the user's approval: ask (persist it, offer it) and wait for the answer."""
+        ...
+
+    def allowed(self, call: ToolCall) -> None:
+        """The call passed its first check without an approval."""
+        ...
+
+    def dispatching(self, call: ToolCall, verdict: Verdict, approved: Approved | None) -> None:
+        """The call passed its final check (`verdict`) and is about to be sent: make that durable
+        now (a crash after this point must never replay a write). Raising stops the call unsent."""
+        ...
+
+
+@dataclass
+class Authorizer:
+    """The path of every call of one host (see the module docstring)."""
+
+    router: Router
+    gatekeeper: Any
+
+    async def process(self, call: ToolCall, ctx: Context, steps: Steps) -> Ending:
+        """Take a decoded call through the whole path (see the module docstring)."""
+        try:
+            call = await self.router.resolve(call)
+        except ToolFailure as failure:
+            return Refused(failure, "initial")
+        first = self.judge(call, ctx, "initial")
+        if not isinstance(first, Verdict):
+            return first
+        if first.verdict == "deny":
+            self.audit(call, ctx, "denied")
+            return Denied(first, "initial", call)
+        approved: Approved | None = None
+        if first.verdict == "ask":
+            answer = await steps.approve(call, first)
+            if isinstance(answer, Stopped):
+                return answer
+            approved = answer
+        else:
+            steps.allowed(call)
+        return await self.dispatch(call, ctx, steps, approved)
+
+    async def dispatch(self, call: ToolCall, ctx: Context, steps: Steps, approved: Approved | None) -> Ending:
+        """The second half: hold the target, resolve it again, judge again, mark, run, audit. The
+        loop enters here directly when it resumes an approved call after a restart."""
+        async with self.router.hold(call):
+            try:
+                fresh = await self.router.resolve(call)
+            except ToolFailure as failure:
+                self.audit(call, ctx, f"refused:{failure.code}")
+                return Refused(failure, "dispatch", call)
+            if call.target is not None and fresh.target is not None and not call.spec.url_param \
+                    and not call.target.same_place(fresh.target):
+                self.audit(call, ctx, f"refused:{ToolCode.TARGET_CHANGED}")
+                return TargetChanged(call.target, fresh.target, fresh)
+            final = self.judge(fresh, ctx, "dispatch", approved)
+            if not isinstance(final, Verdict):
+                self.audit(fresh, ctx, f"refused:{ToolCode.GATEKEEPER_UNAVAILABLE}")
+                return final
+            if final.verdict == "deny":
+                self.audit(fresh, ctx, f"refused:{ToolCode.DENIED}")
+                return Denied(final, "dispatch", fresh)
+            if final.decision.verdict == "ask":
+                self.audit(fresh, ctx, f"refused:{ToolCode.AUTHORIZATION_CHANGED}")
+                return Changed(final, fresh)
+            if final.needs_site_access:
+                self.audit(fresh, ctx, f"refused:{ToolCode.NO_SITE_ACCESS}")
+                return NoSiteAccess(fresh.origin, fresh)
+            steps.dispatching(fresh, final, approved)
+            result = await self.router.run(fresh)
+        self.audit(fresh, ctx, "ok" if result.ok else f"failed:{result.code}")
+        return Ran(result, fresh)
+
+    def judge(self, call: ToolCall, ctx: Context, phase: Phase,
+              approved: Approved | None = None) -> Verdict | Unavailable:
+        """The verdict on a resolved call: the gatekeeper's decision, then site access (a page the
+        extension may not script makes anything but a deny an ask, flagged so the approval asks
+        for the access too)."""
+        from host.gatekeeper.errors import GatekeeperUnavailable
+        from host.gatekeeper.service import CheckRequest
+
+        target = call.target
+        try:
+            decision = self.gatekeeper.check(CheckRequest(
+                thread_id=ctx.thread_id, tool=call.tool, params=call.wire_params(), origin=call.origin,
+                turn_id=ctx.turn_id, call_id=ctx.call_id, policy=ctx.policy,
+                target=target.facts if target is not None else None, phase=phase,
+                approved_revision=approved.revision if approved else None,
+                approval_id=approved.approval_id if approved else None))
+        except GatekeeperUnavailable as exc:
+            return Unavailable(str(exc), phase, call)
+        verdict, flags, reason = decision.verdict, tuple(decision.flags), decision.reason
+        if target is not None and target.site_access is False and verdict != "deny":
+            verdict = "ask"
+            flags = (*flags, FLAG_HOST_PERMISSION)
+            reason = no_site_access(call.origin)
+        return Verdict(decision, verdict, flags, reason)  # type: ignore[arg-type]
+
+    def audit(self, call: ToolCall, ctx: Context, outcome: str) -> None:
+        """Record how the call ended; a failure to audit is logged, never raised (the decision
+        itself was audited when it was made)."""
+        try:
+            self.gatekeeper.record_outcome(thread_id=ctx.thread_id, tool=call.tool, outcome=outcome,
+                                           target_origin=call.origin, turn_id=ctx.turn_id, call_id=ctx.call_id)
+        except Exception:
+            log.warning("the outcome of %s could not be audited", ctx.call_id or call.tool, exc_info=True)
+
+
+def no_site_access(origin: str) -> str:
+    """Why a call waits for site access, as the user and the model read it."""
+    return (f"Tabwarden has no access to {origin or 'this page'} yet; the user must grant it (the approval card asks "
+            "for it) before page tools can run there.")

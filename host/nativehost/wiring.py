@@ -1,0 +1,63 @@
+"""The one place the host's tools are put together: the router with its services (the browser's
+tools, the host's own built-ins, the MCP servers'), and their links to the engine (memory and
+artifacts in its store, the page indicator's pause and stop, settings pages told of changes).
+The engine adds its own interaction tools when it is built on the router."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from host.browser.service import BrowserTools
+from host.builtins.service import BuiltinTools
+from host.calls.router import Router
+from host.mcp.service import McpTools
+
+log = logging.getLogger("tabwarden.services")
+
+PAUSED = "Paused from the page indicator. Send a message to continue."
+STOPPED = "Stopped from the page indicator."
+
+
+def build_router(gateway: Any) -> Router:
+    """The host's tools: the browser's (over `gateway`), the built-ins and the MCP servers'."""
+    return Router({
+        "browser": BrowserTools(gateway),
+        "builtins": BuiltinTools(bridge=gateway.bridge),
+        "mcp": McpTools(),
+    })
+
+
+def connect_engine(services: Any, router: Router, engine: Any) -> None:
+    """Link the services to the engine built on `router`."""
+    from protocol.messages import BrowserEvent
+
+    from host.builtins.ops import broadcast_memory
+    from host.mcp.ops import broadcast_mcp
+
+    builtins: BuiltinTools = router.services["builtins"]  # type: ignore[assignment]
+    builtins.attach(engine)
+    builtins.on_memory_change = lambda: broadcast_memory(engine)
+    browser: BrowserTools = router.services["browser"]  # type: ignore[assignment]
+    browser.indicator.on_action = lambda thread_id, action: indicator_action(engine, thread_id, action)
+    services.listen(BrowserEvent, browser.indicator.on_event)
+    mcp: McpTools = router.services["mcp"]  # type: ignore[assignment]
+    mcp.manager.on_change = lambda: broadcast_mcp(engine)
+
+
+async def indicator_action(engine: Any, thread_id: str, action: str) -> None:
+    """Pause or stop a thread's turn from the page: a notice in the thread, then an interrupt
+    (the turn ends; its conversation stays, and a new message continues it)."""
+    from host.engine.records import NoticeBody
+
+    if not engine.store.has_thread(thread_id):
+        return
+    text = PAUSED if action == "pause" else STOPPED
+    kind = "paused" if action == "pause" else "stopped"
+    runner = engine.runners.get(thread_id)
+    turn_id = runner.turn_id if runner is not None else None
+    with engine.store.transaction() as conn:
+        node = engine.store.append_node(conn, thread_id, "system_notice", NoticeBody(notice_kind=kind, text=text),
+                                        turn_id=turn_id)
+    engine.emit_item(thread_id, turn_id or "", node.id, "system_notice", text=text, notice_kind=kind)
+    await engine.interrupt(thread_id, reason=f"indicator:{action}")

@@ -1,0 +1,123 @@
+"""The base of every tool's parameters, the value types they share, and the one decoder.
+
+Parameters are msgspec Structs, camelCase on the wire (what the model writes). A tool's Struct
+is its `ToolSpec.params_type`; the provider schemas, the page executor's checks and this
+decoder all read the same bounds from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
+
+import msgspec
+
+from host.tools.failure import ToolCode, ToolFailure
+
+if TYPE_CHECKING:
+    from host.tools.spec import ToolSpec
+
+TabId = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1, description="A tab id from tabs_list; defaults to the task's tab.")]
+Url = Annotated[str, msgspec.Meta(min_length=1, max_length=8192, description="An absolute http(s) URL.")]
+SearchText = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
+
+# Keys the model writes for the host that the page executor never sees: the tab, the model's
+# description of the target (shown for approval), and the paging offset the host applies.
+HOST_ONLY_KEYS: tuple[str, ...] = ("tabId", "element", "fromChar")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule across fields, beyond each field's own bounds (checked by the host when the
+    parameters decode, and by the page executor from its generated copy). Fields are named as
+    on the wire; a field counts as given when it is not null and, where `when` names a JSON type
+    ("string") or a value (true) for it, matches that.
+
+        at_least_one   one of `fields` is given
+        not_together   not all of `fields` are given
+        needs          the first field given needs all the others
+    """
+
+    kind: Literal["at_least_one", "not_together", "needs"]
+    fields: tuple[str, ...]
+    message: str
+    when: dict[str, Any] = field(default_factory=dict)
+
+    def broken(self, values: dict[str, Any]) -> bool:
+        """True when `values` (wire names) break this rule."""
+        given = [_given(values.get(name), self.when.get(name)) for name in self.fields]
+        if self.kind == "at_least_one":
+            return not any(given)
+        if self.kind == "not_together":
+            return all(given)
+        return given[0] and not all(given[1:])
+
+    def wire(self) -> dict[str, Any]:
+        """The rule as the generated JavaScript copy holds it."""
+        return {"kind": self.kind, "fields": list(self.fields), "message": self.message, "when": dict(self.when)}
+
+
+def _given(value: Any, when: Any) -> bool:
+    if value is None:
+        return False
+    if when == "string":
+        return isinstance(value, str)
+    return when is None or value is when
+
+
+class Params(msgspec.Struct, forbid_unknown_fields=True, rename="camel", kw_only=True, omit_defaults=True):
+    """Base of every tool's parameters; `rules` are its cross-field rules."""
+
+    rules: ClassVar[tuple[Rule, ...]] = ()
+
+    def __post_init__(self) -> None:
+        if self.rules:
+            values = {f.encode_name: getattr(self, f.name) for f in msgspec.structs.fields(self)}
+            for rule in self.rules:
+                if rule.broken(values):
+                    raise ValueError(rule.message)
+
+
+class PageParams(Params, kw_only=True):
+    """Tools that act on one tab: `tabId` picks it, else the task's tab."""
+
+    tab_id: TabId | None = None
+
+
+def decode(spec: "ToolSpec", raw: Any) -> Params:
+    """Validate `raw` (decoded JSON; None counts as no arguments) as the parameters of `spec`.
+
+    Raises ToolFailure `invalid_params` (phase `validate`) naming the bad field's path:
+    `Invalid parameters for read_page: Expected int <= 6000 - at $.maxTokens`.
+    """
+    kind = spec.params_type
+    if kind is None:
+        raise ToolFailure(ToolCode.INVALID_PARAMS, f"{spec.name} has no declared parameter type", phase="validate")
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ToolFailure(ToolCode.INVALID_PARAMS, f"Invalid parameters for {spec.name}: expected an object, got "
+                          f"{type(raw).__name__}", phase="validate")
+    try:
+        return msgspec.convert(raw, kind)
+    except (msgspec.ValidationError, ValueError) as exc:
+        raise ToolFailure(ToolCode.INVALID_PARAMS, f"Invalid parameters for {spec.name}: {exc}", phase="validate") from None
+
+
+def wire(params: Any) -> dict[str, Any]:
+    """The parameters as JSON-ready camelCase (defaults applied): what the gatekeeper judges and
+    the approval card shows."""
+    return msgspec.to_builtins(params) if isinstance(params, msgspec.Struct) else dict(params or {})
+
+
+def content_params(params: Params, *, ref_recovery: bool = False) -> dict[str, Any]:
+    """The parameters as the page executor takes them: host-only keys removed (inside each batch
+    action too), and `allowRecovery` for tools whose stale ref may be recovered in the page."""
+    out = msgspec.to_builtins(params)
+    for key in HOST_ONLY_KEYS:
+        out.pop(key, None)
+    for action in out.get("actions", ()):
+        action.pop("element", None)
+    if ref_recovery:
+        out["allowRecovery"] = True
+    return out
