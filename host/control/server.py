@@ -26,6 +26,7 @@ from protocol.messages import Cancel, Failure, Result
 from host import __version__
 from host.control import discovery, refusals, transport
 from host.control.channel import Listener, Peer
+from host.control.errors import ControlError
 from host.control.hello_gate import GatedDecoder, GatedSplitter, HelloGate
 from host.control.topics import any_matches
 from host.transport.endpoint import Endpoint, FrameSink
@@ -38,16 +39,9 @@ Method = Callable[[dict[str, Any], "ControlConnection"], Awaitable[Any]]
 MAX_REQUESTS_PER_CLIENT = 64
 
 
-class ControlError(Exception):
-    """A method's structured failure."""
-
-    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None):
-        super().__init__(message)
-        self.info = ErrorInfo(code=code, message=message, details=details)
-
-
 class ControlServer:
-    """Serves control methods to authenticated local clients of one host process."""
+    """Serves the control methods registered on it to authenticated local clients of one host
+    process; `methods.control_server` makes one with every built-in and subsystem method."""
 
     def __init__(self, host: Any, hello_timeout: float = 5.0, transport_kind: str | None = None):
         self.host = host
@@ -61,9 +55,6 @@ class ControlServer:
         self._folder = None
         self._socket_path = None
         self._token = ""
-        from host.control.methods import register_builtin
-
-        register_builtin(self)
 
     def register(self, name: str, method: Method) -> None:
         """Serve `method` under `name` (dotted, lowercase)."""
