@@ -12,16 +12,25 @@ domain against chrome.debugger's allowlist first, and can be bound to the tab's 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable, Protocol
 
 from host.cdp.domains import check_method
 from host.cdp.errors import CdpCode, CdpError
-from host.cdp.events import CdpEventRecord, Subscription
-
-if TYPE_CHECKING:
-    from host.cdp.manager import CdpManager, TabState
+from host.cdp.events import CdpEventRecord, EventBus, Subscription
+from host.cdp.tab_state import TabState
+from host.cdp.transport import CdpTransport
 
 DEFAULT_TIMEOUT_S = 30.0
+
+
+class TabOwner(Protocol):
+    """What a `TabClient` needs of the manager that made it (`CdpManager`): the transport its
+    commands take, the bus its events come from, and a note that trusted input is on its way."""
+
+    transport: CdpTransport
+    bus: EventBus
+
+    def mark_agent_input(self, tab_id: int) -> None: ...
 
 
 class _TabRegistry:
@@ -44,7 +53,7 @@ class _TabRegistry:
 class TabClient:
     """CDP for one tab through the debugger bridge."""
 
-    def __init__(self, manager: "CdpManager", state: "TabState", default_timeout: float = DEFAULT_TIMEOUT_S):
+    def __init__(self, manager: TabOwner, state: TabState, default_timeout: float = DEFAULT_TIMEOUT_S):
         self.manager = manager
         self.state = state
         self.default_timeout = default_timeout

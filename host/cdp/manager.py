@@ -19,12 +19,12 @@ import secrets
 import time
 from collections import deque
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from typing import Any, AsyncIterator
 
 from host.cdp.client import TabClient
 from host.cdp.errors import CdpError
 from host.cdp.events import CdpEventRecord, EventBus
+from host.cdp.tab_state import ChildSession, TabState
 from host.cdp.transport import CdpTransport
 
 log = logging.getLogger("tabwarden.cdp")
@@ -53,47 +53,6 @@ def _token() -> str:
         value, rest = divmod(value, 36)
         out = digits[rest] + out
     return out or "0"
-
-
-@dataclass
-class ChildSession:
-    """A flat child session: an out-of-process iframe attached through Target auto-attach."""
-
-    session_id: str
-    target_id: str  # for an iframe target this is also its frame id
-    parent: str | None  # the session it was attached from (None: the tab itself)
-    url: str = ""
-    ready: asyncio.Event = field(default_factory=asyncio.Event)
-
-
-class TabState:
-    """What the host knows about the debugger in one tab."""
-
-    def __init__(self, tab_id: int):
-        self.tab_id = tab_id
-        self.epoch = 1
-        self.epoch_reason = "first use"
-        self.attached = False
-        self.prepared = False
-        self.closed = False
-        self.detach_reason: str | None = None
-        # Set when the user dismissed the debugging bar: no re-attach until they allow it again.
-        self.user_stopped: str | None = None
-        self.lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
-        self.sessions: dict[str, ChildSession] = {}
-        self.runtime_sessions: set[str | None] = set()
-        # (session, frame id) -> execution context id of our isolated world
-        self.contexts: dict[tuple[str | None, str], int] = {}
-        self.changed = asyncio.Event()  # pulsed on new sessions and contexts
-        self.last_agent_input = 0.0
-
-    def bump(self, reason: str) -> None:
-        self.epoch += 1
-        self.epoch_reason = reason
-
-    def pulse(self) -> None:
-        self.changed.set()
-        self.changed = asyncio.Event()
 
 
 class CdpManager:

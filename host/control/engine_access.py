@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from protocol.errors import ErrorCode
+from host.control.errors import ControlError
 
 if TYPE_CHECKING:
     from host.control.server import ControlConnection
@@ -12,8 +13,6 @@ if TYPE_CHECKING:
 
 def running_engine(conn: "ControlConnection") -> Any:
     """The host's engine; a ControlError when the host has none (not_ready) or it failed to start."""
-    from host.control.server import ControlError
-
     services = getattr(conn.server.host, "services", None)
     if services is None:
         raise ControlError(ErrorCode.NOT_READY, "this host has no engine")

@@ -9,21 +9,18 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import time
-from typing import TYPE_CHECKING, Any, Annotated
+from typing import Any, Annotated
 
 import msgspec
 
 from protocol.errors import ErrorCode
 from protocol.messages import BrowserCall, DiagCall
+from host.control.errors import ControlError
 from host.control.params import parse_params as _params
-
-if TYPE_CHECKING:
-    from host.control.server import ControlConnection, ControlServer
+from host.control.server import ControlConnection, ControlServer
 
 
 def _browser(conn: "ControlConnection"):
-    from host.control.server import ControlError
-
     host = conn.server.host
     endpoint = getattr(host, "endpoint", None)
     if endpoint is None or not endpoint.is_open or getattr(host, "session", None) is None:
@@ -69,8 +66,6 @@ async def host_info(params: dict[str, Any], conn: "ControlConnection") -> dict[s
 
 
 async def wait_ready(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
-    from host.control.server import ControlError
-
     p = _params(_WaitReady, params)
     try:
         await asyncio.wait_for(conn.server.host.ready.wait(), p.timeout)
@@ -123,7 +118,6 @@ async def browser_tabs(params: dict[str, Any], conn: "ControlConnection") -> Any
 
 
 def _topics(params: dict[str, Any]) -> list[str]:
-    from host.control.server import ControlError
     from host.control.topics import MAX_TOPICS, valid_pattern
 
     topics = params.get("topics", [])
@@ -142,7 +136,6 @@ def _topics(params: dict[str, Any]) -> list[str]:
 
 async def subscribe(params: dict[str, Any], conn: "ControlConnection") -> list[str]:
     """Receive events on `topics` (exact names, `family.*` or `*`); returns every subscription."""
-    from host.control.server import ControlError
     from host.control.topics import MAX_TOPICS
 
     topics = _topics(params)
@@ -181,7 +174,7 @@ SUBSYSTEM_METHODS = (
 )
 
 
-def register_subsystems(server: "ControlServer") -> None:
+def register_subsystems(server: ControlServer) -> None:
     """Let every subsystem that exists register its methods."""
     import importlib
 
@@ -195,7 +188,7 @@ def register_subsystems(server: "ControlServer") -> None:
         module.register(server)
 
 
-def register_builtin(server: "ControlServer") -> None:
+def register_builtin(server: ControlServer) -> None:
     """Register the methods above and those of every subsystem."""
     server.register("host.info", host_info)
     server.register("host.wait_ready", wait_ready)
@@ -208,3 +201,11 @@ def register_builtin(server: "ControlServer") -> None:
     server.register("diag.roundtrip", diag_roundtrip)
     server.register("browser.tabs", browser_tabs)
     register_subsystems(server)
+
+
+def control_server(host: Any, hello_timeout: float = 5.0, transport_kind: str | None = None) -> ControlServer:
+    """A control server for `host` serving the methods above and those of every subsystem (it
+    still has to be started)."""
+    server = ControlServer(host, hello_timeout=hello_timeout, transport_kind=transport_kind)
+    register_builtin(server)
+    return server

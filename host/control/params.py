@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 import msgspec
 
 from protocol.errors import ErrorCode
+from host.control.errors import ControlError
 
 T = TypeVar("T")
 
@@ -16,6 +17,4 @@ def parse_params(kind: type[T], params: dict[str, Any]) -> T:
     try:
         return msgspec.convert(params, kind)
     except msgspec.ValidationError as exc:
-        from host.control.server import ControlError  # the server module is only needed on failure
-
         raise ControlError(ErrorCode.INVALID_MESSAGE, f"invalid params: {exc}") from None

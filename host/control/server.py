@@ -25,6 +25,8 @@ from protocol.messages import Cancel, Failure, Result
 
 from host import __version__
 from host.control import discovery, refusals, transport
+from host.control.channel import Listener, Peer
+from host.control.errors import ControlError
 from host.control.hello_gate import GatedDecoder, GatedSplitter, HelloGate
 from host.control.topics import any_matches
 from host.transport.endpoint import Endpoint, FrameSink
@@ -37,16 +39,9 @@ Method = Callable[[dict[str, Any], "ControlConnection"], Awaitable[Any]]
 MAX_REQUESTS_PER_CLIENT = 64
 
 
-class ControlError(Exception):
-    """A method's structured failure."""
-
-    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None):
-        super().__init__(message)
-        self.info = ErrorInfo(code=code, message=message, details=details)
-
-
 class ControlServer:
-    """Serves control methods to authenticated local clients of one host process."""
+    """Serves the control methods registered on it to authenticated local clients of one host
+    process; `methods.control_server` makes one with every built-in and subsystem method."""
 
     def __init__(self, host: Any, hello_timeout: float = 5.0, transport_kind: str | None = None):
         self.host = host
@@ -56,13 +51,10 @@ class ControlServer:
         self.kind = transport_kind or transport.default_kind()
         self.address = ""
         self._hello_timeout = hello_timeout
-        self._listener: transport.Listener | None = None
+        self._listener: Listener | None = None
         self._folder = None
         self._socket_path = None
         self._token = ""
-        from host.control.methods import register_builtin
-
-        register_builtin(self)
 
     def register(self, name: str, method: Method) -> None:
         """Serve `method` under `name` (dotted, lowercase)."""
@@ -97,7 +89,7 @@ class ControlServer:
         """Constant-time comparison with this host's token."""
         return bool(self._token) and hmac.compare_digest(token.encode(), self._token.encode())
 
-    async def _accept(self, reader: asyncio.StreamReader, sink: FrameSink, peer: transport.Peer) -> None:
+    async def _accept(self, reader: asyncio.StreamReader, sink: FrameSink, peer: Peer) -> None:
         if peer.same_user is not True:
             code = refusals.UNKNOWN_PEER if peer.same_user is None else refusals.FOREIGN_USER
             self.refusals.refuse(code, f"peer is {peer.identity}; this host serves its own user only")
@@ -111,7 +103,7 @@ class ControlConnection:
     """One attached client: its subscriptions, its running requests, its endpoint."""
 
     def __init__(self, server: ControlServer, reader: asyncio.StreamReader, sink: FrameSink,
-                 peer: transport.Peer | None = None):
+                 peer: Peer | None = None):
         self.server = server
         self.peer = peer
         self.topics: set[str] = set()

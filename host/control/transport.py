@@ -1,39 +1,19 @@
 """The local channel under the control link, chosen per OS: a Unix domain socket, or a Windows
 named pipe. The server and the client only see an asyncio StreamReader, a FrameSink and, on the
-server, what the OS says about the peer; everything OS-specific lives behind `listen`/`connect`.
+server, what the OS says about the peer (see `channel`); everything OS-specific lives behind
+`listen`/`connect`.
 """
 
 from __future__ import annotations
 
-import sys
-from dataclasses import dataclass
-from typing import Awaitable, Callable, Protocol
-
 import asyncio
+import sys
 
+from host.control.channel import Accept, Listener
 from host.transport.endpoint import FrameSink
 
 UNIX = "unix"
 PIPE = "pipe"
-
-
-@dataclass(frozen=True)
-class Peer:
-    """Who the OS says is connected: `same_user` is None when it cannot tell."""
-
-    same_user: bool | None
-    identity: str  # for the log: "uid 1000", a SID, or "unknown"
-
-
-Accept = Callable[[asyncio.StreamReader, FrameSink, Peer], Awaitable[None]]
-
-
-class Listener(Protocol):
-    """A listening endpoint; `close` stops accepting (connections already open stay)."""
-
-    address: str
-
-    async def close(self) -> None: ...
 
 
 def default_kind() -> str:

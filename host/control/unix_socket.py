@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 
 from host.control.peer import peer_uid
-from host.control.transport import Accept, Peer
+from host.control.channel import Accept, Peer
 from host.transport.endpoint import FrameSink, StreamSink
 
 

@@ -15,7 +15,7 @@ import ctypes
 import logging
 from ctypes import wintypes
 
-from host.control.transport import Accept, Peer
+from host.control.channel import Accept, Peer
 from host.transport.endpoint import FrameSink, StreamSink
 
 log = logging.getLogger("tabwarden.control")

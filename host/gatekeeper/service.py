@@ -34,6 +34,7 @@ from host.gatekeeper.policy_files import (
     managed_policy_path,
     user_policy_path,
 )
+from host.gatekeeper.rule_storage import RuleStorage
 from host.gatekeeper.rules import Rule, RuleSet, parse_rule
 from host.gatekeeper.schema import COMPONENT, MIGRATIONS
 from host.gatekeeper.scope import ThreadScopes
@@ -113,6 +114,7 @@ class Gatekeeper:
                  on_alert: Callable[[Alert], None] | None = None, burst_threshold: int = 5,
                  burst_window_s: float = 60.0) -> None:
         self._store = store
+        self._rule_storage = RuleStorage(store) if store is not None else None
         self._clock = clock
         self._user_path = user_policy if user_policy is not None else user_policy_path()
         self._managed_path = managed_policy if managed_policy is not None else managed_policy_path()
@@ -166,17 +168,9 @@ class Gatekeeper:
     # -- loading ------------------------------------------------------------------------------
 
     def _seed_defaults(self) -> None:
-        assert self._store is not None
-        if self._store.get_meta(_SEEDED_META) == "1":
-            return  # the user may have deleted the default rule: never bring it back
-        with self._store.transaction() as conn:
-            rows = conn.execute("SELECT body FROM gk_rules").fetchall()
-            if not any(msgspec.json.decode(r["body"], type=Rule).tool == "run_javascript" for r in rows):
-                rule = msgspec.structs.replace(DEFAULT_RULE, created_at=self._clock())
-                conn.execute("INSERT INTO gk_rules (id, body, created_at) VALUES (?, ?, ?)",
-                             (rule.id, msgspec.json.encode(rule).decode(), rule.created_at))
-            conn.execute("INSERT INTO meta (key, value) VALUES (?, '1') "
-                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (_SEEDED_META,))
+        assert self._rule_storage is not None
+        # Once per database: the user may have deleted the default rule, so never bring it back.
+        self._rule_storage.seed_once(_SEEDED_META, DEFAULT_RULE, self._clock)
 
     def reload(self) -> list[InvalidInput]:
         """(Re)read the policy files and stored rules. On any error the previous state stays in
@@ -207,14 +201,11 @@ class Gatekeeper:
         return errors
 
     def _stored(self) -> tuple[list[Rule], list[str], list[str]]:
-        if self._store is None:
+        if self._rule_storage is None:
             return [], [], []
-        rules = [msgspec.json.decode(r["body"], type=Rule)
-                 for r in self._store.query("SELECT body FROM gk_rules ORDER BY created_at, id")]
-        lists: dict[str, list[str]] = {"blocked": [], "guarded": []}
-        for row in self._store.query("SELECT list, pattern FROM gk_origin_lists ORDER BY created_at"):
-            lists[row["list"]].append(row["pattern"])
-        return rules, lists["blocked"], lists["guarded"]
+        rules = self._rule_storage.rules()
+        blocked, guarded = self._rule_storage.origin_lists()
+        return rules, blocked, guarded
 
     def _build_state(self, layers: list[PolicyLayer]) -> _State:
         stored_rules, blocked, guarded = self._stored()
@@ -402,11 +393,11 @@ class Gatekeeper:
         return AppliedDecision(kind, self.authorization_revision(effective), granted, rule, scope_origin)
 
     def _persist_site_rule(self, thread_id: str, approval_id: str, tool: str, origin: str) -> Rule:
-        if self._store is None:
+        if self._rule_storage is None:
             raise InvalidInput("no_store", "acceptForSite needs persistent storage")
-        rows = self._store.query("SELECT body FROM gk_rules WHERE source_approval_id = ?", (approval_id,))
-        if rows:
-            return msgspec.json.decode(rows[0]["body"], type=Rule)  # idempotent per approval
+        persisted = self._rule_storage.rule_of_approval(approval_id)
+        if persisted is not None:
+            return persisted  # idempotent per approval
         # Origin-less calls get an origin-less rule (""), never a global "*" allow.
         rule = Rule(tool=tool, origin=origin, verdict="allow", source="approval_persist",
                     created_at=self._clock(), id=f"approval:{approval_id}", source_thread_id=thread_id,
@@ -443,11 +434,10 @@ class Gatekeeper:
         return parsed
 
     def _insert_rule(self, rule: Rule) -> None:
-        if self._store is None:
+        if self._rule_storage is None:
             raise InvalidInput("no_store", "rules need persistent storage")
         try:
-            self._store.execute("INSERT INTO gk_rules (id, body, created_at, source_approval_id) VALUES (?, ?, ?, ?)",
-                                (rule.id, msgspec.json.encode(rule).decode(), rule.created_at, rule.source_approval_id))
+            self._rule_storage.insert_rule(rule)
             self._rebuild()
         except StoreError as exc:
             raise self._fail(exc) from exc
@@ -463,7 +453,7 @@ class Gatekeeper:
             raise InvalidInput("rule_not_removable", f"rule {rule_id!r} comes from {view.provenance} and cannot be "
                                "removed here", "$.id")
         try:
-            self._store.execute("DELETE FROM gk_rules WHERE id = ?", (rule_id,))  # type: ignore[union-attr]
+            self._rule_storage.delete_rule(rule_id)  # type: ignore[union-attr]
             self._rebuild()
         except StoreError as exc:
             raise self._fail(exc) from exc
@@ -492,11 +482,10 @@ class Gatekeeper:
             text = parse_origin_pattern(pattern).text
         except PatternError as exc:
             raise InvalidInput("invalid_pattern", str(exc), "$.pattern") from None
-        if self._store is None:
+        if self._rule_storage is None:
             raise InvalidInput("no_store", "origin lists need persistent storage")
         try:
-            self._store.execute("INSERT OR IGNORE INTO gk_origin_lists (list, pattern, created_at) VALUES (?, ?, ?)",
-                                (list_name, text, self._clock()))
+            self._rule_storage.add_origin_pattern(list_name, text, self._clock())
             self._rebuild()
         except StoreError as exc:
             raise self._fail(exc) from exc
@@ -510,8 +499,7 @@ class Gatekeeper:
         if text in {parse_origin_pattern(p).text for p in builtin}:
             raise InvalidInput("builtin_pattern", f"{text} is built in and cannot be removed", "$.pattern")
         try:
-            self._store.execute("DELETE FROM gk_origin_lists WHERE list = ? AND pattern = ?",  # type: ignore[union-attr]
-                                (list_name, text))
+            self._rule_storage.delete_origin_pattern(list_name, text)  # type: ignore[union-attr]
             self._rebuild()
         except StoreError as exc:
             raise self._fail(exc) from exc

@@ -83,9 +83,9 @@ class HostProcess:
         return self.exit_code
 
     async def _start_control(self):
-        from host.control.server import ControlServer
+        from host.control.methods import control_server
 
-        server = ControlServer(self)
+        server = control_server(self)
         try:
             await server.start()
         except Exception:

@@ -7,16 +7,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Protocol
 
 from protocol.messages import BrowserEvent, CdpDetached, CdpEvent, Message, UiConnect, UiDisconnect, UiOp
+
+from host.nativehost.session import BrowserSession
 
 if TYPE_CHECKING:
     from host.browser.gateway import BrowserGateway
     from host.calls.router import Router
     from host.engine.hosting import EngineHost
     from host.gatekeeper.service import Gatekeeper
-    from host.nativehost.main import HostProcess
     from host.store import Store
 
 log = logging.getLogger("tabwarden.services")
@@ -24,8 +25,21 @@ log = logging.getLogger("tabwarden.services")
 Listener = Callable[[Message], Any]
 
 
+class OwningProcess(Protocol):
+    """What the services (and the engine they build) use of the host process that owns them
+    (`HostProcess`): its browser session and endpoint, its control server once started, and
+    its shutdown hooks."""
+
+    extension_id: str
+    session: BrowserSession | None
+    endpoint: Any
+    control: Any
+
+    def on_shutdown(self, hook: Callable[[], Awaitable[None] | None]) -> None: ...
+
+
 class HostServices:
-    def __init__(self, host: "HostProcess"):
+    def __init__(self, host: OwningProcess):
         self.host = host
         self.store_error: Exception | None = None
         # Subsystems that want inbound frames register here (the engine takes the UI ones).

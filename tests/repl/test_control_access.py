@@ -18,7 +18,6 @@ import host.control.methods as methods
 from host.control import discovery
 from host.control.client import ControlClient
 from host.control.hello_gate import MAX_BYTES_BEFORE_HELLO
-from host.control.server import ControlServer
 from host.transport.errors import RequestError
 from protocol.control import ControlHello, ControlRequest
 from protocol.framing import FrameEncoder
@@ -43,7 +42,7 @@ def home(tmp_path):
 async def server(home, monkeypatch):
     monkeypatch.setattr(methods, "register_subsystems", lambda server: None)
     host = SimpleNamespace(endpoint=None, session=None, extension_id="test-extension", ready=asyncio.Event())
-    control = ControlServer(host, hello_timeout=0.5)
+    control = methods.control_server(host, hello_timeout=0.5)
     calls: list[str] = []
     release = asyncio.Event()
 
