@@ -3,7 +3,7 @@
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "1059d1f1b8e33c46f344c38122e7d9c49e67ed2d71482f778a120768f4c877df";
+export const SCHEMA_HASH = "e89da29eea74204ee0c7f3eef9c56f7909108f2e6dc0eb1ff4272928fe19568d";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -388,6 +388,7 @@ export const UI = Object.freeze({
   ],
   "ops": [
     "initialize",
+    "ping",
     "thread.create",
     "thread.subscribe",
     "thread.delete",
@@ -404,7 +405,6 @@ export const UI = Object.freeze({
     "run.resolveUncertain",
     "approval.response",
     "interaction.response",
-    "ping",
     "settings.get",
     "policy.setDefault",
     "policy.explain",

@@ -3,11 +3,11 @@ and waits), the answers a page sends, and the events that open and close their c
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal, Union, get_args
 
 import msgspec
 
-from protocol.ui.common import Count, Epoch, Id, Note, Shape, StreamCursor, SubmissionId, UiMessage
+from protocol.ui.common import Count, Epoch, Id, Note, Shape, StreamCursor, SubmissionId, UiMessage, tag_of
 
 APPROVAL_FLAGS = ("sensitive_payload", "escalation_l2", "host_permission", "guarded_origin", "credential_target")
 
@@ -73,9 +73,7 @@ class InteractionResponse(UiMessage, tag="interaction.response", kw_only=True):
     interaction_id: Id
     response: InteractionAnswer
 
-DECISION_KINDS: tuple[str, ...] = tuple(
-    c.__struct_config__.tag for c in ApprovalDecision.__args__  # type: ignore[attr-defined]
-)
+DECISION_KINDS: tuple[str, ...] = tuple(tag_of(c) for c in get_args(ApprovalDecision))
 
 
 # ---------------------------------------------------------------- views

@@ -3,7 +3,7 @@ tagged unions the UI link decodes and encodes."""
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Union, get_args
 
 from protocol.ui import approvals, mcp, memory, providers, session, settings, threads, turns
 from protocol.ui.common import PolicyName, tag_of
@@ -34,97 +34,8 @@ UiEventMessage = Union[
     mcp.McpState,
 ]
 
-OP_TYPES: tuple[str, ...] = (
-    "initialize",
-    "thread.create",
-    "thread.subscribe",
-    "thread.delete",
-    "thread.fork",
-    "thread.selectBranch",
-    "turn.submit",
-    "turn.fork",
-    "turn.steer",
-    "turn.enqueue",
-    "turn.interrupt",
-    "queue.update",
-    "queue.remove",
-    "run.resume",
-    "run.resolveUncertain",
-    "approval.response",
-    "interaction.response",
-    "ping",
-    # settings (the settings page; like every op, only our own extension's pages can send them)
-    "settings.get",
-    "policy.setDefault",
-    "policy.explain",
-    "rules.add",
-    "rules.remove",
-    "origins.add",
-    "origins.remove",
-    "scope.setLock",
-    "audit.query",
-    "providers.save",
-    "providers.verify",
-    "providers.setDefault",
-    # built-ins: the profile's memory (settings page) and a thread's artifacts (side panel)
-    "memory.list",
-    "memory.set",
-    "memory.delete",
-    "memory.clear",
-    "artifact.download",
-    # MCP servers (settings page): mcp.json and the bearer tokens in the key store
-    "mcp.get",
-    "mcp.saveServer",
-    "mcp.removeServer",
-    "mcp.setToken",
-    "mcp.refresh",
-)
-
-
-EVENT_TYPES: tuple[str, ...] = (
-    # responses
-    "initialized",
-    "fatal.reload_required",
-    "command.ack",
-    "command.rejected",
-    "pong",
-    "error",
-    # threads and turns
-    "thread.created",
-    "thread.forked",
-    "thread.deleted",
-    "thread.snapshot",
-    "turn.start",
-    "turn.complete",
-    "token.usage",
-    # items
-    "item.start",
-    "item.delta",
-    "item.complete",
-    # requests to the user
-    "approval.request",
-    "approval.resolved",
-    "interaction.request",
-    "interaction.resolved",
-    # broadcasts
-    "thread.updated",
-    "queue.updated",
-    "run.recovery_required",
-    "tabs.updated",
-    "activity.updated",
-    "alert.raised",
-    # settings
-    "settings.state",
-    "policy.explained",
-    "audit.rows",
-    "providers.verified",
-    # built-ins
-    "memory.state",
-    # MCP servers
-    "mcp.state",
-)
+# The type names in the unions' order, for the schema document and the generated protocol.js.
+OP_TYPES: tuple[str, ...] = tuple(tag_of(c) for c in get_args(UiOpMessage))
+EVENT_TYPES: tuple[str, ...] = tuple(tag_of(c) for c in get_args(UiEventMessage))
 
 POLICY_LITERAL = PolicyName
-
-assert {tag_of(c) for c in UiOpMessage.__args__} == set(OP_TYPES)  # type: ignore[attr-defined]
-assert {tag_of(c) for c in UiEventMessage.__args__} == set(EVENT_TYPES)  # type: ignore[attr-defined]

@@ -3,7 +3,7 @@ the permission policies, the stream cursor and the tab reference."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 import msgspec
 
@@ -15,8 +15,8 @@ Note = Annotated[str, msgspec.Meta(max_length=4000)]
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Epoch = Annotated[float, msgspec.Meta(ge=0)]
 
-PERMISSION_POLICIES = ("always", "untrusted", "auto")
 PolicyName = Literal["always", "untrusted", "auto"]
+PERMISSION_POLICIES: tuple[str, ...] = get_args(PolicyName)
 
 
 class UiMessage(msgspec.Struct, tag_field="type", rename="camel", omit_defaults=True, forbid_unknown_fields=True,
@@ -41,5 +41,5 @@ class StreamCursor(Shape, kw_only=True):
 
 
 def tag_of(cls: type) -> str:
-    """The `type` value of an op or event class."""
+    """The tag of a tagged Struct class: the `type` of an op or event, the `kind` of a decision."""
     return cls.__struct_config__.tag  # type: ignore[attr-defined,no-any-return]

@@ -6,19 +6,12 @@ A run is the durable unit of work behind a turn; `RunState` is its state machine
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import msgspec
 
 from protocol.ui.common import Count, Epoch, Id, Shape, StreamCursor, SubmissionId, UiMessage
 from protocol.ui.user_input import TurnOverrides, UserInput
-
-STOP_REASONS = ("end", "max_tokens", "content_filter", "interrupted", "error", "budget_pause")
-ITEM_KINDS = ("user_message", "assistant_message", "reasoning", "tool_call", "approval", "system_notice")
-RUN_STATES = (
-    "queued", "preparing", "streaming_model", "waiting_approval", "waiting_interaction", "executing_tool",
-    "paused_budget", "paused_uncertain", "interrupted", "failed", "completed",
-)
 
 StopReason = Literal["end", "max_tokens", "content_filter", "interrupted", "error", "budget_pause"]
 ItemKind = Literal["user_message", "assistant_message", "reasoning", "tool_call", "approval", "system_notice"]
@@ -26,6 +19,9 @@ RunState = Literal[
     "queued", "preparing", "streaming_model", "waiting_approval", "waiting_interaction", "executing_tool",
     "paused_budget", "paused_uncertain", "interrupted", "failed", "completed",
 ]
+STOP_REASONS: tuple[str, ...] = get_args(StopReason)
+ITEM_KINDS: tuple[str, ...] = get_args(ItemKind)
+RUN_STATES: tuple[str, ...] = get_args(RunState)
 
 
 # ---------------------------------------------------------------- ops (page → engine)
