@@ -16,8 +16,7 @@ Recovery = Literal["retry-safe", "never-retry", "inspect-first"]
 Trust = Literal["trusted", "untrusted"]
 Provenance = Literal["tool", "page", "mcp", "import"]
 
-LEVELS: tuple[str, ...] = ("L0", "L1", "L2", "builtin", "mcp")
-EFFECTS: tuple[str, ...] = ("read", "write")
+from protocol.tools import TOOL_EFFECTS as EFFECTS, TOOL_LEVELS as LEVELS  # declared once, for the wire too
 RECOVERIES: tuple[str, ...] = ("retry-safe", "never-retry", "inspect-first")
 
 # Action categories for writes (reads have none). `category:<name>` rules match on these.

@@ -14,12 +14,12 @@ queue and items), `user_input` (what a turn submits), `approvals` (approvals and
 the two unions. Every name is re-exported here, so callers write `ui.<Name>`.
 """
 
+from protocol.tools import TOOL_LEVELS, ToolLevel
 from protocol.ui.common import (
     PERMISSION_POLICIES, Count, Epoch, Id, Label, Note, PolicyName, StreamCursor, SubmissionId, TabRef, Text, tag_of,
 )
 from protocol.ui.user_input import (
-    TOOL_LEVELS, BrowserContext, ContentPart, ContextBlock, ImagePart, ModelRef, TextPart, ToolLevel, TurnOverrides,
-    UserInput,
+    BrowserContext, ContentPart, ContextBlock, ImagePart, ModelRef, TextPart, TurnOverrides, UserInput,
 )
 from protocol.ui.turns import (
     ITEM_KINDS, RUN_STATES, STOP_REASONS, ArtifactDownload, ItemComplete, ItemDelta, ItemDeltaBody, ItemKind,

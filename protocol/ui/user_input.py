@@ -7,10 +7,8 @@ from typing import Annotated, Literal, Union
 
 import msgspec
 
+from protocol.tools import ToolLevel
 from protocol.ui.common import Label, PolicyName, Shape, TabRef, Text
-
-TOOL_LEVELS = ("L0", "L1", "L2", "mcp", "builtin")
-ToolLevel = Literal["L0", "L1", "L2", "mcp", "builtin"]
 
 
 class BrowserContext(Shape, kw_only=True):
