@@ -4,6 +4,8 @@ Everything that crosses the native-messaging port is one of the msgspec Structs 
 `protocol.messages` (and the UI catalogue in `protocol.ui`), framed by `protocol.framing`.
 The JSON Schema and its hash (`protocol.schema`) are what both sides compare at hello time;
 `extension/generated/protocol.js` is generated from the same source (`protocol.generate`).
+The messages between the extension's service worker and its content scripts, which never reach
+the host, are declared in `protocol.content` and generated beside it.
 """
 
 from protocol.constants import (

@@ -1,4 +1,9 @@
+import { CONTENT } from "../generated/protocol.js";
 import { watchFrames } from "./content-relay.js";
+
+const { TYPES } = CONTENT;
+// The content messages this listener answers; the indicator relay owns `indicator.action`.
+const OWN_TYPES = new Set([TYPES.TIMER_SLEEP, TYPES.TAKEOVER_FRAME_LOADED, TYPES.TAKEOVER_MANUAL_INPUT]);
 
 // Browser happenings the host tracks (tab lifecycle, revoked site access, a person using a page
 // the agent drives), forwarded as `browser.event` frames. The host decides what they mean.
@@ -31,28 +36,36 @@ export function installBrowserEvents(link) {
   chrome.permissions.onRemoved.addListener((perms) => emit("permissions.removed", { origins: perms.origins || [], permissions: perms.permissions || [] }));
   chrome.permissions.onAdded.addListener((perms) => emit("permissions.added", { origins: perms.origins || [], permissions: perms.permissions || [] }));
   chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
-    if (!message || sender.id !== chrome.runtime.id || !sender.tab) return false;
-    // Timing for page executors in hidden tabs, whose own timers Chrome throttles.
-    if (message.type === "tabwarden.sleep") {
-      const ms = Math.min(Math.max(Number(message.ms) || 0, 0), 60000);
-      setTimeout(() => sendResponse(true), ms);
-      return true;
-    }
-    if (message.type === "tabwarden.frameLoaded") {
-      watchFrames(sender.tab.id);
+    // Only our own content scripts, from inside a tab, may ask or report.
+    if (sender.id !== chrome.runtime.id || !sender.tab || typeof sender.tab.id !== "number") return false;
+    const type = CONTENT.typeOf(message);
+    if (type !== null && !OWN_TYPES.has(type)) return false;
+    // Undeclared types are refused here (the indicator relay ignores them).
+    const problem = CONTENT.problem(message);
+    if (problem) {
+      console.warn("Tabwarden: refused a message from a content script:", problem);
       return false;
     }
-    if (message.type !== "tabwarden.manualInput") return false;
-    // Only our own page executor, from inside a tab, may report.
-    if (sender.id !== chrome.runtime.id || !sender.tab || typeof sender.tab.id !== "number") return false;
-    if (isAgentInput(sender.tab.id)) return false;
-    emit("manual_input", {
-      tabId: sender.tab.id,
-      frameId: sender.frameId ?? 0,
-      kind: message.kind === "keydown" ? "keydown" : "mousedown",
-      url: String(sender.url || sender.tab.url || "").slice(0, 2000),
-      duringAgentRequest: !!message.duringAgentRequest,
-    });
-    return false;
+    switch (type) {
+      case TYPES.TIMER_SLEEP:
+        // Timing for page executors in hidden tabs, whose own timers Chrome throttles.
+        setTimeout(() => sendResponse(true), message.ms);
+        return true;
+      case TYPES.TAKEOVER_FRAME_LOADED:
+        watchFrames(sender.tab.id);
+        return false;
+      case TYPES.TAKEOVER_MANUAL_INPUT:
+        if (isAgentInput(sender.tab.id)) return false;
+        emit("manual_input", {
+          tabId: sender.tab.id,
+          frameId: sender.frameId ?? 0,
+          kind: message.kind,
+          url: String(sender.url || sender.tab.url || "").slice(0, 2000),
+          duringAgentRequest: message.duringAgentRequest,
+        });
+        return false;
+      default:
+        return false;
+    }
   });
 }

@@ -2,12 +2,17 @@
 // run inside the MAIN-world dialog patch: no patch, no dispatch. A call whose answer never comes
 // is reported as `no_reply` with what is known about delivery; the host decides what it means
 // (and never replays a write).
+import { CONTENT } from "../generated/protocol.js";
 import { protocolError } from "./chunks.js";
 import { installDialogPatch, restoreDialogPatch } from "./dialog-patch.js";
 
-export const CONTENT_PROTOCOL = "tabwarden/content-v1";
+const { TYPES } = CONTENT;
+// The declared messages between this worker and the page parts: injected before every part
+// that sends or receives them.
+const CONTENT_PROTOCOL_FILE = "generated/content-protocol.js";
 // Injected in this order; every part guards itself against a second injection.
 export const EXECUTOR_FILES = [
+  CONTENT_PROTOCOL_FILE,
   "generated/tools.js",
   "content/core.js",
   "content/dom-info.js",
@@ -25,7 +30,7 @@ export const EXECUTOR_FILES = [
 ];
 
 // The manual-takeover watcher: part of the executor in the top frame, injected alone elsewhere.
-const FRAME_TAKEOVER_FILE = "content/takeover-watch.js";
+const FRAME_TAKEOVER_FILES = [CONTENT_PROTOCOL_FILE, "content/takeover-watch.js"];
 
 const FRAME_WATCH_DEBOUNCE_MS = 200;
 const FRAME_WATCH_MAX_WAIT_MS = 1000; // a page that loads frames without pause still gets watchers
@@ -41,15 +46,15 @@ export function watchFrames(tabId) {
   const wait = Math.max(0, Math.min(FRAME_WATCH_DEBOUNCE_MS, since + FRAME_WATCH_MAX_WAIT_MS - Date.now()));
   const timer = setTimeout(() => {
     frameWatchTimers.delete(tabId);
-    chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: [FRAME_TAKEOVER_FILE] }).catch(() => {});
+    chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: FRAME_TAKEOVER_FILES }).catch(() => {});
   }, wait);
   frameWatchTimers.set(tabId, { timer, since });
 }
 
 let nextRequest = 1;
 
-function send(tabId, frameId, payload) {
-  return chrome.tabs.sendMessage(tabId, { protocol: CONTENT_PROTOCOL, ...payload }, { frameId });
+function send(tabId, frameId, type, fields) {
+  return chrome.tabs.sendMessage(tabId, CONTENT.message(type, fields), { frameId });
 }
 
 function failure(code, message, phase, retryable, details) {
@@ -59,7 +64,7 @@ function failure(code, message, phase, retryable, details) {
 // Ping the executor; inject it when nobody answers. Resolves when the executor is ready.
 export async function ensureExecutor(tabId, frameId = 0) {
   try {
-    const reply = await send(tabId, frameId, { kind: "ping", requestId: `p${nextRequest++}` });
+    const reply = await send(tabId, frameId, TYPES.EXECUTOR_PING, { requestId: `p${nextRequest++}` });
     if (reply && reply.ok) return false;
   } catch (_) {
     // no receiver yet: inject below
@@ -84,7 +89,7 @@ export async function ensureExecutor(tabId, frameId = 0) {
 
 export async function pingContent(tabId) {
   await ensureExecutor(tabId, 0);
-  const reply = await send(tabId, 0, { kind: "ping", requestId: `p${nextRequest++}` });
+  const reply = await send(tabId, 0, TYPES.EXECUTOR_PING, { requestId: `p${nextRequest++}` });
   if (!reply || !reply.ok) throw protocolError("internal", "the content script did not answer the ping");
   return reply.result;
 }
@@ -104,15 +109,18 @@ export async function callContent(message, signal) {
   const frameId = message.frameId || 0;
   await ensureExecutor(tabId, frameId);
   if (signal.aborted) throw failure("aborted", "cancelled before dispatch", "precheck", false, { dispatched: false });
-  const patched = message.write ? await installDialogPatch(tabId, frameId) : null;
   const requestId = `r${nextRequest++}`;
   const deadlineAt = Date.now() + (message.deadlineMs || 15000);
-  const onAbort = () => send(tabId, frameId, { kind: "cancel", requestId: `c${nextRequest++}`, cancelRequestId: requestId }).catch(() => {});
+  const fields = { requestId, tool: message.tool, params: message.params || {}, deadlineAt };
+  const problem = CONTENT.problem({ type: TYPES.EXECUTOR_EXECUTE, ...fields });
+  if (problem) throw failure("invalid_message", problem, "precheck", false, { dispatched: false });
+  const patched = message.write ? await installDialogPatch(tabId, frameId) : null;
+  const onAbort = () => send(tabId, frameId, TYPES.EXECUTOR_CANCEL, { requestId: `c${nextRequest++}`, cancelRequestId: requestId }).catch(() => {});
   signal.addEventListener("abort", onAbort, { once: true });
   let reply = null;
   let channelError = null;
   try {
-    reply = await send(tabId, frameId, { kind: "execute", requestId, tool: message.tool, params: message.params || {}, deadlineAt });
+    reply = await send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields);
   } catch (err) {
     channelError = err;
   } finally {

@@ -3,28 +3,28 @@
 // press of its Pause or Stop button comes back here from our own content script and goes to the
 // host as a `browser.event` (`indicator.action`). The worker decides nothing: the host knows
 // which turn drives the tab and what pausing means.
+import { CONTENT } from "../generated/protocol.js";
 import { ensureExecutor } from "./content-relay.js";
 import { registerBrowserApi } from "./browser-api.js";
 import { isAgentInput } from "./browser-events.js";
 
-const PROTOCOL = "tabwarden/indicator-v1";
-const ACTIONS = new Set(["pause", "stop"]);
+const { TYPES } = CONTENT;
 const shown = new Set(); // tabs whose indicator the host asked for
 
-function tell(tabId, kind) {
-  return chrome.tabs.sendMessage(tabId, { protocol: PROTOCOL, kind }, { frameId: 0 });
+function tell(tabId, type) {
+  return chrome.tabs.sendMessage(tabId, CONTENT.message(type), { frameId: 0 });
 }
 
 async function show(tabId) {
   shown.add(tabId);
   await ensureExecutor(tabId, 0);
-  await tell(tabId, "show");
+  await tell(tabId, TYPES.INDICATOR_SHOW);
   return true;
 }
 
 async function hide(tabId) {
   const was = shown.delete(tabId);
-  await tell(tabId, "hide").catch(() => {}); // no executor there: nothing is shown
+  await tell(tabId, TYPES.INDICATOR_HIDE).catch(() => {}); // no executor there: nothing is shown
   return was;
 }
 
@@ -41,11 +41,16 @@ export function installIndicator(link) {
   });
   chrome.tabs.onRemoved.addListener((tabId) => shown.delete(tabId));
   chrome.runtime.onMessage.addListener((message, sender) => {
-    if (!message || message.type !== "tabwarden.indicator") return false;
+    if (CONTENT.typeOf(message) !== TYPES.INDICATOR_ACTION) return false;
     // Only our own content script, in the top frame of a tab the host is driving, may report.
     if (sender.id !== chrome.runtime.id || !sender.tab || (sender.frameId ?? 0) !== 0) return false;
+    const problem = CONTENT.problem(message);
+    if (problem) {
+      console.warn("Tabwarden: refused a message from a content script:", problem);
+      return false;
+    }
     const tabId = sender.tab.id;
-    if (!shown.has(tabId) || !ACTIONS.has(message.action) || isAgentInput(tabId)) return false;
+    if (!shown.has(tabId) || isAgentInput(tabId)) return false;
     link.sendEvent({ type: "browser.event", name: "indicator.action", data: { tabId, action: message.action } });
     return false;
   });

@@ -10,7 +10,6 @@
   if (TW.parts.has("core")) return;
   TW.parts.add("core");
 
-  TW.PROTOCOL = "tabwarden/content-v1";
   TW.OVERLAY_TAG = "tabwarden-overlay";
 
   // A failure the host can act on: stable code, the phase it happened in, and whether trying
@@ -46,11 +45,20 @@
   TW.clip = (text, limit) => (text.length > limit ? text.slice(0, limit - 3) + "…" : text);
   TW.quote = (text) => JSON.stringify(text);
 
+  // The declared messages to and from the service worker (generated/content-protocol.js, injected
+  // before every part).
+  const CONTENT = globalThis.__tabwardenContent;
+  // The longest wait the worker times; a longer one asked of it ends after this.
+  const MAX_WORKER_SLEEP_MS = CONTENT.MESSAGES[CONTENT.TYPES.TIMER_SLEEP].ms.maximum;
+
   // Chrome wakes the timers of a hidden tab about once a second, and the agent mostly works in
   // background tabs: there, waits are timed by the service worker, whose timers run on time.
+  // Without the worker's `true` (no worker, or it refused) the page times the wait itself.
   function wake(ms) {
-    if (!document.hidden) return new Promise((resolve) => setTimeout(resolve, ms));
-    return chrome.runtime.sendMessage({ type: "tabwarden.sleep", ms }).catch(() => new Promise((resolve) => setTimeout(resolve, ms)));
+    const ownTimer = () => new Promise((resolve) => setTimeout(resolve, ms));
+    if (!document.hidden) return ownTimer();
+    const request = CONTENT.message(CONTENT.TYPES.TIMER_SLEEP, { ms: Math.min(ms, MAX_WORKER_SLEEP_MS) || 0 });
+    return chrome.runtime.sendMessage(request).then((slept) => (slept === true ? undefined : ownTimer()), ownTimer);
   }
 
   TW.sleep = (ms, signal) =>

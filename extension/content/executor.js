@@ -1,11 +1,15 @@
-// Tabwarden page executor, last part: the message protocol with the service worker
-// (`tabwarden/content-v1`). Requests run one at a time per document, each under its deadline;
-// a cancel aborts exactly the request it names. Injected after every other part.
+// Tabwarden page executor, last part: its messages from the service worker (`executor.ping`,
+// `executor.execute`, `executor.cancel`, declared in protocol/content.py). Requests run one at a
+// time per document, each under its deadline; a cancel aborts exactly the request it names.
+// Injected after every other part.
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("executor")) return;
   TW.parts.add("executor");
 
+  const CONTENT = globalThis.__tabwardenContent; // injected before every part
+  const { TYPES } = CONTENT;
+  const OWN_TYPES = new Set([TYPES.EXECUTOR_PING, TYPES.EXECUTOR_EXECUTE, TYPES.EXECUTOR_CANCEL]);
   const TOOLS = { ...TW.reads, ...TW.actions };
   const WRITES = new Set(Object.keys(TW.actions));
   const running = new Map(); // requestId -> request
@@ -53,10 +57,6 @@
       sendResponse(failureOf(TW.fail("unsupported", `unknown content tool ${JSON.stringify(tool)}`, "precheck", false), { requestId }));
       return false;
     }
-    if (!Number.isInteger(deadlineAt) || deadlineAt < 0) {
-      sendResponse(failureOf(TW.fail("invalid_params", "deadlineAt must be a non-negative integer", "precheck", false), { requestId }));
-      return false;
-    }
     try {
       TW.checkParams(tool, params);
     } catch (err) {
@@ -74,27 +74,39 @@
     return true;
   }
 
+  // A refused message is answered with its request id when that much of it is valid, so the
+  // worker reports the refusal instead of a mismatch.
+  function refusal(message, problem) {
+    const requestId = message && message.requestId;
+    const idIsValid = CONTENT.problem({ type: TYPES.EXECUTOR_PING, requestId }) === null;
+    const failure = { code: "invalid_message", message: problem, phase: "precheck", retryable: false };
+    return { ok: false, ...(idIsValid ? { requestId } : {}), error: problem, failure };
+  }
+
   chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
-    if (!message || message.protocol !== TW.PROTOCOL || sender.id !== chrome.runtime.id || sender.tab) return false;
-    const requestId = message.requestId;
-    if (typeof requestId !== "string" || !requestId || requestId.length > 64) {
-      sendResponse({ ok: false, error: "requestId must be a non-empty string", failure: { code: "invalid_message", message: "requestId must be a non-empty string", phase: "precheck", retryable: false } });
+    if (sender.id !== chrome.runtime.id || sender.tab) return false;
+    const type = CONTENT.typeOf(message);
+    if (type !== null && !OWN_TYPES.has(type)) return false; // the indicator's
+    // Undeclared types are refused here (the indicator ignores them).
+    const problem = CONTENT.problem(message);
+    if (problem) {
+      sendResponse(refusal(message, problem));
       return false;
     }
-    switch (message.kind) {
-      case "ping":
+    const requestId = message.requestId;
+    switch (type) {
+      case TYPES.EXECUTOR_PING:
         sendResponse({ ok: true, requestId, result: "pong" });
         return false;
-      case "cancel": {
+      case TYPES.EXECUTOR_CANCEL: {
         const target = running.get(message.cancelRequestId);
         if (target) target.controller.abort();
         sendResponse({ ok: true, requestId, result: "cancelled" });
         return false;
       }
-      case "execute":
+      case TYPES.EXECUTOR_EXECUTE:
         return execute(message, sendResponse);
       default:
-        sendResponse({ ok: false, requestId, error: `unknown kind ${JSON.stringify(message.kind)}`, failure: { code: "invalid_message", message: `unknown kind ${JSON.stringify(message.kind)}`, phase: "precheck", retryable: false } });
         return false;
     }
   });

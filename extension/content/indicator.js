@@ -3,14 +3,15 @@
 // Stop. It lives in a closed shadow root (page styles cannot reach it, page scripts cannot press
 // its buttons), only its two buttons take the pointer (the rest lets clicks through to the
 // page), and its own clicks never reach the page's listeners. The service worker shows and hides
-// it (`tabwarden/indicator-v1`) and relays a trusted press of a button to the host, which pauses
-// or stops the turn.
+// it (`indicator.show` / `indicator.hide`) and relays a trusted press of a button
+// (`indicator.action`) to the host, which pauses or stops the turn.
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("indicator")) return;
   TW.parts.add("indicator");
 
-  const PROTOCOL = "tabwarden/indicator-v1";
+  const CONTENT = globalThis.__tabwardenContent; // injected before every part
+  const { TYPES } = CONTENT;
   const SWALLOWED = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "auxclick", "contextmenu",
     "keydown", "keyup", "keypress", "touchstart", "touchend"];
   let host = null;
@@ -23,8 +24,9 @@
     node.setAttribute("aria-label", `${label} the Tabwarden task`);
     node.addEventListener("click", (event) => {
       if (!event.isTrusted) return; // a page script's synthetic click is not the user's
+      const message = CONTENT.message(TYPES.INDICATOR_ACTION, { action });
       try {
-        chrome.runtime.sendMessage({ type: "tabwarden.indicator", action }).catch(() => {});
+        chrome.runtime.sendMessage(message).catch(() => {});
       } catch (_) {
         // the extension was reloaded: nobody to tell
       }
@@ -81,9 +83,16 @@
   TW.isOverlayNode = (node) => (!!host && (node === host || host.contains(node))) || isOverlay(node);
 
   chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
-    if (!message || message.protocol !== PROTOCOL || sender.id !== chrome.runtime.id || sender.tab) return false;
-    if (message.kind === "show") show();
-    else if (message.kind === "hide") hide();
+    if (sender.id !== chrome.runtime.id || sender.tab) return false;
+    const type = CONTENT.typeOf(message);
+    if (type !== TYPES.INDICATOR_SHOW && type !== TYPES.INDICATOR_HIDE) return false;
+    const problem = CONTENT.problem(message);
+    if (problem) {
+      sendResponse({ ok: false, error: problem });
+      return false;
+    }
+    if (type === TYPES.INDICATOR_SHOW) show();
+    else hide();
     sendResponse({ ok: true, shown: !!host });
     return false;
   });

@@ -14,9 +14,12 @@
     return;
   }
   const REPORT_GAP_MS = 1000;
+  const CONTENT = globalThis.__tabwardenContent; // injected right before this file, here as in the executor
+  const { TYPES } = CONTENT;
   let lastReport = 0;
 
-  function tell(message) {
+  function tell(type, fields) {
+    const message = CONTENT.message(type, fields);
     try {
       chrome.runtime.sendMessage(message).catch(() => {});
     } catch (_) {
@@ -31,8 +34,8 @@
     const now = Date.now();
     if (now - lastReport < REPORT_GAP_MS) return;
     lastReport = now;
-    tell({ type: "tabwarden.manualInput", kind: event.type, url: location.href.slice(0, 2000),
-           duringAgentRequest: !!(TW && TW.state.activeRequests > 0) });
+    // The worker takes the tab, frame and URL from the sender.
+    tell(TYPES.TAKEOVER_MANUAL_INPUT, { kind: event.type, duringAgentRequest: !!(TW && TW.state.activeRequests > 0) });
   }
 
   window.addEventListener("mousedown", report, { capture: true, passive: true });
@@ -41,6 +44,6 @@
   // the window, but the document sees it while capturing.
   document.addEventListener("load", (event) => {
     const tag = event.target && event.target.tagName;
-    if (tag === "IFRAME" || tag === "FRAME") tell({ type: "tabwarden.frameLoaded" });
+    if (tag === "IFRAME" || tag === "FRAME") tell(TYPES.TAKEOVER_FRAME_LOADED);
   }, { capture: true, passive: true });
 })();

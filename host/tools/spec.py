@@ -9,10 +9,13 @@ and the recovery and trust facts. Nothing about a tool is kept in a parallel tab
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
-Level = Literal["L0", "L1", "L2", "builtin", "mcp"]
-Effects = Literal["read", "write"]
+from protocol.tools import TOOL_EFFECTS as EFFECTS
+from protocol.tools import TOOL_LEVELS as LEVELS
+from protocol.tools import ToolEffects as Effects
+from protocol.tools import ToolLevel as Level
+
 Recovery = Literal["retry-safe", "never-retry", "inspect-first"]
 Trust = Literal["trusted", "untrusted"]
 Provenance = Literal["tool", "page", "mcp", "import"]
@@ -27,16 +30,13 @@ Service = Literal["browser", "builtins", "mcp", "interactions"]
 #   server    the origin of the MCP server that owns the tool
 Target = Literal["none", "destination", "tab", "routed", "page", "watched", "server"]
 
-LEVELS: tuple[str, ...] = ("L0", "L1", "L2", "builtin", "mcp")
-EFFECTS: tuple[str, ...] = ("read", "write")
-RECOVERIES: tuple[str, ...] = ("retry-safe", "never-retry", "inspect-first")
-SERVICES: tuple[str, ...] = ("browser", "builtins", "mcp", "interactions")
-TARGETS: tuple[str, ...] = ("none", "destination", "tab", "routed", "page", "watched", "server")
+RECOVERIES: tuple[str, ...] = get_args(Recovery)
+SERVICES: tuple[str, ...] = get_args(Service)
+TARGETS: tuple[str, ...] = get_args(Target)
 
 # Action categories for writes (reads have none). `category:<name>` rules match on these.
-CATEGORIES: tuple[str, ...] = (
-    "navigate", "organize", "click", "fill", "eval", "download", "upload", "interact", "memory", "mcp",
-)
+Category = Literal["navigate", "organize", "click", "fill", "eval", "download", "upload", "interact", "memory", "mcp"]
+CATEGORIES: tuple[str, ...] = get_args(Category)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,7 @@ class ToolSpec:
     level: Level
     effects: Effects
     description: str
-    category: str | None = None
+    category: Category | None = None
     # The parameter holding a destination URL: such a tool is judged by where it goes.
     url_param: str | None = None
     # True when the call has no page or server target (memory, questions to the user...).

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import msgspec
 
-from protocol import generate
+from protocol import generate, generate_content
 from protocol.schema import canonical_json, document, schema_hash
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,3 +47,17 @@ def test_schema_export_is_valid_json():
     doc = msgspec.json.decode(out.stdout)
     assert doc["protocol"] == "tabwarden/native-v1"
     assert "content.call" in doc["hostMessages"] and "hello" in doc["extensionMessages"]
+
+
+def test_generated_content_protocol_js_is_not_stale():
+    current = generate.CONTENT_OUTPUT.read_text(encoding="utf-8")
+    assert current == generate_content.render(), "extension/generated/content-protocol.js is stale: run `make generate`"
+
+
+def test_check_mode_covers_the_content_scripts_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(generate, "OUTPUT", tmp_path / "protocol.js")
+    monkeypatch.setattr(generate, "CONTENT_OUTPUT", tmp_path / "content-protocol.js")
+    assert generate.main([]) == 0
+    assert generate.main(["--check"]) == 0
+    (tmp_path / "content-protocol.js").write_text("// old\n")
+    assert generate.main(["--check"]) == 1

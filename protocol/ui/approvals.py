@@ -1,0 +1,170 @@
+"""What the engine asks the user: approvals of tool calls and interactions (questions, actions
+and waits), the answers a page sends, and the events that open and close their cards."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union, get_args
+
+import msgspec
+
+from protocol.ui.common import Count, Epoch, Id, Note, Shape, StreamCursor, SubmissionId, UiMessage, tag_of
+
+APPROVAL_FLAGS = ("sensitive_payload", "escalation_l2", "host_permission", "guarded_origin", "credential_target")
+
+
+# ---------------------------------------------------------------- answers (page → engine)
+
+
+class _Decision(msgspec.Struct, tag_field="kind", omit_defaults=True, forbid_unknown_fields=True, kw_only=True):
+    pass
+
+
+class Accept(_Decision, tag="accept", kw_only=True):
+    """Allow this one call."""
+
+
+class AcceptForSession(_Decision, tag="acceptForSession", kw_only=True):
+    """Allow this tool on this origin for the rest of the thread's browser session."""
+
+
+class AcceptForSite(_Decision, tag="acceptForSite", kw_only=True):
+    """Persist an allow rule for this tool on this origin."""
+
+
+class Decline(_Decision, tag="decline", kw_only=True):
+    note: Note | None = None
+
+
+class CancelDecision(_Decision, tag="cancel", kw_only=True):
+    """Decline and interrupt the turn."""
+
+
+ApprovalDecision = Union[Accept, AcceptForSession, AcceptForSite, Decline, CancelDecision]
+
+
+class ApprovalResponse(UiMessage, tag="approval.response", kw_only=True):
+    submission_id: SubmissionId
+    approval_id: Id
+    decision: ApprovalDecision
+
+
+class _InteractionAnswer(msgspec.Struct, tag_field="kind", omit_defaults=True, forbid_unknown_fields=True,
+                         kw_only=True):
+    pass
+
+
+class InteractionSubmit(_InteractionAnswer, tag="submit", kw_only=True):
+    value: Any = None
+
+
+class InteractionCancel(_InteractionAnswer, tag="cancel", kw_only=True):
+    note: Note | None = None
+
+
+class InteractionTimeout(_InteractionAnswer, tag="timeout", kw_only=True):
+    value: Any = None
+
+
+InteractionAnswer = Union[InteractionSubmit, InteractionCancel, InteractionTimeout]
+
+
+class InteractionResponse(UiMessage, tag="interaction.response", kw_only=True):
+    submission_id: SubmissionId
+    interaction_id: Id
+    response: InteractionAnswer
+
+DECISION_KINDS: tuple[str, ...] = tuple(tag_of(c) for c in get_args(ApprovalDecision))
+
+
+# ---------------------------------------------------------------- views
+
+
+class ApprovalRequestPayload(Shape, kw_only=True):
+    """What the user is asked about: the complete parameters, where, and why it was asked."""
+
+    tool: str
+    label: str
+    params: dict[str, Any]
+    target_origin: str
+    flags: list[str] = []
+    reason: str = ""
+    code: str = ""
+    level: str = ""
+    # The acted-on element as the latest snapshot showed it (from the host-side ref map).
+    target_line: str | None = None
+
+
+class PendingApproval(Shape, kw_only=True):
+    approval_id: Id
+    thread_id: Id
+    turn_id: Id
+    item_id: Id
+    request: ApprovalRequestPayload
+    requested_at: Epoch
+    deadline_at: Epoch
+    remaining_ms: Count = 0
+
+
+class PendingInteraction(Shape, kw_only=True):
+    """A question the model asked the user (ask_user) that has no answer yet."""
+
+    interaction_id: Id
+    thread_id: Id
+    turn_id: Id
+    item_id: Id
+    request: dict[str, Any]
+    requested_at: Epoch
+    deadline_at: Epoch
+    remaining_ms: Count = 0
+
+
+# ---------------------------------------------------------------- events (engine → page)
+
+
+class ApprovalRequest(UiMessage, tag="approval.request", kw_only=True):
+    thread_id: Id
+    turn_id: Id
+    approval_id: Id
+    item_id: Id
+    request: ApprovalRequestPayload
+    deadline_at: Epoch
+    # Milliseconds left when this event was sent (the deadline is persisted, so a re-offer
+    # after a restart shows what remains, not a fresh five minutes).
+    remaining_ms: Count
+    stream: StreamCursor
+
+
+class ApprovalResolved(UiMessage, tag="approval.resolved", kw_only=True):
+    """An approval was settled (by a page, a timeout, an interrupt or recovery): close its card."""
+
+    thread_id: Id
+    approval_id: Id
+    decision: str
+    by: Literal["user", "timeout", "interrupt", "recovery"]
+    stream: StreamCursor
+
+
+class InteractionRequest(UiMessage, tag="interaction.request", kw_only=True):
+    """The run waits on the user or a condition; `request.kind` says which:
+    ask_user {question, options?}; request_user_action {action, reason?, tabId?} (the user does
+    it, then submits: the model learns only that it is done); watch_page {tabId, origin,
+    textAppears?, textGone?, urlMatches?, note?, summary} (settled by the watcher; submit ends it
+    early, cancel stops it); schedule_resume {delaySeconds, reason, summary} (continues at the
+    deadline; submit resumes now). Answered with `interaction.response`."""
+
+    thread_id: Id
+    turn_id: Id
+    interaction_id: Id
+    item_id: Id
+    request: dict[str, Any]
+    deadline_at: Epoch
+    remaining_ms: Count
+    stream: StreamCursor
+
+
+class InteractionResolved(UiMessage, tag="interaction.resolved", kw_only=True):
+    thread_id: Id
+    interaction_id: Id
+    response: str  # submit | cancel | timeout
+    by: Literal["user", "timeout", "interrupt", "recovery", "watch"]  # watch: watch_page's page watcher
+    stream: StreamCursor

@@ -1,0 +1,41 @@
+"""The whole catalogue: every op a page may send and every event the engine sends, as the two
+tagged unions the UI link decodes and encodes."""
+
+from __future__ import annotations
+
+from typing import Union, get_args
+
+from protocol.ui import approvals, mcp, memory, providers, session, settings, threads, turns
+from protocol.ui.common import PolicyName, tag_of
+
+UiOpMessage = Union[
+    session.Initialize, session.PingOp,
+    threads.ThreadCreate, threads.ThreadSubscribe, threads.ThreadDelete, threads.ThreadFork, threads.ThreadSelectBranch,
+    turns.TurnSubmit, turns.TurnFork, turns.TurnSteer, turns.TurnEnqueue, turns.TurnInterrupt, turns.QueueUpdate,
+    turns.QueueRemove, turns.RunResume, turns.RunResolveUncertain,
+    approvals.ApprovalResponse, approvals.InteractionResponse,
+    settings.SettingsGet, settings.PolicySetDefault, settings.PolicyExplain, settings.RulesAdd, settings.RulesRemove,
+    settings.OriginsAdd, settings.OriginsRemove, settings.ScopeSetLock, settings.AuditQuery,
+    providers.ProvidersSave, providers.ProvidersVerify, providers.ProvidersSetDefault,
+    memory.MemoryList, memory.MemorySet, memory.MemoryDelete, memory.MemoryClear,
+    turns.ArtifactDownload,
+    mcp.McpGet, mcp.McpSaveServer, mcp.McpRemoveServer, mcp.McpSetToken, mcp.McpRefresh,
+]
+UiEventMessage = Union[
+    session.Initialized, session.ReloadRequired, session.CommandAck, session.CommandRejected, session.PongEvent,
+    session.ErrorEvent,
+    threads.ThreadCreated, threads.ThreadForked, threads.ThreadDeleted, threads.ThreadSnapshotEvent,
+    turns.TurnStart, turns.TurnComplete, turns.TokenUsage, turns.ItemStart, turns.ItemDelta, turns.ItemComplete,
+    approvals.ApprovalRequest, approvals.ApprovalResolved, approvals.InteractionRequest, approvals.InteractionResolved,
+    threads.ThreadUpdated, turns.QueueUpdated, turns.RunRecoveryRequired, threads.TabsUpdated,
+    threads.ActivityUpdated, threads.AlertRaised,
+    settings.SettingsState, settings.PolicyExplained, settings.AuditRows, providers.ProvidersVerified,
+    memory.MemoryState,
+    mcp.McpState,
+]
+
+# The type names in the unions' order, for the schema document and the generated protocol.js.
+OP_TYPES: tuple[str, ...] = tuple(tag_of(c) for c in get_args(UiOpMessage))
+EVENT_TYPES: tuple[str, ...] = tuple(tag_of(c) for c in get_args(UiEventMessage))
+
+POLICY_LITERAL = PolicyName

@@ -1,0 +1,167 @@
+"""Threads: creating, subscribing to, forking and deleting them, their snapshots (what a page
+renders before the live events), and the broadcasts every page gets (activity, tabs, alerts)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+
+from protocol.ui.approvals import PendingApproval, PendingInteraction
+from protocol.ui.common import (
+    Count, Epoch, Id, Label, PolicyName, Shape, StreamCursor, SubmissionId, TabRef, UiMessage,
+)
+from protocol.ui.turns import RunState, RunView
+
+
+# ---------------------------------------------------------------- ops (page → engine)
+
+
+class ThreadCreate(UiMessage, tag="thread.create", kw_only=True):
+    submission_id: SubmissionId
+    title: Label | None = None
+    permission_policy: PolicyName | None = None
+
+
+class ThreadSubscribe(UiMessage, tag="thread.subscribe", kw_only=True):
+    submission_id: SubmissionId
+    thread_id: Id
+
+
+class ThreadDelete(UiMessage, tag="thread.delete", kw_only=True):
+    submission_id: SubmissionId
+    thread_id: Id
+
+
+class ThreadFork(UiMessage, tag="thread.fork", kw_only=True):
+    """A new thread holding the path from the root to `at_node_id`."""
+
+    submission_id: SubmissionId
+    thread_id: Id
+    at_node_id: Id
+
+
+class ThreadSelectBranch(UiMessage, tag="thread.selectBranch", kw_only=True):
+    """Make the branch through `node_id` current (its newest leaf becomes the thread's leaf)."""
+
+    submission_id: SubmissionId
+    thread_id: Id
+    node_id: Id
+
+
+# ---------------------------------------------------------------- snapshot shapes
+
+
+class ThreadMeta(Shape, kw_only=True):
+    id: Id
+    title: str
+    created_at: Epoch
+    updated_at: Epoch
+    revision: Count
+    leaf_id: str | None = None
+    parent_thread_id: str | None = None
+    permission_policy: PolicyName | None = None
+
+
+class NodeView(Shape, kw_only=True):
+    """One node of a thread's tree; `body` depends on `kind`."""
+
+    id: Id
+    kind: str
+    seq: Count
+    created_at: Epoch
+    parent_id: str | None = None
+    turn_id: str | None = None
+    body: dict[str, Any] = {}
+
+
+class ThreadSnapshot(Shape, kw_only=True):
+    meta: ThreadMeta
+    # The current branch, root first.
+    nodes: list[NodeView] = []
+    active_run: RunView | None = None
+    queue: list[RunView] = []
+    pending_approvals: list[PendingApproval] = []
+    pending_interactions: list[PendingInteraction] = []
+    cursor: StreamCursor | None = None
+
+
+class Activity(Shape, kw_only=True):
+    thread_id: Id
+    running: bool
+    pending_approvals: Count = 0
+    pending_interactions: Count = 0
+    state: RunState | None = None
+
+
+class EngineSnapshot(Shape, kw_only=True):
+    threads: list[ThreadMeta] = []
+    thread: ThreadSnapshot | None = None
+    activity: list[Activity] = []
+    # Every approval waiting for an answer, in every thread (a page that connects after a
+    # restart shows them from here: the live approval.request went out before it was there).
+    pending_approvals: list[PendingApproval] = []
+    pending_interactions: list[PendingInteraction] = []
+    epoch: Annotated[int, msgspec.Meta(ge=0)] = 0
+
+
+class ThreadPatch(Shape, kw_only=True):
+    title: str | None = None
+    leaf_id: str | None = None
+    permission_policy: PolicyName | None = None
+    updated_at: Epoch | None = None
+
+
+# ---------------------------------------------------------------- events (engine → page)
+
+
+class ThreadCreated(UiMessage, tag="thread.created", kw_only=True):
+    thread_id: Id
+    meta: ThreadMeta
+    stream: StreamCursor
+
+
+class ThreadForked(UiMessage, tag="thread.forked", kw_only=True):
+    thread_id: Id
+    new_thread_id: Id
+    stream: StreamCursor
+
+
+class ThreadDeleted(UiMessage, tag="thread.deleted", kw_only=True):
+    thread_id: Id
+    stream: StreamCursor
+
+
+class ThreadSnapshotEvent(UiMessage, tag="thread.snapshot", kw_only=True):
+    """The answer to `thread.subscribe`: the state to render before the live events after it."""
+
+    thread_id: Id
+    submission_id: SubmissionId | None = None
+    snapshot: ThreadSnapshot
+    stream: StreamCursor
+
+
+class ThreadUpdated(UiMessage, tag="thread.updated", kw_only=True):
+    thread_id: Id
+    revision: Count
+    patch: ThreadPatch
+    stream: StreamCursor
+
+
+class TabsUpdated(UiMessage, tag="tabs.updated", kw_only=True):
+    tabs: list[TabRef] = []
+
+
+class ActivityUpdated(UiMessage, tag="activity.updated", kw_only=True):
+    """Sent to every page (not only a thread's subscribers), for badges and lists."""
+
+    activity: Activity
+
+
+class AlertRaised(UiMessage, tag="alert.raised", kw_only=True):
+    """A denial burst or another sign that a thread may be under prompt injection."""
+
+    thread_id: Id
+    code: str
+    message: str
+    stream: StreamCursor | None = None

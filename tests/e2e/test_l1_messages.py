@@ -1,0 +1,117 @@
+"""The messages between the service worker and the page executor in a real browser: each end acts
+only on the declared messages (protocol/content.py) and refuses an undeclared type or a bad
+field with a clear error, never acting on it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+import websockets
+
+from tests.support.browser_tools import l1_site, module_fixtures, new_driver
+from tests.support.cdp import debugging_port, evaluate_in_worker, page_targets
+
+pytestmark = pytest.mark.browser
+
+
+site, driver = module_fixtures(l1_site, new_driver, "l1-messages")
+
+
+async def with_executor(driver) -> int:
+    tab = await driver.open("form.html")
+    await driver.read()  # injects the executor
+    return tab
+
+
+async def to_page(driver, tab: int, message: Any) -> Any:
+    """What the page answers `message` sent by the worker (as the content relay sends)."""
+    port = debugging_port(driver.site.run.profile)
+    return await evaluate_in_worker(port, f"chrome.tabs.sendMessage({tab}, {json.dumps(message)}, {{ frameId: 0 }})")
+
+
+async def in_content_world(driver, url_part: str, expression: str) -> Any:
+    """The JSON value of `expression` in our extension's isolated world of the page's top frame,
+    where the executor runs."""
+    port = debugging_port(driver.site.run.profile)
+    target = next(t for t in page_targets(port) if url_part in t.get("url", ""))
+    async with websockets.connect(target["webSocketDebuggerUrl"], max_size=2**24) as ws:
+        await ws.send(json.dumps({"id": 1, "method": "Runtime.enable"}))
+        contexts = []
+        while True:
+            event = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            if event.get("method") == "Runtime.executionContextCreated":
+                contexts.append(event["params"]["context"])
+            if event.get("id") == 1:
+                break
+        ours = [c["id"] for c in contexts if c.get("auxData", {}).get("type") == "isolated"
+                and c.get("origin", "").startswith("chrome-extension://") and c["auxData"].get("isDefault") is False]
+        assert ours, contexts
+        await ws.send(json.dumps({"id": 2, "method": "Runtime.evaluate", "params": {
+            "expression": expression, "contextId": ours[0], "awaitPromise": True, "returnByValue": True}}))
+        while True:
+            reply = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            if reply.get("id") == 2:
+                assert "exceptionDetails" not in reply["result"], reply
+                return reply["result"]["result"].get("value")
+
+
+def refused(problem: str) -> dict:
+    return {"code": "invalid_message", "message": problem, "phase": "precheck", "retryable": False}
+
+
+async def test_the_executor_answers_a_declared_ping(driver):
+    tab = await with_executor(driver)
+    assert await to_page(driver, tab, {"type": "executor.ping", "requestId": "p1"}) == {
+        "ok": True, "requestId": "p1", "result": "pong"}
+
+
+async def test_the_executor_refuses_an_undeclared_type_naming_the_request(driver):
+    tab = await with_executor(driver)
+    old_envelope = await to_page(driver, tab, {"protocol": "tabwarden/content-v1", "kind": "ping", "requestId": "p2"})
+    assert old_envelope == {"ok": False, "requestId": "p2", "error": "the message has no type",
+                            "failure": refused("the message has no type")}
+    unknown = await to_page(driver, tab, {"type": "executor.teleport", "requestId": "p3"})
+    assert unknown["failure"] == refused('unknown message type "executor.teleport"')
+
+
+async def test_the_executor_refuses_a_bad_field_and_runs_nothing(driver):
+    tab = await with_executor(driver)
+    message = {"type": "executor.execute", "requestId": "x1", "tool": "type", "deadlineAt": -1,
+               "params": {"ref": "sabc_1_1", "text": "never typed"}}
+    reply = await to_page(driver, tab, message)
+    assert reply["requestId"] == "x1" and reply["failure"] == refused("executor.execute: deadlineAt must be at least 0")
+    extra = await to_page(driver, tab, {"type": "executor.cancel", "requestId": "c1", "cancelRequestId": "x1", "now": 1})
+    assert extra["failure"] == refused("executor.cancel: unknown field now")
+    no_id = await to_page(driver, tab, {"type": "executor.ping", "requestId": ""})
+    assert "requestId" not in no_id and no_id["error"] == "executor.ping: requestId must not be empty"
+
+
+async def test_the_indicator_refuses_a_bad_field_and_shows_nothing(driver):
+    tab = await with_executor(driver)
+    assert await to_page(driver, tab, {"type": "indicator.show", "now": True}) == {
+        "ok": False, "error": "indicator.show: unknown field now"}
+    assert await to_page(driver, tab, {"type": "indicator.hide"}) == {"ok": True, "shown": False}
+
+
+async def test_the_worker_times_a_declared_sleep_and_refuses_a_bad_one(driver):
+    await with_executor(driver)
+    ask = ("chrome.runtime.sendMessage({message}).then((answer) => ({{ answer }}), "
+           "(err) => ({{ refused: String(err.message || err) }}))")
+    slept = await in_content_world(driver, "form.html", ask.format(message='{ type: "timer.sleep", ms: 10 }'))
+    assert slept == {"answer": True}
+    for message in ('{ type: "timer.sleep", ms: 60001 }', '{ type: "timer.sleep", ms: "10" }',
+                    '{ type: "tabwarden.sleep", ms: 10 }', '{ type: "timer.sleep", ms: 10, extra: 1 }'):
+        answer = await in_content_world(driver, "form.html", ask.format(message=message))
+        # Nobody answered (Chrome resolves the promise empty): the page falls back to its own timer.
+        assert answer.get("answer") is None, (message, answer)
+
+
+async def test_the_declaration_in_the_page_cannot_be_changed(driver):
+    await with_executor(driver)
+    frozen = await in_content_world(driver, "form.html", "(() => { const C = globalThis.__tabwardenContent; "
+                                    "return [Object.isFrozen(C), Object.isFrozen(C.MESSAGES['timer.sleep'].ms), "
+                                    "C.TYPES.TIMER_SLEEP]; })()")
+    assert frozen == [True, True, "timer.sleep"]
