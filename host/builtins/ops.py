@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from protocol import ui
 
 if TYPE_CHECKING:
-    from host.engine.commands import Client, Commands
+    from host.ui.commands import Client, Commands
 
 
 def _memory(engine: Any) -> Any:

@@ -40,7 +40,7 @@ class Engine:
     def __init__(self, db: Store, gatekeeper: Any, executor: ToolExecutor, *, providers: ProviderSource | None = None,
                  clock: Callable[[], float] = time.time, approval_timeout_s: float | None = None,
                  coalesce_s: float = COALESCE_S):
-        from host.engine.commands import Commands
+        from host.ui.commands import Commands
 
         self.clock = clock
         self.store = EngineStore(db, clock)

@@ -19,7 +19,7 @@ class EngineHost:
     """What `HostServices.engine` holds."""
 
     def __init__(self, services: Any, **engine_options: Any):
-        from host.engine.ui_link import UiLink
+        from host.ui.link import UiLink
 
         self.services = services
         self.host = services.host

@@ -23,7 +23,7 @@ from protocol import ui
 from host.mcp.config_edit import McpEditRefused
 
 if TYPE_CHECKING:
-    from host.engine.commands import Client, Commands
+    from host.ui.commands import Client, Commands
     from host.mcp.manager import McpManager, ServerState
 
 def mcp_manager(engine: Any) -> "McpManager | None":

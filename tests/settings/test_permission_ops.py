@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from host.engine import ops_settings
+from host.ui import ops_settings
 from host.engine.views import to_wire
 from host.gatekeeper.service import CheckRequest
 

@@ -15,7 +15,7 @@ from host.engine.records import ToolResultBody, UserBody
 from host.engine.store import NotFound
 
 if TYPE_CHECKING:
-    from host.engine.commands import Client, Commands
+    from host.ui.commands import Client, Commands
 
 log = logging.getLogger("tabwarden.engine")
 

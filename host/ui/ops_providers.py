@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from protocol import ui
 
-from host.engine.ops_settings import change
-from host.engine.settings_files import SettingsRefused
+from host.ui.ops_settings import change
+from host.ui.settings_files import SettingsRefused
 
 if TYPE_CHECKING:
-    from host.engine.commands import Client, Commands
+    from host.ui.commands import Client, Commands
 
 log = logging.getLogger("tabwarden.engine")
 

@@ -24,7 +24,7 @@ from protocol.errors import ProtocolError
 from protocol.limits import UI_OP_LIMITS, check_value
 
 from host.engine import runs
-from host.engine.opqueue import OpQueues, Overloaded
+from host.ui.opqueue import OpQueues, Overloaded
 from host.engine.store import NotFound
 from host.engine.views import to_wire
 from host.store.db import StoreError
@@ -220,7 +220,7 @@ class Commands:
 
 def _handlers() -> dict[str, Callable[..., Any]]:
     from host.builtins import ops as builtin_ops
-    from host.engine import ops_answers, ops_threads, ops_turns, settings_ops
+    from host.ui import ops_answers, ops_threads, ops_turns, settings_ops
     from host.mcp import ops as mcp_ops
 
     return {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from host.engine import ops_providers, ops_settings
+from host.ui import ops_providers, ops_settings
 
 HANDLERS = {
     "settings.get": ops_settings.settings_get,

@@ -10,7 +10,7 @@ from protocol import ui
 from host.engine.store import NotFound
 
 if TYPE_CHECKING:
-    from host.engine.commands import Client, Commands
+    from host.ui.commands import Client, Commands
 
 log = logging.getLogger("tabwarden.engine")
 

@@ -13,7 +13,7 @@ from host.engine.approvals import AlreadyDecided
 from host.engine.store import NotFound
 
 if TYPE_CHECKING:
-    from host.engine.commands import Client, Commands
+    from host.ui.commands import Client, Commands
 
 
 def approval_response(cmd: "Commands", client: Client, op: ui.ApprovalResponse, mark: str) -> Any:

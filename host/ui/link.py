@@ -16,7 +16,7 @@ from typing import Any
 from protocol import ui
 from protocol.messages import UiConnect, UiDisconnect, UiEvent, UiOp
 
-from host.engine.commands import Client
+from host.ui.commands import Client
 from host.engine.views import to_wire
 
 log = logging.getLogger("tabwarden.engine")

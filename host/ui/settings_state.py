@@ -14,7 +14,7 @@ from typing import Any
 
 from protocol import ui
 
-from host.engine.settings_files import layers
+from host.ui.settings_files import layers
 
 log = logging.getLogger("tabwarden.engine")
 

@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from protocol import ui
 
-from host.engine.settings_files import SettingsRefused, set_default_policy
-from host.engine.settings_state import scope_lock, snapshot
+from host.ui.settings_files import SettingsRefused, set_default_policy
+from host.ui.settings_state import scope_lock, snapshot
 
 if TYPE_CHECKING:
-    from host.engine.commands import Client, Commands
+    from host.ui.commands import Client, Commands
 
 MAX_AUDIT_ROWS = 500
 
