@@ -90,7 +90,7 @@ def _refused(exc: Any) -> Exception:
 
 def _memory_changed(conn: "ControlConnection") -> None:
     # An open settings page follows changes made from the REPL too.
-    from host.builtins.ops import broadcast_memory
+    from host.builtins.memory_state import broadcast_memory
 
     broadcast_memory(_engine(conn))
 

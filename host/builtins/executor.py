@@ -245,7 +245,7 @@ class BuiltinExecutor:
     def _memory_changed(self) -> None:
         # An open settings page shows the model's write as it happens.
         if self.engine is not None:
-            from host.builtins.ops import broadcast_memory
+            from host.builtins.memory_state import broadcast_memory
 
             broadcast_memory(self.engine)
 

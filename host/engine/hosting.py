@@ -83,6 +83,6 @@ class EngineHost:
 
 
 def _broadcast_mcp(engine: Any) -> None:
-    from host.mcp.ops import broadcast_mcp
+    from host.mcp.page_state import broadcast_mcp
 
     broadcast_mcp(engine)

@@ -219,9 +219,7 @@ class Commands:
 
 
 def _handlers() -> dict[str, Callable[..., Any]]:
-    from host.builtins import ops as builtin_ops
-    from host.ui import ops_answers, ops_threads, ops_turns, settings_ops
-    from host.mcp import ops as mcp_ops
+    from host.ui import ops_answers, ops_artifacts, ops_mcp, ops_memory, ops_threads, ops_turns, settings_ops
 
     return {
         "thread.create": ops_threads.thread_create,
@@ -241,8 +239,16 @@ def _handlers() -> dict[str, Callable[..., Any]]:
         "approval.response": ops_answers.approval_response,
         "interaction.response": ops_answers.interaction_response,
         **settings_ops.HANDLERS,
-        **builtin_ops.HANDLERS,
-        **mcp_ops.HANDLERS,
+        "memory.list": ops_memory.memory_list,
+        "memory.set": ops_memory.memory_set,
+        "memory.delete": ops_memory.memory_delete,
+        "memory.clear": ops_memory.memory_clear,
+        "artifact.download": ops_artifacts.artifact_download,
+        "mcp.get": ops_mcp.mcp_get,
+        "mcp.saveServer": ops_mcp.mcp_save_server,
+        "mcp.removeServer": ops_mcp.mcp_remove_server,
+        "mcp.setToken": ops_mcp.mcp_set_token,
+        "mcp.refresh": ops_mcp.mcp_refresh,
     }
 
 

@@ -1,5 +1,4 @@
-"""UI ops for MCP servers (the settings page), merged into the engine's handler table
-(commands.HANDLERS):
+"""MCP server ops from the settings page:
 
     mcp.get           → mcp.state (mcp.json read again; nothing connects)
     mcp.saveServer    → ack, then mcp.state to every page; an enabled server then connects
@@ -15,75 +14,16 @@ hold up other settings ops); its outcome reaches every page as a new `mcp.state`
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from protocol import ui
 
 from host.mcp.config_edit import McpEditRefused
+from host.mcp.page_state import broadcast_mcp, connect_soon, mcp_manager, mcp_state
 
 if TYPE_CHECKING:
+    from host.mcp.manager import McpManager
     from host.ui.commands import Client, Commands
-    from host.mcp.manager import McpManager, ServerState
-
-def mcp_manager(engine: Any) -> "McpManager | None":
-    """The engine's MCP servers (None when its executor chain has no MCP executor)."""
-    return getattr(engine.executor, "mcp_manager", None)
-
-
-# -- the state pages see ----------------------------------------------------------------------
-
-
-def _token(manager: "McpManager", state: "ServerState") -> str:
-    from host.mcp.auth import has_stored_token
-
-    try:
-        if has_stored_token(manager.key_store(), state.config.id):
-            return "stored"
-    except Exception:  # SecretError, or a keyring backend failing: say so rather than guess
-        return "unavailable"
-    env = state.config.bearer_token_env
-    return "env" if env and os.environ.get(env) else "none"
-
-
-def _entry(manager: "McpManager", state: "ServerState") -> ui.McpServerEntry:
-    from host.gatekeeper.origins import destination
-
-    config = state.config
-    return ui.McpServerEntry(
-        id=config.id, url=config.url, origin=destination(config.url).origin.text, enabled=config.enabled,
-        state=state.state, timeout_seconds=config.timeout_seconds,  # type: ignore[arg-type]
-        allow_list=list(config.tools) if config.tools is not None else None, header_names=sorted(config.headers),
-        bearer_token_env=config.bearer_token_env, token=_token(manager, state),  # type: ignore[arg-type]
-        last_error=ui.McpError(code=state.error.code, message=state.error.message) if state.error else None,
-        tools=[ui.McpToolEntry(name=t.name, tool=t.tool, label=t.label) for t in state.tools],
-        skipped=[ui.McpSkippedTool(tool=s.tool, reason=s.reason) for s in state.skipped])
-
-
-def mcp_state(engine: Any, submission_id: str | None = None) -> ui.McpState:
-    """The servers as pages see them (as last loaded: call `manager.reload()` first to reread)."""
-    manager = mcp_manager(engine)
-    if manager is None:
-        return ui.McpState(submission_id=submission_id, config_error="this engine has no MCP support")
-    return ui.McpState(submission_id=submission_id, servers=[_entry(manager, s) for s in manager.servers.values()],
-                       config_error=str(manager.config_error) if manager.config_error else None)
-
-
-def broadcast_mcp(engine: Any) -> None:
-    """Send every page the MCP servers as they are now (after a page's or the REPL's change)."""
-    engine.bus.broadcast(mcp_state(engine))
-
-
-def _connect_soon(engine: Any, server_ids: list[str], done: Callable[[], None] | None = None) -> None:
-    def finished() -> None:
-        broadcast_mcp(engine)
-        if done is not None:
-            done()
-
-    mcp_manager(engine).connect_later(server_ids, finished)
-
-
-# -- handlers ---------------------------------------------------------------------------------
 
 
 def _unavailable(op: Any) -> ui.CommandRejected:
@@ -105,7 +45,7 @@ async def _changed(cmd: "Commands", client: "Client", op: Any, mark: str,
     response = cmd.commit(client, op, mark, lambda conn: cmd.ack(op))
     broadcast_mcp(cmd.engine)
     if connect:
-        _connect_soon(cmd.engine, connect)
+        connect_soon(cmd.engine, connect)
     return response
 
 
@@ -199,14 +139,6 @@ async def mcp_refresh(cmd: "Commands", client: "Client", op: ui.McpRefresh, mark
         return ui.CommandRejected(submission_id=op.submission_id, code="mcp_server_not_found",
                                   message=f"there is no server {op.server!r} in mcp.json - at `$.server`")
     ids = [op.server] if op.server is not None else [s for s in manager.servers if manager.servers[s].config.enabled]
-    _connect_soon(engine, ids, done=lambda: client.send(mcp_state(engine, op.submission_id)))
+    connect_soon(engine, ids, done=lambda: client.send(mcp_state(engine, op.submission_id)))
     return None
 
-
-HANDLERS = {
-    "mcp.get": mcp_get,
-    "mcp.saveServer": mcp_save_server,
-    "mcp.removeServer": mcp_remove_server,
-    "mcp.setToken": mcp_set_token,
-    "mcp.refresh": mcp_refresh,
-}

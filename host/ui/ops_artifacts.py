@@ -1,0 +1,38 @@
+"""artifact.download: the browser saves a thread's artifact into the downloads folder; the ack
+comes once the browser took the download. An unknown artifact is refused (and the refusal
+stored); a missing or failing browser is refused without a receipt, so the same op may succeed
+once the browser is back."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from protocol import ui
+
+if TYPE_CHECKING:
+    from host.ui.commands import Client, Commands
+
+
+async def artifact_download(cmd: "Commands", client: "Client", op: ui.ArtifactDownload, mark: str) -> Any:
+    """artifact.download: the browser saves the artifact into the downloads folder."""
+    from host.browser.errors import ToolFailure
+    from host.builtins.artifacts import offer
+    from host.engine.store import NotFound
+
+    engine = cmd.engine
+    try:
+        row = engine.store.attachment(op.artifact_id, content=True)
+    except NotFound:
+        return cmd.reject(client, op, mark, "artifact_not_found", f"no artifact {op.artifact_id!r}")
+    gateway = getattr(engine.executor, "gateway", None)
+    if gateway is None:
+        return ui.CommandRejected(submission_id=op.submission_id, code="browser_unavailable",
+                                  message="no browser is connected to save the file")
+    try:
+        await offer(gateway.bridge, row)
+    except ToolFailure as failure:
+        # Not stored: once the browser is back, the same op may succeed.
+        return ui.CommandRejected(submission_id=op.submission_id, code="browser_unavailable",
+                                  message=f"the browser did not take the download: {failure.message}",
+                                  thread_id=row.thread_id)
+    return cmd.commit(client, op, mark, lambda conn: cmd.ack(op, thread_id=row.thread_id))
