@@ -113,7 +113,7 @@ class TimedExecutor:
 
 
 async def _overhead(folder: Path, calls: int, *, ask: bool) -> list[float]:
-    from host.ui.commands import Client
+    from host.ui.client import Client
     from host.engine.engine import Engine
     from host.gatekeeper.service import Gatekeeper
     from host.store import Store

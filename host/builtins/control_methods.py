@@ -205,7 +205,7 @@ async def interactions_answer(params: dict[str, Any], conn: "ControlConnection")
     `interaction.response` op with a fresh submission id. The first answer stands."""
     import asyncio
 
-    from host.ui.commands import Client
+    from host.ui.client import Client
     from host.engine.store import new_id
     from host.engine.views import to_wire
 

@@ -71,7 +71,7 @@ class _Configure(msgspec.Struct, forbid_unknown_fields=True):
 
 
 async def _run_op(engine: Any, op: dict[str, Any], key: str) -> Any:
-    from host.ui.commands import Client
+    from host.ui.client import Client
 
     answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 

@@ -5,25 +5,25 @@ once the browser is back."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol import ui
 
-if TYPE_CHECKING:
-    from host.ui.commands import Client, Commands
+from host.ui.client import Client
+from host.ui.op_context import OpContext
 
 
-async def artifact_download(cmd: "Commands", client: "Client", op: ui.ArtifactDownload, mark: str) -> Any:
+async def artifact_download(ctx: OpContext, client: Client, op: ui.ArtifactDownload, mark: str) -> Any:
     """artifact.download: the browser saves the artifact into the downloads folder."""
     from host.browser.errors import ToolFailure
     from host.builtins.artifacts import offer
     from host.engine.store import NotFound
 
-    engine = cmd.engine
+    engine = ctx.engine
     try:
         row = engine.store.attachment(op.artifact_id, content=True)
     except NotFound:
-        return cmd.reject(client, op, mark, "artifact_not_found", f"no artifact {op.artifact_id!r}")
+        return ctx.reject(client, op, mark, "artifact_not_found", f"no artifact {op.artifact_id!r}")
     gateway = getattr(engine.executor, "gateway", None)
     if gateway is None:
         return ui.CommandRejected(submission_id=op.submission_id, code="browser_unavailable",
@@ -35,4 +35,4 @@ async def artifact_download(cmd: "Commands", client: "Client", op: ui.ArtifactDo
         return ui.CommandRejected(submission_id=op.submission_id, code="browser_unavailable",
                                   message=f"the browser did not take the download: {failure.message}",
                                   thread_id=row.thread_id)
-    return cmd.commit(client, op, mark, lambda conn: cmd.ack(op, thread_id=row.thread_id))
+    return ctx.commit(client, op, mark, lambda conn: ctx.ack(op, thread_id=row.thread_id))

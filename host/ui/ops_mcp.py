@@ -20,10 +20,11 @@ from protocol import ui
 
 from host.mcp.config_edit import McpEditRefused
 from host.mcp.page_state import broadcast_mcp, connect_soon, mcp_manager, mcp_state
+from host.ui.client import Client
+from host.ui.op_context import OpContext
 
 if TYPE_CHECKING:
     from host.mcp.manager import McpManager
-    from host.ui.commands import Client, Commands
 
 
 def _unavailable(op: Any) -> ui.CommandRejected:
@@ -31,31 +32,31 @@ def _unavailable(op: Any) -> ui.CommandRejected:
                               message="this engine has no MCP support")
 
 
-async def _changed(cmd: "Commands", client: "Client", op: Any, mark: str,
+async def _changed(ctx: OpContext, client: Client, op: Any, mark: str,
                    action: Callable[["McpManager"], Awaitable[list[str]]]) -> Any:
     """Run a change; acknowledge it (with its receipt) and send every page the new state, then
     connect the servers `action` names. A refusal is answered with its code and changes nothing."""
-    manager = mcp_manager(cmd.engine)
+    manager = mcp_manager(ctx.engine)
     if manager is None:
         return _unavailable(op)
     try:
         connect = await action(manager)
     except McpEditRefused as exc:
-        return cmd.reject(client, op, mark, exc.code, exc.message)
-    response = cmd.commit(client, op, mark, lambda conn: cmd.ack(op))
-    broadcast_mcp(cmd.engine)
+        return ctx.reject(client, op, mark, exc.code, exc.message)
+    response = ctx.commit(client, op, mark, lambda conn: ctx.ack(op))
+    broadcast_mcp(ctx.engine)
     if connect:
-        connect_soon(cmd.engine, connect)
+        connect_soon(ctx.engine, connect)
     return response
 
 
-async def mcp_get(cmd: "Commands", client: "Client", op: ui.McpGet, mark: str) -> Any:
+async def mcp_get(ctx: OpContext, client: Client, op: ui.McpGet, mark: str) -> Any:
     """mcp.get: the configured servers (mcp.json is read again; nothing connects)."""
-    manager = mcp_manager(cmd.engine)
+    manager = mcp_manager(ctx.engine)
     if manager is None:
         return _unavailable(op)
     await manager.reload()
-    return mcp_state(cmd.engine, op.submission_id)
+    return mcp_state(ctx.engine, op.submission_id)
 
 
 def _enabled(manager: "McpManager", server_id: str) -> list[str]:
@@ -63,7 +64,7 @@ def _enabled(manager: "McpManager", server_id: str) -> list[str]:
     return [server_id] if state is not None and state.config.enabled else []
 
 
-async def mcp_save_server(cmd: "Commands", client: "Client", op: ui.McpSaveServer, mark: str) -> Any:
+async def mcp_save_server(ctx: OpContext, client: Client, op: ui.McpSaveServer, mark: str) -> Any:
     """mcp.saveServer: add or edit a server in mcp.json (its other fields kept). An edit that
     moves the server to another origin forgets its stored token: it was given for the old one."""
     from host.mcp.config_edit import save_server
@@ -76,10 +77,10 @@ async def mcp_save_server(cmd: "Commands", client: "Client", op: ui.McpSaveServe
         await manager.reload()
         return _enabled(manager, op.server)
 
-    return await _changed(cmd, client, op, mark, save)
+    return await _changed(ctx, client, op, mark, save)
 
 
-async def mcp_remove_server(cmd: "Commands", client: "Client", op: ui.McpRemoveServer, mark: str) -> Any:
+async def mcp_remove_server(ctx: OpContext, client: Client, op: ui.McpRemoveServer, mark: str) -> Any:
     """mcp.removeServer: remove a server from mcp.json and forget its stored token (a server
     added later under the same id, maybe elsewhere, must not inherit it)."""
     from host.mcp.config_edit import remove_server
@@ -89,7 +90,7 @@ async def mcp_remove_server(cmd: "Commands", client: "Client", op: ui.McpRemoveS
         await manager.reload()
         return []
 
-    return await _changed(cmd, client, op, mark, remove)
+    return await _changed(ctx, client, op, mark, remove)
 
 
 def _forget_token(manager: "McpManager", server_id: str, outcome: str) -> None:
@@ -104,7 +105,7 @@ def _forget_token(manager: "McpManager", server_id: str, outcome: str) -> None:
                                                 f"as it was: {exc}") from None
 
 
-async def mcp_set_token(cmd: "Commands", client: "Client", op: ui.McpSetToken, mark: str) -> Any:
+async def mcp_set_token(ctx: OpContext, client: Client, op: ui.McpSetToken, mark: str) -> Any:
     """mcp.setToken: store (or with null, forget) a server's bearer token in the key store."""
     from host.mcp.auth import store_token
     from host.mcp.config import server_id_problem
@@ -124,13 +125,13 @@ async def mcp_set_token(cmd: "Commands", client: "Client", op: ui.McpSetToken, m
         await manager.reconnect(op.server)
         return _enabled(manager, op.server)
 
-    return await _changed(cmd, client, op, mark, store)
+    return await _changed(ctx, client, op, mark, store)
 
 
-async def mcp_refresh(cmd: "Commands", client: "Client", op: ui.McpRefresh, mark: str) -> Any:
+async def mcp_refresh(ctx: OpContext, client: Client, op: ui.McpRefresh, mark: str) -> Any:
     """mcp.refresh: connect one server (or every enabled one) afresh and list its tools; the
     answer (and every page's new state) comes when that is done."""
-    engine = cmd.engine
+    engine = ctx.engine
     manager = mcp_manager(engine)
     if manager is None:
         return _unavailable(op)

@@ -11,48 +11,47 @@ and changes nothing.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol import ui
 
 from host.builtins.memory_state import broadcast_memory, memory_of, memory_state
+from host.ui.client import Client
+from host.ui.op_context import OpContext
 
-if TYPE_CHECKING:
-    from host.ui.commands import Client, Commands
 
-
-def _changed(cmd: "Commands", client: "Client", op: Any, mark: str, action) -> Any:
+def _changed(ctx: OpContext, client: Client, op: Any, mark: str, action) -> Any:
     from host.builtins.memory import MemoryRefused
 
     try:
-        action(memory_of(cmd.engine))
+        action(memory_of(ctx.engine))
     except MemoryRefused as exc:
-        return cmd.reject(client, op, mark, exc.code, exc.message)
-    response = cmd.commit(client, op, mark, lambda conn: cmd.ack(op))
-    broadcast_memory(cmd.engine)
+        return ctx.reject(client, op, mark, exc.code, exc.message)
+    response = ctx.commit(client, op, mark, lambda conn: ctx.ack(op))
+    broadcast_memory(ctx.engine)
     return response
 
 
-def memory_list(cmd: "Commands", client: "Client", op: ui.MemoryList, mark: str) -> Any:
+def memory_list(ctx: OpContext, client: Client, op: ui.MemoryList, mark: str) -> Any:
     """memory.list: every memory (or those matching `query`)."""
-    return memory_state(cmd.engine, op.submission_id, op.query)
+    return memory_state(ctx.engine, op.submission_id, op.query)
 
 
-def memory_set(cmd: "Commands", client: "Client", op: ui.MemorySet, mark: str) -> Any:
+def memory_set(ctx: OpContext, client: Client, op: ui.MemorySet, mark: str) -> Any:
     """memory.set: create or replace a memory as the user."""
     from host.builtins.settings import load_settings
 
     settings = load_settings()
-    return _changed(cmd, client, op, mark, lambda memory: memory.put(
+    return _changed(ctx, client, op, mark, lambda memory: memory.put(
         op.key, op.value, source="user", max_entries=settings.memory_max_entries,
         max_value_chars=settings.memory_max_value_chars))
 
 
-def memory_delete(cmd: "Commands", client: "Client", op: ui.MemoryDelete, mark: str) -> Any:
+def memory_delete(ctx: OpContext, client: Client, op: ui.MemoryDelete, mark: str) -> Any:
     """memory.delete: forget one memory (forgetting one that is not there is fine)."""
-    return _changed(cmd, client, op, mark, lambda memory: memory.delete(op.key))
+    return _changed(ctx, client, op, mark, lambda memory: memory.delete(op.key))
 
 
-def memory_clear(cmd: "Commands", client: "Client", op: ui.MemoryClear, mark: str) -> Any:
+def memory_clear(ctx: OpContext, client: Client, op: ui.MemoryClear, mark: str) -> Any:
     """memory.clear: forget every memory."""
-    return _changed(cmd, client, op, mark, lambda memory: memory.clear())
+    return _changed(ctx, client, op, mark, lambda memory: memory.clear())

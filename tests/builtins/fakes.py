@@ -12,7 +12,7 @@ from typing import Any
 from host.browser.errors import Code, ToolFailure
 from host.browser.routing import TabRoutes
 from host.builtins.executor import BuiltinExecutor
-from host.ui.commands import Client
+from host.ui.client import Client
 from host.engine.engine import Engine
 from host.engine.provider_source import ProviderSource
 from host.gatekeeper.service import Gatekeeper

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from host.ui.commands import Client
+from host.ui.client import Client
 from host.engine.engine import Engine
 from host.engine.executor import Authorize, Outcome, Prepared, ToolError
 from host.engine.provider_source import ProviderSource

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from host.ui.commands import Client
+from host.ui.client import Client
 from protocol.schema import schema_hash
 from tests.engine.harness import Harness
 from tests.providers.fake_servers import FakeOpenAI, Reply

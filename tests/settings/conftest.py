@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from host.ui.commands import Client
+from host.ui.client import Client
 from host.engine.engine import Engine
 from host.engine.provider_source import ProviderSource
 from host.engine.views import to_wire
