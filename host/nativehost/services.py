@@ -13,7 +13,7 @@ from protocol.messages import BrowserEvent, CdpDetached, CdpEvent, Message, UiCo
 
 if TYPE_CHECKING:
     from host.browser.gateway import BrowserGateway
-    from host.engine.hosting import EngineHost
+    from host.nativehost.engine_host import EngineHost
     from host.gatekeeper.service import Gatekeeper
     from host.nativehost.main import HostProcess
     from host.store import Store
@@ -97,7 +97,7 @@ class HostServices:
     def engine(self) -> "EngineHost":
         """The engine (threads, turns, approvals), fed the UI frames; built at the first handshake
         so that approvals pending from a previous run are offered again at once."""
-        from host.engine.hosting import EngineHost
+        from host.nativehost.engine_host import EngineHost
 
         return EngineHost(self)
 
