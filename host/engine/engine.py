@@ -1,10 +1,10 @@
 """`Engine`: one per host process. It owns the engine store, the event bus, the approval book and
-one runner task per busy thread, and it answers UI ops through `commands.Commands`.
+one runner task per busy thread. UI ops reach it through the op server in `host.ui`, a client
+the host wiring builds beside it.
 
     engine = Engine(store, gatekeeper, executor)
     await engine.start()          # recovery: re-offer approvals, pause uncertain writes, resume runs
     engine.bus.add_sink(sink)     # every event, for pages and control clients
-    await engine.commands.handle(client, op_dict)
 """
 
 from __future__ import annotations
@@ -40,8 +40,6 @@ class Engine:
     def __init__(self, db: Store, gatekeeper: Any, executor: ToolExecutor, *, providers: ProviderSource | None = None,
                  clock: Callable[[], float] = time.time, approval_timeout_s: float | None = None,
                  coalesce_s: float = COALESCE_S):
-        from host.ui.commands import Commands
-
         self.clock = clock
         self.store = EngineStore(db, clock)
         self.gatekeeper = gatekeeper
@@ -52,7 +50,6 @@ class Engine:
         self.approvals = ApprovalBook(self.store, clock)
         self.interactions = InteractionBook(self.store, clock)
         self.fence_key = self.store.fence_key()
-        self.commands = Commands(self)
         self.runners: dict[str, TurnRunner] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._closing = False
@@ -78,7 +75,6 @@ class Engine:
                 await task
             except (asyncio.CancelledError, Exception):
                 pass
-        await self.commands.close()
         self.bus.flush()
         await self.providers.close()
         closer = getattr(self.executor, "aclose", None)

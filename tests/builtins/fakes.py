@@ -12,11 +12,12 @@ from typing import Any
 from host.browser.errors import Code, ToolFailure
 from host.browser.routing import TabRoutes
 from host.builtins.executor import BuiltinExecutor
-from host.ui.client import Client
 from host.engine.engine import Engine
 from host.engine.provider_source import ProviderSource
 from host.gatekeeper.service import Gatekeeper
 from host.store import Store
+from host.ui.client import Client
+from host.ui.commands import Commands
 from tests.engine.harness import FakeExecutor, Harness, Recorder
 
 PAGE = "https://shop.example/orders/1"
@@ -108,6 +109,7 @@ class BuiltinHarness(Harness):
         self.engine = Engine(self.store, self.gatekeeper, self.builtins, providers=ProviderSource(self.settings),
                              approval_timeout_s=self.approval_timeout_s, clock=self.clock or time.time,
                              coalesce_s=0.005)
+        self.commands = Commands(self.engine)
         self.builtins.attach(self.engine)
         self.recorder = Recorder()
         self.engine.bus.add_sink(self.recorder.sink)

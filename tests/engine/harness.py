@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from host.ui.client import Client
 from host.engine.engine import Engine
 from host.engine.executor import Authorize, Outcome, Prepared, ToolError
 from host.engine.provider_source import ProviderSource
@@ -18,6 +17,8 @@ from host.providers.config import parse_config
 from host.providers.model import ToolSchema
 from host.store import Store
 from host.tools.catalog import lookup
+from host.ui.client import Client
+from host.ui.commands import Commands
 
 ORIGIN = "https://shop.example"
 SCHEMA = {"type": "object"}
@@ -114,7 +115,8 @@ class Recorder:
 
 
 class Harness:
-    """One engine over `folder`; `restart()` makes a new engine over the same files."""
+    """One engine and its op server (built as the host wires them) over `folder`; `restart()`
+    makes a new engine over the same files."""
 
     def __init__(self, folder: Path, model_url: str, *, kind: str = "openai", approval_timeout_s: float = 300.0,
                  executor: FakeExecutor | None = None, budget: int | None = None, clock: Callable[[], float] | None = None):
@@ -126,6 +128,7 @@ class Harness:
         self.budget = budget
         self.clock = clock
         self.engine: Engine | None = None
+        self.commands: Commands | None = None
         self.recorder = Recorder()
         self.answers: list[dict[str, Any]] = []
         self._ids = 0
@@ -148,6 +151,7 @@ class Harness:
         self.engine = Engine(self.store, self.gatekeeper, self.executor, providers=ProviderSource(self.settings),
                              approval_timeout_s=self.approval_timeout_s, clock=self.clock or time.time,
                              coalesce_s=0.005)
+        self.commands = Commands(self.engine)
         self.recorder = Recorder()
         self.engine.bus.add_sink(self.recorder.sink)
         self.client = Client(self.answers.append, key="test", everything=True)
@@ -155,6 +159,9 @@ class Harness:
         return self.engine
 
     async def stop(self) -> None:
+        if self.commands is not None:
+            await self.commands.close()
+            self.commands = None
         if self.engine is not None:
             await self.engine.close()
             self.engine = None
@@ -172,7 +179,7 @@ class Harness:
         """Send an op; return its direct answer (ack, rejection, snapshot...)."""
         op = {"submissionId": self.sid(), **op}
         before = len(self.answers)
-        await self.engine.commands.handle(self.client, op)
+        await self.commands.handle(self.client, op)
         for _ in range(2000):
             if len(self.answers) > before:
                 return to_wire(self.answers[before])
