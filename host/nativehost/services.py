@@ -114,7 +114,7 @@ class HostServices:
         send open pages the new settings state."""
         hosted = self.__dict__.get("engine")
         if hosted is not None and hosted.engine is not None:
-            from host.ui.ops_settings import broadcast_settings
+            from host.ui.settings_state import broadcast_settings
 
             broadcast_settings(hosted.engine)
 

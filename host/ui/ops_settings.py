@@ -19,7 +19,7 @@ from protocol import ui
 from host.ui.client import Client
 from host.ui.op_context import OpContext
 from host.ui.settings_files import SettingsRefused, set_default_policy
-from host.ui.settings_state import scope_lock, snapshot
+from host.ui.settings_state import broadcast_settings, scope_lock, snapshot
 
 MAX_AUDIT_ROWS = 500
 
@@ -28,11 +28,6 @@ def op_scoped_id(prefix: str, client: Client, op: Any) -> str:
     """An id that is the same every time this page sends this op (command identity)."""
     digest = hashlib.sha256(f"{client.key}\x00{op.submission_id}".encode()).hexdigest()[:24]
     return f"{prefix}:ui:{digest}"
-
-
-def broadcast_settings(engine: Any) -> None:
-    """Send every page the settings as they are now."""
-    engine.bus.broadcast(ui.SettingsState(state=snapshot(engine)))
 
 
 def change(ctx: OpContext, client: Client, op: Any, mark: str, action: Callable[[], None],
