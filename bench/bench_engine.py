@@ -109,10 +109,11 @@ def timed_browser():
 
 async def _overhead(folder: Path, calls: int, *, ask: bool) -> list[float]:
     from host.calls.router import Router
-    from host.engine.commands import Client
     from host.engine.engine import Engine
     from host.gatekeeper.service import Gatekeeper
     from host.store import Store
+    from host.ui.client import Client
+    from host.ui.commands import Commands
 
     store = Store(folder / "overhead.sqlite3")
     gatekeeper = Gatekeeper(store, user_policy=folder / "none.json", managed_policy=folder / "none2.json",
@@ -121,6 +122,7 @@ async def _overhead(folder: Path, calls: int, *, ask: bool) -> list[float]:
     model = InstantModel(calls, tool)
     executor = timed_browser()
     engine = Engine(store, gatekeeper, Router({"browser": executor}), providers=Providers(model), coalesce_s=0.0)
+    commands = Commands(engine)
     done = asyncio.Event()
     answers: list[Any] = []
     client = Client(answers.append, key="bench")
@@ -128,7 +130,7 @@ async def _overhead(folder: Path, calls: int, *, ask: bool) -> list[float]:
     def sink(event, thread_id):
         kind = type(event).__name__
         if kind == "ApprovalRequest":
-            asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(engine.commands.handle(client, {
+            asyncio.get_running_loop().call_soon(lambda: asyncio.ensure_future(commands.handle(client, {
                 "type": "approval.response", "submissionId": event.approval_id, "approvalId": event.approval_id,
                 "decision": {"kind": "accept"}})))
         elif kind == "TurnComplete":
@@ -136,13 +138,14 @@ async def _overhead(folder: Path, calls: int, *, ask: bool) -> list[float]:
 
     engine.bus.add_sink(sink)
     await engine.start()
-    await engine.commands.handle(client, {"type": "thread.create", "submissionId": "t"})
+    await commands.handle(client, {"type": "thread.create", "submissionId": "t"})
     while not answers:
         await asyncio.sleep(0)
     thread = answers[0].thread_id
-    await engine.commands.handle(client, {"type": "turn.submit", "submissionId": "s", "threadId": thread,
-                                          "input": {"text": "go"}})
+    await commands.handle(client, {"type": "turn.submit", "submissionId": "s", "threadId": thread,
+                                   "input": {"text": "go"}})
     await asyncio.wait_for(done.wait(), 600)
+    await commands.close()
     await engine.close()
     store.close()
     gaps = [start - end for end, start in zip(model.answered, model.started[1:])]

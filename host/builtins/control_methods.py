@@ -8,14 +8,15 @@
     artifacts.get        {artifact_id}                     -> the artifact with its text
     artifacts.download   {artifact_id}                     -> the browser saves it: {downloadId, ...}
     interactions.list    {thread_id?}                      -> pending interactions (what the run waits on)
-    interactions.answer  {interaction_id, kind, value?, note?} -> an interaction.response op's answer
+
+`interactions.answer` goes through the op server: host.ui.control_methods.
 
 Every bad input is refused with a structured error and changes nothing.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 
@@ -58,13 +59,6 @@ class _Artifact(msgspec.Struct, forbid_unknown_fields=True):
     artifact_id: Name
 
 
-class _Answer(msgspec.Struct, forbid_unknown_fields=True):
-    interaction_id: Name
-    kind: Literal["submit", "cancel"]
-    value: Any = None
-    note: Annotated[str, msgspec.Meta(max_length=4000)] | None = None
-
-
 def _error(code: str, message: str, details: dict[str, Any] | None = None) -> Exception:
     from host.control.server import ControlError
 
@@ -90,7 +84,7 @@ def _refused(exc: Any) -> Exception:
 
 def _memory_changed(conn: "ControlConnection") -> None:
     # An open settings page follows changes made from the REPL too.
-    from host.builtins.ops import broadcast_memory
+    from host.builtins.memory_state import broadcast_memory
 
     broadcast_memory(_engine(conn))
 
@@ -200,33 +194,6 @@ async def interactions_list(params: dict[str, Any], conn: "ControlConnection") -
     return [to_wire(pending_interaction(row, engine.clock())) for row in engine.store.pending_interactions(p.thread_id)]
 
 
-async def interactions_answer(params: dict[str, Any], conn: "ControlConnection") -> Any:
-    """Answer an interaction (submit with a value, or cancel with a note), as an
-    `interaction.response` op with a fresh submission id. The first answer stands."""
-    import asyncio
-
-    from host.engine.commands import Client
-    from host.engine.store import new_id
-    from host.engine.views import to_wire
-
-    p = _params(_Answer, params)
-    response: dict[str, Any] = {"kind": p.kind}
-    if p.kind == "submit" and p.value is not None:
-        response["value"] = p.value
-    if p.kind == "cancel" and p.note:
-        response["note"] = p.note
-    op = {"type": "interaction.response", "submissionId": new_id(), "interactionId": p.interaction_id,
-          "response": response}
-    answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-    def send(event: Any) -> None:
-        if not answer.done():
-            answer.set_result(to_wire(event))
-
-    await _engine(conn).commands.handle(Client(send, key=f"control:{conn.client or 'control'}"), op)
-    return await asyncio.wait_for(answer, 60)
-
-
 def register(server: "ControlServer") -> None:
     """Serve the built-ins' methods on `server`."""
     server.register("memory.list", memory_list)
@@ -237,4 +204,3 @@ def register(server: "ControlServer") -> None:
     server.register("artifacts.get", artifacts_get)
     server.register("artifacts.download", artifacts_download)
     server.register("interactions.list", interactions_list)
-    server.register("interactions.answer", interactions_answer)

@@ -169,6 +169,7 @@ SUBSYSTEM_METHODS = (
     "host.browser.control_methods",
     "host.gatekeeper.control_methods",
     "host.engine.control_methods",
+    "host.ui.control_methods",
     "host.builtins.control_methods",
     "host.mcp.control_methods",
 )

@@ -1,7 +1,6 @@
-"""Control-socket methods that drive the engine (REPL, tests, benchmarks).
+"""Control-socket methods that read the engine and change its settings (REPL, tests, benchmarks).
+`engine.op` and `engine.answer` go through the op server: host.ui.control_methods.
 
-    engine.op            {op, client?}          -> the op's direct answer (ack, rejected, snapshot, ...)
-    engine.answer        {approval_id, kind, note?} -> approval.response with a fresh submission id
     engine.threads       {}                     -> thread metas, newest first
     engine.snapshot      {thread_id}            -> a thread snapshot (branch, runs, pending approvals)
     engine.approvals     {thread_id?}           -> pending approvals
@@ -14,8 +13,7 @@ Events: `host.subscribe {topics: ["engine"]}` streams every engine event (all th
 
 from __future__ import annotations
 
-import asyncio
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 
@@ -29,17 +27,6 @@ if TYPE_CHECKING:
     from host.control.server import ControlConnection, ControlServer
 
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=512)]
-
-
-class _Op(msgspec.Struct, forbid_unknown_fields=True):
-    op: dict[str, Any]
-    client: Annotated[str, msgspec.Meta(min_length=1, max_length=128)] | None = None
-
-
-class _Answer(msgspec.Struct, forbid_unknown_fields=True):
-    approval_id: Name
-    kind: Literal["accept", "acceptForSession", "acceptForSite", "decline", "cancel"]
-    note: Annotated[str, msgspec.Meta(max_length=4000)] | None = None
 
 
 class _Thread(msgspec.Struct, forbid_unknown_fields=True):
@@ -68,37 +55,6 @@ class _Configure(msgspec.Struct, forbid_unknown_fields=True):
     approval_timeout_seconds: float | None = None
     turn_token_budget: int | None = None
     default_provider: str | None = None
-
-
-async def _run_op(engine: Any, op: dict[str, Any], key: str) -> Any:
-    from host.engine.commands import Client
-
-    answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-    def send(event: Any) -> None:
-        if not answer.done():
-            answer.set_result(to_wire(event))
-
-    await engine.commands.handle(Client(send, key=key), op)
-    return await asyncio.wait_for(answer, 60)
-
-
-async def engine_op(params: dict[str, Any], conn: "ControlConnection") -> Any:
-    """Run one UI op as a control client (command identity: `control:<client>`)."""
-    p = _params(_Op, params)
-    return await _run_op(_engine(conn), p.op, f"control:{p.client or conn.client or 'control'}")
-
-
-async def engine_answer(params: dict[str, Any], conn: "ControlConnection") -> Any:
-    """Answer an approval (a shortcut for an approval.response op)."""
-    from host.engine.store import new_id
-
-    p = _params(_Answer, params)
-    decision: dict[str, Any] = {"kind": p.kind}
-    if p.note and p.kind == "decline":
-        decision["note"] = p.note
-    op = {"type": "approval.response", "submissionId": new_id(), "approvalId": p.approval_id, "decision": decision}
-    return await _run_op(_engine(conn), op, f"control:{conn.client or 'control'}")
 
 
 async def engine_threads(params: dict[str, Any], conn: "ControlConnection") -> Any:
@@ -196,8 +152,6 @@ async def engine_configure(params: dict[str, Any], conn: "ControlConnection") ->
 
 def register(server: "ControlServer") -> None:
     """Serve the engine's methods on `server`."""
-    server.register("engine.op", engine_op)
-    server.register("engine.answer", engine_answer)
     server.register("engine.threads", engine_threads)
     server.register("engine.snapshot", engine_snapshot)
     server.register("engine.approvals", engine_approvals)

@@ -1,10 +1,10 @@
 """`Engine`: one per host process. It owns the engine store, the event bus, the approval book and
-one runner task per busy thread, and it answers UI ops through `commands.Commands`.
+one runner task per busy thread. UI ops reach it through the op server in `host.ui`, a client
+the host wiring builds beside it.
 
     engine = Engine(store, gatekeeper, tools)    # tools: the host's Router (browser, built-ins, MCP)
     await engine.start()          # recovery: re-offer approvals, pause uncertain writes, resume runs
     engine.bus.add_sink(sink)     # every event, for pages and control clients
-    await engine.commands.handle(client, op_dict)
 """
 
 from __future__ import annotations
@@ -41,8 +41,6 @@ class Engine:
     def __init__(self, db: Store, gatekeeper: Any, tools: Router, *, providers: ProviderSource | None = None,
                  clock: Callable[[], float] = time.time, approval_timeout_s: float | None = None,
                  coalesce_s: float = COALESCE_S):
-        from host.engine.commands import Commands
-
         self.clock = clock
         self.store = EngineStore(db, clock)
         self.gatekeeper = gatekeeper
@@ -56,7 +54,6 @@ class Engine:
         self.approvals = ApprovalBook(self.store, clock)
         self.interactions = InteractionBook(self.store, clock)
         self.fence_key = self.store.fence_key()
-        self.commands = Commands(self)
         self.runners: dict[str, TurnRunner] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._closing = False
@@ -82,7 +79,6 @@ class Engine:
                 await task
             except (asyncio.CancelledError, Exception):
                 pass
-        await self.commands.close()
         self.bus.flush()
         await self.providers.close()
         await self.tools.aclose()  # e.g. MCP sessions

@@ -111,7 +111,7 @@ def _changed(conn: "ControlConnection") -> None:
     # An open settings page follows changes made from the REPL too.
     engine = getattr(conn.server.host.services.engine, "engine", None)
     if engine is not None:
-        from host.mcp.ops import broadcast_mcp
+        from host.mcp.page_state import broadcast_mcp
 
         broadcast_mcp(engine)
 

@@ -16,7 +16,7 @@ from host.nativehost.session import BrowserSession
 if TYPE_CHECKING:
     from host.browser.gateway import BrowserGateway
     from host.calls.router import Router
-    from host.engine.hosting import EngineHost
+    from host.nativehost.engine_host import EngineHost
     from host.gatekeeper.service import Gatekeeper
     from host.store import Store
 
@@ -119,7 +119,7 @@ class HostServices:
     def engine(self) -> "EngineHost":
         """The engine (threads, turns, approvals), fed the UI frames; built at the first handshake
         so that approvals pending from a previous run are offered again at once."""
-        from host.engine.hosting import EngineHost
+        from host.nativehost.engine_host import EngineHost
 
         return EngineHost(self)
 
@@ -136,7 +136,7 @@ class HostServices:
         send open pages the new settings state."""
         hosted = self.__dict__.get("engine")
         if hosted is not None and hosted.engine is not None:
-            from host.engine.ops_settings import broadcast_settings
+            from host.ui.settings_state import broadcast_settings
 
             broadcast_settings(hosted.engine)
 

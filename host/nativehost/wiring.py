@@ -32,8 +32,8 @@ def connect_engine(services: Any, router: Router, engine: Any) -> None:
     """Link the services to the engine built on `router`."""
     from protocol.messages import BrowserEvent
 
-    from host.builtins.ops import broadcast_memory
-    from host.mcp.ops import broadcast_mcp
+    from host.builtins.memory_state import broadcast_memory
+    from host.mcp.page_state import broadcast_mcp
 
     builtins: BuiltinTools = router.services["builtins"]  # type: ignore[assignment]
     builtins.attach(engine)

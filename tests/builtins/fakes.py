@@ -10,7 +10,7 @@ from typing import Any
 
 from host.browser.gateway import BrowserGateway
 from host.browser.service import BrowserTools
-from host.builtins.ops import broadcast_memory
+from host.builtins.memory_state import broadcast_memory
 from host.builtins.service import BuiltinTools
 from host.calls.router import Router
 from host.engine.engine import Engine
@@ -121,11 +121,9 @@ class BuiltinHarness(Harness):
         self.browser = ScriptedBrowser(self.bridge, self.inner) if self.bridge else None
         return router(self.browser or self.inner, builtins=self.builtins)
 
-    async def start(self) -> Engine:
-        engine = await super().start()
+    def connect(self, engine: Engine) -> None:
         self.builtins.attach(engine)
         self.builtins.on_memory_change = lambda: broadcast_memory(engine)
-        return engine
 
     async def stop(self) -> None:
         if self.browser is not None:

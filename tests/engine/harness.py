@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
-from host.engine.commands import Client
 from host.engine.engine import Engine
 from host.engine.provider_source import ProviderSource
 from host.engine.views import to_wire
@@ -22,6 +21,8 @@ from host.tools.call import Target, ToolCall
 from host.tools.failure import ToolFailure
 from host.tools.result import ToolResult
 from host.tools.spec import ToolSpec
+from host.ui.client import Client
+from host.ui.commands import Commands
 
 ORIGIN = "https://shop.example"
 SCHEMA = {"type": "object"}
@@ -139,7 +140,8 @@ class Recorder:
 
 
 class Harness:
-    """One engine over `folder`; `restart()` makes a new engine over the same files."""
+    """One engine and its op server (built as the host wires them) over `folder`; `restart()`
+    makes a new engine over the same files."""
 
     def __init__(self, folder: Path, model_url: str, *, kind: str = "openai", approval_timeout_s: float = 300.0,
                  executor: FakeExecutor | None = None, budget: int | None = None, clock: Callable[[], float] | None = None,
@@ -153,6 +155,7 @@ class Harness:
         self.budget = budget
         self.clock = clock
         self.engine: Engine | None = None
+        self.commands: Commands | None = None
         self.recorder = Recorder()
         self.answers: list[dict[str, Any]] = []
         self._ids = 0
@@ -175,9 +178,11 @@ class Harness:
         self.engine = Engine(self.store, self.gatekeeper, self.router(), providers=ProviderSource(self.settings),
                              approval_timeout_s=self.approval_timeout_s, clock=self.clock or time.time,
                              coalesce_s=0.005)
+        self.commands = Commands(self.engine)
         self.recorder = Recorder()
         self.engine.bus.add_sink(self.recorder.sink)
         self.client = Client(self.answers.append, key="test", everything=True)
+        self.connect(self.engine)
         await self.engine.start()
         return self.engine
 
@@ -185,7 +190,13 @@ class Harness:
         """The engine's tools: the fake browser (subclasses add services)."""
         return router(self.executor, **self.services)
 
+    def connect(self, engine: Engine) -> None:
+        """Link services to the engine before it starts (subclasses with built-ins do)."""
+
     async def stop(self) -> None:
+        if self.commands is not None:
+            await self.commands.close()
+            self.commands = None
         if self.engine is not None:
             await self.engine.close()
             self.engine = None
@@ -203,7 +214,7 @@ class Harness:
         """Send an op; return its direct answer (ack, rejection, snapshot...)."""
         op = {"submissionId": self.sid(), **op}
         before = len(self.answers)
-        await self.engine.commands.handle(self.client, op)
+        await self.commands.handle(self.client, op)
         for _ in range(2000):
             if len(self.answers) > before:
                 return to_wire(self.answers[before])

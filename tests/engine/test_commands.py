@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from host.engine.commands import Client
+from host.ui.client import Client
 from protocol.schema import schema_hash
 from tests.engine.harness import Harness
 from tests.providers.fake_servers import FakeOpenAI, Reply
@@ -30,7 +30,7 @@ def count_threads(h: Harness) -> int:
 
 async def send(h: Harness, op: dict) -> dict:
     before = len(h.answers)
-    await h.engine.commands.handle(h.client, op)
+    await h.commands.handle(h.client, op)
     import asyncio
 
     for _ in range(1000):
@@ -115,8 +115,8 @@ async def test_a_thread_with_32_ops_waiting_refuses_more_as_overloaded(h):
     thread = await h.new_thread()
     before = len(h.answers)
     for n in range(40):  # queued without yielding: the worker has not taken any yet
-        await h.engine.commands.handle(h.client, {"type": "thread.selectBranch", "submissionId": f"o{n}",
-                                                  "threadId": thread, "nodeId": "nope"})
+        await h.commands.handle(h.client, {"type": "thread.selectBranch", "submissionId": f"o{n}",
+                                           "threadId": thread, "nodeId": "nope"})
     overloaded = [a for a in h.answers[before:] if getattr(a, "code", None) == "overloaded"]
     assert len(overloaded) == 8
     from tests.engine.harness import settle
@@ -129,15 +129,15 @@ async def test_a_thread_with_32_ops_waiting_refuses_more_as_overloaded(h):
 async def test_a_page_must_initialize_with_the_current_schema(h):
     got: list = []
     page = Client(got.append)
-    await h.engine.commands.handle(page, {"type": "thread.create", "submissionId": "p1"})
+    await h.commands.handle(page, {"type": "thread.create", "submissionId": "p1"})
     assert got[-1].code == "not_initialized"
-    await h.engine.commands.handle(page, {"type": "initialize", "submissionId": "p2", "protocol": "tabwarden/engine-v1",
-                                          "schemaHash": "0" * 64, "clientId": "page-a"})
+    await h.commands.handle(page, {"type": "initialize", "submissionId": "p2", "protocol": "tabwarden/engine-v1",
+                                   "schemaHash": "0" * 64, "clientId": "page-a"})
     assert type(got[-1]).__name__ == "ReloadRequired" and got[-1].schema_hash == schema_hash()
-    await h.engine.commands.handle(page, {"type": "initialize", "submissionId": "p3", "protocol": "tabwarden/engine-v1",
-                                          "schemaHash": schema_hash(), "clientId": "page-a"})
+    await h.commands.handle(page, {"type": "initialize", "submissionId": "p3", "protocol": "tabwarden/engine-v1",
+                                   "schemaHash": schema_hash(), "clientId": "page-a"})
     assert type(got[-1]).__name__ == "Initialized" and page.key == "ui:page-a"
-    await h.engine.commands.handle(page, {"type": "ping", "submissionId": "p4"})
+    await h.commands.handle(page, {"type": "ping", "submissionId": "p4"})
     assert type(got[-1]).__name__ == "PongEvent"
 
 

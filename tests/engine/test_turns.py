@@ -413,7 +413,7 @@ async def test_an_interrupt_before_the_run_starts_leaves_the_thread_free(harness
     run_ops = [{"type": "turn.submit", "submissionId": "race-1", "threadId": thread, "input": {"text": "one"}},
                {"type": "turn.interrupt", "submissionId": "race-2", "threadId": thread}]
     for op in run_ops:  # both queued before the worker (and the runner) get a turn
-        await harness.engine.commands.handle(harness.client, op)
+        await harness.commands.handle(harness.client, op)
     from tests.engine.harness import settle
 
     await settle(lambda: len([a for a in harness.answers if getattr(a, "submission_id", "").startswith("race")]) == 2)

@@ -7,7 +7,7 @@ from protocol import ui
 from protocol.messages import UiConnect, UiDisconnect, UiOp
 from protocol.schema import schema_hash
 
-from host.engine.ui_link import UiLink
+from host.ui.link import UiLink
 
 EXT = "mkkfjemikhiioinehamkgllcnmcmfgod"
 

@@ -11,17 +11,18 @@ from typing import Any
 
 import pytest
 
-from host.engine.commands import Client
 from host.engine.engine import Engine
 from host.engine.provider_source import ProviderSource
 from host.engine.views import to_wire
 from host.gatekeeper.service import Gatekeeper
 from host.store import Store
+from host.ui.client import Client
+from host.ui.commands import Commands
 from tests.engine.harness import FakeExecutor, Recorder, router
 
 
 class Settings:
-    """One engine plus a page-like client; `op()` returns the op's direct answer."""
+    """One engine with its op server plus a page-like client; `op()` returns the op's direct answer."""
 
     def __init__(self, home: Path, services: dict[str, Any] | None = None):
         self.home = home
@@ -29,6 +30,7 @@ class Settings:
         self.answers: list[Any] = []
         self.recorder = Recorder()
         self.engine: Engine | None = None
+        self.commands: Commands | None = None
         self.client = Client(self.answers.append, key="ui:settings-page")
         self._ids = 0
 
@@ -38,11 +40,14 @@ class Settings:
         self.gatekeeper.bind_browser_session("session-test")
         self.engine = Engine(self.store, self.gatekeeper, router(FakeExecutor(), **self.services),
                              providers=ProviderSource(), coalesce_s=0.005)
+        self.commands = Commands(self.engine)
         self.engine.bus.add_sink(self.recorder.sink)
         await self.engine.start()
         return self
 
     async def stop(self) -> None:
+        if self.commands is not None:
+            await self.commands.close()
         if self.engine is not None:
             await self.engine.close()
         self.store.close()
@@ -64,7 +69,7 @@ class Settings:
         client = client or self.client
         sink = self.answers if client is self.client else None
         before = len(self.answers) if sink is not None else 0
-        await self.engine.commands.handle(client, op)
+        await self.commands.handle(client, op)
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while loop.time() < deadline:

@@ -9,7 +9,7 @@ from protocol import ui
 from protocol.messages import UiConnect, UiOp
 from protocol.schema import schema_hash
 
-from host.engine.ui_link import UiLink
+from host.ui.link import UiLink
 
 EXT = "mkkfjemikhiioinehamkgllcnmcmfgod"
 
@@ -35,7 +35,7 @@ async def connect_and_add_rule(link: UiLink, port: str, sender: str) -> None:
 
 async def test_a_web_page_or_another_extension_cannot_change_rules(settings):
     endpoint = Endpoint()
-    link = UiLink(lambda: endpoint, EXT, settings.engine.commands.handle)
+    link = UiLink(lambda: endpoint, EXT, settings.commands.handle)
     for n, sender in enumerate(("https://evil.example/fake-panel.html",
                                 "chrome-extension://abcdefghijklmnopabcdefghijklmnop/ui/settings.html")):
         await connect_and_add_rule(link, f"foreign-{n}", sender)

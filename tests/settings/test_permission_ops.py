@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from host.engine import ops_settings
+from host.ui import ops_settings
 from host.engine.views import to_wire
 from host.gatekeeper.service import CheckRequest
 
@@ -60,7 +60,7 @@ async def test_a_resent_rule_is_added_once(settings):
     from protocol import ui
 
     parsed = convert({**op, "submissionId": "add-1"}, ui.RulesAdd)
-    rerun = ops_settings.rules_add(settings.engine.commands, settings.client, parsed, "other-mark")
+    rerun = ops_settings.rules_add(settings.commands.context, settings.client, parsed, "other-mark")
     assert to_wire(rerun)["type"] == "command.ack"
     state = await settings.state()
     assert [r["tool"] for r in state["rules"]].count("category:fill") == 1

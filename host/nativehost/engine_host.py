@@ -1,6 +1,7 @@
 """The engine inside a host process: built from the host's store, gatekeeper and browser
-gateway; fed the UI frames; its events sent to pages and to control clients subscribed to the
-`engine` topic; stopped (without touching its runs) when the host shuts down."""
+gateway, with its op server (`host.ui`) beside it; fed the UI frames; its events sent to pages
+and to control clients subscribed to the `engine` topic; stopped (without touching its runs)
+when the host shuts down."""
 
 from __future__ import annotations
 
@@ -19,11 +20,13 @@ class EngineHost:
     """What `HostServices.engine` holds."""
 
     def __init__(self, services: Any, **engine_options: Any):
-        from host.engine.ui_link import UiLink
+        from host.ui.commands import Commands
+        from host.ui.link import UiLink
 
         self.services = services
         self.host = services.host
         self.engine = None
+        self.commands = None  # the op server (host.ui.commands.Commands), once the engine is built
         self.mcp = None  # host.mcp.manager.McpManager, once the engine is built
         self.error: Exception | None = None
         self.started: asyncio.Future[None] | None = None
@@ -32,7 +35,9 @@ class EngineHost:
         except Exception as exc:  # StoreError above all: everything then fails closed
             log.error("the engine is unavailable: %s", exc)
             self.error = exc
-        handle = self.engine.commands.handle if self.engine is not None else None
+        if self.engine is not None:
+            self.commands = Commands(self.engine)
+        handle = self.commands.handle if self.commands is not None else None
         self.ui = UiLink(lambda: getattr(self.host, "endpoint", None), getattr(self.host, "extension_id", None), handle)
         if self.error is not None:
             self.ui.unavailable_reason = f"the engine is unavailable: {self.error}"
@@ -73,6 +78,8 @@ class EngineHost:
         control.broadcast(CONTROL_TOPIC, to_wire(event))
 
     async def close(self) -> None:
-        """Stop the engine at host shutdown (its runs stay for recovery)."""
+        """Stop the op server, then the engine, at host shutdown (its runs stay for recovery)."""
+        if self.commands is not None:
+            await self.commands.close()
         if self.engine is not None:
             await self.engine.close()

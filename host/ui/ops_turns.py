@@ -4,7 +4,7 @@ queued turn; resume a budget pause; resolve a write that may have happened befor
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
@@ -13,53 +13,52 @@ from protocol import ui
 from host.engine import runs
 from host.engine.records import ToolResultBody, UserBody
 from host.engine.store import NotFound
-
-if TYPE_CHECKING:
-    from host.engine.commands import Client, Commands
+from host.ui.client import Client
+from host.ui.op_context import OpContext
 
 log = logging.getLogger("tabwarden.engine")
 
 MAX_QUEUED_TURNS = 8
 
 
-def queue_run(cmd: "Commands", client: Client, op: Any, mark: str, *, anchor_id: str | None = None) -> Any:
+def queue_run(ctx: OpContext, client: Client, op: Any, mark: str, *, anchor_id: str | None = None) -> Any:
     """Store a queued run (with the receipt) and start it if the thread is free."""
-    engine = cmd.engine
+    engine = ctx.engine
 
     def write(conn):
         run = engine.store.insert_run(conn, op.thread_id, state=runs.QUEUED, input=msgspec.to_builtins(op.input),
                                       overrides=msgspec.to_builtins(op.overrides) if op.overrides else None,
                                       anchor_id=anchor_id)
-        return cmd.ack(op, thread_id=op.thread_id, run_id=run.id)
+        return ctx.ack(op, thread_id=op.thread_id, run_id=run.id)
 
-    response = cmd.commit(client, op, mark, write)
+    response = ctx.commit(client, op, mark, write)
     client.subscribe(op.thread_id)
     engine.start_next(op.thread_id)
     engine.queue_changed(op.thread_id)
     return response
 
 
-def turn_submit(cmd: "Commands", client: Client, op: ui.TurnSubmit, mark: str) -> Any:
+def turn_submit(ctx: OpContext, client: Client, op: ui.TurnSubmit, mark: str) -> Any:
     """turn.submit: a new turn (refused while another one owns the thread)."""
-    refused = cmd.thread_missing(client, op, mark) or cmd.busy(client, op, mark, "start another (or enqueue it)")
-    return refused or queue_run(cmd, client, op, mark)
+    refused = ctx.thread_missing(client, op, mark) or ctx.busy(client, op, mark, "start another (or enqueue it)")
+    return refused or queue_run(ctx, client, op, mark)
 
 
-def turn_enqueue(cmd: "Commands", client: Client, op: ui.TurnEnqueue, mark: str) -> Any:
+def turn_enqueue(ctx: OpContext, client: Client, op: ui.TurnEnqueue, mark: str) -> Any:
     """turn.enqueue: a turn that starts after the current one (at most 8 waiting)."""
-    refused = cmd.thread_missing(client, op, mark)
+    refused = ctx.thread_missing(client, op, mark)
     if refused is not None:
         return refused
-    queued = cmd.engine.store.runs(op.thread_id, frozenset({runs.QUEUED}))
+    queued = ctx.engine.store.runs(op.thread_id, frozenset({runs.QUEUED}))
     if len(queued) >= MAX_QUEUED_TURNS:
-        return cmd.reject(client, op, mark, "queue_full", f"{MAX_QUEUED_TURNS} turns are already queued")
-    return queue_run(cmd, client, op, mark)
+        return ctx.reject(client, op, mark, "queue_full", f"{MAX_QUEUED_TURNS} turns are already queued")
+    return queue_run(ctx, client, op, mark)
 
 
-def turn_fork(cmd: "Commands", client: Client, op: ui.TurnFork, mark: str) -> Any:
+def turn_fork(ctx: OpContext, client: Client, op: ui.TurnFork, mark: str) -> Any:
     """turn.fork: a new user message beside an earlier one (edit and resubmit)."""
-    engine = cmd.engine
-    refused = cmd.thread_missing(client, op, mark) or cmd.busy(client, op, mark, "edit an earlier message")
+    engine = ctx.engine
+    refused = ctx.thread_missing(client, op, mark) or ctx.busy(client, op, mark, "edit an earlier message")
     if refused is not None:
         return refused
     try:
@@ -67,53 +66,53 @@ def turn_fork(cmd: "Commands", client: Client, op: ui.TurnFork, mark: str) -> An
     except NotFound:
         node = None
     if node is None or node.thread_id != op.thread_id or node.kind != "user_message":
-        return cmd.reject(client, op, mark, "node_not_found",
+        return ctx.reject(client, op, mark, "node_not_found",
                           f"no user message {op.sibling_of_node_id!r} in this thread")
-    return queue_run(cmd, client, op, mark, anchor_id=node.id)
+    return queue_run(ctx, client, op, mark, anchor_id=node.id)
 
 
-def turn_steer(cmd: "Commands", client: Client, op: ui.TurnSteer, mark: str) -> Any:
+def turn_steer(ctx: OpContext, client: Client, op: ui.TurnSteer, mark: str) -> Any:
     """turn.steer: input the running turn reads before its next model call."""
-    engine = cmd.engine
-    refused = cmd.thread_missing(client, op, mark)
+    engine = ctx.engine
+    refused = ctx.thread_missing(client, op, mark)
     if refused is not None:
         return refused
     runner = engine.runners.get(op.thread_id)
     if runner is None or not runner.turn_id:
-        return cmd.reject(client, op, mark, "no_active_turn", "no turn is running in this thread")
+        return ctx.reject(client, op, mark, "no_active_turn", "no turn is running in this thread")
     if runner.turn_id != op.expected_turn_id:
-        return cmd.reject(client, op, mark, "turn_mismatch",
+        return ctx.reject(client, op, mark, "turn_mismatch",
                           f"the running turn is {runner.turn_id}, not {op.expected_turn_id}")
     run = engine.store.run(runner.run_id)
     if run.state not in (runs.PREPARING, runs.STREAMING, runs.EXECUTING, runs.WAITING_APPROVAL):
-        return cmd.reject(client, op, mark, "turn_not_steerable", f"the turn is {run.state}")
+        return ctx.reject(client, op, mark, "turn_not_steerable", f"the turn is {run.state}")
     body = UserBody(text=op.input.text, context=msgspec.to_builtins(op.input.attached_context), steer=True)
     made: dict[str, Any] = {}
 
     def write(conn):
         made["node"] = engine.store.append_node(conn, op.thread_id, "user_message", body, turn_id=runner.turn_id)
-        return cmd.ack(op, thread_id=op.thread_id, turn_id=runner.turn_id, node_id=made["node"].id)
+        return ctx.ack(op, thread_id=op.thread_id, turn_id=runner.turn_id, node_id=made["node"].id)
 
-    response = cmd.commit(client, op, mark, write)
+    response = ctx.commit(client, op, mark, write)
     engine.emit_item(op.thread_id, runner.turn_id, made["node"].id, "user_message", text=body.text)
     return response
 
 
-async def turn_interrupt(cmd: "Commands", client: Client, op: ui.TurnInterrupt, mark: str) -> Any:
+async def turn_interrupt(ctx: OpContext, client: Client, op: ui.TurnInterrupt, mark: str) -> Any:
     """turn.interrupt: stop the model stream and the running tool; settle a pending request."""
-    engine = cmd.engine
-    refused = cmd.thread_missing(client, op, mark)
+    engine = ctx.engine
+    refused = ctx.thread_missing(client, op, mark)
     if refused is not None:
         return refused
     if not await engine.interrupt(op.thread_id, "user"):
-        return cmd.reject(client, op, mark, "no_active_turn", "nothing is running in this thread")
-    return cmd.commit(client, op, mark, lambda conn: cmd.ack(op, thread_id=op.thread_id))
+        return ctx.reject(client, op, mark, "no_active_turn", "nothing is running in this thread")
+    return ctx.commit(client, op, mark, lambda conn: ctx.ack(op, thread_id=op.thread_id))
 
 
-def queued_run(cmd: "Commands", client: Client, op: Any, mark: str, states: frozenset[str]) -> Any:
+def queued_run(ctx: OpContext, client: Client, op: Any, mark: str, states: frozenset[str]) -> Any:
     """(refusal, None) or (None, run) for an op naming a run of its thread in one of `states`."""
-    engine = cmd.engine
-    refused = cmd.thread_missing(client, op, mark)
+    engine = ctx.engine
+    refused = ctx.thread_missing(client, op, mark)
     if refused is not None:
         return refused, None
     try:
@@ -121,69 +120,69 @@ def queued_run(cmd: "Commands", client: Client, op: Any, mark: str, states: froz
     except NotFound:
         run = None
     if run is None or run.thread_id != op.thread_id:
-        return cmd.reject(client, op, mark, "run_not_found", f"no run {op.run_id!r} in this thread"), None
+        return ctx.reject(client, op, mark, "run_not_found", f"no run {op.run_id!r} in this thread"), None
     if run.state not in states:
-        return cmd.reject(client, op, mark, "invalid_state", f"run {run.id} is {run.state}"), None
+        return ctx.reject(client, op, mark, "invalid_state", f"run {run.id} is {run.state}"), None
     return None, run
 
 
-def queue_update(cmd: "Commands", client: Client, op: ui.QueueUpdate, mark: str) -> Any:
+def queue_update(ctx: OpContext, client: Client, op: ui.QueueUpdate, mark: str) -> Any:
     """queue.update: change a queued turn's input or overrides."""
-    refused, run = queued_run(cmd, client, op, mark, frozenset({runs.QUEUED}))
+    refused, run = queued_run(ctx, client, op, mark, frozenset({runs.QUEUED}))
     if refused is not None:
         return refused
-    store = cmd.engine.store
+    store = ctx.engine.store
 
     def write(conn):
         store.update_run(conn, run.id, expected_revision=run.revision, input=msgspec.to_builtins(op.input),
                          overrides=msgspec.to_builtins(op.overrides) if op.overrides else None)
-        return cmd.ack(op, thread_id=op.thread_id, run_id=run.id)
+        return ctx.ack(op, thread_id=op.thread_id, run_id=run.id)
 
-    response = cmd.commit(client, op, mark, write)
-    cmd.engine.queue_changed(op.thread_id)
+    response = ctx.commit(client, op, mark, write)
+    ctx.engine.queue_changed(op.thread_id)
     return response
 
 
-def queue_remove(cmd: "Commands", client: Client, op: ui.QueueRemove, mark: str) -> Any:
+def queue_remove(ctx: OpContext, client: Client, op: ui.QueueRemove, mark: str) -> Any:
     """queue.remove: drop a queued turn."""
-    refused, run = queued_run(cmd, client, op, mark, frozenset({runs.QUEUED}))
+    refused, run = queued_run(ctx, client, op, mark, frozenset({runs.QUEUED}))
     if refused is not None:
         return refused
-    store = cmd.engine.store
+    store = ctx.engine.store
 
     def write(conn):
         store.update_run(conn, run.id, state=runs.INTERRUPTED, expected_revision=run.revision,
                          stop_reason="interrupted")
-        return cmd.ack(op, thread_id=op.thread_id, run_id=run.id)
+        return ctx.ack(op, thread_id=op.thread_id, run_id=run.id)
 
-    response = cmd.commit(client, op, mark, write)
-    cmd.engine.queue_changed(op.thread_id)
+    response = ctx.commit(client, op, mark, write)
+    ctx.engine.queue_changed(op.thread_id)
     return response
 
 
-def run_resume(cmd: "Commands", client: Client, op: ui.RunResume, mark: str) -> Any:
+def run_resume(ctx: OpContext, client: Client, op: ui.RunResume, mark: str) -> Any:
     """run.resume: continue a turn paused by its token budget (with a fresh budget)."""
-    refused, run = queued_run(cmd, client, op, mark, frozenset({runs.PAUSED_BUDGET}))
+    refused, run = queued_run(ctx, client, op, mark, frozenset({runs.PAUSED_BUDGET}))
     if refused is not None:
         return refused
-    store = cmd.engine.store
+    store = ctx.engine.store
 
     def write(conn):
         store.update_run(conn, run.id, state=runs.STREAMING, expected_revision=run.revision, tokens_used=0,
                          stop_reason=None)
-        return cmd.ack(op, thread_id=op.thread_id, run_id=run.id)
+        return ctx.ack(op, thread_id=op.thread_id, run_id=run.id)
 
-    response = cmd.commit(client, op, mark, write)
-    cmd.engine.start_next(op.thread_id)
+    response = ctx.commit(client, op, mark, write)
+    ctx.engine.start_next(op.thread_id)
     return response
 
 
-def run_resolve_uncertain(cmd: "Commands", client: Client, op: ui.RunResolveUncertain, mark: str) -> Any:
+def run_resolve_uncertain(ctx: OpContext, client: Client, op: ui.RunResolveUncertain, mark: str) -> Any:
     """run.resolveUncertain: retry (checks again), mark_done, or fail an uncertain write."""
-    refused, run = queued_run(cmd, client, op, mark, frozenset({runs.PAUSED_UNCERTAIN}))
+    refused, run = queued_run(ctx, client, op, mark, frozenset({runs.PAUSED_UNCERTAIN}))
     if refused is not None:
         return refused
-    engine, store = cmd.engine, cmd.engine.store
+    engine, store = ctx.engine, ctx.engine.store
     pending = run.pending_tool
     assert pending is not None
 
@@ -207,9 +206,9 @@ def run_resolve_uncertain(cmd: "Commands", client: Client, op: ui.RunResolveUnce
             else:
                 store.update_run(conn, run.id, state=runs.FAILED, expected_revision=run.revision,
                                  pending_tool=None, stop_reason="error", error="the user failed an uncertain call")
-        return cmd.ack(op, thread_id=op.thread_id, run_id=run.id)
+        return ctx.ack(op, thread_id=op.thread_id, run_id=run.id)
 
-    response = cmd.commit(client, op, mark, write)
+    response = ctx.commit(client, op, mark, write)
     try:
         engine.gatekeeper.record_outcome(thread_id=op.thread_id, tool=pending.tool,
                                          outcome=f"uncertain:{op.resolution}", target_origin=pending.target_origin,

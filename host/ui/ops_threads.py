@@ -3,29 +3,28 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol import ui
 
 from host.engine.store import NotFound
-
-if TYPE_CHECKING:
-    from host.engine.commands import Client, Commands
+from host.ui.client import Client
+from host.ui.op_context import OpContext
 
 log = logging.getLogger("tabwarden.engine")
 
 
-def thread_create(cmd: "Commands", client: Client, op: ui.ThreadCreate, mark: str) -> Any:
+def thread_create(ctx: OpContext, client: Client, op: ui.ThreadCreate, mark: str) -> Any:
     """thread.create: a new thread (with its policy); the creating page is subscribed."""
-    engine = cmd.engine
+    engine = ctx.engine
     created: dict[str, Any] = {}
 
     def write(conn):
         thread = engine.store.create_thread(conn, title=op.title or "", policy=op.permission_policy)
         created["thread"] = thread
-        return cmd.ack(op, thread_id=thread.id, revision=thread.revision)
+        return ctx.ack(op, thread_id=thread.id, revision=thread.revision)
 
-    response = cmd.commit(client, op, mark, write)
+    response = ctx.commit(client, op, mark, write)
     thread = created["thread"]
     client.subscribe(thread.id)
     from host.engine.views import thread_meta
@@ -36,9 +35,9 @@ def thread_create(cmd: "Commands", client: Client, op: ui.ThreadCreate, mark: st
     return response
 
 
-def thread_subscribe(cmd: "Commands", client: Client, op: ui.ThreadSubscribe, mark: str) -> Any:
+def thread_subscribe(ctx: OpContext, client: Client, op: ui.ThreadSubscribe, mark: str) -> Any:
     """thread.subscribe: the thread's snapshot, then its live events."""
-    engine = cmd.engine
+    engine = ctx.engine
     if not engine.store.has_thread(op.thread_id):
         return ui.CommandRejected(submission_id=op.submission_id, code="thread_not_found",
                                   message=f"no thread {op.thread_id!r}", thread_id=op.thread_id)
@@ -49,17 +48,17 @@ def thread_subscribe(cmd: "Commands", client: Client, op: ui.ThreadSubscribe, ma
                                   stream=engine.bus.current(op.thread_id))
 
 
-def thread_delete(cmd: "Commands", client: Client, op: ui.ThreadDelete, mark: str) -> Any:
+def thread_delete(ctx: OpContext, client: Client, op: ui.ThreadDelete, mark: str) -> Any:
     """thread.delete: the thread, its tree, runs and requests, and its grants (refused while busy)."""
-    engine = cmd.engine
-    missing = cmd.thread_missing(client, op, mark) or cmd.busy(client, op, mark, "delete it")
+    engine = ctx.engine
+    missing = ctx.thread_missing(client, op, mark) or ctx.busy(client, op, mark, "delete it")
     if missing is not None:
         return missing
     def write(conn):
         engine.store.delete_thread(conn, op.thread_id)
-        return cmd.ack(op, thread_id=op.thread_id)
+        return ctx.ack(op, thread_id=op.thread_id)
 
-    response = cmd.commit(client, op, mark, write)
+    response = ctx.commit(client, op, mark, write)
     try:
         engine.gatekeeper.clear_thread(op.thread_id)
     except Exception:
@@ -68,10 +67,10 @@ def thread_delete(cmd: "Commands", client: Client, op: ui.ThreadDelete, mark: st
     return response
 
 
-def thread_fork(cmd: "Commands", client: Client, op: ui.ThreadFork, mark: str) -> Any:
+def thread_fork(ctx: OpContext, client: Client, op: ui.ThreadFork, mark: str) -> Any:
     """thread.fork: a new thread holding a copy of the branch up to `atNodeId`."""
-    engine = cmd.engine
-    missing = cmd.thread_missing(client, op, mark)
+    engine = ctx.engine
+    missing = ctx.thread_missing(client, op, mark)
     if missing is not None:
         return missing
     try:
@@ -79,7 +78,7 @@ def thread_fork(cmd: "Commands", client: Client, op: ui.ThreadFork, mark: str) -
     except NotFound:
         node = None
     if node is None or node.thread_id != op.thread_id:
-        return cmd.reject(client, op, mark, "node_not_found", f"no node {op.at_node_id!r} in this thread")
+        return ctx.reject(client, op, mark, "node_not_found", f"no node {op.at_node_id!r} in this thread")
     source = engine.store.thread(op.thread_id)
     path = engine.store.path(op.thread_id, op.at_node_id)
     made: dict[str, Any] = {}
@@ -93,9 +92,9 @@ def thread_fork(cmd: "Commands", client: Client, op: ui.ThreadFork, mark: str) -
                                             parent_id=parent)
             parent = copy.id
         made["thread"] = engine.store.thread(thread.id, conn)
-        return cmd.ack(op, thread_id=thread.id, revision=made["thread"].revision)
+        return ctx.ack(op, thread_id=thread.id, revision=made["thread"].revision)
 
-    response = cmd.commit(client, op, mark, write)
+    response = ctx.commit(client, op, mark, write)
     new = made["thread"]
     from host.engine.views import thread_meta
 
@@ -105,10 +104,10 @@ def thread_fork(cmd: "Commands", client: Client, op: ui.ThreadFork, mark: str) -
     return response
 
 
-def thread_select_branch(cmd: "Commands", client: Client, op: ui.ThreadSelectBranch, mark: str) -> Any:
+def thread_select_branch(ctx: OpContext, client: Client, op: ui.ThreadSelectBranch, mark: str) -> Any:
     """thread.selectBranch: the newest leaf under `nodeId` becomes the thread's leaf."""
-    engine = cmd.engine
-    missing = cmd.thread_missing(client, op, mark) or cmd.busy(client, op, mark, "switch branches")
+    engine = ctx.engine
+    missing = ctx.thread_missing(client, op, mark) or ctx.busy(client, op, mark, "switch branches")
     if missing is not None:
         return missing
     try:
@@ -116,14 +115,14 @@ def thread_select_branch(cmd: "Commands", client: Client, op: ui.ThreadSelectBra
     except NotFound:
         node = None
     if node is None or node.thread_id != op.thread_id:
-        return cmd.reject(client, op, mark, "node_not_found", f"no node {op.node_id!r} in this thread")
+        return ctx.reject(client, op, mark, "node_not_found", f"no node {op.node_id!r} in this thread")
     leaf = engine.store.newest_leaf_under(op.thread_id, op.node_id)
     revision: dict[str, int] = {}
 
     def write(conn):
         revision["value"] = engine.store.set_leaf(conn, op.thread_id, leaf)
-        return cmd.ack(op, thread_id=op.thread_id, node_id=leaf, revision=revision["value"])
+        return ctx.ack(op, thread_id=op.thread_id, node_id=leaf, revision=revision["value"])
 
-    response = cmd.commit(client, op, mark, write)
+    response = ctx.commit(client, op, mark, write)
     engine.bus.emit(ui.ThreadUpdated, op.thread_id, revision=revision["value"], patch=ui.ThreadPatch(leaf_id=leaf))
     return response

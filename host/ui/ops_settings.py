@@ -12,31 +12,25 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol import ui
 
-from host.engine.settings_files import SettingsRefused, set_default_policy
-from host.engine.settings_state import scope_lock, snapshot
-
-if TYPE_CHECKING:
-    from host.engine.commands import Client, Commands
+from host.ui.client import Client
+from host.ui.op_context import OpContext
+from host.ui.settings_files import SettingsRefused, set_default_policy
+from host.ui.settings_state import broadcast_settings, scope_lock, snapshot
 
 MAX_AUDIT_ROWS = 500
 
 
-def op_scoped_id(prefix: str, client: "Client", op: Any) -> str:
+def op_scoped_id(prefix: str, client: Client, op: Any) -> str:
     """An id that is the same every time this page sends this op (command identity)."""
     digest = hashlib.sha256(f"{client.key}\x00{op.submission_id}".encode()).hexdigest()[:24]
     return f"{prefix}:ui:{digest}"
 
 
-def broadcast_settings(engine: Any) -> None:
-    """Send every page the settings as they are now."""
-    engine.bus.broadcast(ui.SettingsState(state=snapshot(engine)))
-
-
-def change(cmd: "Commands", client: "Client", op: Any, mark: str, action: Callable[[], None],
+def change(ctx: OpContext, client: Client, op: Any, mark: str, action: Callable[[], None],
            thread_id: str | None = None) -> Any:
     """Run a settings change; acknowledge it (with its receipt) or refuse it with the reason."""
     from host.gatekeeper.errors import GatekeeperUnavailable, InvalidInput
@@ -45,29 +39,29 @@ def change(cmd: "Commands", client: "Client", op: Any, mark: str, action: Callab
     try:
         action()
     except InvalidInput as exc:
-        return cmd.reject(client, op, mark, exc.code, str(exc))
+        return ctx.reject(client, op, mark, exc.code, str(exc))
     except PatternError as exc:
-        return cmd.reject(client, op, mark, "invalid_pattern", f"{exc} - at `$.pattern`")
+        return ctx.reject(client, op, mark, "invalid_pattern", f"{exc} - at `$.pattern`")
     except SettingsRefused as exc:
-        return cmd.reject(client, op, mark, exc.code, exc.message)
+        return ctx.reject(client, op, mark, exc.code, exc.message)
     except GatekeeperUnavailable as exc:
         # Not stored: once the gatekeeper works again (a host restart), the same op may succeed.
         return ui.CommandRejected(submission_id=op.submission_id, code="gatekeeper_unavailable", message=str(exc),
                                   thread_id=thread_id)
-    response = cmd.commit(client, op, mark, lambda conn: cmd.ack(op, thread_id=thread_id))
-    broadcast_settings(cmd.engine)
+    response = ctx.commit(client, op, mark, lambda conn: ctx.ack(op, thread_id=thread_id))
+    broadcast_settings(ctx.engine)
     return response
 
 
 # -- reads --------------------------------------------------------------------------------------
 
 
-def settings_get(cmd: "Commands", client: "Client", op: ui.SettingsGet, mark: str) -> Any:
+def settings_get(ctx: OpContext, client: Client, op: ui.SettingsGet, mark: str) -> Any:
     """settings.get: the settings page's state (read only, no receipt)."""
-    return ui.SettingsState(submission_id=op.submission_id, state=snapshot(cmd.engine, op.thread_id))
+    return ui.SettingsState(submission_id=op.submission_id, state=snapshot(ctx.engine, op.thread_id))
 
 
-def policy_explain(cmd: "Commands", client: "Client", op: ui.PolicyExplain, mark: str) -> Any:
+def policy_explain(ctx: OpContext, client: Client, op: ui.PolicyExplain, mark: str) -> Any:
     """policy.explain: the gatekeeper's decision for a call, with its steps, against the live
     rules, lists, grants and scope of a thread; nothing is audited or run."""
     from host.gatekeeper.decision import Call, Context, check
@@ -78,7 +72,7 @@ def policy_explain(cmd: "Commands", client: "Client", op: ui.PolicyExplain, mark
     if spec is None:
         return ui.CommandRejected(submission_id=op.submission_id, code="unknown_tool",
                                   message=f"{op.tool!r} is not a tool Tabwarden knows - at `$.tool`")
-    gatekeeper = cmd.engine.gatekeeper
+    gatekeeper = ctx.engine.gatekeeper
     thread_id = op.thread_id or ""
     params = dict(op.params)
     if spec.url_param is not None and op.url and spec.url_param not in params:
@@ -100,7 +94,7 @@ def policy_explain(cmd: "Commands", client: "Client", op: ui.PolicyExplain, mark
         trace=[ui.TraceLine(step=s.step, outcome=s.outcome, detail=s.detail) for s in decision.trace])
 
 
-def audit_query(cmd: "Commands", client: "Client", op: ui.AuditQuery, mark: str) -> Any:
+def audit_query(ctx: OpContext, client: Client, op: ui.AuditQuery, mark: str) -> Any:
     """audit.query: the newest audit rows that match (parameters are already redacted there)."""
     import json
 
@@ -112,7 +106,7 @@ def audit_query(cmd: "Commands", client: "Client", op: ui.AuditQuery, mark: str)
     clause = f" WHERE {' AND '.join(where)}" if where else ""
     sql = f"SELECT * FROM (SELECT * FROM audit_log{clause} ORDER BY seq DESC LIMIT ?) ORDER BY seq"
     rows = []
-    for row in cmd.engine.store.db.query(sql, [*args, min(op.limit, MAX_AUDIT_ROWS)]):
+    for row in ctx.engine.store.db.query(sql, [*args, min(op.limit, MAX_AUDIT_ROWS)]):
         rule = json.loads(row["rule"]) if row["rule"] else None
         rows.append(ui.AuditRow(
             seq=row["seq"], at=row["at"], kind=row["kind"], thread_id=row["thread_id"], tool=row["tool"],
@@ -133,14 +127,14 @@ def _rule_text(rule: Any) -> str | None:
 # -- changes ------------------------------------------------------------------------------------
 
 
-def policy_set_default(cmd: "Commands", client: "Client", op: ui.PolicySetDefault, mark: str) -> Any:
+def policy_set_default(ctx: OpContext, client: Client, op: ui.PolicySetDefault, mark: str) -> Any:
     """policy.setDefault: the policy threads use when neither the turn nor the thread sets one."""
-    return change(cmd, client, op, mark, lambda: set_default_policy(cmd.engine.gatekeeper, op.policy))
+    return change(ctx, client, op, mark, lambda: set_default_policy(ctx.engine.gatekeeper, op.policy))
 
 
-def rules_add(cmd: "Commands", client: "Client", op: ui.RulesAdd, mark: str) -> Any:
+def rules_add(ctx: OpContext, client: Client, op: ui.RulesAdd, mark: str) -> Any:
     """rules.add: a user rule (validated by the gatekeeper)."""
-    gatekeeper = cmd.engine.gatekeeper
+    gatekeeper = ctx.engine.gatekeeper
     rule_id = op_scoped_id("rule", client, op)
 
     def add() -> None:
@@ -149,29 +143,29 @@ def rules_add(cmd: "Commands", client: "Client", op: ui.RulesAdd, mark: str) -> 
         gatekeeper.add_rule({"tool": op.tool, "origin": op.origin, "verdict": op.verdict, "source": "user_setting",
                              "id": rule_id})
 
-    return change(cmd, client, op, mark, add)
+    return change(ctx, client, op, mark, add)
 
 
-def rules_remove(cmd: "Commands", client: "Client", op: ui.RulesRemove, mark: str) -> Any:
+def rules_remove(ctx: OpContext, client: Client, op: ui.RulesRemove, mark: str) -> Any:
     """rules.remove: a stored rule (rules from policy files, managed ones above all, stay)."""
-    return change(cmd, client, op, mark, lambda: cmd.engine.gatekeeper.remove_rule(op.rule_id))
+    return change(ctx, client, op, mark, lambda: ctx.engine.gatekeeper.remove_rule(op.rule_id))
 
 
-def origins_add(cmd: "Commands", client: "Client", op: ui.OriginsAdd, mark: str) -> Any:
+def origins_add(ctx: OpContext, client: Client, op: ui.OriginsAdd, mark: str) -> Any:
     """origins.add: a user pattern on the blocked or guarded list."""
-    return change(cmd, client, op, mark,
-                  lambda: cmd.engine.gatekeeper.add_origin_pattern(op.pattern, list_name=op.list))
+    return change(ctx, client, op, mark,
+                  lambda: ctx.engine.gatekeeper.add_origin_pattern(op.pattern, list_name=op.list))
 
 
-def origins_remove(cmd: "Commands", client: "Client", op: ui.OriginsRemove, mark: str) -> Any:
+def origins_remove(ctx: OpContext, client: Client, op: ui.OriginsRemove, mark: str) -> Any:
     """origins.remove: a pattern the user added here (built-ins and policy-file entries stay)."""
     from host.gatekeeper.patterns import parse_origin_pattern
 
-    gatekeeper = cmd.engine.gatekeeper
+    gatekeeper = ctx.engine.gatekeeper
 
     def remove() -> None:
         text = parse_origin_pattern(op.pattern).text
-        entries = getattr(snapshot(cmd.engine), op.list)
+        entries = getattr(snapshot(ctx.engine), op.list)
         entry = next((e for e in entries if e.pattern == text), None)
         if entry is None:
             raise SettingsRefused("unknown_pattern", f"{text} is not on the {op.list} list - at `$.pattern`")
@@ -180,13 +174,13 @@ def origins_remove(cmd: "Commands", client: "Client", op: ui.OriginsRemove, mark
             raise SettingsRefused("pattern_not_removable", f"{text} is {where} and cannot be removed here - at `$.pattern`")
         gatekeeper.remove_origin_pattern(text, list_name=op.list)
 
-    return change(cmd, client, op, mark, remove)
+    return change(ctx, client, op, mark, remove)
 
 
-def scope_set_lock(cmd: "Commands", client: "Client", op: ui.ScopeSetLock, mark: str) -> Any:
+def scope_set_lock(ctx: OpContext, client: Client, op: ui.ScopeSetLock, mark: str) -> Any:
     """scope.setLock: confine a thread's writes and navigations to origin patterns (null lifts it)."""
-    missing = cmd.thread_missing(client, op, mark)
+    missing = ctx.thread_missing(client, op, mark)
     if missing is not None:
         return missing
-    return change(cmd, client, op, mark, lambda: cmd.engine.gatekeeper.set_scope_lock(op.thread_id, op.patterns),
+    return change(ctx, client, op, mark, lambda: ctx.engine.gatekeeper.set_scope_lock(op.thread_id, op.patterns),
                   thread_id=op.thread_id)

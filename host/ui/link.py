@@ -16,8 +16,8 @@ from typing import Any
 from protocol import ui
 from protocol.messages import UiConnect, UiDisconnect, UiEvent, UiOp
 
-from host.engine.commands import Client
 from host.engine.views import to_wire
+from host.ui.client import Client
 
 log = logging.getLogger("tabwarden.engine")
 
@@ -31,7 +31,7 @@ class UiLink:
                  handle: Callable[[Client, Any], Any] | None):
         self._endpoint = endpoint
         self._origin = f"chrome-extension://{extension_id}/" if extension_id else None
-        self._handle = handle  # Commands.handle, or None when the engine is unavailable
+        self._handle = handle  # the op server's `handle`, or None when the engine is unavailable
         self.clients: dict[str, Client] = {}
         self.unavailable_reason = "the engine is not available"
 

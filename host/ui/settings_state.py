@@ -4,7 +4,7 @@ name, the providers (never their keys) and, for one thread, its scope lock and a
 
 Each part is read on its own: an invalid engine.json still lets the page show the rules, and an
 unavailable gatekeeper still lets it show the providers; what could not be read is listed in
-`problems`.
+`problems`. Every page gets it again after each change (`broadcast_settings`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 from protocol import ui
 
-from host.engine.settings_files import layers
+from host.ui.settings_files import layers
 
 log = logging.getLogger("tabwarden.engine")
 
@@ -123,3 +123,9 @@ def snapshot(engine: Any, thread_id: str | None = None) -> ui.SettingsSnapshot:
     _providers(engine, state, problems)
     thread = _thread(engine, thread_id, problems) if thread_id else None
     return ui.SettingsSnapshot(**state, tools=tools(), thread=thread, problems=problems)
+
+
+def broadcast_settings(engine: Any) -> None:
+    """Send every page the settings as they are now (after a page's, the REPL's or the control
+    socket's change)."""
+    engine.bus.broadcast(ui.SettingsState(state=snapshot(engine)))

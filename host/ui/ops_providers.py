@@ -11,15 +11,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol import ui
 
-from host.engine.ops_settings import change
-from host.engine.settings_files import SettingsRefused
-
-if TYPE_CHECKING:
-    from host.engine.commands import Client, Commands
+from host.ui.client import Client
+from host.ui.op_context import OpContext
+from host.ui.ops_settings import change
+from host.ui.settings_files import SettingsRefused
 
 log = logging.getLogger("tabwarden.engine")
 
@@ -40,7 +39,7 @@ def _update(edit) -> None:
     save_config(updated)
 
 
-def providers_save(cmd: "Commands", client: "Client", op: ui.ProvidersSave, mark: str) -> Any:
+def providers_save(ctx: OpContext, client: Client, op: ui.ProvidersSave, mark: str) -> Any:
     """providers.save: add or replace a provider in engine.json; its key goes to the key store."""
     def save() -> None:
         def edit(current: dict[str, Any]) -> dict[str, Any]:
@@ -54,15 +53,15 @@ def providers_save(cmd: "Commands", client: "Client", op: ui.ProvidersSave, mark
         _update(edit)
         if op.api_key:
             try:
-                cmd.engine.providers.key_store().set(op.name, op.api_key)
+                ctx.engine.providers.key_store().set(op.name, op.api_key)
             except Exception as exc:  # SecretError: the provider is saved, its key is not
                 raise SettingsRefused("invalid_provider", f"the provider was saved but its key could not be "
                                                           f"stored: {exc}") from None
 
-    return change(cmd, client, op, mark, save)
+    return change(ctx, client, op, mark, save)
 
 
-def providers_set_default(cmd: "Commands", client: "Client", op: ui.ProvidersSetDefault, mark: str) -> Any:
+def providers_set_default(ctx: OpContext, client: Client, op: ui.ProvidersSetDefault, mark: str) -> Any:
     """providers.setDefault: the provider (and so the model) new turns use."""
     def choose() -> None:
         def edit(current: dict[str, Any]) -> dict[str, Any]:
@@ -73,12 +72,12 @@ def providers_set_default(cmd: "Commands", client: "Client", op: ui.ProvidersSet
 
         _update(edit)
 
-    return change(cmd, client, op, mark, choose)
+    return change(ctx, client, op, mark, choose)
 
 
-def providers_verify(cmd: "Commands", client: "Client", op: ui.ProvidersVerify, mark: str) -> None:
+def providers_verify(ctx: OpContext, client: Client, op: ui.ProvidersVerify, mark: str) -> None:
     """providers.verify: one small real request to the provider; the answer comes when it is done."""
-    task = asyncio.ensure_future(_verify(cmd.engine, op))
+    task = asyncio.ensure_future(_verify(ctx.engine, op))
     _verifying.add(task)
 
     def done(finished: asyncio.Task[ui.ProvidersVerified]) -> None:

@@ -1,4 +1,5 @@
-"""UI ops in: validation, command identity, per-thread ordering, and one handler per op.
+"""UI ops in: validation, command identity, per-thread ordering, and dispatch to the handler of
+each op (`handlers.py`).
 
 Command identity: a page's `clientId` (from `initialize`) plus the op's `submissionId`. The
 receipt stores the op type, a SHA-256 fingerprint of the canonical op without its submission
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -24,37 +24,16 @@ from protocol.errors import ProtocolError
 from protocol.limits import UI_OP_LIMITS, check_value
 
 from host.engine import runs
-from host.engine.opqueue import OpQueues, Overloaded
 from host.engine.store import NotFound
-from host.engine.views import to_wire
 from host.store.db import StoreError
+from host.ui.client import Client
+from host.ui.handlers import HANDLERS
+from host.ui.op_context import OpContext
+from host.ui.opqueue import OpQueues, Overloaded
 
 log = logging.getLogger("tabwarden.engine")
 
-RECEIPT_TTL_S = 24 * 3600.0
 UNRECEIPTED = ("initialize", "ping", "thread.subscribe")
-# Refusals that say nothing about the command itself: a retry with the same id may succeed.
-TRANSIENT_CODES = frozenset({"overloaded", "storage_unavailable", "internal", "not_initialized"})
-
-
-class Client:
-    """Someone who sends ops and receives events: an extension page or a control connection."""
-
-    def __init__(self, send: Callable[[Any], None], *, key: str | None = None, everything: bool = False,
-                 name: str = ""):
-        self.key = key  # the command-identity key; None until `initialize`
-        self.send = send
-        self.everything = everything  # control clients see every thread's events
-        self.name = name
-        self.subscriptions: set[str] = set()
-
-    def subscribe(self, thread_id: str) -> None:
-        """Receive the events of `thread_id` from now on."""
-        self.subscriptions.add(thread_id)
-
-    def wants(self, thread_id: str | None) -> bool:
-        """Whether an event of `thread_id` (None: for everyone) goes to this client."""
-        return thread_id is None or self.everything or thread_id in self.subscriptions
 
 
 def fingerprint(raw: dict[str, Any]) -> str:
@@ -64,8 +43,11 @@ def fingerprint(raw: dict[str, Any]) -> str:
 
 
 class Commands:
+    """The op server of one engine: pages and control clients hand it raw ops (`handle`)."""
+
     def __init__(self, engine: Any):
         self.engine = engine
+        self.context = OpContext(engine)  # what the handlers get
         self.queues = OpQueues()
 
     async def close(self) -> None:
@@ -153,7 +135,7 @@ class Commands:
                 if stored is not None:
                     client.send(self._replay(op, kind, mark, stored))
                     return
-            response = HANDLERS[kind](self, client, op, mark)
+            response = HANDLERS[kind](self.context, client, op, mark)
             if hasattr(response, "__await__"):
                 response = await response
         except StoreError as exc:
@@ -177,74 +159,3 @@ class Commands:
         answer = msgspec.json.decode(stored["response"])
         answer["replayed"] = True
         return msgspec.convert(answer, ui.UiEventMessage)
-
-    # -- helpers for the handlers ---------------------------------------------------------------
-
-    def commit(self, client: Client, op: Any, mark: str, write: Callable[[Any], Any]) -> Any:
-        """Run `write(conn)` and store the receipt of its answer in the same transaction."""
-        with self.engine.store.transaction() as conn:
-            response = write(conn)
-            self.put_receipt(conn, client, op, mark, response)
-        return response
-
-    def put_receipt(self, conn: Any, client: Client, op: Any, mark: str, response: Any) -> None:
-        """Store `response` as the answer to (client, op.submissionId) inside `conn`'s transaction."""
-        self.engine.store.put_receipt(conn, client.key, op.submission_id, ui.tag_of(type(op)), mark,
-                                      to_wire(response), RECEIPT_TTL_S)
-
-    def reject(self, client: Client, op: Any, mark: str, code: str, message: str) -> Any:
-        """A refusal; stored as the command's answer unless it is transient."""
-        response = ui.CommandRejected(submission_id=op.submission_id, code=code, message=message,
-                                      thread_id=getattr(op, "thread_id", None))
-        if code in TRANSIENT_CODES:
-            return response
-        return self.commit(client, op, mark, lambda conn: response)
-
-    def ack(self, op: Any, **fields: Any) -> ui.CommandAck:
-        """The acknowledgement of `op`."""
-        return ui.CommandAck(submission_id=op.submission_id, **fields)
-
-    def thread_missing(self, client: Client, op: Any, mark: str) -> Any | None:
-        """A `thread_not_found` refusal when `op.thread_id` does not exist, else None."""
-        if not self.engine.store.has_thread(op.thread_id):
-            return self.reject(client, op, mark, "thread_not_found", f"no thread {op.thread_id!r}")
-        return None
-
-    def busy(self, client: Client, op: Any, mark: str, what: str) -> Any | None:
-        """A `thread_busy` refusal when a run owns the thread, else None."""
-        if self.engine.busy(op.thread_id):
-            return self.reject(client, op, mark, "thread_busy",
-                                f"a turn is running or paused in this thread; interrupt it before you {what}")
-        return None
-
-
-def _handlers() -> dict[str, Callable[..., Any]]:
-    from host.builtins import ops as builtin_ops
-    from host.engine import ops_answers, ops_threads, ops_turns, settings_ops
-    from host.mcp import ops as mcp_ops
-
-    return {
-        "thread.create": ops_threads.thread_create,
-        "thread.subscribe": ops_threads.thread_subscribe,
-        "thread.delete": ops_threads.thread_delete,
-        "thread.fork": ops_threads.thread_fork,
-        "thread.selectBranch": ops_threads.thread_select_branch,
-        "turn.submit": ops_turns.turn_submit,
-        "turn.enqueue": ops_turns.turn_enqueue,
-        "turn.fork": ops_turns.turn_fork,
-        "turn.steer": ops_turns.turn_steer,
-        "turn.interrupt": ops_turns.turn_interrupt,
-        "queue.update": ops_turns.queue_update,
-        "queue.remove": ops_turns.queue_remove,
-        "run.resume": ops_turns.run_resume,
-        "run.resolveUncertain": ops_turns.run_resolve_uncertain,
-        "approval.response": ops_answers.approval_response,
-        "interaction.response": ops_answers.interaction_response,
-        **settings_ops.HANDLERS,
-        **builtin_ops.HANDLERS,
-        **mcp_ops.HANDLERS,
-    }
-
-
-HANDLERS = _handlers()
-"""Op type -> handler(commands, client, op, fingerprint) returning the op's answer."""

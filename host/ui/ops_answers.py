@@ -3,7 +3,7 @@ answer stands; the same answer again is acknowledged again, a different one is r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
@@ -11,29 +11,28 @@ from protocol import ui
 
 from host.engine.approvals import AlreadyDecided
 from host.engine.store import NotFound
+from host.ui.client import Client
+from host.ui.op_context import OpContext
 
-if TYPE_CHECKING:
-    from host.engine.commands import Client, Commands
 
-
-def approval_response(cmd: "Commands", client: Client, op: ui.ApprovalResponse, mark: str) -> Any:
+def approval_response(ctx: OpContext, client: Client, op: ui.ApprovalResponse, mark: str) -> Any:
     """approval.response: decide an approval (first decision stands) and wake its run."""
-    engine = cmd.engine
+    engine = ctx.engine
     try:
         approval = engine.store.approval(op.approval_id)
     except NotFound:
-        return cmd.reject(client, op, mark, "approval_not_found", f"no approval {op.approval_id!r}")
+        return ctx.reject(client, op, mark, "approval_not_found", f"no approval {op.approval_id!r}")
     decision = msgspec.to_builtins(op.decision)
-    ack = cmd.ack(op, thread_id=approval.thread_id, run_id=approval.run_id)
+    ack = ctx.ack(op, thread_id=approval.thread_id, run_id=approval.run_id)
 
     def receipt(conn, settled):
-        cmd.put_receipt(conn, client, op, mark, ack)
+        ctx.put_receipt(conn, client, op, mark, ack)
 
     try:
         settled = engine.approvals.decide(op.approval_id, decision, "user", receipt=receipt)
     except AlreadyDecided as exc:
         prior = exc.settled
-        return cmd.reject(client, op, mark, "already_decided",
+        return ctx.reject(client, op, mark, "already_decided",
                           f"Approval {op.approval_id} was already decided with a different decision "
                           f"({prior.kind}, by {prior.by}).")
     if settled.newly and approval.run_id not in {r.run_id for r in engine.runners.values()}:
@@ -41,25 +40,25 @@ def approval_response(cmd: "Commands", client: Client, op: ui.ApprovalResponse, 
     return ack
 
 
-def interaction_response(cmd: "Commands", client: Client, op: ui.InteractionResponse, mark: str) -> Any:
+def interaction_response(ctx: OpContext, client: Client, op: ui.InteractionResponse, mark: str) -> Any:
     """interaction.response: answer a question (first answer stands) and wake its run."""
     from host.engine.interactions import AlreadyAnswered
 
-    engine = cmd.engine
+    engine = ctx.engine
     try:
         asked = engine.store.interaction(op.interaction_id)
     except NotFound:
-        return cmd.reject(client, op, mark, "invalid_state", f"no interaction {op.interaction_id!r}")
-    ack = cmd.ack(op, thread_id=asked.thread_id, run_id=asked.run_id)
+        return ctx.reject(client, op, mark, "invalid_state", f"no interaction {op.interaction_id!r}")
+    ack = ctx.ack(op, thread_id=asked.thread_id, run_id=asked.run_id)
 
     def receipt(conn):
-        cmd.put_receipt(conn, client, op, mark, ack)
+        ctx.put_receipt(conn, client, op, mark, ack)
 
     try:
         answered = engine.interactions.answer(op.interaction_id, msgspec.to_builtins(op.response), "user",
                                               receipt=receipt)
     except AlreadyAnswered as exc:
-        return cmd.reject(client, op, mark, "already_decided",
+        return ctx.reject(client, op, mark, "already_decided",
                           f"Interaction {op.interaction_id} was already answered ({exc.answered.kind}, "
                           f"by {exc.answered.by}).")
     if answered.newly and asked.run_id not in {r.run_id for r in engine.runners.values()}:
