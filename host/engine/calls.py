@@ -23,10 +23,10 @@ from protocol import ui
 from host.calls.authorize import (Approved, Changed, Context, Denied, Ending, NoSiteAccess, Ran, Refused, Stopped,
                                   TargetChanged, Unavailable, Verdict, no_site_access)
 from host.engine import runs
-from host.engine.approvals import RECOVERY_TIMEOUT_NOTE, Settled
 from host.engine.policies import fingerprint
-from host.engine.records import ApprovalRow, CallRef, PendingTool, ToolCallBody, ToolResultBody
+from host.engine.records import CallRef, PendingTool, ToolCallBody, ToolResultBody, WaitRow
 from host.engine.store import new_id
+from host.engine.waits import RECOVERY_TIMEOUT_NOTE, Settled
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.result import failure
@@ -123,7 +123,7 @@ class CallProcessor:
         if pending is None or pending.node_id != one.node_id:
             return None
         if run.state == runs.WAITING_INTERACTION:
-            row = engine.store.latest_interaction(run.id)
+            row = engine.interactions.latest(run.id)
             if row is not None and row.item_id == one.node_id:
                 from host.calls.router import load_runner
 
@@ -134,7 +134,7 @@ class CallProcessor:
                 return await one.end(Ran(result), origin=str(row.request.get("origin") or ""))
         if run.state != runs.WAITING_APPROVAL:
             return None
-        approval = engine.store.latest_approval(run.id)
+        approval = engine.approvals.latest(run.id)
         if approval is None or approval.item_id != one.node_id:
             return None
         # The approval comes first (its request is stored); the call is resolved again only once
@@ -197,7 +197,7 @@ class _Call:
                                      node_id=self.node_id)
             run = engine.store.run(runner.run_id, conn)
             approval = engine.approvals.open(
-                conn, approval_id=new_id(), thread_id=runner.thread_id, run_id=run.id, turn_id=runner.turn_id,
+                conn, wait_id=new_id(), thread_id=runner.thread_id, run_id=run.id, turn_id=runner.turn_id,
                 item_id=self.node_id, request=msgspec.to_builtins(request), timeout_s=engine.approval_timeout_s(),
                 run_revision=run.revision, pending=self._pending(call))
         engine.offer(approval)
@@ -233,7 +233,7 @@ class _Call:
 
     # -- approvals ------------------------------------------------------------------------------
 
-    async def settle(self, approval: ApprovalRow, settled: Settled | None) -> Approved | Stopped:
+    async def settle(self, approval: WaitRow, settled: Settled | None) -> Approved | Stopped:
         """Wait for the approval's decision (unless `settled` is given) and apply it."""
         engine, runner = self.engine, self.runner
         if settled is None:
@@ -252,7 +252,7 @@ class _Call:
                 return Stopped(None, Unavailable(str(exc), "initial"))
             applied = None
         if settled.kind in ("decline", "cancel"):
-            note = settled.decision.get("note")
+            note = settled.answer.get("note")
             if settled.kind == "cancel":
                 stopped = Stopped(ToolCode.CANCELLED, (CANCELLED, True))
             elif settled.by in ("timeout", "recovery"):
@@ -281,7 +281,7 @@ class _Call:
                 # Approved: dispatched like any call, and what it dispatches is the wait.
                 engine.store.update_run(conn, runner.run_id, state=runs.EXECUTING)
             engine.interactions.open(
-                conn, interaction_id=new_id(), thread_id=runner.thread_id, run_id=runner.run_id,
+                conn, wait_id=new_id(), thread_id=runner.thread_id, run_id=runner.run_id,
                 turn_id=runner.turn_id, item_id=self.node_id, request=kind.request(call, engine.clock()),
                 timeout_s=kind.timeout(call.params, engine.interaction_timeout_s()), pending=self._pending(call))
 

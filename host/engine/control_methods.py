@@ -82,7 +82,7 @@ async def engine_approvals(params: dict[str, Any], conn: "ControlConnection") ->
 
     p = _params(_MaybeThread, params)
     engine = _engine(conn)
-    return [to_wire(pending_approval(a, engine.clock())) for a in engine.store.pending_approvals(p.thread_id)]
+    return [to_wire(pending_approval(a, engine.clock())) for a in engine.approvals.pending(p.thread_id)]
 
 
 async def engine_status(params: dict[str, Any], conn: "ControlConnection") -> Any:

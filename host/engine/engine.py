@@ -1,5 +1,5 @@
-"""`Engine`: one per host process. It owns the engine store, the event bus, the approval book and
-one runner task per busy thread. UI ops reach it through the op server in `host.ui`, a client
+"""`Engine`: one per host process. It owns the engine store, the event bus, what runs wait on
+(approvals and interactions, waits.py) and one runner task per busy thread. UI ops reach it through the op server in `host.ui`, a client
 the host wiring builds beside it.
 
     engine = Engine(store, gatekeeper, tools)    # tools: the host's Router (browser, built-ins, MCP)
@@ -18,16 +18,15 @@ from typing import Any
 from protocol import ui
 
 from host.engine import runs
-from host.engine.approvals import ApprovalBook, Settled
 from host.engine.events import COALESCE_S, EventBus
 from host.calls.authorize import Authorizer
 from host.calls.router import Router
 from host.engine.interaction_tools import InteractionTools
-from host.engine.interactions import DEFAULT_TIMEOUT_S, Answered, InteractionBook
 from host.engine.provider_source import ProviderSource
-from host.engine.records import ApprovalRow, InteractionRow, NoticeBody
+from host.engine.records import NoticeBody, WaitRow
 from host.engine.store import EngineStore
 from host.engine.turn import TurnRunner
+from host.engine.waits import APPROVAL, DEFAULT_INTERACTION_TIMEOUT_S, INTERACTION, Settled, Waits
 from host.engine.views import node_view, pending_approval, pending_interaction, run_view, thread_meta
 from host.store.db import Store
 
@@ -51,8 +50,8 @@ class Engine:
         self.providers = providers or ProviderSource()
         self._approval_timeout_s = approval_timeout_s
         self.bus = EventBus(self.store.next_epoch(), coalesce_s)
-        self.approvals = ApprovalBook(self.store, clock)
-        self.interactions = InteractionBook(self.store, clock)
+        self.approvals = Waits(self.store, clock, APPROVAL)
+        self.interactions = Waits(self.store, clock, INTERACTION)
         self.fence_key = self.store.fence_key()
         self.runners: dict[str, TurnRunner] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -120,7 +119,7 @@ class Engine:
 
     def interaction_timeout_s(self) -> float:
         """Seconds a question to the user waits (at least 30 minutes)."""
-        return max(DEFAULT_TIMEOUT_S, self.approval_timeout_s())
+        return max(DEFAULT_INTERACTION_TIMEOUT_S, self.approval_timeout_s())
 
     # -- runners --------------------------------------------------------------------------------
 
@@ -232,7 +231,7 @@ class Engine:
             self.bus.delta(thread_id, item_id, text=text)
         self.bus.emit(ui.ItemComplete, thread_id, item_id=item_id, result=ui.ItemResult(ok=True))
 
-    def offer(self, approval: ApprovalRow) -> None:
+    def offer(self, approval: WaitRow) -> None:
         """Send an approval request (again, after a restart: same id, the time that remains)."""
         from host.engine.views import approval_payload
 
@@ -242,20 +241,20 @@ class Engine:
                       deadline_at=approval.deadline_at, remaining_ms=remaining)
         self.activity(approval.thread_id)
 
-    def approval_resolved(self, approval: ApprovalRow, settled: Settled) -> None:
+    def approval_resolved(self, approval: WaitRow, settled: Settled) -> None:
         """Tell the pages an approval was settled (its card closes)."""
         self.bus.emit(ui.ApprovalResolved, approval.thread_id, approval_id=approval.id, decision=settled.kind,
                       by=settled.by if settled.by in ("user", "timeout", "interrupt", "recovery") else "user")
         self.activity(approval.thread_id)
 
-    def offer_interaction(self, row: InteractionRow) -> None:
+    def offer_interaction(self, row: WaitRow) -> None:
         """Send a question to the pages (again, after a restart: same id, the time that remains)."""
         remaining = max(0, int((row.deadline_at - self.clock()) * 1000))
         self.bus.emit(ui.InteractionRequest, row.thread_id, turn_id=row.turn_id, interaction_id=row.id,
                       item_id=row.item_id, request=row.request, deadline_at=row.deadline_at, remaining_ms=remaining)
         self.activity(row.thread_id)
 
-    def interaction_resolved(self, row: InteractionRow, answered: Answered) -> None:
+    def interaction_resolved(self, row: WaitRow, answered: Settled) -> None:
         """Tell the pages a question was answered or dropped."""
         self.bus.emit(ui.InteractionResolved, row.thread_id, interaction_id=row.id, response=answered.kind,
                       by=answered.by if answered.by in ("user", "timeout", "interrupt", "recovery", "watch") else "user")
@@ -269,8 +268,8 @@ class Engine:
         """A thread's activity: running, pending approvals and questions, run state."""
         live = [r for r in self.store.runs(thread_id) if r.state in runs.ACTIVE]
         return ui.Activity(thread_id=thread_id, running=thread_id in self._tasks,
-                           pending_approvals=len(self.store.pending_approvals(thread_id)),
-                           pending_interactions=len(self.store.pending_interactions(thread_id)),
+                           pending_approvals=len(self.approvals.pending(thread_id)),
+                           pending_interactions=len(self.interactions.pending(thread_id)),
                            state=live[0].state if live else None)  # type: ignore[arg-type]
 
     def queue_changed(self, thread_id: str) -> None:
@@ -291,9 +290,9 @@ class Engine:
             meta=thread_meta(thread), nodes=[node_view(n) for n in self.store.path(thread_id)],
             active_run=run_view(active) if active else None,
             queue=[run_view(r) for r in all_runs if r.state == runs.QUEUED],
-            pending_approvals=[pending_approval(a, self.clock()) for a in self.store.pending_approvals(thread_id)],
+            pending_approvals=[pending_approval(a, self.clock()) for a in self.approvals.pending(thread_id)],
             pending_interactions=[pending_interaction(i, self.clock())
-                                  for i in self.store.pending_interactions(thread_id)],
+                                  for i in self.interactions.pending(thread_id)],
             cursor=self.bus.current(thread_id))
 
     def engine_snapshot(self, thread_id: str | None = None) -> ui.EngineSnapshot:
@@ -303,6 +302,6 @@ class Engine:
             threads=[thread_meta(t) for t in threads],
             thread=self.thread_snapshot(thread_id) if thread_id and self.store.has_thread(thread_id) else None,
             activity=[self.activity_of(t) for t in sorted({*self._tasks, *(r.thread_id for r in self.store.live_runs())})],
-            pending_approvals=[pending_approval(a, self.clock()) for a in self.store.pending_approvals()],
-            pending_interactions=[pending_interaction(i, self.clock()) for i in self.store.pending_interactions()],
+            pending_approvals=[pending_approval(a, self.clock()) for a in self.approvals.pending()],
+            pending_interactions=[pending_interaction(i, self.clock()) for i in self.interactions.pending()],
             epoch=self.bus.epoch)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import msgspec
 
 if TYPE_CHECKING:
-    from host.engine.interactions import Answered
+    from host.engine.waits import Settled
     from host.tools.call import ToolCall
 
 
@@ -50,13 +50,13 @@ def _clock(epoch: float) -> str:
 # ---------------------------------------------------------------- ask_user
 
 
-def _ask_user(answered: "Answered", request: dict[str, Any], waited: float) -> Reading:
+def _ask_user(answered: "Settled", request: dict[str, Any], waited: float) -> Reading:
     if answered.kind == "submit":
-        value = answered.response.get("value")
+        value = answered.answer.get("value")
         shown = value if isinstance(value, str) else msgspec.json.encode(value).decode()
         return Reading(True, f"The user answered: {shown}")
     if answered.kind == "cancel":
-        note = answered.response.get("note")
+        note = answered.answer.get("note")
         return Reading(False, "The user did not answer the question." + (f" They said: {note}" if note else "") +
                        " Continue without the answer, or stop and explain.")
     return Reading(False, "No answer came in time. Continue without it, or stop and explain what you need.")
@@ -65,7 +65,7 @@ def _ask_user(answered: "Answered", request: dict[str, Any], waited: float) -> R
 # ---------------------------------------------------------------- request_user_action
 
 
-def _user_action(answered: "Answered", request: dict[str, Any], waited: float) -> Reading:
+def _user_action(answered: "Settled", request: dict[str, Any], waited: float) -> Reading:
     # Whatever the user typed is never passed on: the model learns only that it was done or not.
     action = str(request.get("action", ""))
     if answered.kind == "submit":
@@ -79,7 +79,7 @@ def _user_action(answered: "Answered", request: dict[str, Any], waited: float) -
 # ---------------------------------------------------------------- schedule_resume
 
 
-def _resume(answered: "Answered", request: dict[str, Any], waited: float) -> Reading:
+def _resume(answered: "Settled", request: dict[str, Any], waited: float) -> Reading:
     if answered.kind == "timeout":
         if answered.by == "recovery":
             return Reading(True, f"Resumed late, at {_clock(time.time())}: Tabwarden was not running at the "
@@ -105,11 +105,11 @@ def describe_condition(request: dict[str, Any]) -> str:
     return " and ".join(parts) or "nothing"
 
 
-def _watch(answered: "Answered", request: dict[str, Any], waited: float) -> Reading:
+def _watch(answered: "Settled", request: dict[str, Any], waited: float) -> Reading:
     where = f"tab {request.get('tabId')}"
     condition = describe_condition(request)
     if answered.kind == "submit" and answered.by == "watch":
-        value = answered.response.get("value") or {}
+        value = answered.answer.get("value") or {}
         url = str(value.get("url") or "")
         return Reading(True, f"The condition held after {_duration(waited)}: {condition} on {where}"
                              + (f" (now at {url})" if url else "") + ".",
@@ -117,7 +117,7 @@ def _watch(answered: "Answered", request: dict[str, Any], waited: float) -> Read
     if answered.kind == "submit":
         return Reading(True, f"The user ended the wait on {where} early; look at the page yourself.")
     if answered.kind == "cancel" and answered.by == "watch":
-        return Reading(False, f"The watch on {where} stopped: {answered.response.get('note') or 'unknown reason'}.",
+        return Reading(False, f"The watch on {where} stopped: {answered.answer.get('note') or 'unknown reason'}.",
                        provenance="tool")
     if answered.kind == "cancel":
         return Reading(False, f"The user stopped the watch on {where}.")
@@ -144,7 +144,7 @@ class Kind:
     whether a watcher settles it."""
 
     timeout: Callable[[Any, float], float]  # (typed params, default seconds) -> seconds to wait
-    read: Callable[["Answered", dict[str, Any], float], Reading]
+    read: Callable[["Settled", dict[str, Any], float], Reading]
     # A one-line description for pages and the REPL.
     summary: Callable[["ToolCall", float], str] | None = None
     watched: bool = False  # a watcher settles it (watch_page)

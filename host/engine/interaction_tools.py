@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from host.calls.service import ToolService
 from host.engine.interaction_kinds import Kind
-from host.engine.records import InteractionRow
+from host.engine.records import WaitRow
 from host.tools.call import Target, ToolCall
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.result import ToolResult
@@ -54,18 +54,18 @@ class InteractionTools(ToolService):
 
     async def run(self, call: ToolCall, kind: Kind) -> ToolResult:
         """Wait for the answer to the request the loop persisted for this call."""
-        row = next((r for r in self.engine.store.pending_interactions(call.thread_id)), None)
+        row = next(iter(self.engine.interactions.pending(call.thread_id)), None)
         if row is None:
             raise ToolFailure(ToolCode.INTERNAL, f"no pending request for {call.tool}", phase="execute")
         return await self.wait(row, kind, call)
 
-    async def wait(self, row: InteractionRow, kind: Kind, call: ToolCall | None = None) -> ToolResult:
+    async def wait(self, row: WaitRow, kind: Kind, call: ToolCall | None = None) -> ToolResult:
         """Wait for `row`'s answer (offering it, with a watcher when the kind has one) and read it."""
         engine = self.engine
-        answered = engine.interactions.answered(row.id)
+        answered = engine.interactions.settled(row.id)
         if answered is None:
             if row.deadline_at <= engine.clock():
-                answered = engine.interactions.settle(row.id, {"kind": "timeout"}, "timeout")
+                answered = engine.interactions.settle_or_read(row.id, {"kind": "timeout"}, "timeout")
             else:
                 # While the run waits on the user it drives no tab: the user's own input there
                 # does not pause it, and the page indicator goes away.
@@ -86,7 +86,7 @@ class InteractionTools(ToolService):
         return ToolResult(ok=reading.ok, tool=tool, text=reading.text, details=details, error=error,
                           trust=reading.trust, provenance=reading.provenance)
 
-    async def _watch(self, row: InteractionRow) -> None:
+    async def _watch(self, row: WaitRow) -> None:
         """Run the page watcher until the condition holds (or the watch cannot go on), then settle
         the interaction; cancelled when the wait ends another way."""
         from host.browser.watch import watch_page
@@ -105,9 +105,9 @@ class InteractionTools(ToolService):
         except Exception as exc:
             log.exception("the watcher of %s failed", row.id)
             outcome = {"kind": "cancel", "note": f"the watcher failed: {type(exc).__name__}: {exc}"}
-        engine.interactions.settle(row.id, outcome, "watch")
+        engine.interactions.settle_or_read(row.id, outcome, "watch")
 
-    def recheck(self, row: InteractionRow, origin: str) -> str | None:
+    def recheck(self, row: WaitRow, origin: str) -> str | None:
         """The watched tab moved to `origin`: why the watch may not go on there (None: it may)."""
         from host.calls.authorize import Context, Unavailable
 

@@ -1,4 +1,4 @@
-"""What the engine stores: thread, node, run and approval rows, and the typed bodies of nodes.
+"""What the engine stores: thread, node, run and wait rows, and the typed bodies of nodes.
 
 Node bodies are JSON in `eng_nodes.body`; each kind has its Struct here, decoded when a prompt
 is built or a snapshot sent, so a malformed stored body fails loudly instead of being guessed at.
@@ -163,32 +163,20 @@ class RunRow(msgspec.Struct, kw_only=True):
     error: str | None = None
 
 
-class ApprovalRow(msgspec.Struct, kw_only=True):
+class WaitRow(msgspec.Struct, kw_only=True):
+    """A request a run waits on: an approval (`answer` is the decision) or an interaction (a
+    question to the user, a watch, a scheduled resume; `answer` is the response)."""
+
     id: str
     thread_id: str
     run_id: str
     turn_id: str
-    item_id: str
+    item_id: str  # the tool_call node it is about
     request: dict[str, Any]
-    status: str
+    status: str  # pending | settled
     requested_at: float
     deadline_at: float
-    decision: dict[str, Any] | None = None
-    decided_by: str | None = None
-    decided_at: float | None = None
-
-
-class InteractionRow(msgspec.Struct, kw_only=True):
-    id: str
-    thread_id: str
-    run_id: str
-    turn_id: str
-    item_id: str
-    request: dict[str, Any]
-    status: str
-    requested_at: float
-    deadline_at: float
-    response: dict[str, Any] | None = None
+    answer: dict[str, Any] | None = None
     answered_by: str | None = None
     answered_at: float | None = None
 

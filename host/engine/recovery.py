@@ -61,7 +61,7 @@ def recover(engine: "Engine") -> list[str]:
     threads: list[str] = []
     for run in engine.store.live_runs():
         if run.state == runs.WAITING_APPROVAL:
-            approval = engine.store.latest_approval(run.id)
+            approval = engine.approvals.latest(run.id)
             if approval is None:
                 _fail(engine, run, "recovery_missing_approval", "The task stopped: its pending approval was lost.")
                 continue
@@ -74,13 +74,12 @@ def recover(engine: "Engine") -> list[str]:
                 _pause_uncertain(engine, run)
                 continue
         elif run.state == runs.WAITING_INTERACTION:
-            asked = engine.store.latest_interaction(run.id)
+            asked = engine.interactions.latest(run.id)
             if asked is None:
                 _fail(engine, run, "recovery_missing_interaction", "The task stopped: its question was lost.")
                 continue
             if asked.status == "pending" and asked.deadline_at <= engine.clock():
-                engine.interaction_resolved(asked, engine.interactions.settle(asked.id, {"kind": "timeout"},
-                                                                              "recovery"))
+                engine.interaction_resolved(asked, engine.interactions.settle_expired(asked))
         elif run.state in runs.PAUSED:
             if run.state == runs.PAUSED_UNCERTAIN:
                 engine.bus.emit(ui.RunRecoveryRequired, run.thread_id, run=run_view(run),

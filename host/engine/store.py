@@ -13,13 +13,13 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import msgspec
 
 from host.engine import runs
-from host.engine.records import (ApprovalRow, AttachmentRow, InteractionRow, NodeRow, PendingTool, RunRow, ThreadRow,
-                                 decode_body, encode)
+from host.engine.records import AttachmentRow, NodeRow, PendingTool, RunRow, ThreadRow, WaitRow, decode_body, encode
 from host.engine.schema import COMPONENT, MIGRATIONS
 from host.store.db import Store, StoreError
 
@@ -286,78 +286,42 @@ class EngineStore:
         """Delete a run row."""
         conn.execute("DELETE FROM eng_runs WHERE id = ?", (run_id,))
 
-    # -- approvals --------------------------------------------------------------------------
+    # -- waits (approvals and interactions) -------------------------------------------------
 
-    def insert_approval(self, conn: sqlite3.Connection, row: ApprovalRow) -> None:
-        """Insert a pending approval."""
-        conn.execute("INSERT INTO eng_approvals (id, thread_id, run_id, turn_id, item_id, request, status, "
+    def insert_wait(self, conn: sqlite3.Connection, table: "WaitTable", row: WaitRow) -> None:
+        """Insert a pending request."""
+        conn.execute(f"INSERT INTO {table.name} (id, thread_id, run_id, turn_id, item_id, request, status, "
                      "requested_at, deadline_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
                      (row.id, row.thread_id, row.run_id, row.turn_id, row.item_id, encode(row.request),
                       row.requested_at, row.deadline_at))
 
-    def approval(self, approval_id: str, conn: sqlite3.Connection | None = None) -> ApprovalRow:
-        """An approval row; NotFound when there is none."""
-        rows = self._rows("SELECT * FROM eng_approvals WHERE id = ?", (approval_id,), conn)
+    def wait(self, table: "WaitTable", wait_id: str, conn: sqlite3.Connection | None = None) -> WaitRow:
+        """A request row; NotFound when there is none."""
+        rows = self._rows(f"SELECT * FROM {table.name} WHERE id = ?", (wait_id,), conn)
         if not rows:
-            raise NotFound(f"no approval {approval_id!r}")
-        return _approval(rows[0])
+            raise NotFound(f"no {table.noun} {wait_id!r}")
+        return table.row(rows[0])
 
-    def latest_approval(self, run_id: str, conn: sqlite3.Connection | None = None) -> ApprovalRow | None:
-        """The run's newest approval, if any."""
-        rows = self._rows("SELECT * FROM eng_approvals WHERE run_id = ? ORDER BY requested_at DESC, rowid DESC "
+    def latest_wait(self, table: "WaitTable", run_id: str, conn: sqlite3.Connection | None = None) -> WaitRow | None:
+        """The run's newest request, if any."""
+        rows = self._rows(f"SELECT * FROM {table.name} WHERE run_id = ? ORDER BY requested_at DESC, rowid DESC "
                           "LIMIT 1", (run_id,), conn)
-        return _approval(rows[0]) if rows else None
+        return table.row(rows[0]) if rows else None
 
-    def pending_approvals(self, thread_id: str | None = None) -> list[ApprovalRow]:
-        """Approvals without a decision (of one thread, or all)."""
+    def pending_waits(self, table: "WaitTable", thread_id: str | None = None) -> list[WaitRow]:
+        """Requests without an answer (of one thread, or all)."""
         if thread_id is None:
-            rows = self.db.query("SELECT * FROM eng_approvals WHERE status = 'pending' ORDER BY requested_at")
+            rows = self.db.query(f"SELECT * FROM {table.name} WHERE status = 'pending' ORDER BY requested_at")
         else:
-            rows = self.db.query("SELECT * FROM eng_approvals WHERE status = 'pending' AND thread_id = ? "
+            rows = self.db.query(f"SELECT * FROM {table.name} WHERE status = 'pending' AND thread_id = ? "
                                  "ORDER BY requested_at", (thread_id,))
-        return [_approval(r) for r in rows]
+        return [table.row(r) for r in rows]
 
-    def decide_approval(self, conn: sqlite3.Connection, approval_id: str, decision: dict[str, Any], by: str) -> None:
-        """Store a decision unless one is stored already."""
-        conn.execute("UPDATE eng_approvals SET status = 'decided', decision = ?, decided_by = ?, decided_at = ? "
-                     "WHERE id = ? AND status = 'pending'", (encode(decision), by, self.clock(), approval_id))
-
-    # -- interactions -----------------------------------------------------------------------
-
-    def insert_interaction(self, conn: sqlite3.Connection, row: InteractionRow) -> None:
-        """Insert a pending question to the user."""
-        conn.execute("INSERT INTO eng_interactions (id, thread_id, run_id, turn_id, item_id, request, status, "
-                     "requested_at, deadline_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', ?, ?)",
-                     (row.id, row.thread_id, row.run_id, row.turn_id, row.item_id, encode(row.request),
-                      row.requested_at, row.deadline_at))
-
-    def interaction(self, interaction_id: str, conn: sqlite3.Connection | None = None) -> InteractionRow:
-        """A question row; NotFound when there is none."""
-        rows = self._rows("SELECT * FROM eng_interactions WHERE id = ?", (interaction_id,), conn)
-        if not rows:
-            raise NotFound(f"no interaction {interaction_id!r}")
-        return _interaction(rows[0])
-
-    def latest_interaction(self, run_id: str) -> InteractionRow | None:
-        """The run's newest question, if any."""
-        rows = self.db.query("SELECT * FROM eng_interactions WHERE run_id = ? ORDER BY requested_at DESC, rowid DESC "
-                             "LIMIT 1", (run_id,))
-        return _interaction(rows[0]) if rows else None
-
-    def pending_interactions(self, thread_id: str | None = None) -> list[InteractionRow]:
-        """Questions without an answer (of one thread, or all)."""
-        if thread_id is None:
-            rows = self.db.query("SELECT * FROM eng_interactions WHERE status = 'pending' ORDER BY requested_at")
-        else:
-            rows = self.db.query("SELECT * FROM eng_interactions WHERE status = 'pending' AND thread_id = ? "
-                                 "ORDER BY requested_at", (thread_id,))
-        return [_interaction(r) for r in rows]
-
-    def answer_interaction(self, conn: sqlite3.Connection, interaction_id: str, response: dict[str, Any],
-                           by: str) -> None:
+    def settle_wait(self, conn: sqlite3.Connection, table: "WaitTable", wait_id: str, answer: dict[str, Any],
+                    by: str) -> None:
         """Store an answer unless one is stored already."""
-        conn.execute("UPDATE eng_interactions SET status = 'answered', response = ?, answered_by = ?, answered_at = ? "
-                     "WHERE id = ? AND status = 'pending'", (encode(response), by, self.clock(), interaction_id))
+        conn.execute(f"UPDATE {table.name} SET status = ?, {table.answer} = ?, {table.by} = ?, {table.at} = ? "
+                     "WHERE id = ? AND status = 'pending'", (table.settled, encode(answer), by, self.clock(), wait_id))
 
     # -- attachments ------------------------------------------------------------------------
 
@@ -429,20 +393,30 @@ def _run(row: sqlite3.Row) -> RunRow:
                   stop_reason=row["stop_reason"], error=row["error"])
 
 
-def _approval(row: sqlite3.Row) -> ApprovalRow:
-    return ApprovalRow(id=row["id"], thread_id=row["thread_id"], run_id=row["run_id"], turn_id=row["turn_id"],
-                       item_id=row["item_id"], request=msgspec.json.decode(row["request"]), status=row["status"],
+@dataclass(frozen=True)
+class WaitTable:
+    """Where one kind of request is kept: its table, and the names its columns and settled
+    status have there."""
+
+    name: str
+    noun: str
+    settled: str
+    answer: str
+    by: str
+    at: str
+
+    def row(self, row: sqlite3.Row) -> WaitRow:
+        """A stored request (its status as `pending` or `settled`)."""
+        return WaitRow(id=row["id"], thread_id=row["thread_id"], run_id=row["run_id"], turn_id=row["turn_id"],
+                       item_id=row["item_id"], request=msgspec.json.decode(row["request"]),
+                       status="pending" if row["status"] == "pending" else "settled",
                        requested_at=row["requested_at"], deadline_at=row["deadline_at"],
-                       decision=msgspec.json.decode(row["decision"]) if row["decision"] else None,
-                       decided_by=row["decided_by"], decided_at=row["decided_at"])
+                       answer=msgspec.json.decode(row[self.answer]) if row[self.answer] else None,
+                       answered_by=row[self.by], answered_at=row[self.at])
 
 
-def _interaction(row: sqlite3.Row) -> InteractionRow:
-    return InteractionRow(id=row["id"], thread_id=row["thread_id"], run_id=row["run_id"], turn_id=row["turn_id"],
-                          item_id=row["item_id"], request=msgspec.json.decode(row["request"]), status=row["status"],
-                          requested_at=row["requested_at"], deadline_at=row["deadline_at"],
-                          response=msgspec.json.decode(row["response"]) if row["response"] else None,
-                          answered_by=row["answered_by"], answered_at=row["answered_at"])
+APPROVALS = WaitTable("eng_approvals", "approval", "decided", "decision", "decided_by", "decided_at")
+INTERACTIONS = WaitTable("eng_interactions", "interaction", "answered", "response", "answered_by", "answered_at")
 
 
 _ATTACHMENT_META = "id, thread_id, item_id, name, mime, size, source, created_at"

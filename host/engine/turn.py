@@ -296,15 +296,15 @@ class TurnRunner:
         engine = self.engine
         run = engine.store.run(self.run_id)
         if run.state == runs.WAITING_APPROVAL:
-            approval = engine.store.latest_approval(run.id)
+            approval = engine.approvals.latest(run.id)
             if approval is not None and approval.status == "pending":
                 settled = engine.approvals.cancel(approval.id, by)
                 if settled is not None:
                     engine.approval_resolved(approval, settled)
         elif run.state == runs.WAITING_INTERACTION:
-            asked = engine.store.latest_interaction(run.id)
+            asked = engine.interactions.latest(run.id)
             if asked is not None and asked.status == "pending":
-                engine.interaction_resolved(asked, engine.interactions.settle(asked.id, {"kind": "cancel"}, by))
+                engine.interaction_resolved(asked, engine.interactions.settle_or_read(asked.id, {"kind": "cancel"}, by))
         started = run.pending_tool.call_id if run.pending_tool and run.pending_tool.started_at else None
         for ref, step, ordinal in self._pending_calls(engine.store.path(self.thread_id)):
             node_id = call_node_id(self.turn_id, step, ordinal)

@@ -8,7 +8,7 @@ import msgspec
 
 from protocol import ui
 
-from host.engine.records import ApprovalRow, InteractionRow, NodeRow, RunRow, ThreadRow
+from host.engine.records import NodeRow, RunRow, ThreadRow, WaitRow
 
 
 def thread_meta(row: ThreadRow) -> ui.ThreadMeta:
@@ -42,14 +42,14 @@ def approval_payload(request: dict[str, Any]) -> ui.ApprovalRequestPayload:
     return msgspec.convert(request, ui.ApprovalRequestPayload)
 
 
-def pending_approval(row: ApprovalRow, now: float) -> ui.PendingApproval:
+def pending_approval(row: WaitRow, now: float) -> ui.PendingApproval:
     """A pending approval with the milliseconds it has left at `now`."""
     return ui.PendingApproval(approval_id=row.id, thread_id=row.thread_id, turn_id=row.turn_id, item_id=row.item_id,
                               request=approval_payload(row.request), requested_at=row.requested_at,
                               deadline_at=row.deadline_at, remaining_ms=max(0, int((row.deadline_at - now) * 1000)))
 
 
-def pending_interaction(row: InteractionRow, now: float) -> ui.PendingInteraction:
+def pending_interaction(row: WaitRow, now: float) -> ui.PendingInteraction:
     """A pending question with the milliseconds it has left at `now`."""
     return ui.PendingInteraction(interaction_id=row.id, thread_id=row.thread_id, turn_id=row.turn_id,
                                  item_id=row.item_id, request=row.request, requested_at=row.requested_at,

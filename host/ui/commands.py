@@ -95,9 +95,9 @@ class Commands:
             return thread_id
         try:
             if isinstance(op, ui.ApprovalResponse):
-                return self.engine.store.approval(op.approval_id).thread_id
+                return self.engine.approvals.row(op.approval_id).thread_id
             if isinstance(op, ui.InteractionResponse):
-                return self.engine.store.interaction(op.interaction_id).thread_id
+                return self.engine.interactions.row(op.interaction_id).thread_id
         except (NotFound, StoreError):
             return ""
         return ""

@@ -76,7 +76,7 @@ async def test_bad_parameters_are_refused_and_nothing_waits(harness, server, too
     await harness.turn_done()
     result = results(harness, thread)[0]
     assert result["code"] == "invalid_params" and problem in result["text"]
-    assert harness.engine.store.pending_interactions() == [] and harness.recorder.of("interaction.request") == []
+    assert harness.engine.interactions.pending() == [] and harness.recorder.of("interaction.request") == []
 
 
 async def test_schedule_resume_fires_by_itself(harness, server):

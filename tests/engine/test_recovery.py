@@ -87,7 +87,7 @@ async def test_a_decision_made_just_before_the_stop_is_carried_out_once(tmp_path
     request = await h.recorder.wait_for("approval.request")
     # Decide in storage only, as if the host died between the commit and waking the loop.
     await h.engine.close()
-    h.engine.approvals.decide(request["approvalId"], {"kind": "accept"}, "user")
+    h.engine.approvals.settle(request["approvalId"], {"kind": "accept"}, "user")
     h.store.close()
     h.engine = None
     await h.start()
