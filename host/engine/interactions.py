@@ -3,8 +3,8 @@
 `waiting_interaction` state in one transaction, answered once (the first answer stands), timed
 out from a persisted deadline, and offered again after a restart like approvals.
 
-`interaction_kinds.py` says what each tool asks and how its answer reads; `interaction_calls.py`
-runs one such call inside the loop."""
+`interaction_kinds.py` says what each tool asks and how its answer reads; `interaction_tools.py`
+offers the tools as a router service, and `calls.py` persists a call's request at dispatch."""
 
 from __future__ import annotations
 
