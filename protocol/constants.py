@@ -1,4 +1,5 @@
-"""Fixed facts of the native-messaging link (see design/architecture.md §4)."""
+"""Fixed facts of the native-messaging link: its name and version, and the frame sizes Chrome
+allows in each direction (which is why large host messages travel as chunks)."""
 
 PROTOCOL_NAME = "tabwarden/native-v1"
 PROTOCOL_VERSION = 1

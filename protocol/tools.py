@@ -1,8 +1,8 @@
 """How the contract classifies a tool: its level (the way it reaches the browser: page script,
 debugger, an MCP server, or the host itself) and its effects.
 
-Apart from the UI catalogue and free of heavy imports, so the host's tool registry can read the
-same declaration without loading the catalogue.
+Apart from the UI catalogue and free of heavy imports, so the host's tool declarations can read
+the same classification without loading the catalogue.
 """
 
 from __future__ import annotations

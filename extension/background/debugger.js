@@ -8,7 +8,7 @@ import { markAgentInput } from "./browser-events.js";
 import { protocolError } from "./chunks.js";
 
 const PROTOCOL_VERSION = "1.3";
-let idleDetachMs = 30000; // the notes' 30 s; tests shorten it through the console hook
+let idleDetachMs = 30000; // so the debugging infobar does not linger; tests shorten it (console hook)
 // The domains chrome.debugger lets an extension use.
 export const ALLOWED_DOMAINS = new Set([
   "Accessibility", "Audits", "CacheStorage", "Console", "CSS", "Database", "Debugger", "DOM", "DOMDebugger",

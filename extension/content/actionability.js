@@ -1,6 +1,7 @@
 // Tabwarden page executor, part 6: is the element ready to be acted on, what did the action
-// change, and has the page settled. Checks run in the documented order; the retryable ones are
-// tried again until a 1.5 s budget (capped by the request deadline) runs out.
+// change, and has the page settled. Checks run in a fixed order (see ensureActionable), so a
+// failure always names the first problem; the retryable ones are tried again until a 1.5 s
+// budget (capped by the request deadline) runs out.
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("actionability")) return;

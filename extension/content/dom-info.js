@@ -99,8 +99,9 @@
     return TW.collapse(text);
   }
 
-  // The accessible name, in the documented order; `fromContent` says whether the element's
-  // text may be used as a last resort (it may not for lists, forms, selects...).
+  // The accessible name: the first source that gives one, from aria-labelledby down to the
+  // element's own text; `fromContent` says whether that text may be used as a last resort (it
+  // may not for lists, forms, selects...).
   TW.nameOf = (el, fromContent = true) => {
     const labelledBy = el.getAttribute("aria-labelledby");
     if (labelledBy) {
@@ -143,7 +144,8 @@
 
   TW.isPassword = (el) => el.localName === "input" && el.type === "password";
 
-  // State attributes, in the documented order. Password values are never shown.
+  // State attributes, always in the same order, so an unchanged element gives the same line
+  // (the post-write diff compares lines). Password values are never shown.
   TW.attributesOf = (el, role) => {
     const attrs = [];
     const tag = el.localName;

@@ -1,4 +1,5 @@
-"""The browser gateway: browser tools (L0 tabs and metadata, L1 page executor) from a tool call
-to extension requests, with tab routing, per-tab serialisation, the host-side ref map and the
-post-write snapshot diff. Entry points: `gateway.BrowserGateway` and, for the control socket,
-`control_methods.register`."""
+"""The browser tools (L0 tabs and metadata, L1 the page executor, L2 the debugger bridge), from
+a resolved tool call to extension requests, with tab routing, per-tab serialisation, the host-side
+ref maps, the post-write snapshot diff, manual takeover and the page indicator. Entry points:
+`service.BrowserTools` (the router service), `gateway.BrowserGateway` (the state its runners
+share) and, for the control socket, `control_methods.register`. See README.md."""

@@ -1,5 +1,5 @@
 """Control-socket methods for the browser tools, so tests and the REPL can drive them on the
-running host. Every `tools.call` goes through the gateway, and so through the gatekeeper.
+running host. Every `tools.call` takes the host's one authorisation path, and so the gatekeeper.
 
     tools.call    {tool, params?, tab_id?, thread_id?, policy?}  -> ToolResult
     tools.list    {}                                             -> tool declarations

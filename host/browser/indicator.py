@@ -1,6 +1,6 @@
 """The host side of the page indicator ("Tabwarden is operating", pause, stop).
 
-The executor tells it which tabs each thread's turn drives (`driving`) and when the turn ends
+The browser service (`BrowserTools`) tells it which tabs each thread's turn drives (`driving`) and when the turn ends
 or waits on the user (`release`); it asks the extension to show or hide the indicator in those
 tabs (`indicator.show` / `indicator.hide`, in order, never blocking a tool call). A click on the
 indicator's pause or stop comes back as a `browser.event` named `indicator.action`; the threads

@@ -2,9 +2,10 @@
 
 The default is the tab captured when the user submitted (`bind`); a child tab opened by one of
 the thread's actions on that tab becomes the follow-up default; a closed default is an error,
-never silently replaced by another tab. Threads that never bound a tab (legacy and debug calls)
-lock the most recently used web page on first use. Also kept: the tabs each thread touched and
-the tabs it wrote to ("driven"), which decide whose turn a manual takeover pauses.
+never silently replaced by another tab. Threads that never bound a tab (a turn submitted
+without a browser context, REPL and control-socket calls) lock the most recently used web page
+on first use. Also kept: the tabs each thread touched and the tabs it wrote to ("driven"),
+which decide whose turn a manual takeover pauses.
 """
 
 from __future__ import annotations

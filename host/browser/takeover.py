@@ -1,7 +1,7 @@
 """Manual takeover: a person pressed a key or the mouse in a tab an agent thread is writing to.
-Those threads pause (their page tools fail with `paused`) until they are resumed, so agent
-and person never fight over one page. The engine will turn a pause into its own run state; the
-listeners let it (and the control socket) hear about each pause."""
+Those threads pause (their page tools fail with `paused`) until they are resumed (the next turn
+resumes them), so agent and person never fight over one page. The listeners hear about each
+pause: the engine interrupts the thread's turn with a notice, the control socket broadcasts it."""
 
 from __future__ import annotations
 

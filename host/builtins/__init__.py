@@ -1,2 +1,2 @@
-"""Built-in tools that run in the host (fetch_url, download, memory, artifacts), the page watcher
-behind watch_page, and the page indicator's host side. See README.md."""
+"""Built-in tools that run in the host (fetch_url, download, memory, artifacts) as one router
+service (`service.BuiltinTools`), with their control methods and settings. See README.md."""

@@ -1,7 +1,8 @@
 """Control methods every host serves: host status and link diagnostics.
 
-Later subsystems (gatekeeper, engine, browser tools) register their own methods on the same
-server; every browser action goes through the gatekeeper there, never through these.
+The subsystems (`SUBSYSTEM_METHODS`: browser tools, gatekeeper, engine, UI ops, built-ins, MCP)
+register their own methods on the same server; every tool call goes through the gatekeeper
+there, never through these.
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
 """The audit log: an append-only, hash-chained SQLite table of every decision and outcome.
 
-Each row stores what seed 004 asks for (time, thread, turn, tool, target origin, a keyed digest
-of the parameters and a redacted copy, verdict, code, winning rule, flags, approval decision,
-tool outcome) plus `prev_hash` and `hash = sha256(prev_hash + canonical row)`. Triggers refuse
-UPDATE and DELETE; `verify` recomputes the chain, so an edit made behind the triggers' back (or a
-row removed from the middle) is found. Removing rows from the *end* cannot be seen from inside the
-file: keep the head hash `verify` reports if that matters.
+Each row stores enough to say later who did what, where, and why it was allowed (time, thread,
+turn, tool, target origin, a keyed digest of the parameters and a redacted copy, verdict, code,
+winning rule, flags, approval decision, tool outcome) plus `prev_hash` and
+`hash = sha256(prev_hash + canonical row)`. Triggers refuse UPDATE and DELETE; `verify`
+recomputes the chain, so an edit made behind the triggers' back (or a row removed from the
+middle) is found. Removing rows from the *end* cannot be seen from inside the file: keep the head
+hash `verify` reports if that matters.
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ Order (the first step that hits decides):
   11 session grant                                 allow  session_grant
   12 allow rule                                    allow  rule_allow
   13 the policy's default                          ask | allow  policy_default
-Issue 7 lists the scope lock after the payload check; it runs before the asks here so that a write
-outside the lock is always *denied*, never turned into a question the user might wave through.
+The scope lock is checked before every ask, so that a write outside the lock is always *denied*,
+never turned into a question the user might wave through.
 """
 
 from __future__ import annotations

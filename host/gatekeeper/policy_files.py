@@ -9,7 +9,7 @@ Format (JSON):
      "guarded_origins": ["crm.example.com"],
      "examples": [{"tool": "click", "origin": "https://a.shop.example", "expect": "allow"}]}
 Rules in the user file get source `user_setting`, in the managed file `managed`. `action` is
-accepted for `verdict` (the seed-002 spelling). `examples` are checked when the file loads: a file
+accepted as another name for `verdict`. `examples` are checked when the file loads: a file
 whose own examples fail is refused like an invalid one.
 
 Files in the working directory are never read: permissions belong to the user and the

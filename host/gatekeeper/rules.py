@@ -1,9 +1,9 @@
 """Permission rules: the model, validation, and an index that finds the winner fast.
 
 A rule is `{tool, origin, verdict, source, args?, created_at}`. `args` maps a parameter name to a
-regular expression that must be found in the parameter's value (all of them must match; the
-seed-002 form). The winner among matching rules is decided by, in order: specificity (tool part +
-origin part), whether it has `args` conditions, source (managed > user_setting > approval_persist
+regular expression that must be found in the parameter's value (all of them must match). The
+winner among matching rules is decided by, in order: specificity (tool part + origin part),
+whether it has `args` conditions, source (managed > user_setting > approval_persist
 > plugin_default), restrictiveness (deny > ask > allow) and recency. Managed rules form a tier of
 their own: a user's rule may be stricter than the managed winner but never looser.
 """

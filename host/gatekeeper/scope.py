@@ -1,7 +1,7 @@
 """Per-thread scope: the origins the user has accepted writes to, and the optional scope lock.
 
 `scope_origins` grows with every accepted approval and decides whether an e-mail address is going
-to a third party. The scope lock (seed 004's per-task domain allowlist) confines a thread's writes
+to a third party. The scope lock (a per-task allowlist of sites) confines a thread's writes
 and navigations to a set of origin patterns. Both survive a host restart.
 """
 

@@ -2,8 +2,8 @@
 
 Users may add patterns to either list; built-ins cannot be removed. Blocked covers browser
 internals, stores, payments, banks, brokers, government and every extension page (ours included:
-the agent must never be able to press its own approval buttons). Guarded is seed 004's top level
-(L5): places where one write sends, shares or grants something on the user's behalf.
+the agent must never be able to press its own approval buttons). Guarded covers the places where
+one write sends, shares or grants something on the user's behalf.
 """
 
 from __future__ import annotations

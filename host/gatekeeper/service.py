@@ -75,7 +75,8 @@ class AppliedDecision(msgspec.Struct, frozen=True):
 
 
 class RuleView(msgspec.Struct, frozen=True):
-    """A rule with where it came from (seed 002's per-rule provenance)."""
+    """A rule with where it came from, so a person can see why it is in force and whether they may
+    remove it."""
 
     rule: Rule
     provenance: str  # builtin | user:<path> | managed:<path> | store | injected:<name>
@@ -83,7 +84,8 @@ class RuleView(msgspec.Struct, frozen=True):
 
 
 class ActivePermissions(msgspec.Struct, frozen=True):
-    """A snapshot of what is in force (seed 002's `active_permissions()`)."""
+    """A snapshot of what is in force: the policy, every rule with its provenance, the origin lists
+    and their revision."""
 
     policy: str
     rules: list[RuleView]

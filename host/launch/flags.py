@@ -1,4 +1,7 @@
-"""The browser's command line for a launch (see reference/chromium-e2e.md for why each flag)."""
+"""The browser's command line for a launch: a dedicated profile that asks nothing at start and
+keeps its passwords out of the OS keyring, our extension loaded by flag (or over the debugging
+pipe, for browsers that ignore the flag), and for headless runs no GPU, no reliance on a small
+/dev/shm and no background traffic."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The long-lived subsystems of one host process, created on first use and shared by the
-browser link, the control server and (later) the engine: one store, one gatekeeper, one
-browser gateway. Inbound browser frames that are not replies are routed from here."""
+browser link, the control server and the engine: one store, one gatekeeper, one browser
+gateway, one tool router. Inbound browser frames that are not replies are routed from here."""
 
 from __future__ import annotations
 
@@ -94,7 +94,8 @@ class HostServices:
 
     @cached_property
     def gateway(self) -> "BrowserGateway":
-        """The browser tool gateway (tab routes, ref maps, L0/L1 dispatch)."""
+        """The state the browser tools share (tab routes, ref maps, the extension bridge, debugger
+        sessions)."""
         from host.browser.events import handle_event
         from host.browser.gateway import BrowserGateway
 

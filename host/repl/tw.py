@@ -1,9 +1,9 @@
 """`tw`: the running host as the REPL sees it.
 
-Every browser action is a `tools.call`, so it goes through the host's gateway and gatekeeper
-exactly as the side panel's would: the REPL has no way around a denial or an approval. What it
-adds is convenience: a default thread (`tw.thread`) and policy (`tw.policy`), the last tab used,
-tab/ref lookups for `explain`, and output that prints well.
+Every browser action is a `tools.call`, so it takes the host's one authorisation path (and so
+the gatekeeper) exactly as the side panel's would: the REPL has no way around a denial or an
+approval. What it adds is convenience: a default thread (`tw.thread`) and policy (`tw.policy`),
+the last tab used, tab/ref lookups for `explain`, and output that prints well.
 """
 
 from __future__ import annotations
@@ -93,7 +93,8 @@ class Tabwarden:
 
     async def run(self, tool: str, tab: int | None = None, *, thread: str | None = None,
                   policy: str | None = None, **params: Any) -> View:
-        """Run any tool as thread `tw.thread`, through the gateway and the gatekeeper."""
+        """Run a browser tool as thread `tw.thread`, through the gatekeeper (the host's own tools
+        run only in conversations)."""
         args: dict[str, Any] = {"tool": tool, "params": params, "thread_id": thread or self.thread}
         if tab is not None:
             args["tab_id"] = tab

@@ -1,6 +1,6 @@
 """Schema migrations, per component.
 
-Each component (the gatekeeper, later the engine) owns an ordered list of migrations and applies it
+Each component (the gatekeeper, the engine, the built-ins' memory) owns an ordered list of migrations and applies it
 with `Store.migrate(component, migrations)`. Applied versions are recorded in `schema_migrations`,
 so running the same list again is a no-op and a newer list only applies what is missing.
 """

@@ -169,7 +169,7 @@ _TOOLS: tuple[ToolSpec, ...] = (
        interaction=True, params_type=bp.WatchPageParams, target="watched", runner=_interaction("watch_page")),
 )
 
-# Other names a tool is known by (earlier designs called the artifact tool `artifact_create`).
+# Other names a tool answers to (the artifact tool was once called `artifact_create`).
 ALIASES: MappingProxyType[str, str] = MappingProxyType({"artifact_create": "artifact"})
 
 CATALOG: MappingProxyType[str, ToolSpec] = MappingProxyType({t.name: t for t in _TOOLS})

@@ -60,7 +60,7 @@ class Runner:
 class ToolSpec:
     """The declaration of one tool.
 
-    Defaults follow the tool registry conventions: reads are retry-safe and writes never-retry;
+    The defaults follow from level and effects: reads are retry-safe and writes never-retry;
     builtin results are trusted tool output, MCP results untrusted MCP output, and browser results
     untrusted page content.
     """

@@ -1,4 +1,4 @@
-"""Tool parameter types: the documented bounds, structured errors with paths, and what the page
+"""Tool parameter types: the declared bounds, structured errors with paths, and what the page
 executor gets (host-only keys stripped)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Deep refs going stale, through the real L2 tool code on a fake bridge: every reason the notes
-name, and in none of them is a DOM.* or Input.* write sent. A current ref clicks normally."""
+"""Deep refs going stale, through the real L2 tool code on a fake bridge: every `StaleReason`,
+and in none of them is a DOM.* or Input.* write sent. A current ref clicks normally."""
 
 from __future__ import annotations
 

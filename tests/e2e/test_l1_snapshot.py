@@ -1,4 +1,4 @@
-"""read_page and the other L1 reads in a real browser: the documented snapshot format, interactive
+"""read_page and the other L1 reads in a real browser: the snapshot's line format, interactive
 detection with innermost folding, shadow roots, frames, budgets that never hide refs silently,
 EMPTY_TREE, find_in_page, extract with paging, selection, scrolling and waiting. Each test drives
 the host's tool API and checks the page itself over CDP where the tool could have changed it."""

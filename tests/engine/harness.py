@@ -1,5 +1,5 @@
 """An in-process engine for tests: a real Store and Gatekeeper in a temp folder, a fake model
-server over real HTTP, and a scripted tool executor standing in for the browser."""
+server over real HTTP, and a scripted browser service (`FakeExecutor`) standing in for the browser."""
 
 from __future__ import annotations
 

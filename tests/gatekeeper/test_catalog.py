@@ -3,8 +3,8 @@ import pytest
 from host.tools import CATALOG, lookup, mcp_tool
 from host.tools.spec import ToolSpec
 
-# The documented tool table: name -> (level, effects). (load_skill is not declared: nothing runs
-# skills yet, and a declared tool must have a runner.)
+# Every tool's level and effects (name -> (level, effects)), written out apart from the catalog:
+# what a tool is judged as must not change by accident, only here and there together.
 NOTES_TABLE = {
     "tabs_list": ("L0", "read"), "tab_open": ("L0", "write"), "tab_focus": ("L0", "write"),
     "tab_close": ("L0", "write"), "navigate": ("L0", "write"), "go_back": ("L0", "write"),
@@ -26,7 +26,7 @@ NOTES_TABLE = {
     "fetch_url": ("builtin", "write"),
 }
 
-# The category table of the notes.
+# The action category of every write (what `category:<name>` rules match), written out the same way.
 CATEGORY_TABLE = {
     "navigate": {"navigate", "tab_open", "tab_focus", "tab_close", "go_back", "go_forward", "session_restore"},
     "organize": {"tabs_group", "tab_group_update"},

@@ -1,4 +1,4 @@
-"""The decision order, with the seeds' and the notes' examples (verdict + code)."""
+"""The decision order, step by step, with an example of each outcome (verdict + code)."""
 
 import pytest
 
@@ -42,12 +42,13 @@ def test_script_destinations_are_denied_whatever_else_says_yes(url, tool):
     assert (d.verdict, d.code) == ("deny", "script_scheme")
 
 
-# Probed sensitive-origin outcomes from the notes (writes under auto, so only the list can deny).
+# Spellings of blocked origins that must still be recognised (writes under auto, so only the list
+# can deny).
 @pytest.mark.parametrize("origin", [
     "https://www.chase.com.", "https://www.chase.com..", "http://www.chase.com:8080", "http://pay.google.com",
     "https://pay.google.com:8443", "https://x.chromewebstore.google.com", "https://gov", "https://bücher.gov",
     "chrome://settings", "edge://settings", "about:blank", "https://www.paypal.com", "https://www.icbc.com.cn",
-    # [gap] fixed: uppercase schemes and wrappers.
+    # Uppercase schemes and URLs wrapped in another scheme.
     "CHROME://settings", "view-source:https://www.chase.com", "blob:https://www.chase.com/1234",
     "filesystem:https://www.chase.com/temporary/x",
     # Extension pages, ours included, are never written to.
@@ -109,7 +110,7 @@ def test_deny_rule_names_the_rule_and_source():
 
 
 def test_ask_rule_is_not_silenced_by_a_grant():
-    # Seed 000: {tool: 'category:fill', origin: '*', verdict: 'ask'} = every form fill asks.
+    # {tool: 'category:fill', origin: '*', verdict: 'ask'}: every form fill asks, grant or not.
     d = decide("type", {"ref": "s1", "text": "hello"}, policy="auto", grants={("type", SHOP)},
                rules=[dict(tool="category:fill", origin="*", verdict="ask")])
     assert (d.verdict, d.code) == ("ask", "rule_ask")
@@ -119,7 +120,7 @@ def test_ask_rule_is_not_silenced_by_a_grant():
 @pytest.mark.parametrize("params,finding", [
     ({"ref": "s1", "text": "4111 1111 1111 1111"}, "card_number"),
     ({"ref": "s1", "text": "378282246310005"}, "card_number"),
-    ({"ref": "s1", "text": "4111 1111 1111 1111 1"}, "card_number"),  # [gap] the greedy miss
+    ({"ref": "s1", "text": "4111 1111 1111 1111 1"}, "card_number"),  # a trailing group must not hide the number
     ({"ref": "s1", "password": "x"}, "credential_field"),
     ({"ref": "s1", "text": "GB82 WEST 1234 5698 7654 32"}, "iban"),
     ({"ref": "s1", "text": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbg=="}, "private_key"),

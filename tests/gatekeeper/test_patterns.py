@@ -18,7 +18,7 @@ def matches(pattern: str, origin: str) -> bool:
     ("*.example.com", "https://example.com", True),
     ("*.example.com", "http://a.b.example.com:8080", True),
     ("*.example.com", "https://notexample.com", False),
-    ("*.X.com", "https://a.x.com", True),  # [gap] fixed: patterns are normalised
+    ("*.X.com", "https://a.x.com", True),  # patterns are normalised like origins
     ("*.x.com.", "https://a.x.com", True),
     ("*.gov", "https://gov", True),
     ("*.bücher.example", "https://www.xn--bcher-kva.example", True),

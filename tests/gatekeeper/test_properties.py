@@ -88,7 +88,7 @@ def test_adding_allow_rules_never_turns_a_non_rule_deny_into_allow(tool, origin,
     if before.verdict == "deny" and (before.code != "rule_deny" or before.rule.source == "managed"):
         assert after.verdict == "deny"
     if before.verdict == "deny" and before.code == "rule_deny" and after.verdict != "deny":
-        # A user's deny rule gives way only by the documented order: to an added allow rule that is more
+        # A user's deny rule gives way only by the precedence of rules.py: to an added allow rule that is more
         # specific, or as specific and from a higher source (a tie on both goes to the deny).
         deny_key = compile_rule(before.rule).sort_key[:3]
         assert any(compile_rule(r).sort_key[:3] < deny_key for r in extra)

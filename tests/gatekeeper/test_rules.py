@@ -55,7 +55,7 @@ def test_managed_rules_cannot_be_loosened_by_a_more_specific_user_rule():
     assert winner(rules)[2:] == ("deny", "user_setting")
 
 
-# Seed 002: args conditions, regex per parameter, all must match.
+# Rules with args conditions: a regular expression per parameter, all must match.
 SEED_002 = [
     dict(tool="write_file", origin="*", verdict="allow", args={"path": "^/tmp/"}),
     dict(tool="write_file", origin="*", verdict="ask"),
@@ -78,7 +78,7 @@ def test_seed_002_args_conditions(tool, params, expected):
 
 
 def test_args_rule_outranks_the_same_rule_without_args():
-    # Seed 002's pitfall (a general rule shadowing a specific one) cannot happen: order is irrelevant.
+    # A general rule listed first never shadows a more specific one: the order of the list is irrelevant.
     rules = [dict(tool="write_file", origin="*", verdict="ask"),
              dict(tool="write_file", origin="*", verdict="allow", args={"path": "^/tmp/"})]
     assert winner(rules, tool="write_file", params={"path": "/tmp/a"}, category=None)[2] == "allow"

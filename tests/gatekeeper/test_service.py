@@ -76,7 +76,7 @@ def test_accept_for_site_never_creates_a_global_allow_for_originless_calls(gk):
 
 
 def test_accept_for_site_does_not_invalidate_its_own_dispatch(gk):
-    """[gap/pitfall] fixed: the approval's own rule must not break the dispatch re-check."""
+    """The rule an approval adds must not break the dispatch re-check of the call it approved."""
     card = {"ref": "s1", "text": "4111 1111 1111 1111"}
     first = gk.check(req("type", card, call_id="c1"))
     assert (first.verdict, first.code) == ("ask", "sensitive_payload")

@@ -1,8 +1,9 @@
 """Real-browser test harness: headless Chromium with our unpacked extension and the real host.
 
-Follows reference/chromium-e2e.md: a fresh profile per run, the host registered with
-`tabwarden install --user-data-dir`, the browser in its own session, and a three-step stop
-(SIGTERM the browser, SIGKILL the group, then end by PID anything naming the run dir).
+Each run is kept apart from the machine and from other runs: a fresh profile, the host registered
+with `tabwarden install --user-data-dir` for that profile only, the browser in its own session,
+and a three-step stop (SIGTERM the browser, SIGKILL the group, then end by PID anything naming
+the run dir) so that nothing outlives the run.
 """
 
 from __future__ import annotations
