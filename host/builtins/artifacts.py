@@ -10,10 +10,26 @@ from __future__ import annotations
 
 import base64
 import os
-from typing import Any
+from typing import Any, Protocol
 
-from host.engine.records import AttachmentRow
-from host.engine.store import EngineStore, new_id
+
+class Attachment(Protocol):
+    """A file kept with a thread (the engine's attachment rows)."""
+
+    id: str
+    thread_id: str
+    name: str
+    mime: str
+    size: int
+    created_at: float
+    content: bytes | None
+
+
+class AttachmentStore(Protocol):
+    """Where attachments are kept (the engine's store)."""
+
+    def add_attachment(self, *, thread_id: str, item_id: str | None, name: str, mime: str, content: bytes,
+                       source: str, now: float) -> Attachment: ...
 
 TYPES: dict[str, str] = {
     ".txt": "text/plain", ".md": "text/markdown", ".csv": "text/csv", ".tsv": "text/tab-separated-values",
@@ -42,33 +58,30 @@ def mime_for(name: str) -> str:
     return mime
 
 
-def save(store: EngineStore, *, thread_id: str, item_id: str | None, name: str, content: str, max_bytes: int,
-         now: float) -> AttachmentRow:
+def save(store: AttachmentStore, *, thread_id: str, item_id: str | None, name: str, content: str, max_bytes: int,
+         now: float) -> Attachment:
     """Keep `content` with the thread; ArtifactRefused when its type or size is not allowed."""
     mime = mime_for(name)
     data = content.encode("utf-8")
     if len(data) > max_bytes:
         raise ArtifactRefused("too_large", f"{name!r} is {len(data)} bytes; artifacts hold at most {max_bytes}")
-    row = AttachmentRow(id=new_id(), thread_id=thread_id, item_id=item_id, name=name, mime=mime, size=len(data),
-                        source=SOURCE, created_at=now, content=data)
-    with store.transaction() as conn:
-        store.insert_attachment(conn, row)
-    return row
+    return store.add_attachment(thread_id=thread_id, item_id=item_id, name=name, mime=mime, content=data,
+                                source=SOURCE, now=now)
 
 
-def wire(row: AttachmentRow) -> dict[str, Any]:
+def wire(row: Attachment) -> dict[str, Any]:
     """An attachment's description (no bytes) as JSON."""
     return {"artifactId": row.id, "threadId": row.thread_id, "name": row.name, "mime": row.mime, "size": row.size,
             "createdAt": row.created_at}
 
 
-def data_url(row: AttachmentRow) -> str:
+def data_url(row: Attachment) -> str:
     """The file as a data: URL (what the browser downloads)."""
     assert row.content is not None
     return f"data:{row.mime};charset=utf-8;base64,{base64.b64encode(row.content).decode('ascii')}"
 
 
-async def offer(bridge: Any, row: AttachmentRow) -> int:
+async def offer(bridge: Any, row: Attachment) -> int:
     """Ask the browser to save the artifact in the downloads folder; returns the download id."""
     return int(await bridge.api("downloads.download", {"url": data_url(row), "filename": row.name,
                                                         "conflictAction": "uniquify", "saveAs": False}))

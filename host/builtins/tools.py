@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from host.builtins import artifacts, downloads
 from host.builtins import memory as memories
 from host.builtins.fetch import FetchFailed, fetch
-from host.engine.fence import fence, live_nonce
+from host.tools.fence import fence, live_nonce
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.result import ToolResult

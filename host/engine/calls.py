@@ -33,7 +33,7 @@ from host.tools.result import failure
 from host.tools.spec import ToolSpec
 
 if TYPE_CHECKING:
-    from host.engine.turn import TurnRunner
+    from host.engine.parts import TurnContext
 
 log = logging.getLogger("tabwarden.engine")
 
@@ -71,7 +71,7 @@ def params_summary(params: Any) -> str:
 class CallProcessor:
     """Processes the calls of one turn (one instance per TurnRunner)."""
 
-    def __init__(self, runner: "TurnRunner"):
+    def __init__(self, runner: "TurnContext"):
         self.runner = runner
         self.engine = runner.engine
 

@@ -23,7 +23,7 @@ from host.tools.result import ToolResult
 from host.tools.spec import ToolSpec
 
 if TYPE_CHECKING:
-    from host.engine.engine import Engine
+    from host.engine.parts import EngineParts
 
 log = logging.getLogger("tabwarden.engine")
 
@@ -33,7 +33,7 @@ NO_WATCHER = "this host cannot watch pages (no browser is connected)"
 class InteractionTools(ToolService):
     """The interaction tools of one engine."""
 
-    def __init__(self, engine: "Engine"):
+    def __init__(self, engine: "EngineParts"):
         self.engine = engine
 
     def _browser(self) -> Any:

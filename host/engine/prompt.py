@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from host.engine.fence import fence, stable_nonce
+from host.tools.fence import fence, stable_nonce
 from host.engine.records import AssistantBody, NodeRow, NoticeBody, ToolResultBody, UserBody
 from host.providers.model import Image, Message, Text, ToolCall, ToolResult
 

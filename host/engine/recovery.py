@@ -23,7 +23,7 @@ from host.engine.records import NoticeBody, RunRow
 from host.engine.views import run_view
 
 if TYPE_CHECKING:
-    from host.engine.engine import Engine
+    from host.engine.parts import EngineParts
 
 log = logging.getLogger("tabwarden.engine")
 
@@ -31,7 +31,7 @@ UNCERTAIN = ("The host stopped while {tool} was running; it may or may not have 
              "then choose: run it again, treat it as done, or fail the task.")
 
 
-def _fail(engine: "Engine", run: RunRow, code: str, message: str) -> None:
+def _fail(engine: "EngineParts", run: RunRow, code: str, message: str) -> None:
     with engine.store.transaction() as conn:
         engine.store.update_run(conn, run.id, state=runs.FAILED, stop_reason="error", error=f"{code}: {message}",
                                 pending_tool=None)
@@ -40,7 +40,7 @@ def _fail(engine: "Engine", run: RunRow, code: str, message: str) -> None:
     log.warning("run %s failed at recovery: %s", run.id, code)
 
 
-def _pause_uncertain(engine: "Engine", run: RunRow) -> None:
+def _pause_uncertain(engine: "EngineParts", run: RunRow) -> None:
     assert run.pending_tool is not None
     message = UNCERTAIN.format(tool=run.pending_tool.tool)
     with engine.store.transaction() as conn:
@@ -56,7 +56,7 @@ def _pause_uncertain(engine: "Engine", run: RunRow) -> None:
     engine.bus.emit(ui.RunRecoveryRequired, run.thread_id, run=run_view(paused), message=message)
 
 
-def recover(engine: "Engine") -> list[str]:
+def recover(engine: "EngineParts") -> list[str]:
     """Settle what cannot continue; return the threads whose runs may resume."""
     threads: list[str] = []
     for run in engine.store.live_runs():

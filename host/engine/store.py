@@ -325,13 +325,17 @@ class EngineStore:
 
     # -- attachments ------------------------------------------------------------------------
 
-    def insert_attachment(self, conn: sqlite3.Connection, row: AttachmentRow) -> None:
-        """Keep a file with its thread (`row.content` is required here)."""
-        assert row.content is not None
-        conn.execute("INSERT INTO eng_attachments (id, thread_id, item_id, name, mime, content, size, source, "
-                     "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     (row.id, row.thread_id, row.item_id, row.name, row.mime, row.content, row.size, row.source,
-                      row.created_at))
+    def add_attachment(self, *, thread_id: str, item_id: str | None, name: str, mime: str, content: bytes,
+                       source: str, now: float) -> AttachmentRow:
+        """Keep a file with its thread, in a transaction of its own; returns its row."""
+        row = AttachmentRow(id=new_id(), thread_id=thread_id, item_id=item_id, name=name, mime=mime, size=len(content),
+                            source=source, created_at=now, content=content)
+        with self.transaction() as conn:
+            conn.execute("INSERT INTO eng_attachments (id, thread_id, item_id, name, mime, content, size, source, "
+                         "created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                         (row.id, row.thread_id, row.item_id, row.name, row.mime, row.content, row.size, row.source,
+                          row.created_at))
+        return row
 
     def attachment(self, attachment_id: str, *, content: bool = False) -> AttachmentRow:
         """An attachment (with its bytes when `content`); NotFound when there is none."""

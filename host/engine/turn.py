@@ -28,7 +28,7 @@ from host.engine.records import AssistantBody, CallRef, NodeRow, NoticeBody, Run
 from host.engine.store import DEFAULT_TITLE, new_id
 
 if TYPE_CHECKING:
-    from host.engine.engine import Engine
+    from host.engine.parts import EngineParts
     from host.providers.model import Completion
 
 log = logging.getLogger("tabwarden.engine")
@@ -48,7 +48,7 @@ class AnswerRejected(Exception):
 
 
 class TurnRunner:
-    def __init__(self, engine: "Engine", run: RunRow):
+    def __init__(self, engine: "EngineParts", run: RunRow):
         self.engine = engine
         self.run_id = run.id
         self.thread_id = run.thread_id

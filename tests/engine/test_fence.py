@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host.engine.fence import FenceError, defang, fence, live_nonce, stable_nonce
+from host.tools.fence import FenceError, defang, fence, live_nonce, stable_nonce
 from host.engine.prompt import KERNEL_PROMPT, build_messages, environment_line
 from host.engine.records import AssistantBody, CallRef, NodeRow, ToolResultBody, UserBody
 from host.providers.model import Text, ToolResult
