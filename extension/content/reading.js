@@ -1,5 +1,5 @@
-// Tabwarden page executor, part 9: the read tools (read_page, find_in_page, extract,
-// get_selection, scroll, wait_for).
+// Tabwarden page executor, part 9: the read tools, by name (each declared in host/tools/catalog.py
+// with the page executor as its runner's other half).
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("reading")) return;
@@ -115,7 +115,7 @@
       truncated = true;
     }
     const text = `# ${TW.clip(TW.collapse(document.title), 200)}\nURL: ${location.href}\n\n${body}${truncated ? `\n[content truncated at ${EXTRACT_LIMIT} characters]` : ""}`;
-    return { resultText: text, extract: { chars: text.length, truncated } };
+    return { resultText: text, extracted: { chars: text.length, truncated } };
   };
 
   TW.reads.get_selection = async () => {

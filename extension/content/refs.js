@@ -1,7 +1,8 @@
 // Tabwarden page executor, part 4: turning a ref back into an element. Resolution is strict:
 // the ref must belong to the current snapshot of this document and every frame on its way must
-// still hold the document it held then. One recovery is allowed for click, type and
-// select_option: same document, identical hint, identical frame chain, exactly one candidate.
+// still hold the document it held then. One recovery is allowed where the host sends
+// `allowRecovery` (tools declared with ref recovery): same document, identical hint, identical
+// frame chain, exactly one candidate.
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("refs")) return;

@@ -10,7 +10,7 @@ running host. Every `tools.call` takes the host's one authorisation path, and so
     browser.resume {thread_id}                                   -> lift a manual-takeover pause
     browser.paused {}                                            -> current pauses
     browser.deep_refs {tab_id}                                   -> the latest deep read of a tab
-    browser.attach_file {thread_id, name, data_base64, mime?}    -> a user-provided attachment for upload_file
+    browser.attach_file {thread_id, name, data_base64, mime?}    -> a user-provided attachment (the only files a page upload may use)
     browser.debugger {tab_id}                                    -> the debugger state of a tab (epoch, sessions)
 
 With TABWARDEN_TEST_HOOKS=1 in the host's environment, `test.content_call` also sends a raw
@@ -247,7 +247,7 @@ async def browser_deep_refs(params: dict[str, Any], conn: "ControlConnection") -
 
 
 async def browser_attach_file(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
-    """Hand a file to a thread as the user (the control socket is the user's own): upload_file
+    """Hand a file to a thread as the user (the control socket is the user's own): a file upload
     may then put it into a page of that thread."""
     import base64
     import binascii

@@ -1,4 +1,4 @@
-"""L1 read tools: read_page, find_in_page, extract, get_selection, scroll, wait_for.
+"""The page executor's read tools (see their declarations for which runner each has).
 
 Reads never install the dialog patch and are retry-safe: when the page stops answering (it
 reloaded, or the executor was lost) the call is sent once more, to a freshly injected executor.
@@ -46,8 +46,8 @@ async def run_read(call: ToolCall, browser: "BrowserGateway") -> ExecuteResult:
 
 
 async def read_tool(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
-    """read_page, find_in_page, get_selection, scroll, wait_for: the page's text is the answer.
-    A read_page that finds an empty tree falls back to the accessibility tree (through CDP)."""
+    """A read whose answer is the page executor's text. A snapshot that finds an empty tree falls
+    back to the accessibility tree (through CDP)."""
     try:
         result = await run_read(call, browser)
     except ToolFailure as exc:
@@ -86,13 +86,13 @@ async def extract(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     assert isinstance(call.params, ExtractParams)
     result = await run_read(call, browser)
     piece, info = window(result.result_text, call.params.from_char)
-    details = {**call.details, **info, "truncatedAtSource": bool((result.extract or {}).get("truncated"))}
+    details = {**call.details, **info, "truncatedAtSource": bool((result.extracted or {}).get("truncated"))}
     browser.routes.touch(call.thread_id, call.tab_id, wrote=False)  # type: ignore[arg-type]
     return success(call.tool, piece, tab_id=call.tab_id, details=details)
 
 
 async def _empty_tree_fallback(call: ToolCall, browser: "BrowserGateway", empty: ToolFailure) -> ToolResult:
-    """read_page found nothing: outline the accessibility tree instead, or say that it is empty too."""
+    """The snapshot found nothing: outline the accessibility tree instead, or say that it is empty too."""
     from host.browser.l2.fallback import ax_outline
 
     try:

@@ -1,5 +1,5 @@
-"""L1 write tools (click, type, select_option, hover, batch_actions, and press_key's synthetic fallback):
-dispatch inside the dialog patch, diff the post-write snapshot against the last one, adopt a
+"""The page executor's write tools (and the synthetic fallback of trusted key presses): dispatch
+inside the dialog patch, diff the post-write snapshot against the last one, adopt a
 child tab the action opened, and, when the page never answers, work out what happened without
 ever sending the write again.
 """

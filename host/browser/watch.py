@@ -1,4 +1,4 @@
-"""The page watcher behind watch_page: polls one tab until its condition holds.
+"""The page watcher behind page watches: polls one tab until its condition holds.
 
 Each round reads the tab (L0, `tabs.get`) for its URL, then, when the URL condition holds and
 text is watched, asks the page executor once (`wait_for` with no wait) whether the text is
@@ -50,8 +50,8 @@ async def _text_present(bridge: Any, tab_id: int, params: dict[str, Any]) -> boo
     return True
 
 
-async def watch_page(bridge: Any, request: dict[str, Any], recheck: Recheck, *, poll_s: float = POLL_S) -> dict:
-    """Wait until the condition of a watch_page `request` holds on its tab. Returns the answer
+async def watch_until(bridge: Any, request: dict[str, Any], recheck: Recheck, *, poll_s: float = POLL_S) -> dict:
+    """Wait until the condition of a watch `request` holds on its tab. Returns the answer
     to settle the interaction with: submit (with the URL) or cancel (with the reason)."""
     tab_id = int(request["tabId"])
     origin = str(request.get("origin") or "")

@@ -59,5 +59,5 @@ class ExecuteResult(Wire, kw_only=True):
     opens_tabs: list[Annotated[str, msgspec.Meta(max_length=8192)]] = []
     steps: list[dict[str, Any]] = []
     scroll: dict[str, Any] | None = None
-    extract: dict[str, Any] | None = None
+    extracted: dict[str, Any] | None = None
     rect: dict[str, Any] | None = None

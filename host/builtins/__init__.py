@@ -1,2 +1,2 @@
-"""Built-in tools that run in the host (fetch_url, download, memory, artifacts) as one router
+"""Built-in tools that run in the host (host-side fetches, downloads, memory, artifacts) as one router
 service (`service.BuiltinTools`), with their control methods and settings. See README.md."""

@@ -1,4 +1,4 @@
-"""fetch_url: one HTTP GET from the host, through the SSRF guard.
+"""A host-side fetch: one HTTP GET from the host, through the SSRF guard.
 
     check_url(url) → connect only to checked addresses (netguard) → redirects: each target
     checked again (check_url), followed only within the origin the gatekeeper judged (another

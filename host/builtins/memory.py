@@ -1,7 +1,7 @@
 """Memory: a small key-value store per profile that the model consults across threads.
 
-Reads are always allowed (`memory_read`); writes are writes (`memory_write`, judged like any
-other). The user lists, edits and clears it from the REPL (`memory.*` control methods). Every
+The model reads it (always allowed) and writes it (a write, judged like any other) through the
+built-in tools. The user lists, edits and clears it from the REPL (`memory.*` control methods). Every
 entry records who wrote it last (`model` or `user`). Limits (entries, value length) come from
 builtins.json; a write over a limit is refused with a code and changes nothing.
 """

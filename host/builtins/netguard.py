@@ -96,7 +96,7 @@ def resolver_from_env(environ: dict[str, str] | None = None) -> Resolver:
     except (ValueError, TypeError, KeyError, AttributeError) as exc:
         log.warning("ignoring %s: %s", TEST_HOSTS_ENV, exc)
         return GuardedResolver()
-    log.warning("test hook: fetch_url resolves %s from %s", ", ".join(sorted(mapping)), TEST_HOSTS_ENV)
+    log.warning("test hook: host-side fetches resolve %s from %s", ", ".join(sorted(mapping)), TEST_HOSTS_ENV)
     return MappedResolver(mapping)
 
 

@@ -1,13 +1,12 @@
-"""`BuiltinTools`: the tools the host runs itself, as one router service.
+"""`BuiltinTools`: the tools the host runs itself (their declarations name `builtins`), as one
+router service: host-side fetches through the SSRF guard (fetch.py), browser downloads
+(downloads.py), the profile's memory (memory.py) and artifacts kept with the thread
+(artifacts.py). The runners are in tools.py.
 
-    fetch_url     host-side GET through the SSRF guard (fetch.py)        judged by its destination
-    download      the browser downloads a URL (downloads.py)             judged by its destination
-    memory_read   the profile's memory (memory.py)                       always allowed
-    memory_write                                                          a write
-    artifact      a UTF-8 file kept with the thread (artifacts.py)        a write
-
-The runners are in tools.py. Memory and artifacts live in the engine's store, so they work
-once the engine is attached; downloads need a connected browser.
+A tool whose target is its destination URL is judged there: resolution normalises the URL,
+which is what the gatekeeper judges and what the runner loads. Memory and artifacts live in
+the engine's store, so they work once the engine is attached; downloads need a connected
+browser.
 """
 
 from __future__ import annotations

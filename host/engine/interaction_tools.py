@@ -1,9 +1,9 @@
-"""`InteractionTools`: the engine's own tools (ask_user, request_user_action, schedule_resume,
-watch_page) as a router service.
+"""`InteractionTools`: the engine's own tools (questions to the user, hand-overs, page watches,
+scheduled resumes; their declarations name `interactions`) as a router service.
 
 Such a call does not act: once authorised, the loop persists its request with the call and the
 run's `waiting_interaction` state (`CallProcessor`, at dispatch), and running it means waiting
-for the answer: from the user, the deadline, or (watch_page) the page watcher. The runners are
+for the answer: from the user, the deadline, or (a page watch) the page watcher. The runners are
 the `Kind`s of interaction_kinds.py. After a restart the loop waits on the stored request again
 (`wait`), with the time it has left.
 """
@@ -89,7 +89,7 @@ class InteractionTools(ToolService):
     async def _watch(self, row: WaitRow) -> None:
         """Run the page watcher until the condition holds (or the watch cannot go on), then settle
         the interaction; cancelled when the wait ends another way."""
-        from host.browser.watch import watch_page
+        from host.browser.watch import watch_until
 
         engine = self.engine
         browser = self._browser()
@@ -98,7 +98,7 @@ class InteractionTools(ToolService):
             return self.recheck(row, origin)
 
         try:
-            outcome = await watch_page(browser.gateway.bridge, row.request, recheck) if browser is not None else \
+            outcome = await watch_until(browser.gateway.bridge, row.request, recheck) if browser is not None else \
                 {"kind": "cancel", "note": NO_WATCHER}
         except asyncio.CancelledError:
             raise

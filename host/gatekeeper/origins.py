@@ -83,7 +83,7 @@ def _origin_of(url: URL) -> Origin:
 
 @lru_cache(maxsize=8192)
 def destination(url: str) -> Destination:
-    """Normalise a destination URL (a `navigate`/`tab_open`/`download`/`fetch_url` argument)."""
+    """Normalise a destination URL (the argument a tool declares as its `url_param`)."""
     text = clean(url)
     parsed = _parse(text)
     for _ in range(MAX_UNWRAP):

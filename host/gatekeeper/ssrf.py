@@ -1,4 +1,4 @@
-"""SSRF guard for requests the host makes itself (`fetch_url`).
+"""SSRF guard for requests the host makes itself (host-side fetches).
 
 A fetch from the host runs with the user's network position, so it must not reach loopback,
 private, link-local, carrier-grade NAT, multicast, unspecified, reserved or cloud-metadata

@@ -184,7 +184,7 @@ class PressKeyParams(PageParams, kw_only=True):
 
 class BatchAction(msgspec.Struct, forbid_unknown_fields=True, rename="camel", kw_only=True, omit_defaults=True,
                   tag_field="action"):
-    """One step of batch_actions."""
+    """One step of a batch of page actions."""
 
 
 class BatchClick(BatchAction, tag="click", kw_only=True):

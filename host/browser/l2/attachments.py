@@ -1,4 +1,4 @@
-"""Files the user handed to a thread, the only files `upload_file` may put into a page.
+"""Files the user handed to a thread, the only files a file upload may put into a page.
 
 Kept in memory for the life of the host process (the UI or the control socket adds them); an
 attachment belongs to one thread, carries its provenance, and is at most 8 MiB.
