@@ -11,7 +11,7 @@ from typing import Any
 
 from host.tools.fence import fence, stable_nonce
 from host.engine.records import AssistantBody, NodeRow, NoticeBody, ToolResultBody, UserBody
-from host.providers.model import Image, Message, Text, ToolCall, ToolResult
+from host.providers.model import Image, Message, Text, ToolCallPart, ToolResultPart
 
 KERNEL_PROMPT = """\
 You are Tabwarden, an agent that works in the user's own web browser on their behalf. You act \
@@ -120,7 +120,7 @@ def build_messages(path: list[NodeRow], key: bytes) -> tuple[Message, ...]:
             messages.append(Message("user", tuple(parts)))
         elif node.kind == "assistant_message":
             answer: AssistantBody = node.body
-            calls = [ToolCall(c.id, c.name, c.arguments if c.arguments is not None else {}) for c in answer.calls]
+            calls = [ToolCallPart(c.id, c.name, c.arguments if c.arguments is not None else {}) for c in answer.calls]
             parts = ([Text(answer.text)] if answer.text else []) + calls
             if not parts:
                 parts = [Text("(no answer)")]
@@ -130,9 +130,9 @@ def build_messages(path: list[NodeRow], key: bytes) -> tuple[Message, ...]:
                 for call in calls:
                     result = results.get(call.id)
                     if result is None:
-                        replies.append(ToolResult(call.id, INTERRUPTED_CALL, True))
+                        replies.append(ToolResultPart(call.id, INTERRUPTED_CALL, True))
                     else:
-                        replies.append(ToolResult(call.id, result_text(result, key), not result.body.ok))
+                        replies.append(ToolResultPart(call.id, result_text(result, key), not result.body.ok))
                 messages.append(Message("user", tuple(replies)))
         elif node.kind == "system_notice":
             notice: NoticeBody = node.body
@@ -148,8 +148,8 @@ def _merge(messages: list[Message]) -> list[Message]:
         if out and out[-1].role == message.role:
             joined = out[-1].parts + message.parts
             if message.role == "user":
-                joined = tuple(p for p in joined if isinstance(p, ToolResult)) + \
-                    tuple(p for p in joined if not isinstance(p, ToolResult))
+                joined = tuple(p for p in joined if isinstance(p, ToolResultPart)) + \
+                    tuple(p for p in joined if not isinstance(p, ToolResultPart))
             out[-1] = Message(message.role, joined)
         else:
             out.append(message)

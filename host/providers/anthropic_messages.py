@@ -12,7 +12,7 @@ import httpx
 from host.providers.errors import ProviderError
 from host.providers.http import SseClient, decode_data
 from host.providers.model import (Completion, Image, ModelRequest, ProviderCall, ReasoningDelta, StreamEvent, Text,
-                                  TextDelta, ToolCall, ToolCallDelta, ToolResult, Usage)
+                                  TextDelta, ToolCallPart, ToolCallDelta, ToolResultPart, Usage)
 
 API_VERSION = "2023-06-01"
 _STOP = {"end_turn": "end", "stop_sequence": "end", "pause_turn": "end", "tool_use": "tool_use",
@@ -27,9 +27,9 @@ def _block(part: Any) -> dict[str, Any] | None:
         return {"type": "text", "text": part.text} if part.text else None
     if isinstance(part, Image):
         return {"type": "image", "source": {"type": "base64", "media_type": part.mime, "data": part.data}}
-    if isinstance(part, ToolCall):
+    if isinstance(part, ToolCallPart):
         return {"type": "tool_use", "id": part.id, "name": part.name, "input": part.arguments}
-    if isinstance(part, ToolResult):
+    if isinstance(part, ToolResultPart):
         return {"type": "tool_result", "tool_use_id": part.call_id, "content": part.text or "(empty)",
                 "is_error": part.is_error}
     return None
@@ -40,7 +40,7 @@ def to_messages(request: ModelRequest) -> list[dict[str, Any]]:
     lead their user turn, and the first turn is the user's."""
     out: list[dict[str, Any]] = []
     for message in request.messages:
-        parts = sorted(message.parts, key=lambda p: not isinstance(p, ToolResult)) if message.role == "user" \
+        parts = sorted(message.parts, key=lambda p: not isinstance(p, ToolResultPart)) if message.role == "user" \
             else list(message.parts)
         blocks = [b for b in map(_block, parts) if b is not None]
         if not blocks:

@@ -34,7 +34,7 @@ class Image:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCallPart:
     """A call the model made; `id` is the engine's stable id (the provider's is replaced)."""
 
     id: str
@@ -43,19 +43,19 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
-class ToolResult:
+class ToolResultPart:
     call_id: str
     text: str
     is_error: bool = False
 
 
-Part = Union[Text, Image, ToolCall, ToolResult]
+Part = Union[Text, Image, ToolCallPart, ToolResultPart]
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One conversation message. Assistant messages hold Text and ToolCall parts; user messages
-    hold Text, Image and ToolResult parts (adapters split or merge them as their API wants)."""
+    """One conversation message. Assistant messages hold Text and ToolCallPart parts; user messages
+    hold Text, Image and ToolResultPart parts (adapters split or merge them as their API wants)."""
 
     role: Literal["user", "assistant"]
     parts: tuple[Part, ...]

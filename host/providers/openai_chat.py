@@ -13,7 +13,7 @@ import httpx
 from host.providers.errors import ProviderError
 from host.providers.http import SseClient, decode_data
 from host.providers.model import (Completion, Image, ModelRequest, ProviderCall, ReasoningDelta, StreamEvent,
-                                  Text, TextDelta, ToolCall, ToolCallDelta, ToolResult, Usage)
+                                  Text, TextDelta, ToolCallPart, ToolCallDelta, ToolResultPart, Usage)
 
 _STOP = {"stop": "end", "tool_calls": "tool_use", "function_call": "tool_use", "length": "max_tokens",
          "content_filter": "content_filter"}
@@ -38,7 +38,7 @@ def to_messages(request: ModelRequest) -> list[dict[str, Any]]:
     for message in request.messages:
         if message.role == "assistant":
             text = "".join(p.text for p in message.parts if isinstance(p, Text))
-            calls = [p for p in message.parts if isinstance(p, ToolCall)]
+            calls = [p for p in message.parts if isinstance(p, ToolCallPart)]
             entry: dict[str, Any] = {"role": "assistant", "content": text or None}
             if calls:
                 entry["tool_calls"] = [{"id": c.id, "type": "function",
@@ -47,7 +47,7 @@ def to_messages(request: ModelRequest) -> list[dict[str, Any]]:
             out.append(entry)
             continue
         for part in message.parts:
-            if isinstance(part, ToolResult):
+            if isinstance(part, ToolResultPart):
                 out.append({"role": "tool", "tool_call_id": part.call_id, "content": part.text})
         rest = [p for p in message.parts if isinstance(p, (Text, Image))]
         if rest:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from host.tools.fence import FenceError, defang, fence, live_nonce, stable_nonce
 from host.engine.prompt import KERNEL_PROMPT, build_messages, environment_line
 from host.engine.records import AssistantBody, CallRef, NodeRow, ToolResultBody, UserBody
-from host.providers.model import Text, ToolResult
+from host.providers.model import Text, ToolResultPart
 
 KEY = b"k" * 32
 OPEN = re.compile(r"<<<web_content_([0-9a-f]{16}) ")
@@ -89,7 +89,7 @@ def _path() -> list[NodeRow]:
 def test_prompts_rebuild_byte_identically_and_fence_page_content():
     first, second = build_messages(_path(), KEY), build_messages(_path(), KEY)
     assert first == second
-    result = [p for m in first for p in m.parts if isinstance(p, ToolResult)][0]
+    result = [p for m in first for p in m.parts if isinstance(p, ToolResultPart)][0]
     nonce = stable_nonce(KEY, "r1", 0)
     assert result.text.startswith(f'<<<web_content_{nonce} origin="https://a.example" tool="read_page">>>')
     assert "‹‹‹end_web_content_0000000000000000" in result.text and result.text.count("<<<") == 2
@@ -110,7 +110,7 @@ def test_a_new_node_gets_a_new_boundary():
 def test_a_call_without_a_result_gets_one_saying_it_did_not_run():
     messages = build_messages(_path()[:2], KEY)
     result = messages[-1].parts[0]
-    assert isinstance(result, ToolResult) and result.is_error and "did not run" in result.text
+    assert isinstance(result, ToolResultPart) and result.is_error and "did not run" in result.text
 
 
 def test_the_kernel_prompt_says_fenced_text_is_data():

@@ -46,7 +46,7 @@ def test_the_trail_must_hold_every_expected_step_in_order():
 
 
 async def test_the_engines_own_provider_adapter_understands_the_replay_stream():
-    from host.providers.model import Completion, Message, ModelRequest, Text, ToolCall, ToolResult
+    from host.providers.model import Completion, Message, ModelRequest, Text, ToolCallPart, ToolResultPart
     from host.providers.openai_chat import OpenAIChat
 
     with ReplayModel(BANK) as model:
@@ -56,8 +56,8 @@ async def test_the_engines_own_provider_adapter_understands_the_replay_stream():
             answer = [e async for e in adapter.stream(first)][-1]
             assert isinstance(answer, Completion) and answer.stop_reason == "tool_use"
             assert [(c.name, json.loads(c.arguments)) for c in answer.tool_calls] == [("read_page", {})]
-            history = (Message("user", (Text("go"),)), Message("assistant", (ToolCall("c1", "read_page", {}),)),
-                       Message("user", (ToolResult("c1", SNAPSHOT),)))
+            history = (Message("user", (Text("go"),)), Message("assistant", (ToolCallPart("c1", "read_page", {}),)),
+                       Message("user", (ToolResultPart("c1", SNAPSHOT),)))
             second = [e async for e in adapter.stream(ModelRequest(model="m", system="", messages=history))][-1]
             assert second.tool_calls[0].name == "batch_actions"
         finally:

@@ -10,8 +10,8 @@ import threading
 import pytest
 
 from host.providers.errors import ProviderError
-from host.providers.model import (Completion, Message, ModelRequest, ReasoningDelta, Text, TextDelta, ToolCall,
-                                  ToolCallDelta, ToolResult, ToolSchema)
+from host.providers.model import (Completion, Message, ModelRequest, ReasoningDelta, Text, TextDelta, ToolCallPart,
+                                  ToolCallDelta, ToolResultPart, ToolSchema)
 from host.providers.openai_chat import OpenAIChat
 from host.providers.anthropic_messages import AnthropicMessages
 from tests.providers.fake_servers import FakeAnthropic, FakeOpenAI, Reply
@@ -33,8 +33,8 @@ def fake(kind: str, *replies):
 def request(**kw) -> ModelRequest:
     history = (
         Message("user", (Text("find the button"),)),
-        Message("assistant", (Text("looking"), ToolCall("call_a", "click", {"ref": "s1_1_1"}))),
-        Message("user", (ToolResult("call_a", "clicked", False), Text("also this"))),
+        Message("assistant", (Text("looking"), ToolCallPart("call_a", "click", {"ref": "s1_1_1"}))),
+        Message("user", (ToolResultPart("call_a", "clicked", False), Text("also this"))),
     )
     return ModelRequest(model="", system="be careful", messages=kw.pop("messages", history), tools=TOOLS, **kw)
 
