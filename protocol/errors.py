@@ -60,6 +60,9 @@ class ToolCode:
     NO_HISTORY = "no_history"
     INVALID_MESSAGE = "invalid_message"
     INJECT_FAILED = "inject_failed"
+    # from the extension's API bridge (browser.call)
+    NOT_FOUND = "not_found"  # the tab, window or group named does not exist
+    BROWSER_API_ERROR = "browser_api_error"  # any other refusal of an extension API
     # the user's answer to an approval
     DECLINED = "declined"
     TIMED_OUT = "timed_out"

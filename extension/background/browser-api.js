@@ -1,6 +1,6 @@
 // L0: the extension APIs the host may call, by dotted name. Anything else is refused. The
 // worker decides nothing here: the host ran the gatekeeper before sending the call.
-import { protocolError } from "./chunks.js";
+import { CODES, failure } from "./failures.js";
 
 const LOAD_POLL_MS = 100;
 
@@ -66,14 +66,14 @@ const API = {
 
 export async function handleBrowserCall(message) {
   const fn = API[message.api];
-  if (!fn) throw protocolError("unsupported", `extension API ${message.api} is not available to the host`);
+  if (!fn) throw failure(CODES.UNSUPPORTED, `extension API ${message.api} is not available to the host`);
   try {
     return await fn(...(message.args || []));
   } catch (err) {
     if (err && typeof err.code === "string") throw err;
     const text = String((err && err.message) || err);
-    const code = /No tab with id|No window with id|No group with id/i.test(text) ? "not_found" : "browser_api_error";
-    throw protocolError(code, `${message.api}: ${text}`);
+    const code = /No tab with id|No window with id|No group with id/i.test(text) ? CODES.NOT_FOUND : CODES.BROWSER_API_ERROR;
+    throw failure(code, `${message.api}: ${text}`);
   }
 }
 

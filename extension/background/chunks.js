@@ -1,6 +1,7 @@
 // Chunked messages: a logical message too large for one native-messaging frame travels as
 // numbered slices of its JSON text, joined here before it is handled.
 import { FRAMES } from "../generated/protocol.js";
+import { PROTOCOL_CODES, failure } from "./failures.js";
 
 export class ChunkAssembler {
   constructor() {
@@ -11,30 +12,30 @@ export class ChunkAssembler {
   absorb(chunk) {
     let entry = this.partial.get(chunk.messageId);
     if (!entry) {
-      if (chunk.index !== 0) throw protocolError("chunk_error", `chunk ${chunk.index} of unknown message ${chunk.messageId}`);
+      if (chunk.index !== 0) throw failure(PROTOCOL_CODES.CHUNK_ERROR, `chunk ${chunk.index} of unknown message ${chunk.messageId}`);
       if (this.partial.size >= FRAMES.maxPartialMessages) {
-        throw protocolError("chunk_error", `more than ${FRAMES.maxPartialMessages} chunked messages in flight`);
+        throw failure(PROTOCOL_CODES.CHUNK_ERROR, `more than ${FRAMES.maxPartialMessages} chunked messages in flight`);
       }
       entry = { count: chunk.count, parts: [], size: 0 };
       this.partial.set(chunk.messageId, entry);
     }
     if (chunk.count !== entry.count || chunk.index !== entry.parts.length) {
       this.partial.delete(chunk.messageId);
-      throw protocolError("chunk_error", `chunk ${chunk.index}/${chunk.count} of message ${chunk.messageId} out of sequence`);
+      throw failure(PROTOCOL_CODES.CHUNK_ERROR, `chunk ${chunk.index}/${chunk.count} of message ${chunk.messageId} out of sequence`);
     }
-    if (typeof chunk.data !== "string") throw protocolError("chunk_error", "chunk data must be a string");
+    if (typeof chunk.data !== "string") throw failure(PROTOCOL_CODES.CHUNK_ERROR, "chunk data must be a string");
     entry.parts.push(chunk.data);
     entry.size += chunk.data.length;
     if (entry.size > FRAMES.maxChunkedMessage) {
       this.partial.delete(chunk.messageId);
-      throw protocolError("frame_too_large", `chunked message exceeds ${FRAMES.maxChunkedMessage} bytes`);
+      throw failure(PROTOCOL_CODES.FRAME_TOO_LARGE, `chunked message exceeds ${FRAMES.maxChunkedMessage} bytes`);
     }
     if (entry.parts.length < entry.count) return null;
     this.partial.delete(chunk.messageId);
     try {
       return JSON.parse(entry.parts.join(""));
     } catch (err) {
-      throw protocolError("bad_frame", `chunked message is not JSON: ${err.message}`);
+      throw failure(PROTOCOL_CODES.BAD_FRAME, `chunked message is not JSON: ${err.message}`);
     }
   }
 }
@@ -50,7 +51,7 @@ export function splitForHost(message, nextId, limit = FRAMES.maxBrowserFrame - 1
   if (text.length * 3 < limit) return [message]; // a UTF-8 upper bound: no need to measure
   if (new TextEncoder().encode(text).length <= limit) return [message];
   if (text.length > FRAMES.maxChunkedMessage) {
-    throw protocolError("frame_too_large", `message of ${text.length} characters exceeds ${FRAMES.maxChunkedMessage}`);
+    throw failure(PROTOCOL_CODES.FRAME_TOO_LARGE, `message of ${text.length} characters exceeds ${FRAMES.maxChunkedMessage}`);
   }
   const pieces = [];
   for (let start = 0; start < text.length;) {
@@ -62,10 +63,4 @@ export function splitForHost(message, nextId, limit = FRAMES.maxBrowserFrame - 1
   }
   const messageId = nextId();
   return pieces.map((data, index) => ({ type: "chunk", messageId, index, count: pieces.length, data }));
-}
-
-export function protocolError(code, message) {
-  const err = new Error(message);
-  err.code = code;
-  return err;
 }

@@ -3,8 +3,8 @@
 // is reported as `no_reply` with what is known about delivery; the host decides what it means
 // (and never replays a write).
 import { CONTENT } from "../generated/protocol.js";
-import { protocolError } from "./chunks.js";
 import { installDialogPatch, restoreDialogPatch } from "./dialog-patch.js";
+import { CODES, failure } from "./failures.js";
 
 const { TYPES } = CONTENT;
 // The declared messages between this worker and the page parts: injected before every part
@@ -57,10 +57,6 @@ function send(tabId, frameId, type, fields) {
   return chrome.tabs.sendMessage(tabId, CONTENT.message(type, fields), { frameId });
 }
 
-function failure(code, message, phase, retryable, details) {
-  return Object.assign(protocolError(code, message), { phase, retryable, ...(details ? { details } : {}) });
-}
-
 // Ping the executor; inject it when nobody answers. Resolves when the executor is ready.
 export async function ensureExecutor(tabId, frameId = 0) {
   try {
@@ -74,10 +70,10 @@ export async function ensureExecutor(tabId, frameId = 0) {
     watchFrames(tabId);
   } catch (err) {
     const text = String((err && err.message) || err);
-    if (/No tab with id/i.test(text)) throw failure("tab_closed", `tab ${tabId} is closed`, "resolve", false, { dispatched: false });
+    if (/No tab with id/i.test(text)) throw failure(CODES.TAB_CLOSED, `tab ${tabId} is closed`, "resolve", false, { dispatched: false });
     const noAccess = /Cannot access|permission|host permission|cannot be scripted/i.test(text);
     throw failure(
-      noAccess ? "host_permission_required" : "inject_failed",
+      noAccess ? CODES.HOST_PERMISSION_REQUIRED : CODES.INJECT_FAILED,
       `cannot run in tab ${tabId}: ${text}`,
       "precheck",
       !noAccess,
@@ -90,7 +86,7 @@ export async function ensureExecutor(tabId, frameId = 0) {
 export async function pingContent(tabId) {
   await ensureExecutor(tabId, 0);
   const reply = await send(tabId, 0, TYPES.EXECUTOR_PING, { requestId: `p${nextRequest++}` });
-  if (!reply || !reply.ok) throw protocolError("internal", "the content script did not answer the ping");
+  if (!reply || !reply.ok) throw failure(CODES.INTERNAL, "the content script did not answer the ping");
   return reply.result;
 }
 
@@ -99,7 +95,7 @@ function noReply(err, tool, write) {
   // "Could not establish connection" means nothing was delivered; "message channel closed"
   // means the page went away after it got the request.
   const delivered = !/Could not establish connection|Receiving end does not exist/i.test(text);
-  return failure("no_reply", `the page did not answer ${tool}: ${text}`, "settle", false, {
+  return failure(CODES.NO_REPLY, `the page did not answer ${tool}: ${text}`, "settle", false, {
     channelUnavailable: true, delivered, write: !!write,
   });
 }
@@ -108,12 +104,12 @@ export async function callContent(message, signal) {
   const tabId = message.tabId;
   const frameId = message.frameId || 0;
   await ensureExecutor(tabId, frameId);
-  if (signal.aborted) throw failure("aborted", "cancelled before dispatch", "precheck", false, { dispatched: false });
+  if (signal.aborted) throw failure(CODES.ABORTED, "cancelled before dispatch", "precheck", false, { dispatched: false });
   const requestId = `r${nextRequest++}`;
   const deadlineAt = Date.now() + (message.deadlineMs || 15000);
   const fields = { requestId, tool: message.tool, params: message.params || {}, deadlineAt };
   const problem = CONTENT.problem({ type: TYPES.EXECUTOR_EXECUTE, ...fields });
-  if (problem) throw failure("invalid_message", problem, "precheck", false, { dispatched: false });
+  if (problem) throw failure(CODES.INVALID_MESSAGE, problem, "precheck", false, { dispatched: false });
   const patched = message.write ? await installDialogPatch(tabId, frameId) : null;
   const onAbort = () => send(tabId, frameId, TYPES.EXECUTOR_CANCEL, { requestId: `c${nextRequest++}`, cancelRequestId: requestId }).catch(() => {});
   signal.addEventListener("abort", onAbort, { once: true });
@@ -133,20 +129,20 @@ export async function callContent(message, signal) {
     throw err;
   }
   if (reply.requestId !== requestId) {
-    throw failure("invalid_message", `requestId mismatch: sent ${requestId}, got ${reply.requestId}`, "settle", false, { dispatched: true });
+    throw failure(CODES.INVALID_MESSAGE, `requestId mismatch: sent ${requestId}, got ${reply.requestId}`, "settle", false, { dispatched: true });
   }
   const dialogs = restore ? restore.reports : [];
   if (restore && !restore.ok) {
-    throw failure("safety_boundary_unavailable", `the page's dialog functions could not be restored (${restore.reason}); reload the page`, "recover", false, {
+    throw failure(CODES.SAFETY_BOUNDARY_UNAVAILABLE, `the page's dialog functions could not be restored (${restore.reason}); reload the page`, "recover", false, {
       restoreAttempts: restore.attempts, dispatched: true, effectMayHaveOccurred: true, dialogInterceptionMayRemain: true,
       dialogs, result: reply.ok ? reply.result : null, failure: reply.ok ? null : reply.failure || null,
     });
   }
   if (!reply.ok) {
-    const info = reply.failure || { code: "unknown", message: reply.error || "failed", phase: "execute", retryable: false };
+    const info = reply.failure || {};
     const details = { ...(info.details || {}) };
     if (dialogs.length) details.dialogs = dialogs;
-    throw failure(info.code || "unknown", info.message || reply.error || "failed", info.phase || "execute", !!info.retryable, details);
+    throw failure(info.code || CODES.UNKNOWN, info.message || reply.error || "failed", info.phase || "execute", !!info.retryable, details);
   }
   const result = reply.result && typeof reply.result === "object" ? reply.result : { resultText: String(reply.result) };
   if (patched) result.dialogs = dialogs;

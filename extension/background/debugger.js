@@ -5,7 +5,7 @@
 // iframes) carry their sessionId in the debuggee. Domains chrome.debugger does not expose are
 // refused here with a clear error instead of Chrome's opaque one.
 import { markAgentInput } from "./browser-events.js";
-import { protocolError } from "./chunks.js";
+import { CODES, failure } from "./failures.js";
 
 const PROTOCOL_VERSION = "1.3";
 let idleDetachMs = 30000; // so the debugging infobar does not linger; tests shorten it (console hook)
@@ -19,10 +19,6 @@ export const ALLOWED_DOMAINS = new Set([
 let link = null;
 let attached = null; // { tabId, idleTimer, inflight }
 let chain = Promise.resolve(); // attach and detach run one at a time
-
-function failure(code, message, phase, retryable, details) {
-  return Object.assign(protocolError(code, message), { phase, retryable, ...(details ? { details } : {}) });
-}
 
 function reportDetached(tabId, reason) {
   if (link) link.sendEvent({ type: "cdp.detached", tabId, reason });
@@ -79,9 +75,9 @@ function ensureAttached(tabId) {
       await chrome.debugger.attach({ tabId }, PROTOCOL_VERSION);
     } catch (err) {
       const text = String((err && err.message) || err);
-      if (/No tab with/i.test(text)) throw failure("tab_closed", `tab ${tabId} is closed`, "resolve", false, { dispatched: false });
+      if (/No tab with/i.test(text)) throw failure(CODES.TAB_CLOSED, `tab ${tabId} is closed`, "resolve", false, { dispatched: false });
       if (!(/already attached/i.test(text) && (await attachedByUs(tabId)))) {
-        throw failure("cdp_attach_failed", `the debugger cannot attach to tab ${tabId}: ${text}`, "precheck", false, { dispatched: false });
+        throw failure(CODES.CDP_ATTACH_FAILED, `the debugger cannot attach to tab ${tabId}: ${text}`, "precheck", false, { dispatched: false });
       }
     }
     attached = { tabId, idleTimer: null, inflight: 0 };
@@ -102,19 +98,19 @@ function commandFailure(err, method) {
     cdp = null;
   }
   if (cdp) {
-    return failure("cdp_error", `${method}: ${cdp.message}`, "execute", false, { cdpCode: cdp.code ?? null, cdpMessage: cdp.message, method });
+    return failure(CODES.CDP_ERROR, `${method}: ${cdp.message}`, "execute", false, { cdpCode: cdp.code ?? null, cdpMessage: cdp.message, method });
   }
   if (/not attached|Detached while handling/i.test(text)) {
-    return failure("cdp_detached", `${method}: the debugger was detached (${text})`, "execute", true, { method });
+    return failure(CODES.CDP_DETACHED, `${method}: the debugger was detached (${text})`, "execute", true, { method });
   }
-  if (/No tab with/i.test(text)) return failure("tab_closed", `${method}: the tab is closed`, "execute", false, { method });
-  return failure("cdp_error", `${method}: ${text}`, "execute", false, { method });
+  if (/No tab with/i.test(text)) return failure(CODES.TAB_CLOSED, `${method}: the tab is closed`, "execute", false, { method });
+  return failure(CODES.CDP_ERROR, `${method}: ${text}`, "execute", false, { method });
 }
 
 function withDeadline(promise, ms, signal, method) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(failure("timeout", `${method} got no answer within ${ms} ms`, "execute", true, { method })), ms);
-    const onAbort = () => reject(failure("cancelled", `${method} was cancelled by the host`, "execute", false, { method }));
+    const timer = setTimeout(() => reject(failure(CODES.TIMEOUT, `${method} got no answer within ${ms} ms`, "execute", true, { method })), ms);
+    const onAbort = () => reject(failure(CODES.CANCELLED, `${method} was cancelled by the host`, "execute", false, { method }));
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => {
       clearTimeout(timer);
@@ -128,12 +124,12 @@ export async function handleCdpCommand(message, signal) {
   const method = String(message.method || "");
   const domain = method.split(".")[0];
   if (!ALLOWED_DOMAINS.has(domain)) {
-    throw failure("cdp_domain_not_allowed", `chrome.debugger does not allow the ${domain} domain, so ${method} cannot be sent`,
+    throw failure(CODES.CDP_DOMAIN_NOT_ALLOWED, `chrome.debugger does not allow the ${domain} domain, so ${method} cannot be sent`,
       "precheck", false, { dispatched: false, method });
   }
   const tabId = message.tabId;
   await ensureAttached(tabId);
-  if (signal.aborted) throw failure("cancelled", `${method} was cancelled before it was sent`, "precheck", false, { dispatched: false });
+  if (signal.aborted) throw failure(CODES.CANCELLED, `${method} was cancelled before it was sent`, "precheck", false, { dispatched: false });
   const session = attached;
   session.inflight += 1;
   armIdleTimer();

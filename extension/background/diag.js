@@ -1,7 +1,7 @@
 // Diagnostics the host can ask for: echo, digest (to prove a large payload arrived whole),
 // extension info, and a ping through a tab's content script.
 import { pingContent } from "./content-relay.js";
-import { protocolError } from "./chunks.js";
+import { CODES, failure } from "./failures.js";
 
 export async function handleDiag(message) {
   switch (message.op) {
@@ -17,11 +17,11 @@ export async function handleDiag(message) {
       return { id: chrome.runtime.id, version: chrome.runtime.getManifest().version, userAgent: navigator.userAgent };
     case "content_ping": {
       const tabId = message.data && message.data.tabId;
-      if (!Number.isInteger(tabId)) throw protocolError("invalid_message", "content_ping needs data.tabId");
+      if (!Number.isInteger(tabId)) throw failure(CODES.INVALID_MESSAGE, "content_ping needs data.tabId");
       return pingContent(tabId);
     }
     default:
-      throw protocolError("unsupported", `unknown diag op ${message.op}`);
+      throw failure(CODES.UNSUPPORTED, `unknown diag op ${message.op}`);
   }
 }
 

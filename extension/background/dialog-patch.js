@@ -1,7 +1,7 @@
 // The MAIN-world dialog patch: for the duration of one write call, alert() is closed,
 // confirm() answers false and prompt() answers null, each recorded; then the page's own
 // functions are put back. Reads never patch. A depth counter lets nested writes share one patch.
-import { protocolError } from "./chunks.js";
+import { CODES, failure } from "./failures.js";
 
 const RESTORE_ATTEMPTS = 2;
 
@@ -109,7 +109,7 @@ function frameResult(results, frameId) {
 }
 
 function safetyFailure(message, phase, details) {
-  return Object.assign(protocolError("safety_boundary_unavailable", message), { phase, retryable: false, details });
+  return failure(CODES.SAFETY_BOUNDARY_UNAVAILABLE, message, phase, false, details);
 }
 
 // Install before a write. Throws safety_boundary_unavailable (precheck, not dispatched).

@@ -2,7 +2,8 @@
 // chunk reassembly, request dispatch with cancellation, and replies. It decides nothing:
 // every request comes from the host, which already ran the gatekeeper.
 import { HOST_NAME, PROTOCOL_NAME, PROTOCOL_VERSION, SCHEMA_HASH } from "../generated/protocol.js";
-import { ChunkAssembler, protocolError, splitForHost } from "./chunks.js";
+import { ChunkAssembler, splitForHost } from "./chunks.js";
+import { CODES, errorInfo, failure } from "./failures.js";
 import { getBrowserSessionId } from "./browser-session.js";
 import { validateHostMessage } from "./validate.js";
 
@@ -131,7 +132,7 @@ export class NativeLink {
     this.inflight.set(message.id, entry);
     const run = handler
       ? Promise.resolve().then(() => handler(message, entry.controller.signal))
-      : Promise.reject(protocolError("unsupported", `${message.type} is not supported by this extension`));
+      : Promise.reject(failure(CODES.UNSUPPORTED, `${message.type} is not supported by this extension`));
     run.then(
       (value) => this.answer(message.id, { type: "result", id: message.id, value: value === undefined ? null : value }),
       (err) => this.answer(message.id, { type: "failure", id: message.id, error: errorInfo(err) }),
@@ -150,7 +151,7 @@ export class NativeLink {
     const entry = this.inflight.get(id);
     if (!entry) return;
     entry.controller.abort();
-    this.answer(id, { type: "failure", id, error: { code: "cancelled", message: "cancelled by the host", retryable: false } });
+    this.answer(id, { type: "failure", id, error: errorInfo(failure(CODES.CANCELLED, "cancelled by the host")) });
   }
 
   // Events and replies to the host; silently dropped while disconnected (the host has
@@ -169,14 +170,4 @@ export class NativeLink {
   sendEvent(message) {
     return this.ready && this.post(message);
   }
-}
-
-export function errorInfo(err) {
-  if (err && typeof err === "object" && typeof err.code === "string") {
-    const info = { code: err.code, message: String(err.message || err.code), retryable: !!err.retryable };
-    if (err.phase) info.phase = err.phase;
-    if (err.details && typeof err.details === "object") info.details = err.details;
-    return info;
-  }
-  return { code: "internal", message: String((err && err.message) || err), retryable: false };
 }

@@ -2,8 +2,8 @@
 // patch like every write. The host ran the gatekeeper first (a default rule denies the tool); this
 // only runs the script and reports what happened, including a page policy that forbids it.
 import { registerBrowserApi } from "./browser-api.js";
-import { protocolError } from "./chunks.js";
 import { installDialogPatch, restoreDialogPatch } from "./dialog-patch.js";
+import { CODES, failure } from "./failures.js";
 
 const MAX_TIMEOUT_MS = 30000;
 const MAX_RESULT_CHARS = 20000;
@@ -98,7 +98,7 @@ async function runInMainWorld(code, timeoutMs, maxChars, expectedOrigin, maxValu
 }
 
 async function runPageScript(tabId, code, timeoutMs, expectedOrigin) {
-  if (typeof code !== "string" || !code) throw protocolError("invalid_params", "run_javascript needs code");
+  if (typeof code !== "string" || !code) throw failure(CODES.INVALID_PARAMS, "run_javascript needs code");
   const limit = Math.min(Math.max(Number(timeoutMs) || 0, 0), MAX_TIMEOUT_MS);
   const patch = await installDialogPatch(tabId, 0); // throws safety_boundary_unavailable, nothing sent
   // Exactly the patched document: if the tab navigated meanwhile, nothing runs anywhere else.
@@ -121,8 +121,8 @@ async function runPageScript(tabId, code, timeoutMs, expectedOrigin) {
       return { ok: false, kind: "target_changed", message: "the page changed before the script could run", dialogs: [],
                dialogGuardRestored: !!restore.ok };
     }
-    const code = /No tab with id/i.test(text) ? "tab_closed" : /Cannot access|permission/i.test(text) ? "no_site_access" : "browser_api_error";
-    throw protocolError(code, `run_javascript: ${text}`);
+    const code = /No tab with id/i.test(text) ? CODES.TAB_CLOSED : /Cannot access|permission/i.test(text) ? CODES.NO_SITE_ACCESS : CODES.BROWSER_API_ERROR;
+    throw failure(code, `run_javascript: ${text}`);
   }
   const outcome = (results && results[0] && results[0].result) || { ok: false, kind: "no_answer", message: "the page gave no answer (it may have navigated away)" };
   return { ...outcome, dialogs: restore.reports || [], dialogGuardRestored: !!restore.ok };

@@ -6,6 +6,7 @@
 // then initialize again. The worker also keeps an engine client of its own, for listeners in the
 // worker (notifications) that must hear about approvals while no page is open.
 import { SCHEMA_HASH, UI } from "../generated/protocol.js";
+import { CODES } from "./failures.js";
 
 const ports = new Map(); // clientId -> Port
 const worker = { clientId: `worker-${crypto.randomUUID()}`, listeners: [] };
@@ -52,7 +53,7 @@ export function installUiPorts(nativeLink) {
     port.onMessage.addListener((op) => {
       if (!op || typeof op !== "object" || Array.isArray(op)) return;
       if (!link.sendEvent({ type: "ui.op", clientId, op })) {
-        port.postMessage({ type: "error", code: "not_connected", message: "The Tabwarden host is not connected.", retryable: true, submissionId: op.submissionId });
+        port.postMessage({ type: "error", code: CODES.NOT_CONNECTED, message: "The Tabwarden host is not connected.", retryable: true, submissionId: op.submissionId });
       }
     });
     port.onDisconnect.addListener(() => {

@@ -6,6 +6,7 @@
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("actionability")) return;
   TW.parts.add("actionability");
+  const CODES = TW.codes;
 
   const ACTIONABLE_BUDGET_MS = 1500;
   const STABLE_PROBE_MS = 50;
@@ -97,23 +98,23 @@
       TW.checkAborted(signal);
       let failure = null;
       if (!el.isConnected) {
-        failure = TW.fail("detached", "the element was removed from the page", "precheck", true);
+        failure = TW.fail(CODES.DETACHED, "the element was removed from the page", "precheck", true);
       } else {
         const hidden = visibilityProblem(el);
-        if (hidden) failure = TW.fail("not_visible", `the element is not visible: ${hidden}`, "precheck", true);
+        if (hidden) failure = TW.fail(CODES.NOT_VISIBLE, `the element is not visible: ${hidden}`, "precheck", true);
       }
       if (!failure) {
         if (el.closest("[inert]") || el.getAttribute("aria-disabled") === "true" || el.matches(":disabled")) {
-          throw TW.fail("disabled", `the element (${TW.describe(el)}) is disabled`, "precheck", false);
+          throw TW.fail(CODES.DISABLED, `the element (${TW.describe(el)}) is disabled`, "precheck", false);
         }
         const edit = editProblem(el, kind);
-        if (edit) throw TW.fail("not_editable", edit, "precheck", false);
+        if (edit) throw TW.fail(CODES.NOT_EDITABLE, edit, "precheck", false);
         if (await movedWithin(boxOwner(el), STABLE_PROBE_MS, signal)) {
-          failure = TW.fail("not_stable", "the element is still moving (animation or layout shift)", "precheck", true);
+          failure = TW.fail(CODES.NOT_STABLE, "the element is still moving (animation or layout shift)", "precheck", true);
         } else if (kind !== "type" || el.ownerDocument.activeElement !== el) {
           const blocker = occlusion(el);
           if (blocker) {
-            failure = TW.fail("occluded", `another element covers it: ${TW.describe(blocker)}`, "precheck", true, { blocker: TW.describe(blocker) });
+            failure = TW.fail(CODES.OCCLUDED, `another element covers it: ${TW.describe(blocker)}`, "precheck", true, { blocker: TW.describe(blocker) });
           }
         }
       }

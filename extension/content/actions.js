@@ -5,6 +5,7 @@
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("actions")) return;
   TW.parts.add("actions");
+  const CODES = TW.codes;
 
   const POST_WRITE_TOKENS = 1500;
   const BETWEEN_ACTIONS_MS = 300;
@@ -147,7 +148,7 @@
     const editable = el.localName !== "input" && el.localName !== "textarea";
     const holds = () => (editable ? TW.collapse(el.textContent).includes(TW.collapse(params.text)) : el.value === expected);
     if (!params.slowly && !holds()) {
-      throw TW.fail("l1_not_effective", "the typed value did not stick (the page rejected synthetic input)", "verify", false,
+      throw TW.fail(CODES.L1_NOT_EFFECTIVE, "the typed value did not stick (the page rejected synthetic input)", "verify", false,
         { escalationTool: "type_trusted", dispatched: true, effectMayHaveOccurred: true });
     }
     const what = secret ? `${params.text.length} characters (hidden)` : TW.quote(TW.clip(params.text, 80));
@@ -214,7 +215,7 @@
       const result = await finish(run, { actionText, effectState, effects: typed.effects });
       // A submitted form may clear its fields; only an unsubmitted change must be kept.
       if (effectState === "verified" && !typed.submitted && target.el.isConnected && !typed.holds()) {
-        throw TW.fail("l1_not_effective", "target state was not kept: the page reverted the typed value", "verify", false,
+        throw TW.fail(CODES.L1_NOT_EFFECTIVE, "target state was not kept: the page reverted the typed value", "verify", false,
           { escalationTool: "type_trusted", dispatched: true, effectMayHaveOccurred: true });
       }
       if (typed.submitted) result.evidence.outcome = "uncertain";
@@ -239,7 +240,7 @@
       const result = await finish(run, { actionText, effectState, effects: ["selection_set"] });
       const now = target.el.isConnected ? TW.input.selectedValues(target.el) : null;
       if (effectState === "verified" && now && JSON.stringify(now) !== JSON.stringify(picked.expected)) {
-        throw TW.fail("l1_not_effective", "target state was not kept: the page reverted the selection", "verify", false,
+        throw TW.fail(CODES.L1_NOT_EFFECTIVE, "target state was not kept: the page reverted the selection", "verify", false,
           { dispatched: true, effectMayHaveOccurred: true });
       }
       return result;

@@ -11,9 +11,13 @@
   TW.parts.add("core");
 
   TW.OVERLAY_TAG = "tabwarden-overlay";
+  // The failure codes the host declares (generated/tools.js, injected before every part); every
+  // part names its codes from here, so none can drift from the host's list.
+  const CODES = (TW.codes = globalThis.__tabwardenTools.codes);
 
   // A failure the host can act on: stable code, the phase it happened in, and whether trying
-  // again (after read_page) can help.
+  // again (after read_page) can help. Every failure the page reports is one of these, made with
+  // `TW.fail` (or a helper below), and reaches the worker through `toWire`.
   class ActionFailure extends Error {
     constructor(code, message, phase = "execute", retryable = false, details = undefined) {
       super(message);
@@ -34,7 +38,7 @@
 
   TW.staleRef = (ref, why) =>
     new ActionFailure(
-      "stale_ref",
+      CODES.STALE_REF,
       `ref ${JSON.stringify(ref)} is stale (${why}); call read_page again and use a ref from the new snapshot`,
       "resolve",
       true,
@@ -79,7 +83,7 @@
       });
     });
 
-  TW.abortedFailure = () => new ActionFailure("aborted", "the host cancelled this request", "execute", false);
+  TW.abortedFailure = () => new ActionFailure(CODES.ABORTED, "the host cancelled this request", "execute", false);
   TW.checkAborted = (signal) => {
     if (signal && signal.aborted) throw TW.abortedFailure();
   };

@@ -6,6 +6,7 @@
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("executor")) return;
   TW.parts.add("executor");
+  const CODES = TW.codes;
 
   const CONTENT = globalThis.__tabwardenContent; // injected before every part
   const { TYPES } = CONTENT;
@@ -16,15 +17,13 @@
   let queue = Promise.resolve();
 
   function failureOf(err, request) {
-    let failure;
-    if (err instanceof TW.ActionFailure) {
-      failure = err.toWire();
-    } else {
-      failure = { code: "unknown", message: `page executor error: ${String((err && err.message) || err)}`, phase: "execute", retryable: false };
-    }
+    const thrown = err instanceof TW.ActionFailure
+      ? err
+      : TW.fail(CODES.UNKNOWN, `page executor error: ${String((err && err.message) || err)}`, "execute", false);
+    const failure = thrown.toWire();
     if (request) {
-      if (request.timedOut && failure.code === "aborted") {
-        failure.code = "timeout";
+      if (request.timedOut && failure.code === CODES.ABORTED) {
+        failure.code = CODES.TIMEOUT;
         failure.message = `the ${request.tool} request ran past its deadline`;
         failure.retryable = !request.dispatched;
       }
@@ -54,7 +53,7 @@
   function execute(message, sendResponse) {
     const { requestId, tool, params, deadlineAt } = message;
     if (!TW.knownTool(tool)) {
-      sendResponse(failureOf(TW.fail("unsupported", `unknown content tool ${JSON.stringify(tool)}`, "precheck", false), { requestId }));
+      sendResponse(failureOf(TW.fail(CODES.UNSUPPORTED, `unknown content tool ${JSON.stringify(tool)}`, "precheck", false), { requestId }));
       return false;
     }
     try {
@@ -79,7 +78,7 @@
   function refusal(message, problem) {
     const requestId = message && message.requestId;
     const idIsValid = CONTENT.problem({ type: TYPES.EXECUTOR_PING, requestId }) === null;
-    const failure = { code: "invalid_message", message: problem, phase: "precheck", retryable: false };
+    const failure = TW.fail(CODES.INVALID_MESSAGE, problem, "precheck", false).toWire();
     return { ok: false, ...(idIsValid ? { requestId } : {}), error: problem, failure };
   }
 

@@ -5,6 +5,7 @@
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("input")) return;
   TW.parts.add("input");
+  const CODES = TW.codes;
 
   function centre(el) {
     const rect = el.getBoundingClientRect();
@@ -200,13 +201,13 @@
       const match = options.find((o) => o.value === wanted) || options.find((o) => TW.collapse(o.textContent) === text);
       if (!match) {
         const available = options.slice(0, 50).map((o) => TW.collapse(o.textContent) || o.value);
-        throw TW.fail("option_not_found", `no option matches ${TW.quote(wanted)}; available: ${available.map(TW.quote).join(", ")}`, "precheck", false, { available });
+        throw TW.fail(CODES.OPTION_NOT_FOUND, `no option matches ${TW.quote(wanted)}; available: ${available.map(TW.quote).join(", ")}`, "precheck", false, { available });
       }
-      if (match.disabled) throw TW.fail("disabled", `option ${TW.quote(TW.collapse(match.textContent))} is disabled`, "precheck", false);
+      if (match.disabled) throw TW.fail(CODES.DISABLED, `option ${TW.quote(TW.collapse(match.textContent))} is disabled`, "precheck", false);
       if (!chosen.includes(match)) chosen.push(match);
     }
     if (chosen.length > 1 && !el.multiple) {
-      throw TW.fail("invalid_params", "this select takes a single value", "precheck", false);
+      throw TW.fail(CODES.INVALID_PARAMS, "this select takes a single value", "precheck", false);
     }
     if (el.multiple) for (const option of options) option.selected = chosen.includes(option);
     else chosen[0].selected = true;
@@ -239,16 +240,16 @@
       if (parts[i] === "" && i === parts.length - 1 && parts.length > 1) tokens.push("+");
       else if (parts[i] !== "") tokens.push(parts[i]);
     }
-    if (!tokens.length) throw TW.fail("invalid_params", `cannot read the key ${TW.quote(combo)}`, "precheck", false);
+    if (!tokens.length) throw TW.fail(CODES.INVALID_PARAMS, `cannot read the key ${TW.quote(combo)}`, "precheck", false);
     const modifiers = {};
     let key = null;
     for (const [i, token] of tokens.entries()) {
       const named = KEY_ALIASES[token.toLowerCase()] || (/^f([1-9]|1[0-2])$/i.test(token) ? token.toUpperCase() : null);
       const name = named || (token.length === 1 ? token : null);
-      if (!name) throw TW.fail("invalid_params", `unknown key ${TW.quote(token)} in ${TW.quote(combo)}`, "precheck", false);
+      if (!name) throw TW.fail(CODES.INVALID_PARAMS, `unknown key ${TW.quote(token)} in ${TW.quote(combo)}`, "precheck", false);
       if (MODIFIERS[name] && i < tokens.length - 1) modifiers[MODIFIERS[name]] = true;
       else if (i === tokens.length - 1) key = name;
-      else throw TW.fail("invalid_params", `${TW.quote(token)} is not a modifier in ${TW.quote(combo)}`, "precheck", false);
+      else throw TW.fail(CODES.INVALID_PARAMS, `${TW.quote(token)} is not a modifier in ${TW.quote(combo)}`, "precheck", false);
     }
     const code = key.length === 1 ? codeFor(key) || "" : key === " " ? "Space" : key;
     return { key, code, modifiers };

@@ -9,6 +9,7 @@
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("params")) return;
   TW.parts.add("params");
+  const CODES = TW.codes;
 
   const SCHEMAS = globalThis.__tabwardenTools.content;
 
@@ -115,6 +116,6 @@
     const schema = SCHEMAS[tool];
     let bad = checkObject(schema, params, "$", schema.$defs || {});
     if (!bad) bad = (schema.rules || []).filter((rule) => brokenRule(rule, params)).map((rule) => `$: ${rule.message}`)[0] || "";
-    if (bad) throw TW.fail("invalid_params", `invalid params for ${tool}: ${bad}`, "precheck", false);
+    if (bad) throw TW.fail(CODES.INVALID_PARAMS, `invalid params for ${tool}: ${bad}`, "precheck", false);
   };
 })();

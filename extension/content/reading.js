@@ -4,6 +4,7 @@
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("reading")) return;
   TW.parts.add("reading");
+  const CODES = TW.codes;
 
   const ARTICLE_LIMIT = 12000;
   const EXTRACT_LIMIT = 200000;
@@ -35,7 +36,7 @@
     }
     const snap = TW.takeSnapshot({ maxTokens: params.maxTokens ?? 3000 });
     if (snap.refCount === 0 && bodyIsBlank()) {
-      throw TW.fail("empty_tree", "EMPTY_TREE: the page has no readable content or controls (canvas, plugin or still loading); try read_page_deep or a screenshot", "execute", true);
+      throw TW.fail(CODES.EMPTY_TREE, "EMPTY_TREE: the page has no readable content or controls (canvas, plugin or still loading); try read_page_deep or a screenshot", "execute", true);
     }
     return { resultText: snap.text, snapshot: TW.snapshotForHost(snap) };
   };
@@ -188,7 +189,7 @@
       }
       if (Date.now() >= until) {
         const verb = gone === null ? "appear" : "disappear";
-        throw TW.fail("timeout", `text ${TW.quote(TW.clip(wanted, 100))} did not ${verb} within ${limit} ms`, "settle", true);
+        throw TW.fail(CODES.TIMEOUT, `text ${TW.quote(TW.clip(wanted, 100))} did not ${verb} within ${limit} ms`, "settle", true);
       }
       await TW.sleep(Math.min(WAIT_POLL_MS, Math.max(0, until - Date.now())), request.signal);
     }

@@ -7,6 +7,7 @@
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("refs")) return;
   TW.parts.add("refs");
+  const CODES = TW.codes;
 
   const REF_SHAPE = /^s([0-9a-z]+)_(\d+)_(\d+)$/;
 
@@ -71,7 +72,7 @@
     if (hintMatches > 0 && candidates.length === 0) throw original;
     if (candidates.length !== 1) {
       throw TW.fail(
-        "ambiguous_target",
+        CODES.AMBIGUOUS_TARGET,
         `ref ${ref} is stale and cannot be recovered uniquely (${candidates.length} candidates); call read_page again`,
         "recover",
         false,
@@ -89,7 +90,7 @@
     try {
       return strict(ref);
     } catch (err) {
-      if (!allowRecovery || !(err instanceof TW.ActionFailure) || err.code !== "stale_ref" || typeof ref !== "string" || !REF_SHAPE.test(ref)) {
+      if (!allowRecovery || !(err instanceof TW.ActionFailure) || err.code !== CODES.STALE_REF || typeof ref !== "string" || !REF_SHAPE.test(ref)) {
         throw err;
       }
       return recover(ref, err);
@@ -113,7 +114,7 @@
       const style = win.getComputedStyle(frame);
       const padded = ["paddingTop", "paddingLeft", "paddingRight", "paddingBottom"].some((side) => Number.parseFloat(style[side]) > 0);
       if (padded || (style.transform && style.transform !== "none" && !/^matrix\(1, 0, 0, 1, /.test(style.transform))) {
-        throw TW.fail("unsupported_frame", "the element sits in a frame with padding or a transform; use read_page_deep", "precheck", false);
+        throw TW.fail(CODES.UNSUPPORTED_FRAME, "the element sits in a frame with padding or a transform; use read_page_deep", "precheck", false);
       }
       const box = frame.getBoundingClientRect();
       x += box.left + frame.clientLeft;

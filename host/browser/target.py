@@ -44,7 +44,7 @@ async def get_tab(bridge: Bridge, tab_id: int) -> TabTarget:
     try:
         tab = await bridge.api("tabs.get", tab_id)
     except ToolFailure as exc:
-        if exc.code in ("not_found", "browser_api_error"):
+        if exc.code in (ToolCode.NOT_FOUND, ToolCode.BROWSER_API_ERROR):
             raise ToolFailure(ToolCode.TAB_CLOSED, f"tab {tab_id} does not exist (closed?); call tabs_list",
                               phase="resolve", details={"dispatched": False}) from None
         raise
