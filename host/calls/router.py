@@ -45,14 +45,24 @@ class Router:
 
     def __init__(self, services: Mapping[str, ToolService]):
         self.services = dict(services)
+        self._catalog_offered: list[ToolSpec] | None = None
+
+    def add(self, name: str, service: ToolService) -> None:
+        """Register `service` under `name` (the name declarations use), unless one is there."""
+        if name not in self.services:
+            self.services[name] = service
+            self._catalog_offered = None
 
     # -- what is offered -----------------------------------------------------------------------
 
     def offered(self) -> list[ToolSpec]:
-        """Every tool the model may call now: the catalog's whose service is here and offers them,
-        then the tools services list at run time (MCP servers')."""
-        specs = [spec for spec in catalog.CATALOG.values() if self._service_for(spec) is not None
-                 and self._service_for(spec).offers(spec)]  # type: ignore[union-attr]
+        """Every tool the model may call now: the catalog's whose service is here and offers them
+        (a service's answer is fixed once it is registered), then the tools services list at run
+        time (MCP servers')."""
+        if self._catalog_offered is None:
+            self._catalog_offered = [spec for spec in catalog.CATALOG.values() if self._service_for(spec) is not None
+                                     and self._service_for(spec).offers(spec)]  # type: ignore[union-attr]
+        specs = list(self._catalog_offered)
         for service in self.services.values():
             specs.extend(service.listed())
         return specs

@@ -44,7 +44,7 @@ class Engine:
         self.store = EngineStore(db, clock)
         self.gatekeeper = gatekeeper
         # The engine's own tools (questions to the user, waits) join the host's.
-        tools.services.setdefault("interactions", InteractionTools(self))
+        tools.add("interactions", InteractionTools(self))
         self.tools = tools
         self.authorizer = Authorizer(tools, gatekeeper)
         self.providers = providers or ProviderSource()

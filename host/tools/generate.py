@@ -16,6 +16,7 @@ effect) that sets a frozen `globalThis.__tabwardenTools`:
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import sys
 from pathlib import Path
@@ -35,7 +36,7 @@ GLOBAL = "__tabwardenTools"
 def content_schema(spec: ToolSpec) -> dict[str, Any]:
     """What the page executor takes for `spec`: its parameters without the host-only keys (in
     batch actions too), plus `allowRecovery` for tools whose stale ref may be recovered."""
-    schema = provider_schema(spec)
+    schema = copy.deepcopy(provider_schema(spec))
     _strip(schema)
     for definition in schema.get("$defs", {}).values():
         definition.pop("title", None)

@@ -17,21 +17,24 @@ from host.tools.spec import ToolSpec
 def provider_schema(spec: ToolSpec) -> dict[str, Any]:
     """The parameters' JSON Schema as a model provider gets it: an inline object schema (with
     `$defs` when a parameter has a named type), without titles. MCP tools give their server's
-    schema."""
+    schema. Derived once per parameter type and shared: copy it before changing it."""
     if spec.params_type is None:
-        return dict(spec.input_schema or {"type": "object", "properties": {}})
-    return msgspec.json.decode(_struct_schema(spec.params_type))  # a fresh copy: callers may change it
+        return spec.input_schema or _NO_PARAMETERS
+    return _struct_schema(spec.params_type)
+
+
+_NO_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 @functools.cache
-def _struct_schema(kind: type) -> bytes:
+def _struct_schema(kind: type) -> dict[str, Any]:
     (schema,), components = msgspec.json.schema_components([kind], ref_template="#/$defs/{name}")
     if "$ref" in schema:
         schema = dict(components.pop(schema["$ref"].rsplit("/", 1)[-1]))
     schema.pop("title", None)
     if components:
         schema["$defs"] = components
-    return msgspec.json.encode(schema)
+    return schema
 
 
 def describe(spec: ToolSpec) -> dict[str, Any]:
