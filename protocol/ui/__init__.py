@@ -29,9 +29,9 @@ from protocol.ui.turns import (
 )
 from protocol.ui.approvals import (
     APPROVAL_FLAGS, DECISION_KINDS, Accept, AcceptForSession, AcceptForSite, ApprovalDecision, ApprovalRequest,
-    ApprovalRequestPayload, ApprovalResolved, ApprovalResponse, CancelDecision, Decline, InteractionAnswer,
-    InteractionCancel, InteractionRequest, InteractionResolved, InteractionResponse, InteractionSubmit,
-    InteractionTimeout, PendingApproval, PendingInteraction,
+    ApprovalRequestPayload, ApprovalResolved, ApprovalResponse, CancelDecision, DecisionKind, Decline,
+    InteractionAnswer, InteractionCancel, InteractionRequest, InteractionResolved, InteractionResponse,
+    InteractionSubmit, InteractionTimeout, PendingApproval, PendingInteraction,
 )
 from protocol.ui.threads import (
     Activity, ActivityUpdated, AlertRaised, EngineSnapshot, NodeView, TabsUpdated, ThreadCreate, ThreadCreated,
@@ -67,8 +67,8 @@ __all__ = [
     "AcceptForSession", "AcceptForSite", "Activity", "ActivityUpdated", "AlertRaised", "ApprovalDecision",
     "ApprovalRequest", "ApprovalRequestPayload", "ApprovalResolved", "ApprovalResponse", "ArtifactDownload",
     "AuditQuery", "AuditRow", "AuditRows", "BrowserContext", "CancelDecision", "CommandAck", "CommandRejected",
-    "ContentPart", "ContextBlock", "Count", "Decline", "EngineSnapshot", "Epoch", "ErrorEvent", "Id", "ImagePart",
-    "Initialize", "Initialized", "InteractionAnswer", "InteractionCancel", "InteractionRequest",
+    "ContentPart", "ContextBlock", "Count", "DecisionKind", "Decline", "EngineSnapshot", "Epoch", "ErrorEvent", "Id",
+    "ImagePart", "Initialize", "Initialized", "InteractionAnswer", "InteractionCancel", "InteractionRequest",
     "InteractionResolved", "InteractionResponse", "InteractionSubmit", "InteractionTimeout", "ItemComplete",
     "ItemDelta", "ItemDeltaBody", "ItemKind", "ItemMeta", "ItemResult", "ItemStart", "Label", "McpError", "McpGet",
     "McpRefresh", "McpRemoveServer", "McpSaveServer", "McpServerEntry", "McpServerId", "McpSetToken",

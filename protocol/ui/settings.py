@@ -8,12 +8,12 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from protocol.permissions import Verdict
 from protocol.ui.common import Id, PolicyName, Shape, SubmissionId, UiMessage
 from protocol.ui.providers import ProviderEntry
 
 Pattern = Annotated[str, msgspec.Meta(min_length=1, max_length=2048)]
 OriginList = Literal["blocked", "guarded"]
-Verdict = Literal["allow", "ask", "deny"]
 
 
 # ---------------------------------------------------------------- ops (page → engine)
