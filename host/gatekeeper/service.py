@@ -18,6 +18,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from protocol.ui.approvals import DECISION_KINDS
+
 from host.gatekeeper import revision as rev
 from host.gatekeeper.alerts import Alert, DenialBurstMonitor
 from host.gatekeeper.audit import AuditLog
@@ -42,7 +44,6 @@ from host.gatekeeper.sensitive import BUILTIN_BLOCKED, BUILTIN_GUARDED, OriginLi
 from host.store.db import Store, StoreError
 from host.tools.catalog import lookup
 
-DECISION_KINDS: tuple[str, ...] = ("accept", "acceptForSession", "acceptForSite", "decline", "cancel")
 DEFAULT_RULE = Rule(tool="run_javascript", origin="*", verdict="deny", source="user_setting",
                     id="default:run_javascript-deny")
 _SEEDED_META = "gatekeeper.default_rules_seeded_v1"
