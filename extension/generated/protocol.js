@@ -294,12 +294,25 @@ export const EXTENSION_MESSAGE_FIELDS = Object.freeze({
   }
 });
 export const UI = Object.freeze({
+  "approvalFlagOrder": [
+    "host_permission",
+    "sensitive_payload",
+    "credential_target",
+    "guarded_origin",
+    "escalation_l2"
+  ],
   "approvalFlags": [
     "sensitive_payload",
     "escalation_l2",
     "host_permission",
     "guarded_origin",
     "credential_target"
+  ],
+  "auditKinds": [
+    "decision",
+    "approval",
+    "outcome",
+    "alert"
   ],
   "decisionKinds": [
     "accept",
@@ -308,6 +321,7 @@ export const UI = Object.freeze({
     "decline",
     "cancel"
   ],
+  "defaultPolicy": "untrusted",
   "errorCodes": [
     "protocol_mismatch",
     "thread_not_found",
@@ -443,6 +457,11 @@ export const UI = Object.freeze({
     "interrupted",
     "error",
     "budget_pause"
+  ],
+  "verdicts": [
+    "allow",
+    "ask",
+    "deny"
   ]
 });
 // The service worker <-> content script messages (protocol/content.py), from the classic
