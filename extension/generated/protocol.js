@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "eac04f635c362343a4fc7de1b84f5702e1cc96f968152ac7c1719111524078c0";
+export const SCHEMA_HASH = "4d3e725c28c65731abb2d264bfe41c651ad1b07672843786a14fb11865baa23d";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -335,6 +335,7 @@ export const UI = Object.freeze({
     "not_configured",
     "invalid_command",
     "internal",
+    "not_connected",
     "not_initialized",
     "thread_busy",
     "run_not_found",
@@ -348,6 +349,8 @@ export const UI = Object.freeze({
     "invalid_pattern",
     "unknown_rule",
     "rule_not_removable",
+    "no_store",
+    "invalid_list",
     "rule_not_allowed",
     "builtin_pattern",
     "unknown_pattern",
@@ -366,6 +369,7 @@ export const UI = Object.freeze({
     "invalid_mcp_config",
     "mcp_server_exists",
     "mcp_server_not_found",
+    "mcp_origin_change_refused",
     "mcp_unavailable"
   ],
   "events": [

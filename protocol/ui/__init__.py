@@ -40,7 +40,7 @@ from protocol.ui.threads import (
 )
 from protocol.ui.session import (
     ENGINE_PROTOCOL, ERROR_CODES, CommandAck, CommandRejected, ErrorEvent, Initialize, Initialized, PingOp,
-    PongEvent, ReloadRequired,
+    PongEvent, ReloadRequired, UiErrorCode,
 )
 from protocol.ui.settings import (
     AUDIT_KINDS, AuditKind, AuditQuery, AuditRow, AuditRows, OriginEntry, OriginList, OriginsAdd, OriginsRemove,
@@ -83,6 +83,6 @@ __all__ = [
     "ThreadCreate", "ThreadCreated", "ThreadDelete", "ThreadDeleted", "ThreadFork", "ThreadForked", "ThreadMeta",
     "ThreadPatch", "ThreadScope", "ThreadSelectBranch", "ThreadSnapshot", "ThreadSnapshotEvent", "ThreadSubscribe",
     "ThreadUpdated", "TokenUsage", "ToolEntry", "ToolLevel", "TraceLine", "TurnComplete", "TurnEnqueue", "TurnFork",
-    "TurnInterrupt", "TurnOverrides", "TurnStart", "TurnSteer", "TurnSubmit", "UiEventMessage", "UiOpMessage", "Usage",
-    "UserInput", "Verdict", "tag_of",
+    "TurnInterrupt", "TurnOverrides", "TurnStart", "TurnSteer", "TurnSubmit", "UiErrorCode", "UiEventMessage",
+    "UiOpMessage", "Usage", "UserInput", "Verdict", "tag_of",
 ]
