@@ -20,7 +20,8 @@ DECLARED = set(ui.ERROR_CODES)
 # Codes of refusals a handler passes on that never reach a page, and why.
 NEVER_SENT = {
     "invalid_decision": "Gatekeeper.apply_decision: a page's answer is decoded against DecisionKind first",
-    "invalid_policy_file": "policy files: the settings page shows their problems; policy.setDefault says invalid_policy",
+    "invalid_policy_file": "policy files: the settings page lists their problems; policy.setDefault says "
+                           "invalid_policy",
     "policy_example_failed": "policy files, as above",
     "invalid_session": "session grants: the engine's, from approval answers, never from a settings op",
     "invalid_grant": "session grants, as above",

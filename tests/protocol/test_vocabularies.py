@@ -146,3 +146,37 @@ def test_the_pages_have_a_string_for_each_name_and_none_for_others(prefix, names
 def test_the_pages_have_a_string_for_each_decision():
     keys = _page_strings()
     assert {f"tool.decision.{kind}" for kind in ui.DECISION_KINDS} <= keys
+
+
+def _js(name: str) -> str:
+    return (ROOT / "extension" / "ui" / name).read_text(encoding="utf-8")
+
+
+def _found(pattern: str, text: str) -> set[str]:
+    found = set(re.findall(pattern, text, re.DOTALL))
+    assert found, f"nothing matches {pattern!r}: the code the test reads has moved"
+    return found
+
+
+def _quoted(texts: set[str]) -> set[str]:
+    return {name for text in texts for name in re.findall(r"\"(\w+)\"", text)}
+
+
+def test_the_run_states_stop_reasons_and_item_kinds_the_chat_names_are_declared():
+    model, view = _js("chat-model.js"), _js("chat-view.js")
+    states = _quoted(_found(r"const ACTIVE = new Set\(\[([^\]]*)\]\)", model))
+    states |= _found(r"state [!=]== \"(\w+)\"", model)
+    reasons = _quoted(_found(r"\[([^\]]*)\]\.includes\(event\.stopReason\)", model))
+    reasons |= set(re.findall(r"(\w+): \"chat\.turn", " ".join(_found(r"t\(\{(.*?)\}\[reason\]", view))))
+    kinds = _found(r"event\.kind === \"(\w+)\"", model)
+    assert states - set(ui.RUN_STATES) == set()
+    assert reasons - set(ui.STOP_REASONS) == set()
+    assert kinds - set(ui.ITEM_KINDS) == set()
+
+
+def test_the_approval_card_offers_every_decision_and_no_other():
+    card = _js("approval-card.js")
+    offered = _quoted(_found(r"KEY_ACTIONS = \{([^}]*)\}", card)) | _found(r"button\(\"(\w+)\"", card)
+    offered |= _found(r"answer\(\"(\w+)\"\)", card)
+    # "note" opens the note box, whose answer is a decline.
+    assert offered - {"note"} == set(ui.DECISION_KINDS)
