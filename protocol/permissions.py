@@ -1,5 +1,5 @@
 """How the contract names permission choices: the policies a thread runs under, the verdicts of
-rules and decisions, and the flags an approval request carries.
+rules and decisions, the user's two origin lists, and the flags an approval request carries.
 
 Apart from the UI catalogue and free of heavy imports (like `protocol.tools`), so the gatekeeper
 reads the same declarations without loading the catalogue.
@@ -17,6 +17,10 @@ DEFAULT_POLICY: PolicyName = "untrusted"
 
 Verdict = Literal["allow", "ask", "deny"]
 VERDICTS: tuple[str, ...] = get_args(Verdict)
+
+# Where writes are never allowed, and where they always ask.
+OriginList = Literal["blocked", "guarded"]
+ORIGIN_LISTS: tuple[str, ...] = get_args(OriginList)
 
 ApprovalFlag = Literal["sensitive_payload", "escalation_l2", "host_permission", "guarded_origin", "credential_target"]
 APPROVAL_FLAGS: tuple[str, ...] = get_args(ApprovalFlag)

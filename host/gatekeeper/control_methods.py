@@ -22,12 +22,12 @@ Errors carry the gatekeeper's own stable codes (`invalid_pattern`, `unknown_rule
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 
 from protocol.errors import ErrorCode
-from protocol.permissions import PolicyName, Verdict
+from protocol.permissions import OriginList, PolicyName, Verdict
 from protocol.tools import ToolEffects, ToolLevel
 from host.control.params import parse_params as _params
 
@@ -59,7 +59,7 @@ class _RuleId(msgspec.Struct, forbid_unknown_fields=True):
 
 class _Origin(msgspec.Struct, forbid_unknown_fields=True):
     pattern: Text
-    list: Literal["blocked", "guarded"] = "blocked"
+    list: OriginList = "blocked"
 
 
 class _Policy(msgspec.Struct, forbid_unknown_fields=True):

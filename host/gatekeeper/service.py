@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import msgspec
 
+from protocol.permissions import ORIGIN_LISTS, OriginList
 from protocol.ui.approvals import DECISION_KINDS
 
 from host.gatekeeper import revision as rev
@@ -474,10 +475,10 @@ class Gatekeeper:
         """Every rule in force with its provenance."""
         return list(self._ensure().views)
 
-    def add_origin_pattern(self, pattern: str, *, list_name: Literal["blocked", "guarded"] = "blocked") -> str:
+    def add_origin_pattern(self, pattern: str, *, list_name: OriginList = "blocked") -> str:
         """Add a user pattern to the blocked or guarded list; return its normalised form."""
         self._ensure()
-        if list_name not in ("blocked", "guarded"):
+        if list_name not in ORIGIN_LISTS:
             raise InvalidInput("invalid_list", "the list is `blocked` or `guarded`", "$.list")
         try:
             text = parse_origin_pattern(pattern).text
@@ -492,7 +493,7 @@ class Gatekeeper:
             raise self._fail(exc) from exc
         return text
 
-    def remove_origin_pattern(self, pattern: str, *, list_name: Literal["blocked", "guarded"] = "blocked") -> None:
+    def remove_origin_pattern(self, pattern: str, *, list_name: OriginList = "blocked") -> None:
         """Remove a user pattern; built-in patterns cannot be removed."""
         self._ensure()
         text = parse_origin_pattern(pattern).text

@@ -11,13 +11,14 @@ each host start, the sequence within (thread, epoch), so a page can tell a gap f
 One module per topic: `session` (handshake and generic answers), `threads`, `turns` (runs,
 queue and items), `user_input` (what a turn submits), `approvals` (approvals and interactions),
 `settings`, `providers`, `memory` and `mcp`; `common` holds what they share and `catalogue`
-the two unions. Every name is re-exported here, so callers write `ui.<Name>`.
+the two unions. The permission vocabularies are declared in `protocol.permissions` and the tool
+levels in `protocol.tools`, which the gatekeeper and the tool registry read without this
+catalogue. Every name is re-exported here, so callers write `ui.<Name>`.
 """
 
+from protocol.permissions import APPROVAL_FLAGS, PERMISSION_POLICIES, PolicyName
 from protocol.tools import TOOL_LEVELS, ToolLevel
-from protocol.ui.common import (
-    PERMISSION_POLICIES, Count, Epoch, Id, Label, Note, PolicyName, StreamCursor, SubmissionId, TabRef, Text, tag_of,
-)
+from protocol.ui.common import Count, Epoch, Id, Label, Note, StreamCursor, SubmissionId, TabRef, Text, tag_of
 from protocol.ui.user_input import (
     BrowserContext, ContentPart, ContextBlock, ImagePart, ModelRef, TextPart, TurnOverrides, UserInput,
 )
@@ -28,7 +29,7 @@ from protocol.ui.turns import (
     TurnInterrupt, TurnStart, TurnSteer, TurnSubmit, Usage,
 )
 from protocol.ui.approvals import (
-    APPROVAL_FLAGS, DECISION_KINDS, Accept, AcceptForSession, AcceptForSite, ApprovalDecision, ApprovalRequest,
+    DECISION_KINDS, Accept, AcceptForSession, AcceptForSite, ApprovalDecision, ApprovalRequest,
     ApprovalRequestPayload, ApprovalResolved, ApprovalResponse, CancelDecision, DecisionKind, Decline,
     InteractionAnswer, InteractionCancel, InteractionRequest, InteractionResolved, InteractionResponse,
     InteractionSubmit, InteractionTimeout, PendingApproval, PendingInteraction,

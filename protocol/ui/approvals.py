@@ -7,7 +7,6 @@ from typing import Any, Literal, Union, get_args
 
 import msgspec
 
-from protocol.permissions import APPROVAL_FLAGS
 from protocol.ui.common import Count, Epoch, Id, Note, Shape, StreamCursor, SubmissionId, UiMessage, tag_of
 
 

@@ -1,14 +1,11 @@
 """What every topic of the UI catalogue shares: bounded ids and texts, the two base classes,
-the permission policies (declared in `protocol.permissions`), the stream cursor and the tab
-reference."""
+the stream cursor and the tab reference."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 import msgspec
-
-from protocol.permissions import PERMISSION_POLICIES, PolicyName
 
 SubmissionId = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=512)]

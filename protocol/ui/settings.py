@@ -8,12 +8,11 @@ from typing import Annotated, Any, Literal, get_args
 
 import msgspec
 
-from protocol.permissions import Verdict
-from protocol.ui.common import Id, PolicyName, Shape, SubmissionId, UiMessage
+from protocol.permissions import OriginList, PolicyName, Verdict
+from protocol.ui.common import Id, Shape, SubmissionId, UiMessage
 from protocol.ui.providers import ProviderEntry
 
 Pattern = Annotated[str, msgspec.Meta(min_length=1, max_length=2048)]
-OriginList = Literal["blocked", "guarded"]
 # What an audit row records: a decision, the user's answer, a call's outcome, or an alert.
 AuditKind = Literal["decision", "approval", "outcome", "alert"]
 AUDIT_KINDS: tuple[str, ...] = get_args(AuditKind)

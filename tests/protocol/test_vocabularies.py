@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 VOCABULARIES: dict[str, tuple[tuple[str, ...], str | None]] = {
     "permission policies": (permissions.PERMISSION_POLICIES, "protocol/permissions.py"),
     "verdicts": (permissions.VERDICTS, "protocol/permissions.py"),
+    "origin lists": (permissions.ORIGIN_LISTS, "protocol/permissions.py"),
     # Declared in the wire order; the card's display order names the same constants.
     "approval flags": (permissions.APPROVAL_FLAGS, "protocol/permissions.py"),
     "decision kinds": (ui.DECISION_KINDS, None),  # the tags of the decision Structs
