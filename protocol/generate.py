@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from protocol import generate_content
+from protocol import generate_content, ui
+from protocol.permissions import APPROVAL_FLAG_DISPLAY_ORDER, DEFAULT_POLICY, VERDICTS
 from protocol.schema import document, schema_hash
 
 OUTPUT = Path(__file__).resolve().parent.parent / "extension" / "generated" / "protocol.js"
@@ -29,6 +30,20 @@ def _fields(defs: dict[str, Any], schema: dict[str, Any]) -> dict[str, dict[str,
         required = [p for p in body.get("required", []) if p != "type"]
         out[tag] = {"required": required, "optional": [p for p in props if p not in required]}
     return out
+
+
+def ui_export() -> dict[str, Any]:
+    """What protocol.js exports as `UI`: the hashed UI catalogue (`document()["ui"]`) and the
+    vocabularies the pages list or start from. Those add nothing the hash has to cover: the
+    verdicts and audit kinds are enums of the hashed schemas already, and the default policy and
+    the order the approval card lists flags in only decide what a page shows."""
+    return {
+        **document()["ui"],
+        "verdicts": list(VERDICTS),
+        "auditKinds": list(ui.AUDIT_KINDS),
+        "defaultPolicy": DEFAULT_POLICY,
+        "approvalFlagOrder": list(APPROVAL_FLAG_DISPLAY_ORDER),
+    }
 
 
 def render() -> str:
@@ -57,7 +72,7 @@ def render() -> str:
         "// Field names per message type, for validating frames at the extension's boundary.",
         f"export const HOST_MESSAGE_FIELDS = Object.freeze({js(_fields(defs, doc['schemas']['host']))});",
         f"export const EXTENSION_MESSAGE_FIELDS = Object.freeze({js(_fields(defs, doc['schemas']['extension']))});",
-        f"export const UI = Object.freeze({js(doc['ui'])});",
+        f"export const UI = Object.freeze({js(ui_export())});",
         "// The service worker <-> content script messages (protocol/content.py), from the classic",
         "// script imported above: the object the content scripts use too.",
         f"export const CONTENT = globalThis.{generate_content.GLOBAL_NAME};",

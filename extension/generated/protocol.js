@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "eac04f635c362343a4fc7de1b84f5702e1cc96f968152ac7c1719111524078c0";
+export const SCHEMA_HASH = "4d3e725c28c65731abb2d264bfe41c651ad1b07672843786a14fb11865baa23d";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -294,12 +294,25 @@ export const EXTENSION_MESSAGE_FIELDS = Object.freeze({
   }
 });
 export const UI = Object.freeze({
+  "approvalFlagOrder": [
+    "host_permission",
+    "sensitive_payload",
+    "credential_target",
+    "guarded_origin",
+    "escalation_l2"
+  ],
   "approvalFlags": [
     "sensitive_payload",
     "escalation_l2",
     "host_permission",
     "guarded_origin",
     "credential_target"
+  ],
+  "auditKinds": [
+    "decision",
+    "approval",
+    "outcome",
+    "alert"
   ],
   "decisionKinds": [
     "accept",
@@ -308,6 +321,7 @@ export const UI = Object.freeze({
     "decline",
     "cancel"
   ],
+  "defaultPolicy": "untrusted",
   "errorCodes": [
     "protocol_mismatch",
     "thread_not_found",
@@ -321,6 +335,7 @@ export const UI = Object.freeze({
     "not_configured",
     "invalid_command",
     "internal",
+    "not_connected",
     "not_initialized",
     "thread_busy",
     "run_not_found",
@@ -334,6 +349,8 @@ export const UI = Object.freeze({
     "invalid_pattern",
     "unknown_rule",
     "rule_not_removable",
+    "no_store",
+    "invalid_list",
     "rule_not_allowed",
     "builtin_pattern",
     "unknown_pattern",
@@ -352,6 +369,7 @@ export const UI = Object.freeze({
     "invalid_mcp_config",
     "mcp_server_exists",
     "mcp_server_not_found",
+    "mcp_origin_change_refused",
     "mcp_unavailable"
   ],
   "events": [
@@ -443,6 +461,11 @@ export const UI = Object.freeze({
     "interrupted",
     "error",
     "budget_pause"
+  ],
+  "verdicts": [
+    "allow",
+    "ask",
+    "deny"
   ]
 });
 // The service worker <-> content script messages (protocol/content.py), from the classic

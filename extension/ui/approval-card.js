@@ -1,12 +1,14 @@
 // The approval card: what the agent wants to do, where, on which element, with the complete
 // parameters and the reasons in words, and the five answers with their keys. The card only
 // sends the user's answer; the host decides what it means (and refuses anything else).
+import { UI } from "../generated/protocol.js";
 import { clock, h } from "./dom.js";
 import { renderParams, targetsPassword } from "./params-view.js";
 import { t } from "./strings.js";
 
 export const KEY_ACTIONS = { y: "accept", s: "acceptForSession", a: "acceptForSite", n: "note", escape: "cancel" };
-const FLAG_ORDER = ["host_permission", "sensitive_payload", "credential_target", "guarded_origin", "escalation_l2"];
+// The flags a request carries, listed in the order protocol/permissions.py gives the card.
+const FLAG_ORDER = UI.approvalFlagOrder;
 
 export class ApprovalCard {
   // `decide(kind, note)` sends the answer and returns a promise of the host's reply.

@@ -1,9 +1,11 @@
 // The composer: the message box, the permission policy switch with its one-line explanation,
 // and Send / Steer / Queue / Stop. It reports what the user asked for; the page sends the ops.
+import { UI } from "../generated/protocol.js";
 import { h } from "./dom.js";
 import { t } from "./strings.js";
 
-export const POLICIES = ["always", "untrusted", "auto"];
+// In the order protocol/permissions.py declares them.
+const POLICIES = UI.permissionPolicies;
 
 export class Composer {
   constructor(root, { onSend, onQueue, onStop }) {
@@ -15,7 +17,7 @@ export class Composer {
       "aria-label": t("composer.placeholder") });
     this.policy = h("select", { id: "policy", "aria-describedby": "policy-hint" },
       POLICIES.map((p) => h("option", { value: p, text: t(`policy.${p}`) })));
-    this.policy.value = "untrusted";
+    this.policy.value = UI.defaultPolicy;
     this.hint = h("p", { id: "policy-hint", class: "muted small" });
     this.sendButton = h("button", { type: "submit", class: "primary", text: t("composer.send") });
     this.queueButton = h("button", { type: "button", hidden: true, text: t("composer.queue"), onclick: () => this.queue() });

@@ -1,5 +1,6 @@
 // Settings: the audit log — recent decisions, answers and outcomes, filtered by thread, tool,
 // verdict and kind of entry. Parameters arrive already redacted by the host.
+import { UI } from "../generated/protocol.js";
 import { clear, h, when } from "./dom.js";
 import { t } from "./strings.js";
 
@@ -9,8 +10,8 @@ export class AuditSection {
     const any = () => h("option", { value: "", text: t("settings.audit.any") });
     this.thread = h("select", { id: "audit-thread" }, any());
     this.tool = h("input", { id: "audit-tool", autocomplete: "off", list: "tool-names" });
-    this.verdict = h("select", { id: "audit-verdict" }, any(), ["allow", "ask", "deny"].map((v) => h("option", { value: v, text: t(`verdict.${v}`) })));
-    this.kind = h("select", { id: "audit-kind" }, any(), ["decision", "approval", "outcome", "alert"].map((k) => h("option", { value: k, text: t(`settings.audit.kind.${k}`) })));
+    this.verdict = h("select", { id: "audit-verdict" }, any(), UI.verdicts.map((v) => h("option", { value: v, text: t(`verdict.${v}`) })));
+    this.kind = h("select", { id: "audit-kind" }, any(), UI.auditKinds.map((k) => h("option", { value: k, text: t(`settings.audit.kind.${k}`) })));
     this.body = h("tbody");
     root.append(h("p", { class: "muted small", text: t("settings.audit.help") }),
       h("form", { class: "row", onsubmit: (event) => { event.preventDefault(); this.load(); } },

@@ -1,12 +1,13 @@
 // Settings: the default permission policy, and the rules matrix (tool × site × verdict ×
 // source) with add and delete; rules from policy files (the administrator's above all) are
 // shown locked.
+import { UI } from "../generated/protocol.js";
 import "../generated/tools.js";
 import { clear, h } from "./dom.js";
 import { has, t } from "./strings.js";
 
-const POLICIES = ["always", "untrusted", "auto"];
-const VERDICTS = ["allow", "ask", "deny"];
+// Policies and verdicts are offered in the order protocol/permissions.py declares them.
+const { permissionPolicies: POLICIES, verdicts: VERDICTS } = UI;
 const { categories: CATEGORIES } = globalThis.__tabwardenTools;
 
 export class PolicySection {

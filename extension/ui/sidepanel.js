@@ -1,6 +1,7 @@
 // The side panel (also opened as a tab): threads, the chat stream, approval and other request
 // cards, the composer. A view only: every state it shows comes from the host through the
 // engine client; after a reconnect it initializes again and redraws from the host's snapshot.
+import { UI } from "../generated/protocol.js";
 import { ApprovalCard } from "./approval-card.js";
 import { browserContext } from "./browser-context.js";
 import { ThreadModel } from "./chat-model.js";
@@ -24,7 +25,7 @@ const composer = new Composer($("#composer"), { onSend: send, onQueue: queue, on
 const approvals = new Map(); // every thread's pending approvals: approvalId -> approval
 const cards = new Map(); // approvalId -> ApprovalCard, for the shown thread
 let current = new URLSearchParams(location.search).get("thread") || sessionStorage.getItem(THREAD_KEY) || null;
-let defaultPolicy = "untrusted";
+let defaultPolicy = UI.defaultPolicy; // until the host's settings say otherwise
 let shownThread; // the thread the view was last drawn for
 let fatal = null;
 let resyncing = null; // the thread whose fresh snapshot was asked for

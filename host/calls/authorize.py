@@ -22,6 +22,8 @@ import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
+from protocol.permissions import FLAG_HOST_PERMISSION, Verdict
+
 from host.calls.router import Router
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
@@ -32,7 +34,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("tabwarden.calls")
 
-FLAG_HOST_PERMISSION = "host_permission"
 Phase = Literal["initial", "dispatch"]
 
 
@@ -47,11 +48,12 @@ class Context:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """The judgement of one call at one phase: the gatekeeper's decision with site access folded in."""
+class Judgement:
+    """The judgement of one call at one phase: the gatekeeper's decision with site access folded
+    in (`verdict` may be stricter than the decision's)."""
 
     decision: "Decision"
-    verdict: Literal["allow", "ask", "deny"]
+    verdict: Verdict
     flags: tuple[str, ...]
     reason: str
 
@@ -94,7 +96,7 @@ class Unavailable:
 class Denied:
     """The gatekeeper denied the call (at dispatch: what was approved is no longer allowed)."""
 
-    verdict: Verdict
+    judgement: Judgement
     phase: Phase
     call: ToolCall | None = None  # as it was last resolved
 
@@ -103,7 +105,7 @@ class Denied:
 class Changed:
     """At dispatch the call needs an approval again (the rules or grants changed meanwhile)."""
 
-    verdict: Verdict
+    judgement: Judgement
     call: ToolCall | None = None  # as it was last resolved
 
 
@@ -155,7 +157,7 @@ Ending = Union[Refused, Unavailable, Denied, Changed, NoSiteAccess, TargetChange
 class Steps(Protocol):
     """What a caller does at the points where callers differ."""
 
-    async def approve(self, call: ToolCall, verdict: Verdict) -> Approved | Stopped:
+    async def approve(self, call: ToolCall, judgement: Judgement) -> Approved | Stopped:
         """The call needs the user's approval: ask (persist it, offer it) and wait for the answer."""
         ...
 
@@ -163,8 +165,8 @@ class Steps(Protocol):
         """The call passed its first check without an approval."""
         ...
 
-    def dispatching(self, call: ToolCall, verdict: Verdict, approved: Approved | None) -> None:
-        """The call passed its final check (`verdict`) and is about to be sent: make that durable
+    def dispatching(self, call: ToolCall, judgement: Judgement, approved: Approved | None) -> None:
+        """The call passed its final check (`judgement`) and is about to be sent: make that durable
         now (a crash after this point must never replay a write). Raising stops the call unsent."""
         ...
 
@@ -183,7 +185,7 @@ class Authorizer:
         except ToolFailure as failure:
             return Refused(failure, "initial")
         first = self.judge(call, ctx, "initial")
-        if not isinstance(first, Verdict):
+        if not isinstance(first, Judgement):
             return first
         if first.verdict == "deny":
             self.audit(call, ctx, "denied")
@@ -212,7 +214,7 @@ class Authorizer:
                 self.audit(call, ctx, f"refused:{ToolCode.TARGET_CHANGED}")
                 return TargetChanged(call.target, fresh.target, fresh)
             final = self.judge(fresh, ctx, "dispatch", approved)
-            if not isinstance(final, Verdict):
+            if not isinstance(final, Judgement):
                 self.audit(fresh, ctx, f"refused:{ToolCode.GATEKEEPER_UNAVAILABLE}")
                 return final
             if final.verdict == "deny":
@@ -230,7 +232,7 @@ class Authorizer:
         return Ran(result, fresh)
 
     def judge(self, call: ToolCall, ctx: Context, phase: Phase,
-              approved: Approved | None = None) -> Verdict | Unavailable:
+              approved: Approved | None = None) -> Judgement | Unavailable:
         """The verdict on a resolved call: the gatekeeper's decision, then site access (a page the
         extension may not script makes anything but a deny an ask, flagged so the approval asks
         for the access too)."""
@@ -252,7 +254,7 @@ class Authorizer:
             verdict = "ask"
             flags = (*flags, FLAG_HOST_PERMISSION)
             reason = no_site_access(call.origin)
-        return Verdict(decision, verdict, flags, reason)  # type: ignore[arg-type]
+        return Judgement(decision, verdict, flags, reason)  # type: ignore[arg-type]
 
     def audit(self, call: ToolCall, ctx: Context, outcome: str) -> None:
         """Record how the call ended; a failure to audit is logged, never raised (the decision

@@ -11,7 +11,7 @@ import logging
 from typing import Any
 
 from host.calls.authorize import (FLAG_HOST_PERMISSION, Approved, Authorizer, Changed, Context, Denied, Ending,
-                                  NoSiteAccess, Ran, Refused, Stopped, TargetChanged, Unavailable, Verdict)
+                                  NoSiteAccess, Ran, Refused, Stopped, TargetChanged, Unavailable, Judgement)
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.result import ToolResult, failure
@@ -22,15 +22,15 @@ log = logging.getLogger("tabwarden.calls")
 class _Refuse:
     """`Steps` for a caller who cannot ask anybody."""
 
-    async def approve(self, call: ToolCall, verdict: Verdict) -> Approved | Stopped:
-        return Stopped(ToolCode.APPROVAL_REQUIRED, _needs_approval(call, verdict, "initial"))
+    async def approve(self, call: ToolCall, judgement: Judgement) -> Approved | Stopped:
+        return Stopped(ToolCode.APPROVAL_REQUIRED, _needs_approval(call, judgement, "initial"))
 
     def allowed(self, call: ToolCall) -> None:
         return None
 
-    def dispatching(self, call: ToolCall, verdict: Verdict, approved: Approved | None) -> None:
-        call.details["decision"] = {"verdict": verdict.decision.verdict, "code": verdict.decision.code,
-                                    "flags": list(verdict.decision.flags)}
+    def dispatching(self, call: ToolCall, judgement: Judgement, approved: Approved | None) -> None:
+        decision = judgement.decision
+        call.details["decision"] = {"verdict": decision.verdict, "code": decision.code, "flags": list(decision.flags)}
 
 
 async def call_directly(authorizer: Authorizer, tool: str, params: Any, *, thread_id: str = "default",
@@ -74,30 +74,30 @@ def _failure(call: ToolCall, ending: Ending) -> ToolFailure:
         return ToolFailure(ToolCode.GATEKEEPER_UNAVAILABLE, f"permission state is unavailable, so nothing runs: "
                            f"{ending.reason}", phase="authorize", details={"dispatched": False})
     if isinstance(ending, Denied):
-        decision = ending.verdict.decision
+        decision = ending.judgement.decision
         return ToolFailure(ToolCode.DENIED, f"denied ({decision.code}): {decision.reason}", phase="authorize",
-                           details=_decision_details(ending.verdict, ending.phase))
+                           details=_decision_details(ending.judgement, ending.phase))
     if isinstance(ending, (Changed, NoSiteAccess)):
-        verdict = ending.verdict if isinstance(ending, Changed) else None
-        return _needs_approval(call, verdict, "dispatch")
+        judgement = ending.judgement if isinstance(ending, Changed) else None
+        return _needs_approval(call, judgement, "dispatch")
     assert isinstance(ending, TargetChanged)
     return ending.failure()
 
 
-def _needs_approval(call: ToolCall, verdict: Verdict | None, phase: str) -> ToolFailure:
-    details = _decision_details(verdict, phase) if verdict is not None else {"dispatched": False}
-    if verdict is None or verdict.needs_site_access:
+def _needs_approval(call: ToolCall, judgement: Judgement | None, phase: str) -> ToolFailure:
+    details = _decision_details(judgement, phase) if judgement is not None else {"dispatched": False}
+    if judgement is None or judgement.needs_site_access:
         flags = details.get("flags", [])
         details["flags"] = flags if FLAG_HOST_PERMISSION in flags else [*flags, FLAG_HOST_PERMISSION]
         return ToolFailure(ToolCode.APPROVAL_REQUIRED, f"Tabwarden has no access to {call.origin or 'this page'} yet; "
                            "the user must grant it from the side panel", phase="authorize", details=details)
-    decision = verdict.decision
+    decision = judgement.decision
     return ToolFailure(ToolCode.APPROVAL_REQUIRED, f"needs the user's approval ({decision.code}): {decision.reason}",
                        phase="authorize", details=details)
 
 
-def _decision_details(verdict: Verdict, phase: str) -> dict[str, Any]:
-    decision = verdict.decision
+def _decision_details(judgement: Judgement, phase: str) -> dict[str, Any]:
+    decision = judgement.decision
     details: dict[str, Any] = {
         "verdict": decision.verdict, "reasonCode": decision.code, "reason": decision.reason,
         "flags": list(decision.flags), "targetOrigin": decision.target_origin, "authorizePhase": phase,

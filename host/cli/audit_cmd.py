@@ -10,6 +10,8 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from protocol.permissions import VERDICTS
+
 _RELATIVE = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -24,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         if action != "verify":
             p.add_argument("--thread", help="only this thread id")
             p.add_argument("--tool", help="only this tool")
-            p.add_argument("--verdict", choices=("allow", "ask", "deny"), help="only this verdict")
+            p.add_argument("--verdict", choices=VERDICTS, help="only this verdict")
             p.add_argument("--since", type=parse_since, metavar="WHEN",
                            help="only entries at or after WHEN: ISO time, epoch seconds, or 30s/15m/2h/7d ago")
             p.add_argument("--until", type=parse_since, metavar="WHEN",

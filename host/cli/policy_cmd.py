@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from protocol.permissions import DEFAULT_POLICY, PERMISSION_POLICIES, VERDICTS
+from protocol.tools import TOOL_EFFECTS, TOOL_LEVELS
+
 CASE_HELP = """\
 A case (one JSON object per line; every field but `tool` may be omitted):
   {"tool": "click", "effects": "write", "level": "L1", "params": {"ref": "s1_2_3"},
@@ -31,7 +34,9 @@ Answer per line: {"verdict", "code", "flags", "target_origin", "rule", "reason"}
 {"error": {"code", "message", "line", "path"}} for a malformed line (processing goes on).
 Exit status: 0 when every line was a valid case (and, for `test`, met its expectation), else 1."""
 
-POLICY_NAMES = ("always", "untrusted", "auto", "read-only", "on-request", "on-failure", "never")
+# Older names a case may still use; the gatekeeper maps them onto the three policies.
+LEGACY_POLICY_NAMES = ("read-only", "on-request", "on-failure", "never")
+POLICY_NAMES = (*PERMISSION_POLICIES, *LEGACY_POLICY_NAMES)
 
 
 class CaseError(Exception):
@@ -174,20 +179,20 @@ def parse_case(line: str, base: Base | None):
     if not isinstance(tool, str) or not tool:
         raise CaseError("invalid_case", "`tool` is required and must be a non-empty string", "$.tool")
     effects = _field(obj, "effects", str)
-    if effects is not None and effects not in ("read", "write"):
-        raise CaseError("invalid_case", f"effects must be read or write, got {effects!r}", "$.effects")
+    if effects is not None and effects not in TOOL_EFFECTS:
+        raise CaseError("invalid_case", f"effects must be {_one_of(TOOL_EFFECTS)}, got {effects!r}", "$.effects")
     level = _field(obj, "level", str)
-    if level is not None and level not in ("L0", "L1", "L2", "builtin", "mcp"):
-        raise CaseError("invalid_case", f"level must be L0, L1, L2, builtin or mcp, got {level!r}", "$.level")
+    if level is not None and level not in TOOL_LEVELS:
+        raise CaseError("invalid_case", f"level must be {_one_of(TOOL_LEVELS)}, got {level!r}", "$.level")
     if effects is None and lookup(tool) is None:
         raise CaseError("unknown_tool", f"{tool!r} is not in the tool catalog: give its effects", "$.effects")
     params = _field(obj, "params", dict, {})
     origin = _field(obj, "origin", str, "")
     policy_name = _field(obj, "policy", str)
     if policy_name is not None and policy_name not in POLICY_NAMES:
-        raise CaseError("invalid_case", f"unknown policy {policy_name!r}; expected always, untrusted or auto",
+        raise CaseError("invalid_case", f"unknown policy {policy_name!r}; expected {_one_of(PERMISSION_POLICIES)}",
                         "$.policy")
-    policy = normalize_policy(policy_name) or (base.policy if base and base.policy else "untrusted")
+    policy = normalize_policy(policy_name) or (base.policy if base and base.policy else DEFAULT_POLICY)
     rules = list(base.rules) if base else []
     for index, rule in enumerate(_field(obj, "rules", list) or []):
         try:
@@ -215,13 +220,17 @@ def parse_case(line: str, base: Base | None):
     target = _field(obj, "target", dict)
     for key in ("expect",):
         value = _field(obj, key, str)
-        if value is not None and value not in ("allow", "ask", "deny"):
-            raise CaseError("invalid_case", f"expect must be allow, ask or deny, got {value!r}", "$.expect")
+        if value is not None and value not in VERDICTS:
+            raise CaseError("invalid_case", f"expect must be {_one_of(VERDICTS)}, got {value!r}", "$.expect")
     _field(obj, "expect_code", str)
     ctx = Context(origin=origin, policy=policy, rules=RuleSet(rules), lists=lists, grants=grants,
                   scope_origins={normalize_origin(o).text for o in patterns["scope_origins"]}, scope_lock=lock,
                   target=target)
     return Call(tool, params, effects, level), ctx, obj
+
+
+def _one_of(names: tuple[str, ...]) -> str:
+    return f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 def _decide(line: str, base: Base | None):

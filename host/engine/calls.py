@@ -21,7 +21,7 @@ import msgspec
 from protocol import ui
 
 from host.calls.authorize import (Approved, Changed, Context, Denied, Ending, NoSiteAccess, Ran, Refused, Stopped,
-                                  TargetChanged, Unavailable, Verdict, no_site_access)
+                                  TargetChanged, Unavailable, Judgement, no_site_access)
 from host.engine import runs
 from host.engine.policies import fingerprint
 from host.engine.records import CallRef, PendingTool, ToolCallBody, ToolResultBody, WaitRow
@@ -182,15 +182,15 @@ class _Call:
 
     # -- Steps ----------------------------------------------------------------------------------
 
-    async def approve(self, call: ToolCall, verdict: Verdict) -> Approved | Stopped:
+    async def approve(self, call: ToolCall, judgement: Judgement) -> Approved | Stopped:
         """Persist the approval with the call node and the run's waiting state, offer it, wait."""
         engine, runner, spec = self.engine, self.runner, call.spec
         self.body = msgspec.structs.replace(self.body, params=call.wire_params())
-        decision = verdict.decision
+        decision = judgement.decision
         request = ui.ApprovalRequestPayload(
             tool=spec.name, label=spec.label, params=call.wire_params(),
-            target_origin=decision.target_origin or call.origin, flags=sorted(set(verdict.flags)),
-            reason=verdict.reason, code=decision.code, level=spec.level,
+            target_origin=decision.target_origin or call.origin, flags=sorted(set(judgement.flags)),
+            reason=judgement.reason, code=decision.code, level=spec.level,
             target_line=call.target.line if call.target else None)
         with engine.store.transaction() as conn:
             engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
@@ -215,7 +215,7 @@ class _Call:
                                      node_id=self.node_id)
             engine.store.update_run(conn, runner.run_id, state=runs.EXECUTING, pending_tool=self._pending(call))
 
-    def dispatching(self, call: ToolCall, verdict: Verdict, approved: Approved | None) -> None:
+    def dispatching(self, call: ToolCall, judgement: Judgement, approved: Approved | None) -> None:
         """Durable before anything is sent: recovery must know this call may have acted. An
         interaction persists its request here instead (what it dispatches is the wait)."""
         engine, runner = self.engine, self.runner
@@ -302,7 +302,7 @@ class _Call:
             return self.finish(ok=False, code=ToolCode.GATEKEEPER_UNAVAILABLE, counted=True,
                                text=UNAVAILABLE.format(reason=ending.reason), outcome="failed")
         if isinstance(ending, Denied):
-            decision = ending.verdict.decision
+            decision = ending.judgement.decision
             if ending.phase == "dispatch":
                 return self.finish(ok=False, code=ToolCode.DENIED, counted=True,
                                    text=DENIED_AT_DISPATCH.format(reason=decision.reason))
@@ -310,7 +310,7 @@ class _Call:
                                text=DENIED.format(reason=decision.reason), details=_decision_details(decision))
         if isinstance(ending, Changed):
             return self.finish(ok=False, code=ToolCode.AUTHORIZATION_CHANGED, counted=True,
-                               text=CHANGED.format(reason=ending.verdict.reason))
+                               text=CHANGED.format(reason=ending.judgement.reason))
         if isinstance(ending, NoSiteAccess):
             return self.finish(ok=False, code=ToolCode.NO_SITE_ACCESS, counted=True, text=no_site_access(ending.origin))
         if isinstance(ending, TargetChanged):

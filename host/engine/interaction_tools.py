@@ -117,10 +117,10 @@ class InteractionTools(ToolService):
         call = call.resolved(Target(origin=origin, tab_id=row.request.get("tabId")))
         runner = engine.runners.get(row.thread_id)
         ctx = Context(row.thread_id, row.turn_id, row.item_id, runner.policy if runner is not None else None)
-        verdict = engine.authorizer.judge(call, ctx, "dispatch")
-        if isinstance(verdict, Unavailable):
-            return f"permission state is unavailable ({verdict.reason})"
-        if verdict.verdict != "allow":
+        judgement = engine.authorizer.judge(call, ctx, "dispatch")
+        if isinstance(judgement, Unavailable):
+            return f"permission state is unavailable ({judgement.reason})"
+        if judgement.verdict != "allow":
             return (f"the tab moved to {origin or 'another page'}, where watching needs permission again "
-                    f"({verdict.reason})")
+                    f"({judgement.reason})")
         return None

@@ -16,17 +16,11 @@ finished run, a replay of a write after a crash) is an error, never a silent sta
 
 from __future__ import annotations
 
-QUEUED = "queued"
-PREPARING = "preparing"
-STREAMING = "streaming_model"
-WAITING_APPROVAL = "waiting_approval"
-WAITING_INTERACTION = "waiting_interaction"
-EXECUTING = "executing_tool"
-PAUSED_BUDGET = "paused_budget"
-PAUSED_UNCERTAIN = "paused_uncertain"
-INTERRUPTED = "interrupted"
-FAILED = "failed"
-COMPLETED = "completed"
+from protocol.ui.turns import RUN_STATES
+
+# The states by name, in the order of their one declaration (`protocol.ui.turns.RunState`).
+(QUEUED, PREPARING, STREAMING, WAITING_APPROVAL, WAITING_INTERACTION, EXECUTING, PAUSED_BUDGET, PAUSED_UNCERTAIN,
+ INTERRUPTED, FAILED, COMPLETED) = RUN_STATES
 
 TERMINAL = frozenset({INTERRUPTED, FAILED, COMPLETED})
 PAUSED = frozenset({PAUSED_BUDGET, PAUSED_UNCERTAIN})

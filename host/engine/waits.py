@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from host.engine import runs
 from host.engine.records import DecisionBody, PendingTool, WaitRow
 from host.engine.store import APPROVALS, INTERACTIONS, EngineStore, NotFound, WaitTable
 
@@ -82,12 +83,12 @@ def _same_decision(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 APPROVAL = WaitKind(
-    table=APPROVALS, state="waiting_approval",
+    table=APPROVALS, state=runs.WAITING_APPROVAL,
     on_timeout=lambda row: {"kind": "decline", "note": TIMEOUT_NOTE.format(
         minutes=minutes(row.deadline_at - row.requested_at))},
     on_expired={"kind": "decline", "note": RECOVERY_TIMEOUT_NOTE}, same=_same_decision, noted=True)
 INTERACTION = WaitKind(
-    table=INTERACTIONS, state="waiting_interaction", on_timeout=lambda row: {"kind": "timeout"},
+    table=INTERACTIONS, state=runs.WAITING_INTERACTION, on_timeout=lambda row: {"kind": "timeout"},
     on_expired={"kind": "timeout"}, same=lambda a, b: a == b, noted=False)
 
 

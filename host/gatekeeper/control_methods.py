@@ -22,11 +22,13 @@ Errors carry the gatekeeper's own stable codes (`invalid_pattern`, `unknown_rule
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import msgspec
 
 from protocol.errors import ErrorCode
+from protocol.permissions import OriginList, PolicyName, Verdict
+from protocol.tools import ToolEffects, ToolLevel
 from host.control.params import parse_params as _params
 
 if TYPE_CHECKING:
@@ -47,7 +49,7 @@ class _Thread(msgspec.Struct, forbid_unknown_fields=True):
 class _NewRule(msgspec.Struct, forbid_unknown_fields=True):
     tool: Text
     origin: Text
-    verdict: Literal["allow", "ask", "deny"]
+    verdict: Verdict
     args: dict[str, Text] | None = None
 
 
@@ -57,12 +59,12 @@ class _RuleId(msgspec.Struct, forbid_unknown_fields=True):
 
 class _Origin(msgspec.Struct, forbid_unknown_fields=True):
     pattern: Text
-    list: Literal["blocked", "guarded"] = "blocked"
+    list: OriginList = "blocked"
 
 
 class _Policy(msgspec.Struct, forbid_unknown_fields=True):
     thread_id: ThreadId
-    policy: Literal["always", "untrusted", "auto"] | None
+    policy: PolicyName | None
 
 
 class _Explain(msgspec.Struct, forbid_unknown_fields=True):
@@ -70,10 +72,10 @@ class _Explain(msgspec.Struct, forbid_unknown_fields=True):
     params: dict[str, Any] = {}
     origin: Text = ""
     thread_id: ThreadId = "default"
-    policy: Literal["always", "untrusted", "auto"] | None = None
+    policy: PolicyName | None = None
     target: dict[str, Any] | None = None
-    effects: Literal["read", "write"] | None = None
-    level: Literal["L0", "L1", "L2", "builtin", "mcp"] | None = None
+    effects: ToolEffects | None = None
+    level: ToolLevel | None = None
 
 
 class _Audit(msgspec.Struct, forbid_unknown_fields=True):
@@ -81,7 +83,7 @@ class _Audit(msgspec.Struct, forbid_unknown_fields=True):
     last: Annotated[int, msgspec.Meta(ge=1, le=MAX_AUDIT_ROWS)] = 50  # otherwise: the newest `last` rows
     thread_id: ThreadId | None = None
     tool: Text | None = None
-    verdict: Literal["allow", "ask", "deny"] | None = None
+    verdict: Verdict | None = None
 
 
 def _error(code: str, message: str, details: dict[str, Any] | None = None) -> Exception:

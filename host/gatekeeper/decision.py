@@ -27,6 +27,8 @@ from typing import Any
 
 import msgspec
 
+from protocol.permissions import FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN, FLAG_SENSITIVE_PAYLOAD
+
 from host.gatekeeper.origins import NO_ORIGIN, destination, normalize_origin
 from host.gatekeeper.patterns import OriginSet
 from host.gatekeeper.payload import ALWAYS_FORCING, CREDENTIAL_TARGET, EMAIL_ADDRESS, scan_params, targets_password
@@ -41,9 +43,8 @@ CODES: tuple[str, ...] = (
     "session_grant", "rule_allow", "policy_default",
 )
 
-FLAG_SENSITIVE_PAYLOAD = "sensitive_payload"
-FLAG_ESCALATION_L2 = "escalation_l2"
-FLAG_GUARDED = "guarded_origin"
+# Not one of the approval flags (no request carries it): marks a decision that the user's answer
+# turned into an allow.
 FLAG_APPROVED = "approved"
 
 
@@ -217,7 +218,7 @@ def check(call: Call, ctx: Context) -> Decision:
         flags.append(FLAG_ESCALATION_L2)
     guarded = ctx.lists.guarded(origin)
     if guarded is not None:
-        flags.append(FLAG_GUARDED)
+        flags.append(FLAG_GUARDED_ORIGIN)
     found = tuple(sorted(findings))
     flag_tuple = tuple(flags)
 

@@ -1,12 +1,11 @@
-"""Permission policies: `always`, `untrusted` (the default) and `auto`."""
+"""Permission policies: `always`, `untrusted` (the default) and `auto` (declared in
+`protocol.permissions`), and how stored or legacy names map onto them."""
 
 from __future__ import annotations
 
-from typing import Literal
+from protocol.permissions import DEFAULT_POLICY, PERMISSION_POLICIES as POLICIES
 
-Policy = Literal["always", "untrusted", "auto"]
-POLICIES: tuple[str, ...] = ("always", "untrusted", "auto")
-DEFAULT_POLICY: Policy = "untrusted"
+__all__ = ["DEFAULT_POLICY", "POLICIES", "normalize_policy", "resolve_policy"]
 
 
 def normalize_policy(value: str | None, legacy_scope: str | None = None) -> str | None:

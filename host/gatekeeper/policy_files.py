@@ -27,6 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from protocol.permissions import PolicyName, Verdict
+from protocol.tools import ToolEffects, ToolLevel
+
 from host.gatekeeper.errors import InvalidInput
 from host.gatekeeper.patterns import PatternError, parse_origin_pattern
 from host.gatekeeper.policy import POLICIES
@@ -90,7 +93,7 @@ def _models():
         model_config = ConfigDict(extra="forbid", strict=True)
         tool: str
         origin: str = "*"
-        verdict: Literal["allow", "ask", "deny"] = Field(validation_alias=AliasChoices("verdict", "action"))
+        verdict: Verdict = Field(validation_alias=AliasChoices("verdict", "action"))
         args: dict[str, str] | None = None
         source: str | None = None
         id: str | None = None
@@ -100,17 +103,17 @@ def _models():
         tool: str
         origin: str = ""
         params: dict[str, Any] = Field(default_factory=dict)
-        effects: Literal["read", "write"] | None = None
-        level: Literal["L0", "L1", "L2", "builtin", "mcp"] | None = None
+        effects: ToolEffects | None = None
+        level: ToolLevel | None = None
         policy: str | None = None
         target: dict[str, Any] | None = None
-        expect: Literal["allow", "ask", "deny"]
+        expect: Verdict
         expect_code: str | None = None
 
     class FileModel(BaseModel):
         model_config = ConfigDict(extra="forbid", strict=True)
         version: Literal[1] = 1
-        policy: Literal["always", "untrusted", "auto"] | None = None
+        policy: PolicyName | None = None
         rules: list[RuleModel] = Field(default_factory=list)
         sensitive_origins: list[str] = Field(default_factory=list)
         guarded_origins: list[str] = Field(default_factory=list)

@@ -6,14 +6,13 @@ fail-closed `GatekeeperUnavailable`."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
 
 import msgspec
 
+from protocol.permissions import OriginList as ListName
+
 from host.gatekeeper.rules import Rule
 from host.store.db import Store
-
-ListName = Literal["blocked", "guarded"]
 
 
 class RuleStorage:

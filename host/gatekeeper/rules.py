@@ -13,9 +13,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import msgspec
+
+from protocol.permissions import VERDICTS, Verdict
 
 from host.gatekeeper.errors import InvalidInput
 from host.gatekeeper.origins import Origin
@@ -28,11 +30,8 @@ from host.gatekeeper.patterns import (
     parse_tool_pattern,
 )
 
-Verdict = Literal["allow", "ask", "deny"]
 Source = Literal["managed", "user_setting", "approval_persist", "plugin_default"]
-
-VERDICTS: tuple[str, ...] = ("allow", "ask", "deny")
-SOURCES: tuple[str, ...] = ("managed", "user_setting", "approval_persist", "plugin_default")
+SOURCES: tuple[str, ...] = get_args(Source)
 SOURCE_RANK = {"managed": 4, "user_setting": 3, "approval_persist": 2, "plugin_default": 1}
 RESTRICTIVENESS = {"deny": 2, "ask": 1, "allow": 0}
 MAX_REGEX_LENGTH = 2000

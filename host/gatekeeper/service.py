@@ -18,6 +18,9 @@ from typing import Any, Literal
 
 import msgspec
 
+from protocol.permissions import ORIGIN_LISTS, OriginList
+from protocol.ui.approvals import DECISION_KINDS
+
 from host.gatekeeper import revision as rev
 from host.gatekeeper.alerts import Alert, DenialBurstMonitor
 from host.gatekeeper.audit import AuditLog
@@ -42,7 +45,6 @@ from host.gatekeeper.sensitive import BUILTIN_BLOCKED, BUILTIN_GUARDED, OriginLi
 from host.store.db import Store, StoreError
 from host.tools.catalog import lookup
 
-DECISION_KINDS: tuple[str, ...] = ("accept", "acceptForSession", "acceptForSite", "decline", "cancel")
 DEFAULT_RULE = Rule(tool="run_javascript", origin="*", verdict="deny", source="user_setting",
                     id="default:run_javascript-deny")
 _SEEDED_META = "gatekeeper.default_rules_seeded_v1"
@@ -475,10 +477,10 @@ class Gatekeeper:
         """Every rule in force with its provenance."""
         return list(self._ensure().views)
 
-    def add_origin_pattern(self, pattern: str, *, list_name: Literal["blocked", "guarded"] = "blocked") -> str:
+    def add_origin_pattern(self, pattern: str, *, list_name: OriginList = "blocked") -> str:
         """Add a user pattern to the blocked or guarded list; return its normalised form."""
         self._ensure()
-        if list_name not in ("blocked", "guarded"):
+        if list_name not in ORIGIN_LISTS:
             raise InvalidInput("invalid_list", "the list is `blocked` or `guarded`", "$.list")
         try:
             text = parse_origin_pattern(pattern).text
@@ -493,7 +495,7 @@ class Gatekeeper:
             raise self._fail(exc) from exc
         return text
 
-    def remove_origin_pattern(self, pattern: str, *, list_name: Literal["blocked", "guarded"] = "blocked") -> None:
+    def remove_origin_pattern(self, pattern: str, *, list_name: OriginList = "blocked") -> None:
         """Remove a user pattern; built-in patterns cannot be removed."""
         self._ensure()
         text = parse_origin_pattern(pattern).text

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import msgspec
 
+from protocol import ui
+
 from host.control.engine_access import running_engine
 from host.control.params import parse_params as _params
 from host.engine.views import to_wire
@@ -34,7 +36,7 @@ class _Op(msgspec.Struct, forbid_unknown_fields=True):
 
 class _ApprovalAnswer(msgspec.Struct, forbid_unknown_fields=True):
     approval_id: Name
-    kind: Literal["accept", "acceptForSession", "acceptForSite", "decline", "cancel"]
+    kind: ui.DecisionKind
     note: Annotated[str, msgspec.Meta(max_length=4000)] | None = None
 
 

@@ -40,7 +40,7 @@ class OpContext:
                                       to_wire(response), RECEIPT_TTL_S)
 
     def reject(self, client: Client, op: Any, mark: str, code: str, message: str) -> Any:
-        """A refusal; stored as the command's answer unless it is transient."""
+        """A refusal with one of `ui.ERROR_CODES`; stored as the command's answer unless it is transient."""
         response = ui.CommandRejected(submission_id=op.submission_id, code=code, message=message,
                                       thread_id=getattr(op, "thread_id", None))
         if code in TRANSIENT_CODES:

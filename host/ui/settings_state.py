@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from protocol import ui
+from protocol.permissions import DEFAULT_POLICY
 
 from host.ui.settings_files import layers
 
@@ -118,7 +119,7 @@ def _thread(engine: Any, thread_id: str, problems: list[str]) -> ui.ThreadScope 
 def snapshot(engine: Any, thread_id: str | None = None) -> ui.SettingsSnapshot:
     """The settings page's state (for `thread_id`'s scope when given)."""
     problems: list[str] = []
-    state: dict[str, Any] = {"default_policy": "untrusted"}
+    state: dict[str, Any] = {"default_policy": DEFAULT_POLICY}
     _permissions(engine, state, problems)
     _providers(engine, state, problems)
     thread = _thread(engine, thread_id, problems) if thread_id else None

@@ -11,13 +11,14 @@ each host start, the sequence within (thread, epoch), so a page can tell a gap f
 One module per topic: `session` (handshake and generic answers), `threads`, `turns` (runs,
 queue and items), `user_input` (what a turn submits), `approvals` (approvals and interactions),
 `settings`, `providers`, `memory` and `mcp`; `common` holds what they share and `catalogue`
-the two unions. Every name is re-exported here, so callers write `ui.<Name>`.
+the two unions. The permission vocabularies are declared in `protocol.permissions` and the tool
+levels in `protocol.tools`, which the gatekeeper and the tool registry read without this
+catalogue. Every name is re-exported here, so callers write `ui.<Name>`.
 """
 
+from protocol.permissions import APPROVAL_FLAGS, PERMISSION_POLICIES, PolicyName
 from protocol.tools import TOOL_LEVELS, ToolLevel
-from protocol.ui.common import (
-    PERMISSION_POLICIES, Count, Epoch, Id, Label, Note, PolicyName, StreamCursor, SubmissionId, TabRef, Text, tag_of,
-)
+from protocol.ui.common import Count, Epoch, Id, Label, Note, StreamCursor, SubmissionId, TabRef, Text, tag_of
 from protocol.ui.user_input import (
     BrowserContext, ContentPart, ContextBlock, ImagePart, ModelRef, TextPart, TurnOverrides, UserInput,
 )
@@ -28,10 +29,10 @@ from protocol.ui.turns import (
     TurnInterrupt, TurnStart, TurnSteer, TurnSubmit, Usage,
 )
 from protocol.ui.approvals import (
-    APPROVAL_FLAGS, DECISION_KINDS, Accept, AcceptForSession, AcceptForSite, ApprovalDecision, ApprovalRequest,
-    ApprovalRequestPayload, ApprovalResolved, ApprovalResponse, CancelDecision, Decline, InteractionAnswer,
-    InteractionCancel, InteractionRequest, InteractionResolved, InteractionResponse, InteractionSubmit,
-    InteractionTimeout, PendingApproval, PendingInteraction,
+    DECISION_KINDS, Accept, AcceptForSession, AcceptForSite, ApprovalDecision, ApprovalRequest,
+    ApprovalRequestPayload, ApprovalResolved, ApprovalResponse, CancelDecision, DecisionKind, Decline,
+    InteractionAnswer, InteractionCancel, InteractionRequest, InteractionResolved, InteractionResponse,
+    InteractionSubmit, InteractionTimeout, PendingApproval, PendingInteraction,
 )
 from protocol.ui.threads import (
     Activity, ActivityUpdated, AlertRaised, EngineSnapshot, NodeView, TabsUpdated, ThreadCreate, ThreadCreated,
@@ -40,12 +41,12 @@ from protocol.ui.threads import (
 )
 from protocol.ui.session import (
     ENGINE_PROTOCOL, ERROR_CODES, CommandAck, CommandRejected, ErrorEvent, Initialize, Initialized, PingOp,
-    PongEvent, ReloadRequired,
+    PongEvent, ReloadRequired, UiErrorCode,
 )
 from protocol.ui.settings import (
-    AuditQuery, AuditRow, AuditRows, OriginEntry, OriginList, OriginsAdd, OriginsRemove, Pattern, PolicyExplain,
-    PolicyExplained, PolicySetDefault, RuleEntry, RulesAdd, RulesRemove, ScopeSetLock, SettingsGet,
-    SettingsSnapshot, SettingsState, ThreadScope, ToolEntry, TraceLine, Verdict,
+    AUDIT_KINDS, AuditKind, AuditQuery, AuditRow, AuditRows, OriginEntry, OriginList, OriginsAdd, OriginsRemove,
+    Pattern, PolicyExplain, PolicyExplained, PolicySetDefault, RuleEntry, RulesAdd, RulesRemove, ScopeSetLock,
+    SettingsGet, SettingsSnapshot, SettingsState, ThreadScope, ToolEntry, TraceLine, Verdict,
 )
 from protocol.ui.providers import (
     ProviderEntry, ProviderName, ProvidersSave, ProvidersSetDefault, ProvidersVerified, ProvidersVerify,
@@ -62,27 +63,27 @@ from protocol.ui.catalogue import (
 )
 
 __all__ = [
-    "APPROVAL_FLAGS", "DECISION_KINDS", "ENGINE_PROTOCOL", "ERROR_CODES", "EVENT_TYPES", "ITEM_KINDS", "OP_TYPES",
-    "PERMISSION_POLICIES", "POLICY_LITERAL", "RUN_STATES", "STOP_REASONS", "TOOL_LEVELS", "Accept",
+    "APPROVAL_FLAGS", "AUDIT_KINDS", "DECISION_KINDS", "ENGINE_PROTOCOL", "ERROR_CODES", "EVENT_TYPES", "ITEM_KINDS",
+    "OP_TYPES", "PERMISSION_POLICIES", "POLICY_LITERAL", "RUN_STATES", "STOP_REASONS", "TOOL_LEVELS", "Accept",
     "AcceptForSession", "AcceptForSite", "Activity", "ActivityUpdated", "AlertRaised", "ApprovalDecision",
     "ApprovalRequest", "ApprovalRequestPayload", "ApprovalResolved", "ApprovalResponse", "ArtifactDownload",
-    "AuditQuery", "AuditRow", "AuditRows", "BrowserContext", "CancelDecision", "CommandAck", "CommandRejected",
-    "ContentPart", "ContextBlock", "Count", "Decline", "EngineSnapshot", "Epoch", "ErrorEvent", "Id", "ImagePart",
-    "Initialize", "Initialized", "InteractionAnswer", "InteractionCancel", "InteractionRequest",
-    "InteractionResolved", "InteractionResponse", "InteractionSubmit", "InteractionTimeout", "ItemComplete",
-    "ItemDelta", "ItemDeltaBody", "ItemKind", "ItemMeta", "ItemResult", "ItemStart", "Label", "McpError", "McpGet",
-    "McpRefresh", "McpRemoveServer", "McpSaveServer", "McpServerEntry", "McpServerId", "McpSetToken",
-    "McpSkippedTool", "McpState", "McpToolEntry", "MemoryClear", "MemoryDelete", "MemoryEntry", "MemoryKey",
-    "MemoryList", "MemorySet", "MemoryState", "ModelRef", "NodeView", "Note", "OriginEntry", "OriginList",
+    "AuditKind", "AuditQuery", "AuditRow", "AuditRows", "BrowserContext", "CancelDecision", "CommandAck",
+    "CommandRejected", "ContentPart", "ContextBlock", "Count", "DecisionKind", "Decline", "EngineSnapshot", "Epoch",
+    "ErrorEvent", "Id", "ImagePart", "Initialize", "Initialized", "InteractionAnswer", "InteractionCancel",
+    "InteractionRequest", "InteractionResolved", "InteractionResponse", "InteractionSubmit", "InteractionTimeout",
+    "ItemComplete", "ItemDelta", "ItemDeltaBody", "ItemKind", "ItemMeta", "ItemResult", "ItemStart", "Label",
+    "McpError", "McpGet", "McpRefresh", "McpRemoveServer", "McpSaveServer", "McpServerEntry", "McpServerId",
+    "McpSetToken", "McpSkippedTool", "McpState", "McpToolEntry", "MemoryClear", "MemoryDelete", "MemoryEntry",
+    "MemoryKey", "MemoryList", "MemorySet", "MemoryState", "ModelRef", "NodeView", "Note", "OriginEntry", "OriginList",
     "OriginsAdd", "OriginsRemove", "Pattern", "PendingApproval", "PendingInteraction", "PendingToolView", "PingOp",
-    "PolicyExplain", "PolicyExplained", "PolicyName", "PolicySetDefault", "PongEvent", "ProviderEntry",
-    "ProviderName", "ProvidersSave", "ProvidersSetDefault", "ProvidersVerified", "ProvidersVerify", "QueueRemove",
-    "QueueUpdate", "QueueUpdated", "ReloadRequired", "RuleEntry", "RulesAdd", "RulesRemove", "RunRecoveryRequired",
+    "PolicyExplain", "PolicyExplained", "PolicyName", "PolicySetDefault", "PongEvent", "ProviderEntry", "ProviderName",
+    "ProvidersSave", "ProvidersSetDefault", "ProvidersVerified", "ProvidersVerify", "QueueRemove", "QueueUpdate",
+    "QueueUpdated", "ReloadRequired", "RuleEntry", "RulesAdd", "RulesRemove", "RunRecoveryRequired",
     "RunResolveUncertain", "RunResume", "RunState", "RunView", "ScopeSetLock", "SettingsGet", "SettingsSnapshot",
     "SettingsState", "StopReason", "StreamCursor", "SubmissionId", "TabRef", "TabsUpdated", "Text", "TextPart",
     "ThreadCreate", "ThreadCreated", "ThreadDelete", "ThreadDeleted", "ThreadFork", "ThreadForked", "ThreadMeta",
     "ThreadPatch", "ThreadScope", "ThreadSelectBranch", "ThreadSnapshot", "ThreadSnapshotEvent", "ThreadSubscribe",
     "ThreadUpdated", "TokenUsage", "ToolEntry", "ToolLevel", "TraceLine", "TurnComplete", "TurnEnqueue", "TurnFork",
-    "TurnInterrupt", "TurnOverrides", "TurnStart", "TurnSteer", "TurnSubmit", "UiEventMessage", "UiOpMessage",
-    "Usage", "UserInput", "Verdict", "tag_of",
+    "TurnInterrupt", "TurnOverrides", "TurnStart", "TurnSteer", "TurnSubmit", "UiErrorCode", "UiEventMessage",
+    "UiOpMessage", "Usage", "UserInput", "Verdict", "tag_of",
 ]

@@ -9,8 +9,6 @@ import msgspec
 
 from protocol.ui.common import Count, Epoch, Id, Note, Shape, StreamCursor, SubmissionId, UiMessage, tag_of
 
-APPROVAL_FLAGS = ("sensitive_payload", "escalation_l2", "host_permission", "guarded_origin", "credential_target")
-
 
 # ---------------------------------------------------------------- answers (page → engine)
 
@@ -40,6 +38,9 @@ class CancelDecision(_Decision, tag="cancel", kw_only=True):
 
 
 ApprovalDecision = Union[Accept, AcceptForSession, AcceptForSite, Decline, CancelDecision]
+# The tags above are the decisions' one declaration; a field that names a decision uses the Literal.
+DECISION_KINDS: tuple[str, ...] = tuple(tag_of(c) for c in get_args(ApprovalDecision))
+DecisionKind = Literal[DECISION_KINDS]  # type: ignore[valid-type]
 
 
 class ApprovalResponse(UiMessage, tag="approval.response", kw_only=True):
@@ -72,8 +73,6 @@ class InteractionResponse(UiMessage, tag="interaction.response", kw_only=True):
     submission_id: SubmissionId
     interaction_id: Id
     response: InteractionAnswer
-
-DECISION_KINDS: tuple[str, ...] = tuple(tag_of(c) for c in get_args(ApprovalDecision))
 
 
 # ---------------------------------------------------------------- views

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Union, get_args
 
 from protocol.ui import approvals, mcp, memory, providers, session, settings, threads, turns
-from protocol.ui.common import PolicyName, tag_of
+from protocol.permissions import PolicyName
+from protocol.ui.common import tag_of
 
 UiOpMessage = Union[
     session.Initialize, session.PingOp,

@@ -1,9 +1,9 @@
 """What every topic of the UI catalogue shares: bounded ids and texts, the two base classes,
-the permission policies, the stream cursor and the tab reference."""
+the stream cursor and the tab reference."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, get_args
+from typing import Annotated
 
 import msgspec
 
@@ -14,9 +14,6 @@ Label = Annotated[str, msgspec.Meta(max_length=500)]
 Note = Annotated[str, msgspec.Meta(max_length=4000)]
 Count = Annotated[int, msgspec.Meta(ge=0)]
 Epoch = Annotated[float, msgspec.Meta(ge=0)]
-
-PolicyName = Literal["always", "untrusted", "auto"]
-PERMISSION_POLICIES: tuple[str, ...] = get_args(PolicyName)
 
 
 class UiMessage(msgspec.Struct, tag_field="type", rename="camel", omit_defaults=True, forbid_unknown_fields=True,

@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 from protocol.ui.common import Id, StreamCursor, SubmissionId, UiMessage
 from protocol.ui.threads import EngineSnapshot
 
 ENGINE_PROTOCOL = "tabwarden/engine-v1"
 
-ERROR_CODES = (
+# Every code a page can get in `command.rejected` or `error`.
+UiErrorCode = Literal[
     "protocol_mismatch",
     "thread_not_found",
     "turn_mismatch",
@@ -23,6 +24,7 @@ ERROR_CODES = (
     "not_configured",
     "invalid_command",
     "internal",
+    "not_connected",  # sent by the extension's service worker while the host is not connected
     # added by the engine: each names one refusal the UI can explain precisely
     "not_initialized",
     "thread_busy",
@@ -38,6 +40,8 @@ ERROR_CODES = (
     "invalid_pattern",
     "unknown_rule",
     "rule_not_removable",
+    "no_store",
+    "invalid_list",
     "rule_not_allowed",
     "builtin_pattern",
     "unknown_pattern",
@@ -58,8 +62,10 @@ ERROR_CODES = (
     "invalid_mcp_config",
     "mcp_server_exists",
     "mcp_server_not_found",
+    "mcp_origin_change_refused",
     "mcp_unavailable",
-)
+]
+ERROR_CODES: tuple[str, ...] = get_args(UiErrorCode)
 
 
 # ---------------------------------------------------------------- ops (page → engine)

@@ -4,16 +4,18 @@ page renders."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import msgspec
 
-from protocol.ui.common import Id, PolicyName, Shape, SubmissionId, UiMessage
+from protocol.permissions import OriginList, PolicyName, Verdict
+from protocol.ui.common import Id, Shape, SubmissionId, UiMessage
 from protocol.ui.providers import ProviderEntry
 
 Pattern = Annotated[str, msgspec.Meta(min_length=1, max_length=2048)]
-OriginList = Literal["blocked", "guarded"]
-Verdict = Literal["allow", "ask", "deny"]
+# What an audit row records: a decision, the user's answer, a call's outcome, or an alert.
+AuditKind = Literal["decision", "approval", "outcome", "alert"]
+AUDIT_KINDS: tuple[str, ...] = get_args(AuditKind)
 
 
 # ---------------------------------------------------------------- ops (page → engine)
@@ -87,7 +89,7 @@ class AuditQuery(UiMessage, tag="audit.query", kw_only=True):
     thread_id: Id | None = None
     tool: Annotated[str, msgspec.Meta(max_length=256)] | None = None
     verdict: Verdict | None = None
-    kind: Literal["decision", "approval", "outcome", "alert"] | None = None
+    kind: AuditKind | None = None
     limit: Annotated[int, msgspec.Meta(ge=1, le=500)] = 100
 
 

@@ -7,10 +7,9 @@ from typing import Annotated, Any
 
 import msgspec
 
+from protocol.permissions import PolicyName
 from protocol.ui.approvals import PendingApproval, PendingInteraction
-from protocol.ui.common import (
-    Count, Epoch, Id, Label, PolicyName, Shape, StreamCursor, SubmissionId, TabRef, UiMessage,
-)
+from protocol.ui.common import Count, Epoch, Id, Label, Shape, StreamCursor, SubmissionId, TabRef, UiMessage
 from protocol.ui.turns import RunState, RunView
 
 

@@ -8,7 +8,8 @@ from typing import Annotated, Literal, Union
 import msgspec
 
 from protocol.tools import ToolLevel
-from protocol.ui.common import Label, PolicyName, Shape, TabRef, Text
+from protocol.permissions import PolicyName
+from protocol.ui.common import Label, Shape, TabRef, Text
 
 
 class BrowserContext(Shape, kw_only=True):

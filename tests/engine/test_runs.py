@@ -6,6 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from protocol import ui
+
 from host.engine import runs
 from host.engine.store import EngineStore
 from host.store import Store
@@ -31,6 +33,16 @@ def test_the_table_is_closed_and_terminal_states_are_final():
     assert runs.TRANSITIONS[runs.WAITING_APPROVAL] == {runs.EXECUTING, runs.STREAMING, runs.WAITING_APPROVAL,
                                                       runs.INTERRUPTED, runs.FAILED}
     assert runs.COMPLETED not in runs.TRANSITIONS[runs.EXECUTING]  # a tool result always goes back to the model
+
+
+def test_each_state_name_stands_for_the_state_it_names():
+    # The names are unpacked from the protocol's RunState in its order: a reordered declaration
+    # must fail here, not swap two states.
+    names = ("QUEUED", "PREPARING", "STREAMING", "WAITING_APPROVAL", "WAITING_INTERACTION", "EXECUTING",
+             "PAUSED_BUDGET", "PAUSED_UNCERTAIN", "INTERRUPTED", "FAILED", "COMPLETED")
+    for name in names:
+        assert getattr(runs, name).upper().startswith(name), name
+    assert {getattr(runs, name) for name in names} == set(ui.RUN_STATES) == set(runs.STATES)
 
 
 @settings(max_examples=200, deadline=None)

@@ -45,13 +45,13 @@ class Steps:
     def __init__(self, seen: list[ToolCall]):
         self.seen = seen
 
-    async def approve(self, call, verdict):  # never asked: everything is allowed
+    async def approve(self, call, judgement):  # never asked: everything is allowed
         raise AssertionError("no approval expected")
 
     def allowed(self, call) -> None:
         return None
 
-    def dispatching(self, call, verdict, approved) -> None:
+    def dispatching(self, call, judgement, approved) -> None:
         self.seen.append(call)
 
 

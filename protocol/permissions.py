@@ -1,0 +1,32 @@
+"""How the contract names permission choices: the policies a thread runs under, the verdicts of
+rules and decisions, the user's two origin lists, and the flags an approval request carries.
+
+Apart from the UI catalogue and free of heavy imports (like `protocol.tools`), so the gatekeeper
+reads the same declarations without loading the catalogue.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+# In the order the pages offer them (the composer's menu, the settings page's choices).
+PolicyName = Literal["always", "untrusted", "auto"]
+PERMISSION_POLICIES: tuple[str, ...] = get_args(PolicyName)
+# The policy of a thread, turn or installation that sets none.
+DEFAULT_POLICY: PolicyName = "untrusted"
+
+Verdict = Literal["allow", "ask", "deny"]
+VERDICTS: tuple[str, ...] = get_args(Verdict)
+
+# Where writes are never allowed, and where they always ask.
+OriginList = Literal["blocked", "guarded"]
+ORIGIN_LISTS: tuple[str, ...] = get_args(OriginList)
+
+ApprovalFlag = Literal["sensitive_payload", "escalation_l2", "host_permission", "guarded_origin", "credential_target"]
+APPROVAL_FLAGS: tuple[str, ...] = get_args(ApprovalFlag)
+FLAG_SENSITIVE_PAYLOAD, FLAG_ESCALATION_L2, FLAG_HOST_PERMISSION, FLAG_GUARDED_ORIGIN, FLAG_CREDENTIAL_TARGET = (
+    APPROVAL_FLAGS)
+# How the approval card lists the flags a request carries: access to the site first, then what
+# the call sends, then where and how it acts.
+APPROVAL_FLAG_DISPLAY_ORDER: tuple[str, ...] = (
+    FLAG_HOST_PERMISSION, FLAG_SENSITIVE_PAYLOAD, FLAG_CREDENTIAL_TARGET, FLAG_GUARDED_ORIGIN, FLAG_ESCALATION_L2)
