@@ -16,6 +16,7 @@ import json
 
 import pytest
 
+from host.builtins.netguard import TEST_HOOKS_ENV
 from host.transport.errors import RemoteError
 from protocol import ui
 from protocol.schema import schema_hash
@@ -44,7 +45,7 @@ def server():
 @pytest.fixture
 def hooks(monkeypatch):
     """The test configuration: pages.test is the 127.0.0.1 site, public.test the 127.0.0.2 one."""
-    monkeypatch.setenv("TABWARDEN_TEST_HOOKS", "1")
+    monkeypatch.setenv(TEST_HOOKS_ENV, "1")
     monkeypatch.setenv("TABWARDEN_TEST_FETCH_HOSTS", json.dumps({
         "pages.test": {"address": "127.0.0.1", "public": True},
         "public.test": {"address": "127.0.0.2", "public": True}}))

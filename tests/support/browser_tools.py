@@ -9,17 +9,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
+from host.builtins.netguard import TEST_HOOKS_ENV
 from tests.support.browser import BrowserRun
 from tests.support.cdp import PageSession, debugging_port
 from tests.support.hosts import attach, tabwarden_home
 from tests.support.pages import FIXTURES, PageServer
 
 L1_PAGES = FIXTURES / "l1"
-TEST_HOOKS_ENV = "TABWARDEN_TEST_HOOKS"
 
 
 @contextmanager
-def test_hooks() -> Iterator[None]:
+def hooks_enabled() -> Iterator[None]:
     """Let the host serve `test.content_call` (the browser and its host inherit our environment)."""
     old = os.environ.get(TEST_HOOKS_ENV)
     os.environ[TEST_HOOKS_ENV] = "1"
@@ -66,7 +66,7 @@ def l1_site(run_dir: Path) -> Iterator[Site]:
 def browser_site(run_dir: Path, host_permissions: list[str]) -> Iterator[Site]:
     """Two page servers and one browser with the extension, granted `host_permissions`; the
     browser's diagnostics are printed when the tests inside fail."""
-    with PageServer() as main, PageServer() as other, test_hooks():
+    with PageServer() as main, PageServer() as other, hooks_enabled():
         run = BrowserRun(run_dir, host_permissions=host_permissions, start_url="about:blank")
         run.prepare()
         run.start()
