@@ -4,7 +4,6 @@ router has the real built-ins beside the engine tests' scripted browser."""
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -131,13 +130,4 @@ class BuiltinHarness(Harness):
         await super().stop()
 
 
-async def until(condition, timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.01)
-
-
-__all__ = ["BuiltinHarness", "FakeBridge", "FakeExecutor", "tool_results", "until", "PAGE"]
+__all__ = ["BuiltinHarness", "FakeBridge", "FakeExecutor", "tool_results", "PAGE"]

@@ -25,6 +25,7 @@ from tests.engine.stdio_browser import PAGE_URL, StdioBrowser
 from tests.support.hosts import write_settings
 from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
 from tests.support.hosts import attach, tabwarden_home
+from tests.support.waiting import until
 
 
 @pytest.fixture(scope="module")
@@ -68,16 +69,14 @@ async def submit(browser: StdioBrowser, text: str, policy: str = "auto", n: int 
 
 
 async def wait_ack(browser: StdioBrowser, submission: str, timeout: float = 30.0) -> dict:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        for event in browser.events:
-            if event.get("type") in ("command.ack", "command.rejected") and event.get("submissionId") == submission:
-                assert event["type"] == "command.ack", event
-                return event
-        if loop.time() > deadline:
-            raise AssertionError(f"no answer to {submission}")
-        await asyncio.sleep(0.02)
+    def answer() -> dict | None:
+        return next((e for e in browser.events
+                     if e.get("type") in ("command.ack", "command.rejected") and e.get("submissionId") == submission),
+                    None)
+
+    event = await until(answer, timeout, f"an answer to {submission}", interval=0.02)
+    assert event["type"] == "command.ack", event
+    return event
 
 
 def tool_texts(browser: StdioBrowser, thread: str) -> list[dict]:

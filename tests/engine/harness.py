@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Callable
 
 from host.engine.engine import Engine
 from host.engine.provider_source import ProviderSource
@@ -245,17 +245,3 @@ class Harness:
     async def turn_done(self, count: int = 1) -> dict[str, Any]:
         return await self.recorder.wait_for("turn.complete", count)
 
-
-async def settle(condition: Callable[[], Awaitable[bool] | bool], timeout: float = 10.0) -> None:
-    """Wait until `condition()` is true."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        value = condition()
-        if hasattr(value, "__await__"):
-            value = await value
-        if value:
-            return
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.01)

@@ -10,6 +10,7 @@ from host.ui.client import Client
 from protocol.schema import schema_hash
 from tests.engine.harness import Harness
 from tests.providers.fake_servers import FakeOpenAI, Reply
+from tests.support.waiting import until
 
 
 @pytest.fixture
@@ -119,9 +120,7 @@ async def test_a_thread_with_32_ops_waiting_refuses_more_as_overloaded(h):
                                            "threadId": thread, "nodeId": "nope"})
     overloaded = [a for a in h.answers[before:] if getattr(a, "code", None) == "overloaded"]
     assert len(overloaded) == 8
-    from tests.engine.harness import settle
-
-    await settle(lambda: len(h.answers) - before == 40)
+    await until(lambda: len(h.answers) - before == 40, 10, "an answer to each of the 40 ops")
     codes = {getattr(a, "code", None) for a in h.answers[before:]}
     assert codes == {"overloaded", "node_not_found"}
 

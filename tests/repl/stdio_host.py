@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ from protocol.errors import ErrorInfo
 from protocol.framing import FrameSplitter, browser_encoder, extension_decoder
 from protocol.messages import BrowserCall, ContentCall, Failure, Hello, Ping, Pong, Result
 from protocol.schema import schema_hash
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ORIGIN = f"chrome-extension://{default_extension_id()}/"
@@ -108,13 +108,13 @@ class StdioHost:
         """Wait for the handshake and for the host's control endpoint to appear."""
         from host.control.discovery import running_hosts
 
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def published() -> bool:
             if self.welcomed.is_set() and any(h.pid == self.pid for h in running_hosts()):
-                return
+                return True
             assert self.proc.poll() is None, "the host exited"
-            time.sleep(0.05)
-        raise AssertionError("the host did not publish its control endpoint")
+            return False
+
+        wait_until(published, timeout, "the host to publish its control endpoint")
 
     def stop(self) -> int:
         """Close stdin (the browser went away); returns the host's exit code."""

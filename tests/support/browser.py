@@ -12,7 +12,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -130,14 +129,3 @@ class BrowserRun:
             parts.append(f"--- {path.name} (tail) ---\n{text[-4000:]}")
         return "\n".join(parts)
 
-
-def wait_for(predicate, timeout: float, interval: float = 0.05, what: str = "condition"):
-    """Poll `predicate` until it returns a truthy value; fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(interval)

@@ -13,20 +13,20 @@ from typing import Any
 
 import websockets
 
+from tests.support.waiting import wait_until
+
 
 def debugging_port(profile: Path, timeout: float = 10.0) -> int:
     """The port Chromium chose (`--remote-debugging-port=0`), from DevToolsActivePort."""
-    import time
-
-    deadline = time.monotonic() + timeout
     path = profile / "DevToolsActivePort"
-    while True:
+
+    def port() -> int | None:
         try:
             return int(path.read_text().split("\n", 1)[0])
         except (OSError, ValueError):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no DevToolsActivePort in {profile}") from None
-            time.sleep(0.05)
+            return None  # not written yet, or half written
+
+    return wait_until(port, timeout, f"DevToolsActivePort in {profile}")
 
 
 def page_targets(port: int) -> list[dict[str, Any]]:
