@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.builtins.fakes import BuiltinHarness, FakeBridge
-from tests.providers.fake_servers import FakeOpenAI
+from tests.support.fake_model import FakeOpenAI
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.result import ToolResult
 from host.tools.spec import ToolSpec
-from tests.engine.harness import FakeExecutor, Harness, router
+from tests.support.engine_harness import FakeExecutor, Harness, router
 
 PAGE = "https://shop.example/orders/1"
 

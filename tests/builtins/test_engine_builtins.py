@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builtins.servers import Site, html
-from tests.providers.fake_servers import Reply, last_tool_result_text
+from tests.support.fake_model import Reply, last_tool_result_text
+from tests.support.scripted_site import Site, html
 from tests.support.waiting import until
 
 

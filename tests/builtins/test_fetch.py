@@ -11,7 +11,7 @@ import pytest
 from host.builtins.fetch import FetchFailed, fetch
 from host.builtins.netguard import TEST_HOOKS_ENV, GuardedResolver, MappedResolver, resolver_from_env
 from host.gatekeeper.ssrf import SsrfBlocked
-from tests.builtins.servers import Site, html, redirect
+from tests.support.scripted_site import Site, html, redirect
 
 LOOPBACK_SPELLINGS = [
     "http://127.0.0.1:{port}/secret", "http://localhost:{port}/secret", "http://2130706433:{port}/secret",

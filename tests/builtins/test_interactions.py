@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.builtins.fakes import BuiltinHarness
-from tests.providers.fake_servers import Reply, last_tool_result_text
+from tests.support.fake_model import Reply, last_tool_result_text
 from tests.support.waiting import until
 
 LOGIN = ("request_user_action", {"action": "Log in to shop.example in tab 7", "reason": "it needs your password"})

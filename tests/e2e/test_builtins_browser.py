@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.builtins.servers import Site, html
-from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
 from tests.support.browser import BrowserRun
 from tests.support.cdp import PageSession, debugging_port
+from tests.support.fake_model import FakeOpenAI, Reply, last_tool_result_text
 from tests.support.hosts import attach, tabwarden_home, write_settings
+from tests.support.scripted_site import Site, html
 from tests.support.waiting import until
 
 pytestmark = pytest.mark.browser

@@ -20,11 +20,10 @@ from host.builtins.netguard import TEST_HOOKS_ENV
 from host.transport.errors import RemoteError
 from protocol import ui
 from protocol.schema import schema_hash
-from tests.builtins.servers import Site, html, redirect
-from tests.engine.stdio_browser import PAGE_URL, StdioBrowser
-from tests.support.hosts import write_settings
-from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
-from tests.support.hosts import attach, tabwarden_home
+from tests.support.fake_model import FakeOpenAI, Reply, last_tool_result_text
+from tests.support.hosts import attach, tabwarden_home, write_settings
+from tests.support.scripted_site import Site, html, redirect
+from tests.support.stdio_browser import PAGE_URL, StdioBrowser
 from tests.support.waiting import until
 
 

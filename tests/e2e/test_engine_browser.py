@@ -18,9 +18,9 @@ from protocol import ui
 from protocol.schema import schema_hash
 from tests.support.browser import BrowserRun
 from tests.support.cdp import PageSession, debugging_port
+from tests.support.fake_model import FakeOpenAI, Reply, tool_results
 from tests.support.hosts import attach, tabwarden_home, write_settings
 from tests.support.pages import PageServer
-from tests.providers.fake_servers import FakeOpenAI, Reply, tool_results
 from tests.support.waiting import until
 
 pytestmark = pytest.mark.browser

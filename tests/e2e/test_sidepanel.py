@@ -22,11 +22,11 @@ from typing import Any
 import pytest
 
 from install.extension_id import default_extension_id
-from tests.providers.fake_servers import FakeOpenAI, Reply, tool_results
 from tests.support.browser import ROOT, BrowserRun
+from tests.support.fake_model import FakeOpenAI, Reply, tool_results
 from tests.support.hosts import control_call, write_settings
-from tests.support.playwright_run import extension_context
 from tests.support.pages import PageServer
+from tests.support.playwright_run import extension_context
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.browser

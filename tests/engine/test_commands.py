@@ -8,8 +8,8 @@ import pytest
 
 from host.ui.client import Client
 from protocol.schema import schema_hash
-from tests.engine.harness import Harness
-from tests.providers.fake_servers import FakeOpenAI, Reply
+from tests.support.engine_harness import Harness
+from tests.support.fake_model import FakeOpenAI, Reply
 from tests.support.waiting import until
 
 

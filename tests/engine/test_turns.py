@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from tests.engine.harness import Harness
-from tests.providers.fake_servers import Reply, last_tool_result_text
+from tests.support.engine_harness import Harness
+from tests.support.fake_model import Reply, last_tool_result_text
 from tests.support.waiting import until
 
 CLICK = ("click", {"ref": "s1_1_2", "element": "Buy button"})
@@ -270,7 +270,7 @@ async def test_provider_rate_limit_and_unknown_model_are_told_apart(harness, ser
 
 
 async def test_an_unreachable_provider_is_a_network_error(tmp_path, kind):
-    from tests.providers.fake_servers import FakeOpenAI
+    from tests.support.fake_model import FakeOpenAI
 
     closed = FakeOpenAI()
     closed.httpd.server_close()

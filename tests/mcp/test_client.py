@@ -20,8 +20,8 @@ from host.tools.call import ToolCall
 from host.tools.failure import ToolFailure
 from host.tools.result import ToolResult
 from host.tools.schema import provider_schema
-from tests.engine.harness import FakeExecutor
-from tests.mcp.server import McpTestServer, free_port
+from tests.support.engine_harness import FakeExecutor
+from tests.support.mcp_server import McpTestServer, free_port
 from tests.support.waiting import until
 
 ToolError = ToolFailure

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from host.mcp.service import McpTools
-from tests.engine.harness import Harness
-from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
+from tests.support.engine_harness import Harness
+from tests.support.fake_model import FakeOpenAI, Reply, last_tool_result_text
 from tests.support.waiting import until
 
 

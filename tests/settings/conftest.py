@@ -18,7 +18,7 @@ from host.gatekeeper.service import Gatekeeper
 from host.store import Store
 from host.ui.client import Client
 from host.ui.commands import Commands
-from tests.engine.harness import FakeExecutor, Recorder, router
+from tests.support.engine_harness import FakeExecutor, Recorder, router
 
 
 class Settings:

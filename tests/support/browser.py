@@ -1,6 +1,6 @@
 """Real-browser test harness: headless Chromium with our unpacked extension and the real host.
 
-Follows reference/chromium-e2e.md: a fresh profile per run, the host registered with
+Each run has a fresh profile, the host registered with
 `tabwarden install --user-data-dir`, the browser in its own session, and a three-step stop
 (SIGTERM the browser, SIGKILL the group, then end by PID anything naming the run dir).
 """

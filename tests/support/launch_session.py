@@ -8,8 +8,8 @@ import re
 import sys
 from pathlib import Path
 
-from tests.repl.pty_session import PtySession
 from tests.support.browser import ROOT
+from tests.support.pty_session import PtySession
 
 
 def launch_env(base: Path) -> dict[str, str]:
