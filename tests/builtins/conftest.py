@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builtins.fakes import BuiltinHarness, FakeBridge
+from tests.support.builtin_harness import BuiltinHarness
+from tests.support.fake_bridge import FakeBridge
 from tests.support.fake_model import FakeOpenAI
 
 

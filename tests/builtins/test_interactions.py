@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builtins.fakes import BuiltinHarness
+from tests.support.builtin_harness import BuiltinHarness
 from tests.support.fake_model import Reply, last_tool_result_text
 from tests.support.waiting import until
 
