@@ -16,8 +16,8 @@ import pytest
 from host.mcp import control_methods as cm
 from host.mcp.manager import McpManager
 from host.mcp.service import McpTools
-from tests.settings.conftest import Settings
 from tests.support.mcp_server import McpTestServer
+from tests.support.settings_harness import Settings
 
 
 @pytest.fixture
