@@ -122,7 +122,8 @@ async def test_watch_page_ends_when_the_page_changes(harness, server, bridge):
     assert asked["request"] == {"kind": "watch_page", "textAppears": "Delivered", "note": "the parcel", "tabId": 7,
                                 "origin": "https://shop.example", "summary": 'Waiting until "Delivered" appears on '
                                                                            'tab 7 (https://shop.example), for at most 5 min'}
-    await until(lambda: any(n == "content:wait_for" for n in bridge.names()), 10, "a look at the page")
+    await until(lambda: any(n == "content:wait_for" for n in bridge.names()), 10,
+                "the watcher to check the page")
     assert run_state(harness, thread) == "waiting_interaction"
     bridge.text[7] = "Order 1: Delivered"
     await harness.turn_done()
@@ -188,7 +189,8 @@ async def test_a_watch_survives_a_restart_and_the_user_can_end_it(tmp_path, serv
         await h.restart()
         again = await h.recorder.wait_for("interaction.request")
         assert again["interactionId"] == asked["interactionId"]
-        await until(lambda: bridge.names().count("content:wait_for") >= 2, 10, "a second look at the page")  # watching again
+        await until(lambda: bridge.names().count("content:wait_for") >= 2, 10,
+                    "the watcher to check the page again")  # watching again
         await answer(h, again, "cancel")
         await h.turn_done()
         assert results(h, thread)[0]["text"] == "The user stopped the watch on tab 7."

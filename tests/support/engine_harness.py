@@ -23,6 +23,7 @@ from host.tools.result import ToolResult
 from host.tools.spec import ToolSpec
 from host.ui.client import Client
 from host.ui.commands import Commands
+from tests.support.fake_snapshot import ref_line
 
 ORIGIN = "https://shop.example"
 SCHEMA = {"type": "object"}
@@ -70,7 +71,7 @@ class FakeExecutor(ToolService):
         ref = params.get("ref")
         return call.resolved(Target(
             origin=origin, tab_id=7, facts={"input_type": "password"} if ref == "s1_1_9" else None,
-            line=f'- button "Buy" [ref={ref}]' if ref else None, site_access=self.site_access))
+            line=ref_line("button", "Buy", ref) if ref else None, site_access=self.site_access))
 
     @contextlib.asynccontextmanager
     async def hold(self, call: ToolCall):

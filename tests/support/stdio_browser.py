@@ -20,7 +20,7 @@ from protocol.messages import (BrowserCall, ContentCall, Failure, Hello, Ping, P
                                Welcome)
 from protocol.errors import ErrorInfo
 from protocol.schema import schema_hash
-from tests.support.fake_extension import snapshot
+from tests.support.fake_snapshot import snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTENSION_ID = default_extension_id()
