@@ -46,6 +46,7 @@ class Site:
         return self._with_query(self.main.url(f"l1/{page}"), query)
 
     def other_url(self, page: str, **query: str) -> str:
+        """URL of an L1 fixture page on the other origin (query as for `url`)."""
         return self._with_query(self.other.url(f"l1/{page}"), query)
 
     def _with_query(self, url: str, query: dict[str, str]) -> str:
@@ -122,6 +123,7 @@ class Driver:
         return await PageSession.open(self._port, url_part)
 
     async def evaluate(self, url_part: str, expression: str) -> Any:
+        """The JSON value of `expression` in the page whose URL contains `url_part`."""
         session = await self.page(url_part)
         try:
             return await session.evaluate(expression)
@@ -129,6 +131,7 @@ class Driver:
             await session.close()
 
     async def read(self, **params: Any) -> dict:
+        """`read_page`, which must succeed."""
         return await self.ok("read_page", **params)
 
 
@@ -143,6 +146,7 @@ def ref_of(text: str, line_part: str) -> str:
 
 
 async def new_driver(site: Site, thread_id: str = "t1", policy: str | None = "auto") -> Driver:
+    """A Driver with a fresh control client attached to the site's host."""
     control = await attach(timeout=30)
     return Driver(site, control, thread_id, policy)
 

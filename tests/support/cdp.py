@@ -30,6 +30,7 @@ def debugging_port(profile: Path, timeout: float = 10.0) -> int:
 
 
 def page_targets(port: int) -> list[dict[str, Any]]:
+    """The page targets the browser lists on its DevTools port."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as response:
         return [t for t in json.load(response) if t.get("type") == "page"]
 
@@ -43,6 +44,7 @@ class PageSession:
 
     @classmethod
     async def open(cls, port: int, url_part: str) -> "PageSession":
+        """A session on the first page whose URL contains `url_part` (waiting about 5 s for it)."""
         for _ in range(100):
             targets = [t for t in page_targets(port) if url_part in t.get("url", "")]
             if targets:
@@ -52,6 +54,7 @@ class PageSession:
         raise AssertionError(f"no page target whose URL contains {url_part!r}")
 
     async def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send one CDP command and return its result; a CDP error fails the test."""
         msg_id = next(self._ids)
         await self._ws.send(json.dumps({"id": msg_id, "method": method, "params": params or {}}))
         while True:
@@ -74,6 +77,7 @@ class PageSession:
             await self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
 
     async def close(self) -> None:
+        """Close the websocket."""
         await self._ws.close()
 
 

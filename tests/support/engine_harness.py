@@ -120,6 +120,7 @@ class Recorder:
         self.changed.set()
 
     def of(self, event_type: str, **match: Any) -> list[dict[str, Any]]:
+        """The recorded events of `event_type` whose fields match `match`."""
         return [e for e in self.events if e["type"] == event_type and all(e.get(k) == v for k, v in match.items())]
 
     async def wait_for(self, event_type: str, count: int = 1, timeout: float = 20.0, **match: Any) -> dict[str, Any]:
@@ -169,6 +170,7 @@ class Harness:
         return parse_config(data)
 
     async def start(self) -> Engine:
+        """Build the store, gatekeeper, engine and op server over the folder; start the engine."""
         import time
 
         self.store = Store(self.folder / "db.sqlite3")
@@ -195,6 +197,7 @@ class Harness:
         """Link services to the engine before it starts (subclasses with built-ins do)."""
 
     async def stop(self) -> None:
+        """Close the op server, the engine and the store."""
         if self.commands is not None:
             await self.commands.close()
             self.commands = None
@@ -204,6 +207,7 @@ class Harness:
         self.store.close()
 
     async def restart(self) -> Engine:
+        """Stop, then start a new engine over the same files."""
         await self.stop()
         return await self.start()
 
@@ -223,16 +227,19 @@ class Harness:
         raise AssertionError(f"no answer to {op['type']}")
 
     async def new_thread(self, **fields: Any) -> str:
+        """Create a thread (extra op fields as given); returns its id."""
         ack = await self.op({"type": "thread.create", **fields})
         assert ack["type"] == "command.ack", ack
         return ack["threadId"]
 
     async def submit(self, thread_id: str, text: str, **fields: Any) -> dict[str, Any]:
+        """Submit a user message to a thread; returns the acknowledgement."""
         ack = await self.op({"type": "turn.submit", "threadId": thread_id, "input": {"text": text}, **fields})
         assert ack["type"] == "command.ack", ack
         return ack
 
     async def answer(self, approval_id: str, kind: str, note: str | None = None) -> dict[str, Any]:
+        """Answer an approval with `kind` (allow, deny...) and an optional note."""
         decision: dict[str, Any] = {"kind": kind}
         if note is not None:
             decision["note"] = note
@@ -244,5 +251,6 @@ class Harness:
         return await self.recorder.wait_for("item.delta", itemId=start["itemId"])
 
     async def turn_done(self, count: int = 1) -> dict[str, Any]:
+        """The `count`-th turn.complete event, waiting for it."""
         return await self.recorder.wait_for("turn.complete", count)
 

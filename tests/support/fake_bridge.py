@@ -63,4 +63,5 @@ class FakeBridge:
         raise ToolFailure(ToolCode.TIMEOUT, "not yet", phase="settle", retryable=True)
 
     def names(self) -> list[str]:
+        """The names of the calls made so far, content calls as `content:<tool>`."""
         return [name for name, _ in self.calls]

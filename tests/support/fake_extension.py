@@ -44,6 +44,8 @@ class FakeExtension:
         return {"resultText": f"{call.tool} done", "snapshot": snapshot("doc", n, ("button", "Save"), ("textbox", "Password"))}
 
     async def request(self, build: Callable[[int], Any], timeout: float | None = None) -> Any:
+        """Answer one request the gateway builds: content calls from `content`, the rest from
+        `api`."""
         message = build(next(self._ids))
         await asyncio.sleep(0)
         if isinstance(message, ContentCall):
@@ -54,6 +56,8 @@ class FakeExtension:
         return self.api(message.api, *message.args)
 
     def api(self, name: str, *args: Any) -> Any:
+        """Answer an extension API call: tabs.get, tabs.query, permissions.contains and
+        tabs.waitForLoad."""
         if name == "tabs.get":
             tab = self.tabs.get(args[0])
             if tab is None:

@@ -122,6 +122,7 @@ class McpTestServer:
         return self
 
     def stop(self) -> None:
+        """Stop the server (leaving the `with` block does it too)."""
         if self._server is not None:
             self._server.should_exit = True
             self._thread.join(10)

@@ -33,6 +33,8 @@ class Settings:
         self._ids = 0
 
     async def start(self) -> "Settings":
+        """Open the store and gatekeeper at their default paths under TABWARDEN_HOME and start
+        the engine."""
         self.store = Store()  # the default file under TABWARDEN_HOME, as the host (and the CLI) open it
         self.gatekeeper = Gatekeeper(self.store)  # default paths: under TABWARDEN_HOME
         self.gatekeeper.bind_browser_session("session-test")
@@ -44,6 +46,7 @@ class Settings:
         return self
 
     async def stop(self) -> None:
+        """Close the op server, the engine and the store."""
         if self.commands is not None:
             await self.commands.close()
         if self.engine is not None:
@@ -55,6 +58,7 @@ class Settings:
         return self.home / "config"
 
     def write_managed(self, document: dict[str, Any]) -> None:
+        """Write the managed policy file and reload the gatekeeper (which must accept it)."""
         path = self.home / "managed" / "policy.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(document))
@@ -62,6 +66,8 @@ class Settings:
 
     async def op(self, op: dict[str, Any], *, submission: str | None = None, client: Client | None = None,
                  timeout: float = 10.0) -> dict[str, Any]:
+        """Send an op as `client` (the settings page by default); returns the direct answer the
+        settings page gets."""
         self._ids += 1
         op = {"submissionId": submission or f"s{self._ids}", **op}
         client = client or self.client
@@ -77,6 +83,7 @@ class Settings:
         raise AssertionError(f"no answer to {op['type']}")
 
     async def state(self, thread_id: str | None = None) -> dict[str, Any]:
+        """The settings state the page would show (for a thread, if given)."""
         answer = await self.op({"type": "settings.get", **({"threadId": thread_id} if thread_id else {})})
         assert answer["type"] == "settings.state", answer
         return answer["state"]

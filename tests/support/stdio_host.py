@@ -33,6 +33,7 @@ class ScriptedBrowser:
     """Answers the host's requests: one tab, site access everywhere, one page snapshot."""
 
     def answer(self, message: Any) -> Any:
+        """The value for a browser or content call; LookupError for anything else."""
         if isinstance(message, BrowserCall):
             return self.api(message.api, message.args)
         if isinstance(message, ContentCall):
@@ -40,6 +41,7 @@ class ScriptedBrowser:
         raise LookupError(f"the scripted browser does not do {type(message).__name__}")
 
     def api(self, name: str, args: list[Any]) -> Any:
+        """The value of an extension API call; LookupError for one it does not have."""
         if name in ("tabs.list", "tabs.query"):
             return [dict(TAB)]
         if name == "tabs.get":
