@@ -87,12 +87,9 @@ class Panel:
         panel = cls(await PageSession.open(port, "ui/sidepanel.html"))
         # The target is listed before its document commits; until then the session evaluates in
         # the initial blank document, which has no extension APIs.
-        for _ in range(200):
-            if await panel.session.evaluate("location.protocol === 'chrome-extension:' && !!globalThis.chrome?.runtime?.id"):
-                break
-            await asyncio.sleep(0.05)
-        else:
-            raise AssertionError("the side panel page never loaded")
+        await until(lambda: panel.session.evaluate("location.protocol === 'chrome-extension:' "
+                                                   "&& !!globalThis.chrome?.runtime?.id"),
+                    10, "the side panel page to load", interval=0.05)
         await panel.session.evaluate("""(() => {
             window.__events = [];
             window.__port = chrome.runtime.connect({name: "e2e-panel"});

@@ -32,15 +32,10 @@ def count_threads(h: Harness) -> int:
 async def send(h: Harness, op: dict) -> dict:
     before = len(h.answers)
     await h.commands.handle(h.client, op)
-    import asyncio
+    from host.engine.views import to_wire
 
-    for _ in range(1000):
-        if len(h.answers) > before:
-            from host.engine.views import to_wire
-
-            return to_wire(h.answers[before])
-        await asyncio.sleep(0.005)
-    raise AssertionError("no answer")
+    await until(lambda: len(h.answers) > before, 5, f"an answer to {op['type']}", interval=0.005)
+    return to_wire(h.answers[before])
 
 
 async def test_a_replayed_command_returns_the_stored_answer_and_changes_nothing(h):

@@ -13,7 +13,7 @@ from typing import Any
 
 import websockets
 
-from tests.support.waiting import wait_until
+from tests.support.waiting import until, wait_until
 
 
 def debugging_port(profile: Path, timeout: float = 10.0) -> int:
@@ -45,13 +45,11 @@ class PageSession:
     @classmethod
     async def open(cls, port: int, url_part: str) -> "PageSession":
         """A session on the first page whose URL contains `url_part` (waiting about 5 s for it)."""
-        for _ in range(100):
-            targets = [t for t in page_targets(port) if url_part in t.get("url", "")]
-            if targets:
-                ws = await websockets.connect(targets[0]["webSocketDebuggerUrl"], max_size=64 * 1024 * 1024)
-                return cls(ws)
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"no page target whose URL contains {url_part!r}")
+        def target() -> dict[str, Any] | None:
+            return next((t for t in page_targets(port) if url_part in t.get("url", "")), None)
+
+        found = await until(target, 5, f"a page target whose URL contains {url_part!r}", interval=0.05)
+        return cls(await websockets.connect(found["webSocketDebuggerUrl"], max_size=64 * 1024 * 1024))
 
     async def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """Send one CDP command and return its result; a CDP error fails the test."""
@@ -83,15 +81,12 @@ class PageSession:
 
 async def evaluate_target(port: int, pick: Any, expression: str) -> Any:
     """The JSON value of `expression` in the first target `pick` accepts (waiting up to 5 s for it)."""
-    for _ in range(100):
+    def target() -> dict[str, Any] | None:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as response:
-            targets = [t for t in json.load(response) if pick(t)]
-        if targets:
-            break
-        await asyncio.sleep(0.05)
-    else:
-        raise AssertionError("no such CDP target")
-    async with websockets.connect(targets[0]["webSocketDebuggerUrl"], max_size=2**24) as ws:
+            return next((t for t in json.load(response) if pick(t)), None)
+
+    found = await until(target, 5, "a CDP target the test accepts", interval=0.05)
+    async with websockets.connect(found["webSocketDebuggerUrl"], max_size=2**24) as ws:
         await ws.send(json.dumps({"id": 1, "method": "Runtime.evaluate",
                                   "params": {"expression": expression, "awaitPromise": True, "returnByValue": True}}))
         while True:

@@ -24,6 +24,7 @@ from host.tools.spec import ToolSpec
 from host.ui.client import Client
 from host.ui.commands import Commands
 from tests.support.fake_snapshot import ref_line
+from tests.support.waiting import until
 
 ORIGIN = "https://shop.example"
 SCHEMA = {"type": "object"}
@@ -220,11 +221,8 @@ class Harness:
         op = {"submissionId": self.sid(), **op}
         before = len(self.answers)
         await self.commands.handle(self.client, op)
-        for _ in range(2000):
-            if len(self.answers) > before:
-                return to_wire(self.answers[before])
-            await asyncio.sleep(0.005)
-        raise AssertionError(f"no answer to {op['type']}")
+        await until(lambda: len(self.answers) > before, 10, f"an answer to {op['type']}", interval=0.005)
+        return to_wire(self.answers[before])
 
     async def new_thread(self, **fields: Any) -> str:
         """Create a thread (extra op fields as given); returns its id."""

@@ -4,7 +4,6 @@ real host would (policy.json, engine.json, the key store) without touching the u
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from host.store import Store
 from host.ui.client import Client
 from host.ui.commands import Commands
 from tests.support.engine_harness import FakeExecutor, Recorder, router
+from tests.support.waiting import until
 
 
 class Settings:
@@ -74,13 +74,9 @@ class Settings:
         sink = self.answers if client is self.client else None
         before = len(self.answers) if sink is not None else 0
         await self.commands.handle(client, op)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while loop.time() < deadline:
-            if sink is not None and len(sink) > before:
-                return to_wire(sink[before])
-            await asyncio.sleep(0.005)
-        raise AssertionError(f"no answer to {op['type']}")
+        await until(lambda: sink is not None and len(sink) > before, timeout, f"an answer to {op['type']}",
+                    interval=0.005)
+        return to_wire(sink[before])
 
     async def state(self, thread_id: str | None = None) -> dict[str, Any]:
         """The settings state the page would show (for a thread, if given)."""
