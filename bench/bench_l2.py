@@ -25,7 +25,7 @@ import websockets
 
 from bench.common import median, percentile, table
 from tests.support.browser import BrowserRun
-from tests.support.browser_tools import test_hooks
+from tests.support.browser_tools import hooks_enabled
 from tests.support.cdp import debugging_port
 from tests.support.hosts import attach, tabwarden_home
 from tests.support.pages import FIXTURES, PageServer
@@ -106,7 +106,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100, help="round trips per path")
     parser.add_argument("--reads", type=int, default=10, help="deep reads and screenshots")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, PageServer(FIXTURES) as pages, test_hooks():
+    with tempfile.TemporaryDirectory() as tmp, PageServer(FIXTURES) as pages, hooks_enabled():
         run = BrowserRun(Path(tmp) / "run", host_permissions=["http://127.0.0.1/*"])
         run.prepare()
         run.start()

@@ -32,6 +32,7 @@ from protocol.messages import BrowserEvent
 
 from host.browser.events import handle_event
 from host.browser.gateway import BrowserGateway
+from host.builtins.netguard import TEST_HOOKS_ENV
 from host.calls.authorize import Authorizer
 from host.calls.direct import call_directly
 from host.calls.router import Router
@@ -45,7 +46,6 @@ log = logging.getLogger("tabwarden.browser")
 
 ThreadId = Annotated[str, msgspec.Meta(min_length=1, max_length=512)]
 TabIdArg = Annotated[int, msgspec.Meta(ge=0, le=2**31 - 1)]
-TEST_HOOKS_ENV = "TABWARDEN_TEST_HOOKS"
 
 _GATEWAYS: "weakref.WeakKeyDictionary[Any, BrowserGateway]" = weakref.WeakKeyDictionary()
 _ATTACHED: "weakref.WeakKeyDictionary[Any, BrowserGateway]" = weakref.WeakKeyDictionary()

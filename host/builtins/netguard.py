@@ -31,6 +31,7 @@ from host.gatekeeper.ssrf import SsrfBlocked, check_ip, resolve_and_check
 
 log = logging.getLogger("tabwarden.builtins")
 
+# The one switch for every test hook of the host (the browser's control methods read it too).
 TEST_HOOKS_ENV = "TABWARDEN_TEST_HOOKS"
 TEST_HOSTS_ENV = "TABWARDEN_TEST_FETCH_HOSTS"
 

@@ -1,12 +1,11 @@
 """The post-write snapshot diff: set-based, blind to ref generations."""
 
 from host.browser.diff import diff_snapshots, generation_of
-
-HEAD = "# Page Snapshot (sdoc_{n})\nURL: http://x.test/\nTitle: T\n"
+from tests.support.fake_snapshot import snapshot_text
 
 
 def snap(n: int, *lines: str) -> str:
-    return HEAD.format(n=n) + "\n" + "\n".join(lines)
+    return snapshot_text("doc", n, lines, url="http://x.test/", title="T")
 
 
 def test_no_previous_snapshot_returns_the_whole_snapshot():

@@ -14,7 +14,8 @@ from host.calls.authorize import Authorizer
 from host.calls.direct import call_directly
 from host.calls.router import Router
 from host.gatekeeper.service import Gatekeeper
-from tests.browser.fake_extension import FakeExtension, remote, snapshot
+from tests.support.fake_extension import FakeExtension, remote
+from tests.support.fake_snapshot import snapshot
 
 
 class Browser:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builtins.fakes import BuiltinHarness, FakeBridge
-from tests.providers.fake_servers import FakeOpenAI
+from tests.support.builtin_harness import BuiltinHarness
+from tests.support.fake_bridge import FakeBridge
+from tests.support.fake_model import FakeOpenAI
 
 
 @pytest.fixture

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builtins.fakes import until
-from tests.builtins.servers import Site, html
-from tests.providers.fake_servers import Reply, last_tool_result_text
+from tests.support.fake_model import Reply, last_tool_result_text
+from tests.support.scripted_site import Site, html
+from tests.support.waiting import until
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +119,7 @@ async def test_the_indicator_follows_the_turn_and_its_buttons_reach_the_engine(h
     thread = await harness.new_thread()
     await harness.submit(thread, "look")
     await harness.turn_done()
-    await until(lambda: "indicator.hide" in bridge.names())
+    await until(lambda: "indicator.hide" in bridge.names(), 10, "the indicator to be hidden")
     assert [(n, a) for n, a in bridge.calls if n.startswith("indicator.")] == [("indicator.show", (7,)),
                                                                                 ("indicator.hide", (7,))]
     # Pause from the page while a tool runs: the turn ends, with a notice.
@@ -141,7 +141,7 @@ async def test_the_indicator_follows_the_turn_and_its_buttons_reach_the_engine(h
     assert (await harness.turn_done(2))["stopReason"] == "interrupted"
     notices = [n.body for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "system_notice"]
     assert notices[-1]["text"].startswith("Paused from the page indicator")
-    await until(lambda: bridge.names().count("indicator.hide") == 2)
+    await until(lambda: bridge.names().count("indicator.hide") == 2, 10, "the indicator to be hidden twice")
 
 
 @pytest.mark.parametrize("url,code", [("https://www.chase.com/statement.pdf", "sensitive_origin"),

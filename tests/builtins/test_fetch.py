@@ -9,9 +9,9 @@ import asyncio
 import pytest
 
 from host.builtins.fetch import FetchFailed, fetch
-from host.builtins.netguard import GuardedResolver, MappedResolver, resolver_from_env
+from host.builtins.netguard import TEST_HOOKS_ENV, GuardedResolver, MappedResolver, resolver_from_env
 from host.gatekeeper.ssrf import SsrfBlocked
-from tests.builtins.servers import Site, html, redirect
+from tests.support.scripted_site import Site, html, redirect
 
 LOOPBACK_SPELLINGS = [
     "http://127.0.0.1:{port}/secret", "http://localhost:{port}/secret", "http://2130706433:{port}/secret",
@@ -152,11 +152,11 @@ def test_the_guarded_resolver_judges_literals_and_names():
 def test_test_hosts_need_the_test_hooks_switch():
     mapping = '{"pages.test": {"address": "127.0.0.2", "public": true}}'
     assert isinstance(resolver_from_env({"TABWARDEN_TEST_FETCH_HOSTS": mapping}), GuardedResolver)
-    hooked = resolver_from_env({"TABWARDEN_TEST_FETCH_HOSTS": mapping, "TABWARDEN_TEST_HOOKS": "1"})
+    hooked = resolver_from_env({"TABWARDEN_TEST_FETCH_HOSTS": mapping, TEST_HOOKS_ENV: "1"})
     assert hooked.resolve("pages.test", 80) == ["127.0.0.2"]
     with pytest.raises(SsrfBlocked):
         hooked.resolve("localhost", 80)  # everything else is judged as usual
-    bad = resolver_from_env({"TABWARDEN_TEST_FETCH_HOSTS": '{"x": {"address": "nope"}}', "TABWARDEN_TEST_HOOKS": "1"})
+    bad = resolver_from_env({"TABWARDEN_TEST_FETCH_HOSTS": '{"x": {"address": "nope"}}', TEST_HOOKS_ENV: "1"})
     assert isinstance(bad, GuardedResolver)
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.builtins.fakes import BuiltinHarness, until
-from tests.providers.fake_servers import Reply, last_tool_result_text
+from tests.support.builtin_harness import BuiltinHarness
+from tests.support.fake_model import Reply, last_tool_result_text
+from tests.support.waiting import until
 
 LOGIN = ("request_user_action", {"action": "Log in to shop.example in tab 7", "reason": "it needs your password"})
 
@@ -34,7 +35,7 @@ async def test_request_user_action_says_only_that_it_was_done(harness, server, b
     assert asked["request"] == {"kind": "request_user_action", **LOGIN[1]}
     assert run_state(harness, thread) == "waiting_interaction"
     # Waiting on the user, the run drives no tab: no indicator, no takeover pause.
-    await until(lambda: "indicator.hide" in bridge.names())
+    await until(lambda: "indicator.hide" in bridge.names(), 10, "the indicator to be hidden")
     assert harness.browser.indicator.tabs_of(thread) == []
     assert (await answer(harness, asked, value="hunter2 and the 2FA code 123456"))["type"] == "command.ack"
     assert (await answer(harness, asked, "cancel"))["code"] == "already_decided"
@@ -121,7 +122,8 @@ async def test_watch_page_ends_when_the_page_changes(harness, server, bridge):
     assert asked["request"] == {"kind": "watch_page", "textAppears": "Delivered", "note": "the parcel", "tabId": 7,
                                 "origin": "https://shop.example", "summary": 'Waiting until "Delivered" appears on '
                                                                            'tab 7 (https://shop.example), for at most 5 min'}
-    await until(lambda: any(n == "content:wait_for" for n in bridge.names()))
+    await until(lambda: any(n == "content:wait_for" for n in bridge.names()), 10,
+                "the watcher to check the page")
     assert run_state(harness, thread) == "waiting_interaction"
     bridge.text[7] = "Order 1: Delivered"
     await harness.turn_done()
@@ -187,7 +189,8 @@ async def test_a_watch_survives_a_restart_and_the_user_can_end_it(tmp_path, serv
         await h.restart()
         again = await h.recorder.wait_for("interaction.request")
         assert again["interactionId"] == asked["interactionId"]
-        await until(lambda: bridge.names().count("content:wait_for") >= 2)  # watching again
+        await until(lambda: bridge.names().count("content:wait_for") >= 2, 10,
+                    "the watcher to check the page again")  # watching again
         await answer(h, again, "cancel")
         await h.turn_done()
         assert results(h, thread)[0]["text"] == "The user stopped the watch on tab 7."

@@ -3,7 +3,7 @@ state), refusals change nothing, and an artifact is saved through the browser's 
 
 from __future__ import annotations
 
-from tests.providers.fake_servers import Reply
+from tests.support.fake_model import Reply
 
 
 async def test_memory_from_a_page(harness):

@@ -18,7 +18,7 @@ from host.cdp.manager import CdpManager
 from host.cdp.shim import resolvable
 from host.cdp.transport import EndpointTransport
 from host.transport.errors import RemoteError, RequestTimeout
-from tests.cdp.fakes import FakeTransport, forever
+from tests.support.fake_cdp import FakeTransport, forever
 
 
 @pytest.fixture

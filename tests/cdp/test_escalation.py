@@ -10,8 +10,8 @@ import pytest
 
 from host.tools.result import ToolResult
 from host.tools.spec import ToolSpec
-from tests.engine.harness import TOOLS, FakeExecutor, Harness, outcome
-from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
+from tests.support.engine_harness import TOOLS, FakeExecutor, Harness, outcome
+from tests.support.fake_model import FakeOpenAI, Reply, last_tool_result_text
 
 TYPE = ("type", {"ref": "s1_1_2", "element": "Code field", "text": "1234"})
 

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from host.cdp.manager import CdpManager
-from tests.cdp.fakes import FakeTransport
+from tests.support.fake_cdp import FakeTransport
 
 TAB = 5
 

@@ -7,7 +7,7 @@ import asyncio
 
 from host.browser.l2.network_idle import NetworkIdle
 from host.cdp.manager import CdpManager
-from tests.cdp.fakes import FakeTransport
+from tests.support.fake_cdp import FakeTransport
 
 TAB = 2
 

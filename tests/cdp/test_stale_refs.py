@@ -15,8 +15,8 @@ from host.tools.call import Target, ToolCall
 from host.tools.catalog import lookup
 from host.tools.failure import ToolFailure
 from host.tools.params import decode
-from tests.browser.fake_extension import FakeExtension
-from tests.cdp.fakes import FakeTransport
+from tests.support.fake_cdp import FakeTransport
+from tests.support.fake_extension import FakeExtension
 
 TAB = 1
 

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.builtins.servers import Site, html
-from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
 from tests.support.browser import BrowserRun
 from tests.support.cdp import PageSession, debugging_port
+from tests.support.fake_model import FakeOpenAI, Reply, last_tool_result_text
 from tests.support.hosts import attach, tabwarden_home, write_settings
+from tests.support.scripted_site import Site, html
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.browser
 
@@ -75,15 +76,11 @@ class Engine:
         return thread
 
     async def wait(self, event_type: str, thread: str, timeout: float = 60.0) -> dict:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
-            found = [e for e in self.events if e.get("type") == event_type and e.get("threadId") == thread]
-            if found:
-                return found[0]
-            if loop.time() > deadline:
-                raise AssertionError(f"no {event_type} in {thread}: {[e.get('type') for e in self.events[-20:]]}")
-            await asyncio.sleep(0.05)
+        def first() -> dict | None:
+            return next((e for e in self.events if e.get("type") == event_type and e.get("threadId") == thread), None)
+
+        return await until(first, timeout, lambda: f"{event_type} in {thread} (last events: "
+                                                   f"{[e.get('type') for e in self.events[-20:]]})", interval=0.05)
 
     def results(self, thread: str) -> list[dict]:
         return [e["result"] for e in self.events
@@ -102,21 +99,9 @@ async def tab_of(engine: Engine, part: str) -> dict:
         return next((t for t in tabs if part in t.get("url", "")), None)
 
     try:
-        return await poll(find, timeout=10)
+        return await until(find, 10, f"a tab whose URL contains {part!r}", interval=0.1)
     except AssertionError:
         raise AssertionError(f"no tab with {part!r}: {await engine.control.call('browser.tabs')}") from None
-
-
-async def poll(check, timeout: float = 30.0):
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        value = await check()
-        if value:
-            return value
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.1)
 
 
 async def test_watch_page_is_satisfied_by_a_change_in_the_page(env):
@@ -154,15 +139,15 @@ async def test_the_indicator_shows_lets_page_clicks_through_and_stops_the_turn(e
     try:
         open_tab(port, site.url("127.0.0.1", "/under.html"))
         page = await PageSession.open(port, "under.html")
-        await poll(lambda: page.evaluate("document.readyState === 'complete'"))
+        await until(lambda: page.evaluate("document.readyState === 'complete'"), 30, "the page to load", interval=0.1)
         # The turn reads the page, then the model takes its time: the indicator is up meanwhile.
         model.replies.clear()
         model.add(Reply(tool_calls=[("read_page", {})]), Reply(text="Thinking", hold=hold))
         thread = await engine.start("look at the page", await tab_of(engine, "under.html"))
-        [box] = await poll(lambda: page.evaluate(INDICATOR))
+        [box] = await until(lambda: page.evaluate(INDICATOR), 30, "the page indicator", interval=0.1)
         # The label part lets a click through to the page's own button underneath.
         await page.trusted_click(box["x"] + 12, box["y"] + box["h"] / 2)
-        assert await poll(lambda: page.evaluate("window.clicks === 1"))
+        assert await until(lambda: page.evaluate("window.clicks === 1"), 30, "the page's own click", interval=0.1)
         # Its Stop button (the last 52 px, 4 px from the edge) stops the turn.
         await page.trusted_click(box["x"] + box["w"] - 30, box["y"] + box["h"] / 2)
         done = await engine.wait("turn.complete", thread)
@@ -171,7 +156,8 @@ async def test_the_indicator_shows_lets_page_clicks_through_and_stops_the_turn(e
         notices = [n["body"]["text"] for n in (await engine.control.call("engine.snapshot", thread_id=thread))["nodes"]
                    if n["kind"] == "system_notice"]
         assert notices == ["Stopped from the page indicator."]
-        assert await poll(lambda: page.evaluate(f"({INDICATOR}).length === 0"))  # gone with the turn
+        assert await until(lambda: page.evaluate(f"({INDICATOR}).length === 0"), 30, "the indicator to go",
+                           interval=0.1)  # gone with the turn
     finally:
         hold.set()
         if page is not None:
@@ -191,8 +177,9 @@ async def test_a_turn_that_types_is_paused_from_the_indicator_not_by_a_takeover(
                   lambda body: Reply(tool_calls=[("type", {"element": "Name", "text": "Ada", "ref": _ref(body)})]),
                   Reply(text="Waiting", hold=hold))
         thread = await engine.start("type my name", await tab_of(engine, "under.html"))
-        [box] = await poll(lambda: page.evaluate(INDICATOR))
-        await poll(lambda: page.evaluate("document.getElementById('name').value === 'Ada'"))
+        [box] = await until(lambda: page.evaluate(INDICATOR), 30, "the page indicator", interval=0.1)
+        await until(lambda: page.evaluate("document.getElementById('name').value === 'Ada'"), 30, "the typed name",
+                    interval=0.1)
         await asyncio.to_thread(model.wait_requests, seen + 3)  # the model is thinking after the typing
         # Pause: the button left of Stop.
         await page.trusted_click(box["x"] + box["w"] - 30 - 56, box["y"] + box["h"] / 2)
@@ -242,6 +229,6 @@ async def test_download_and_artifact_land_in_the_downloads_folder(env):
         async def arrived():
             return path.exists() and path.read_text(encoding="utf-8") == "# Summary\nAll done ✓\n"
 
-        assert await poll(arrived)
+        assert await until(arrived, 30, "the artifact in the downloads folder", interval=0.1)
     finally:
         await engine.control.close()

@@ -16,14 +16,15 @@ import json
 
 import pytest
 
+from host.builtins.netguard import TEST_HOOKS_ENV
 from host.transport.errors import RemoteError
 from protocol import ui
 from protocol.schema import schema_hash
-from tests.builtins.servers import Site, html, redirect
-from tests.engine.stdio_browser import PAGE_URL, StdioBrowser
-from tests.support.hosts import write_settings
-from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
-from tests.support.hosts import attach, tabwarden_home
+from tests.support.fake_model import FakeOpenAI, Reply, last_tool_result_text
+from tests.support.hosts import attach, tabwarden_home, write_settings
+from tests.support.scripted_site import Site, html, redirect
+from tests.support.stdio_browser import PAGE_URL, StdioBrowser
+from tests.support.waiting import until
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +45,7 @@ def server():
 @pytest.fixture
 def hooks(monkeypatch):
     """The test configuration: pages.test is the 127.0.0.1 site, public.test the 127.0.0.2 one."""
-    monkeypatch.setenv("TABWARDEN_TEST_HOOKS", "1")
+    monkeypatch.setenv(TEST_HOOKS_ENV, "1")
     monkeypatch.setenv("TABWARDEN_TEST_FETCH_HOSTS", json.dumps({
         "pages.test": {"address": "127.0.0.1", "public": True},
         "public.test": {"address": "127.0.0.2", "public": True}}))
@@ -67,16 +68,14 @@ async def submit(browser: StdioBrowser, text: str, policy: str = "auto", n: int 
 
 
 async def wait_ack(browser: StdioBrowser, submission: str, timeout: float = 30.0) -> dict:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        for event in browser.events:
-            if event.get("type") in ("command.ack", "command.rejected") and event.get("submissionId") == submission:
-                assert event["type"] == "command.ack", event
-                return event
-        if loop.time() > deadline:
-            raise AssertionError(f"no answer to {submission}")
-        await asyncio.sleep(0.02)
+    def answer() -> dict | None:
+        return next((e for e in browser.events
+                     if e.get("type") in ("command.ack", "command.rejected") and e.get("submissionId") == submission),
+                    None)
+
+    event = await until(answer, timeout, f"an answer to {submission}", interval=0.02)
+    assert event["type"] == "command.ack", event
+    return event
 
 
 def tool_texts(browser: StdioBrowser, thread: str) -> list[dict]:

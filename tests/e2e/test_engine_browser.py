@@ -18,9 +18,10 @@ from protocol import ui
 from protocol.schema import schema_hash
 from tests.support.browser import BrowserRun
 from tests.support.cdp import PageSession, debugging_port
+from tests.support.fake_model import FakeOpenAI, Reply, tool_results
 from tests.support.hosts import attach, tabwarden_home, write_settings
 from tests.support.pages import PageServer
-from tests.providers.fake_servers import FakeOpenAI, Reply, tool_results
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.browser
 
@@ -86,12 +87,9 @@ class Panel:
         panel = cls(await PageSession.open(port, "ui/sidepanel.html"))
         # The target is listed before its document commits; until then the session evaluates in
         # the initial blank document, which has no extension APIs.
-        for _ in range(200):
-            if await panel.session.evaluate("location.protocol === 'chrome-extension:' && !!globalThis.chrome?.runtime?.id"):
-                break
-            await asyncio.sleep(0.05)
-        else:
-            raise AssertionError("the side panel page never loaded")
+        await until(lambda: panel.session.evaluate("location.protocol === 'chrome-extension:' "
+                                                   "&& !!globalThis.chrome?.runtime?.id"),
+                    10, "the side panel page to load", interval=0.05)
         await panel.session.evaluate("""(() => {
             window.__events = [];
             window.__port = chrome.runtime.connect({name: "e2e-panel"});
@@ -107,17 +105,15 @@ class Panel:
         return await self.session.evaluate("window.__events")
 
     async def wait_for(self, event_type: str, count: int = 1, timeout: float = 60.0, **match) -> dict:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while True:
+        async def counted() -> dict | None:
             found = [e for e in await self.events()
                      if e.get("type") == event_type and all(e.get(k) == v for k, v in match.items())]
-            if len(found) >= count:
-                return found[count - 1]
-            if loop.time() > deadline:
-                seen = [e.get("type") for e in await self.events()]
-                raise AssertionError(f"no {event_type} #{count}; the page saw {seen[-30:]}")
-            await asyncio.sleep(0.05)
+            return found[count - 1] if len(found) >= count else None
+
+        async def seen() -> str:
+            return f"{event_type} #{count} (the page saw {[e.get('type') for e in await self.events()][-30:]})"
+
+        return await until(counted, timeout, seen, interval=0.05)
 
 
 async def test_a_scripted_task_runs_on_a_fixture_page_through_the_extension(site):

@@ -12,6 +12,7 @@ import pytest
 from host.transport.errors import RequestError
 from tests.support.browser_tools import l1_site, module_fixtures, new_driver, ref_of
 from tests.support.cdp import PageSession
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.browser
 
@@ -152,13 +153,11 @@ async def test_a_person_clicking_a_driven_tab_pauses_the_writing_thread(driver, 
 
 
 async def paused_info(driver) -> dict:
-    for _ in range(100):
+    async def pause() -> dict | None:
         paused = await driver.control.call("browser.paused")
-        found = next((p for p in paused if p["threadId"] == driver.thread_id), None)
-        if found is not None:
-            return found
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{driver.thread_id} was never paused")
+        return next((p for p in paused if p["threadId"] == driver.thread_id), None)
+
+    return await until(pause, 5, f"{driver.thread_id} to be paused", interval=0.05)
 
 
 @pytest.mark.parametrize("frame", ["same", "cross"])

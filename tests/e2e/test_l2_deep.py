@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cdp.l2_support import deep_ref, l2_site, new_l2_driver
 from tests.support.browser_tools import module_fixtures, ref_of
+from tests.support.browser_tools_l2 import deep_ref, l2_site, new_l2_driver
 
 pytestmark = pytest.mark.browser
 

@@ -9,8 +9,9 @@ import asyncio
 
 import pytest
 
-from tests.cdp.l2_support import deep_ref, l2_site, new_l2_driver
 from tests.support.browser_tools import module_fixtures
+from tests.support.browser_tools_l2 import deep_ref, l2_site, new_l2_driver
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.browser
 
@@ -19,12 +20,14 @@ site, driver = module_fixtures(l2_site, new_l2_driver, "l2-detach")
 
 
 async def debugger_state(driver, tab: int, predicate, what: str) -> dict:
-    for _ in range(200):
+    state: dict = {}
+
+    async def seen() -> dict | None:
+        nonlocal state
         state = await driver.control.call("browser.debugger", tab_id=tab)
-        if predicate(state):
-            return state
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"the host never saw {what}: {state}")
+        return state if predicate(state) else None
+
+    return await until(seen, 10, lambda: f"the host to see {what} (last state: {state})", interval=0.05)
 
 
 async def test_user_cancelling_the_debugger_mid_task(driver):

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from host.cdp.manager import AGENT_INPUT_WINDOW_S
-from tests.cdp.l2_support import deep_ref, l2_site, new_l2_driver
 from tests.support.browser_tools import module_fixtures, ref_of
+from tests.support.browser_tools_l2 import deep_ref, l2_site, new_l2_driver
 
 pytestmark = pytest.mark.browser
 

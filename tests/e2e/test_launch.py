@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch.launched import alive, announced_pids, processes_naming, run_folder, start_launch
 from tests.support.browser import require_chromium
+from tests.support.launch_session import alive, announced_pids, processes_naming, run_folder, start_launch
 from tests.support.pages import PageServer
 
 pytestmark = pytest.mark.browser

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.launch.launched import launch_env, processes_naming, run_folder
 from tests.support.browser import ROOT, require_chromium
+from tests.support.launch_session import launch_env, processes_naming, run_folder
 
 pytestmark = pytest.mark.browser
 

@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from tests.launch.launched import launch_env
-from tests.repl.pty_session import PtySession
 from tests.support.browser import ROOT, require_chromium
+from tests.support.launch_session import launch_env
+from tests.support.pty_session import PtySession
 
 pytestmark = pytest.mark.browser
 

@@ -13,9 +13,9 @@ import time
 import pytest
 
 from host.control.client import ControlClient
-from tests.launch.launched import alive, announced_pids, processes_naming, run_folder, start_launch
 from tests.support.browser import require_chromium
 from tests.support.hosts import tabwarden_home
+from tests.support.launch_session import alive, announced_pids, processes_naming, run_folder, start_launch
 
 pytestmark = pytest.mark.browser
 

@@ -12,9 +12,10 @@ import pytest
 
 from protocol.constants import MAX_HOST_FRAME
 from protocol.schema import schema_hash
-from tests.support.browser import BrowserRun, wait_for
+from tests.support.browser import BrowserRun
 from tests.support.hosts import attach, tabwarden_home
 from tests.support.pages import PageServer
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -115,7 +116,7 @@ async def test_closing_the_browser_ends_the_host_with_exit_code_0(run):
     await control.close()
     host_pid = info["pid"]
     run.stop()
-    wait_for(lambda: not Path(f"/proc/{host_pid}").exists(), 10, what=f"host {host_pid} to exit")
+    wait_until(lambda: not Path(f"/proc/{host_pid}").exists(), 10, f"host {host_pid} to exit")
     log = (run.tw_home / "log" / "host.log").read_text()
     assert f"{host_pid} INFO tabwarden.host: host exits with 0" in log
     assert not run.host_pids()

@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from install.extension_id import default_extension_id
-from tests.mcp.server import McpTestServer
-from tests.providers.fake_servers import FakeOpenAI
 from tests.support.browser import ROOT, BrowserRun
+from tests.support.fake_model import FakeOpenAI
 from tests.support.hosts import control_call, tabwarden_home, write_settings
+from tests.support.mcp_server import McpTestServer
 from tests.support.playwright_run import extension_context
 
 pytestmark = pytest.mark.browser

@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from install.extension_id import default_extension_id
-from tests.providers.fake_servers import FakeOpenAI, Reply
 from tests.support.browser import ROOT, BrowserRun
+from tests.support.fake_model import FakeOpenAI, Reply
 from tests.support.hosts import control_call, write_settings
 from tests.support.playwright_run import extension_context
 

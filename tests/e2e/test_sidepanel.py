@@ -15,7 +15,6 @@ import json
 import os
 import re
 import signal
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,11 +22,12 @@ from typing import Any
 import pytest
 
 from install.extension_id import default_extension_id
-from tests.providers.fake_servers import FakeOpenAI, Reply, tool_results
 from tests.support.browser import ROOT, BrowserRun
+from tests.support.fake_model import FakeOpenAI, Reply, tool_results
 from tests.support.hosts import control_call, write_settings
-from tests.support.playwright_run import extension_context
 from tests.support.pages import PageServer
+from tests.support.playwright_run import extension_context
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -94,18 +94,6 @@ def read_then(read_text: str, *acts: Act, done: Any) -> tuple:
         return Reply(text=done(results[-1]) if callable(done) else done)
 
     return (script,) * (len(acts) + 2)
-
-
-
-def eventually(predicate, what: str, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)
 
 
 @dataclass
@@ -214,7 +202,7 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
     expect(card).to_be_focused()
     approval_id = card.get_attribute("data-approval-id")
     # The browser notification points to the waiting approval, with no parameters in it.
-    assert eventually(lambda: [n for n in site.notifications() if approval_id in n], "the notification")
+    assert wait_until(lambda: [n for n in site.notifications() if approval_id in n], 30, "the notification")
     site.shot(panel, "approval")
     site.shot(panel, "approval", dark=True)
 
@@ -243,7 +231,7 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
     site.shot(panel, "done", dark=True)
     assert site.form.evaluate("document.getElementById('name').value") == "Grace Hopper"
     assert site.form.evaluate("document.getElementById('pw').value") == "s3cret-pass"
-    assert eventually(lambda: not site.notifications(), "the notifications to be cleared")
+    assert wait_until(lambda: not site.notifications(), 30, "the notifications to be cleared")
 
 
 def test_decline_with_a_note_reaches_the_model(site):
@@ -308,16 +296,16 @@ def test_the_page_survives_a_host_restart_with_the_approval_still_pending(site):
         hidden.rename(manifest)
     # The worker starts a new host; the page initializes again and sends its answer again, with
     # the same id: the new host offers the same approval, and the answer settles it.
-    new = eventually(lambda: [p for p in site.run.host_pids() if p not in old], "a new host", timeout=60)
+    new = wait_until(lambda: [p for p in site.run.host_pids() if p not in old], 60, "a new host")
     assert new
-    eventually(lambda: int(panel.get_attribute("body", "data-epoch")) > epoch, "the page to initialize again")
+    wait_until(lambda: int(panel.get_attribute("body", "data-epoch")) > epoch, 30, "the page to initialize again")
     expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Opened the result page."))
     opened = panel.locator(".item.tool[data-tool=tab_open]")
     expect(opened).to_have_class(re.compile(r"\bstatus-ok\b"))
     expect(opened).to_contain_text("You allowed it once.")
     expect(card).to_have_count(0)
     site.shot(panel, "after-restart")
-    opened_tab = eventually(lambda: [p for p in site.context.pages if p.url == target], "the opened tab")
+    opened_tab = wait_until(lambda: [p for p in site.context.pages if p.url == target], 30, "the opened tab")
     opened_tab[0].close()
 
 
@@ -339,16 +327,16 @@ def test_the_page_survives_a_service_worker_restart_with_the_approval_still_pend
     session = site.context.new_cdp_session(panel)
     session.send("ServiceWorker.enable")
     session.send("ServiceWorker.stopAllWorkers")
-    eventually(lambda: int(panel.get_attribute("body", "data-epoch")) > epoch, "the page to initialize again")
+    wait_until(lambda: int(panel.get_attribute("body", "data-epoch")) > epoch, 30, "the page to initialize again")
     expect(card).to_have_count(1)
     expect(card).to_have_attribute("data-approval-id", approval_id)
     # The new worker's own engine client learned of the waiting approval from its snapshot.
-    assert eventually(lambda: [n for n in site.notifications() if approval_id in n], "the notification again")
+    assert wait_until(lambda: [n for n in site.notifications() if approval_id in n], 30, "the notification again")
     card.focus()
     panel.keyboard.press("y")
     expect(panel.locator(".item.assistant .text").last).to_have_text("Opened the links page.")
     expect(panel.locator(".item.tool[data-tool=tab_open]")).to_have_class(re.compile(r"\bstatus-ok\b"))
-    opened_tab = eventually(lambda: [p for p in site.context.pages if p.url == target], "the opened tab")
+    opened_tab = wait_until(lambda: [p for p in site.context.pages if p.url == target], 30, "the opened tab")
     opened_tab[0].close()
 
 
@@ -367,11 +355,11 @@ def test_a_write_cut_off_by_a_host_crash_is_resolved_from_the_recovery_card(site
     expect(card).to_have_count(1)
     epoch = int(panel.get_attribute("body", "data-epoch"))
     panel.keyboard.press("y")
-    eventually(lambda: 0 < len(site.form.evaluate("document.getElementById('bio').value")) < len(text),
+    wait_until(lambda: 0 < len(site.form.evaluate("document.getElementById('bio').value")) < len(text), 30,
                "the typing to be under way")
     old = site.run.host_pids()
     os.kill(old[0], signal.SIGKILL)
-    eventually(lambda: int(panel.get_attribute("body", "data-epoch")) > epoch, "the page to initialize again")
+    wait_until(lambda: int(panel.get_attribute("body", "data-epoch")) > epoch, 30, "the page to initialize again")
     # The new host cannot know whether the write happened: it asks instead of running it again.
     recovery = panel.locator(".recovery")
     expect(recovery).to_contain_text("Did this action happen?")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.engine.harness import Harness
-from tests.providers.fake_servers import FakeAnthropic, FakeOpenAI
+from tests.support.engine_harness import Harness
+from tests.support.fake_model import FakeAnthropic, FakeOpenAI
 
 
 @pytest.fixture(params=["openai", "anthropic"])

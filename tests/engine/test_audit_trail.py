@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.engine.harness import Harness
-from tests.providers.fake_servers import FakeOpenAI, Reply
+from tests.support.engine_harness import Harness
+from tests.support.fake_model import FakeOpenAI, Reply
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,8 +8,9 @@ import pytest
 
 from host.ui.client import Client
 from protocol.schema import schema_hash
-from tests.engine.harness import Harness
-from tests.providers.fake_servers import FakeOpenAI, Reply
+from tests.support.engine_harness import Harness
+from tests.support.fake_model import FakeOpenAI, Reply
+from tests.support.waiting import until
 
 
 @pytest.fixture
@@ -31,15 +32,10 @@ def count_threads(h: Harness) -> int:
 async def send(h: Harness, op: dict) -> dict:
     before = len(h.answers)
     await h.commands.handle(h.client, op)
-    import asyncio
+    from host.engine.views import to_wire
 
-    for _ in range(1000):
-        if len(h.answers) > before:
-            from host.engine.views import to_wire
-
-            return to_wire(h.answers[before])
-        await asyncio.sleep(0.005)
-    raise AssertionError("no answer")
+    await until(lambda: len(h.answers) > before, 5, f"an answer to {op['type']}", interval=0.005)
+    return to_wire(h.answers[before])
 
 
 async def test_a_replayed_command_returns_the_stored_answer_and_changes_nothing(h):
@@ -119,9 +115,7 @@ async def test_a_thread_with_32_ops_waiting_refuses_more_as_overloaded(h):
                                            "threadId": thread, "nodeId": "nope"})
     overloaded = [a for a in h.answers[before:] if getattr(a, "code", None) == "overloaded"]
     assert len(overloaded) == 8
-    from tests.engine.harness import settle
-
-    await settle(lambda: len(h.answers) - before == 40)
+    await until(lambda: len(h.answers) - before == 40, 10, "an answer to each of the 40 ops")
     codes = {getattr(a, "code", None) for a in h.answers[before:]}
     assert codes == {"overloaded", "node_not_found"}
 

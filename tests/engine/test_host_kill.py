@@ -15,9 +15,9 @@ import pytest
 
 from protocol import ui
 from protocol.schema import schema_hash
-from tests.engine.stdio_browser import PAGE_URL, StdioBrowser
+from tests.support.fake_model import FakeOpenAI, Reply
 from tests.support.hosts import write_settings
-from tests.providers.fake_servers import FakeOpenAI, Reply
+from tests.support.stdio_browser import PAGE_URL, StdioBrowser
 
 READ = ("read_page", {})
 CLICK = ("click", {"ref": "sdoc_1_1", "element": "Buy button"})

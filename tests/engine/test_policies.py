@@ -4,8 +4,8 @@ denial burst pauses the thread with an alert; the token budget pauses a turn unt
 
 from __future__ import annotations
 
-from tests.engine.harness import Harness, outcome
-from tests.providers.fake_servers import Reply
+from tests.support.engine_harness import Harness, outcome
+from tests.support.fake_model import Reply
 
 BAD = ("click", {"ref": "bad", "element": "x"})  # not a ref: refused as invalid parameters
 

@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
-from tests.engine.harness import FakeExecutor, Harness
-from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
+from tests.support.engine_harness import FakeExecutor, Harness
+from tests.support.fake_model import FakeOpenAI, Reply, last_tool_result_text
 
 CLICK = ("click", {"ref": "s1_1_2", "element": "Buy"})
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from tests.engine.harness import Harness, settle
-from tests.providers.fake_servers import Reply, last_tool_result_text
+from tests.support.engine_harness import Harness
+from tests.support.fake_model import Reply, last_tool_result_text
+from tests.support.waiting import until
 
 CLICK = ("click", {"ref": "s1_1_2", "element": "Buy button"})
 
@@ -209,7 +210,7 @@ async def test_interrupt_aborts_the_model_stream(harness, server):
     assert ack["type"] == "command.ack"
     done = await harness.turn_done()
     assert done["stopReason"] == "interrupted"
-    await settle(lambda: server.disconnects == 1)
+    await until(lambda: server.disconnects == 1, 10, "the model stream to be closed")
     gate.set()
     again = await harness.op({"type": "turn.interrupt", "threadId": thread})
     assert again["code"] == "no_active_turn"
@@ -269,7 +270,7 @@ async def test_provider_rate_limit_and_unknown_model_are_told_apart(harness, ser
 
 
 async def test_an_unreachable_provider_is_a_network_error(tmp_path, kind):
-    from tests.providers.fake_servers import FakeOpenAI
+    from tests.support.fake_model import FakeOpenAI
 
     closed = FakeOpenAI()
     closed.httpd.server_close()
@@ -414,10 +415,9 @@ async def test_an_interrupt_before_the_run_starts_leaves_the_thread_free(harness
                {"type": "turn.interrupt", "submissionId": "race-2", "threadId": thread}]
     for op in run_ops:  # both queued before the worker (and the runner) get a turn
         await harness.commands.handle(harness.client, op)
-    from tests.engine.harness import settle
-
-    await settle(lambda: len([a for a in harness.answers if getattr(a, "submission_id", "").startswith("race")]) == 2)
-    await settle(lambda: not harness.engine.busy(thread))
+    await until(lambda: len([a for a in harness.answers if getattr(a, "submission_id", "").startswith("race")]) == 2,
+                10, "answers to both ops")
+    await until(lambda: not harness.engine.busy(thread), 10, "the thread to be free")
     server.add(Reply(text="second try works"))
     await harness.submit(thread, "two")
     done = await harness.recorder.wait_for("turn.complete", 1, stopReason="end")

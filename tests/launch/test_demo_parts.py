@@ -7,9 +7,11 @@ import json
 
 from host.demo.replay_model import REPLAY_MARK, ReplayModel, next_step
 from host.demo.trail import missing_steps
+from tests.support.fake_snapshot import ref_line, snapshot_text
 
-SNAPSHOT = ('# Page Snapshot (sab_1)\n- textbox "Name" [ref=sab_1_1]\n- textbox "Email" [type=email] [ref=sab_1_2]\n'
-            '- button "Sign up" [ref=sab_1_3]')
+SNAPSHOT = snapshot_text("ab", 1, [
+    ref_line("textbox", "Name", "sab_1_1"), '- textbox "Email" [type=email] [ref=sab_1_2]',
+    ref_line("button", "Sign up", "sab_1_3")], url="https://signup.example/", title="Sign up")
 BANK = "http://127.0.0.1:9/"
 
 

@@ -15,6 +15,7 @@ from host.control.liveness import pid_alive
 from host.launch import leftovers
 from host.launch.browser_process import BrowserProcess
 from host.launch.cdp_pipe import DebugPipe, PipeError, load_unpacked
+from tests.support.waiting import wait_until
 
 FAKE = str(Path(__file__).with_name("fake_browser.py"))
 
@@ -32,13 +33,12 @@ def start(tmp_path: Path, mode: str, pipe: DebugPipe | None = None) -> BrowserPr
 
 def children(tmp_path: Path) -> dict[str, int]:
     log = tmp_path / "browser.log"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+
+    def report() -> dict[str, int] | None:
         text = log.read_text() if log.exists() else ""
-        if text.strip():
-            return json.loads(text.splitlines()[0])
-        time.sleep(0.02)
-    raise AssertionError("the fake browser did not report its children")
+        return json.loads(text.splitlines()[0]) if text.strip() else None
+
+    return wait_until(report, 20, "the fake browser to report its children", interval=0.02)
 
 
 def gone(pid: int, within: float = 5.0) -> bool:

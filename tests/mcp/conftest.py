@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.mcp.server import McpTestServer
+from tests.support.mcp_server import McpTestServer
 
 
 @pytest.fixture(scope="module")

@@ -20,8 +20,9 @@ from host.tools.call import ToolCall
 from host.tools.failure import ToolFailure
 from host.tools.result import ToolResult
 from host.tools.schema import provider_schema
-from tests.engine.harness import FakeExecutor
-from tests.mcp.server import McpTestServer, free_port
+from tests.support.engine_harness import FakeExecutor
+from tests.support.mcp_server import McpTestServer, free_port
+from tests.support.waiting import until
 
 ToolError = ToolFailure
 
@@ -197,7 +198,7 @@ async def test_a_slow_call_times_out_and_is_cancelled_on_the_server(settings, ex
     before = len(mcp_server.events)
     outcome = await run(executor, "mcp__local__slow", {"seconds": 30})
     assert outcome.ok is False and outcome.code == "mcp_timeout" and outcome.effect_may_have_occurred
-    await _until(lambda: "slow:cancelled" in mcp_server.events[before:])
+    await until(lambda: "slow:cancelled" in mcp_server.events[before:], 10, "the server to cancel the call")
     assert (await run(executor, "mcp__local__add", {"a": 1, "b": 1})).text == "2"  # the session still works
 
 
@@ -205,11 +206,11 @@ async def test_an_interrupted_call_is_cancelled_on_the_server(settings, executor
     settings.write({"local": {"url": mcp_server.url}})
     before = len(mcp_server.events)
     task = asyncio.ensure_future(run(executor, "mcp__local__slow", {"seconds": 30}))
-    await _until(lambda: "slow:start" in mcp_server.events[before:])
+    await until(lambda: "slow:start" in mcp_server.events[before:], 10, "the server to start the call")
     task.cancel()  # what an interrupted turn does to its running call
     with pytest.raises(asyncio.CancelledError):
         await task
-    await _until(lambda: "slow:cancelled" in mcp_server.events[before:])
+    await until(lambda: "slow:cancelled" in mcp_server.events[before:], 10, "the server to cancel the call")
     assert "slow:done" not in mcp_server.events[before:]
 
 
@@ -249,14 +250,6 @@ async def test_the_bearer_token_can_come_from_the_environment(settings, executor
         settings.write({"env": {"url": server.url, "bearerTokenEnv": "TW_TEST_MCP_TOKEN"}})
         assert (await run(executor, "mcp__env__add", {"a": 1, "b": 2})).text == "3"
         assert set(server.authorizations) == {"Bearer from-env"}
-
-
-async def _until(condition, timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        assert loop.time() < deadline, "condition not reached"
-        await asyncio.sleep(0.02)
 
 
 async def test_a_turn_start_that_changes_what_pages_show_tells_them(settings, executor, mcp_server):

@@ -10,7 +10,7 @@ from host.control.server import ControlError
 from host.mcp import control_methods as cm
 from host.repl.mcp_view import servers as render
 from host.repl.style import PLAIN
-from tests.mcp.server import McpTestServer, free_port
+from tests.support.mcp_server import McpTestServer, free_port
 
 
 def conn_for(manager):

@@ -9,8 +9,9 @@ import json
 import pytest
 
 from host.mcp.service import McpTools
-from tests.engine.harness import Harness
-from tests.providers.fake_servers import FakeOpenAI, Reply, last_tool_result_text
+from tests.support.engine_harness import Harness
+from tests.support.fake_model import FakeOpenAI, Reply, last_tool_result_text
+from tests.support.waiting import until
 
 
 @pytest.fixture
@@ -140,18 +141,16 @@ async def test_a_server_side_failure_reaches_the_model_as_a_failed_result(start,
 
 
 async def test_an_interrupted_turn_cancels_the_running_call(start, model, policy, mcp_server):
-    from tests.mcp.test_client import _until
-
     policy(rules=[{"tool": "mcp__local__slow", "origin": mcp_server.origin, "verdict": "allow"}])
     harness = await start()
     before = len(mcp_server.events)
     model.add(Reply(tool_calls=[("mcp__local__slow", {"seconds": 30})]), Reply(text="unused"))
     thread = await harness.new_thread()
     await harness.submit(thread, "wait")
-    await _until(lambda: "slow:start" in mcp_server.events[before:])
+    await until(lambda: "slow:start" in mcp_server.events[before:], 10, "the server to start the call")
     await harness.op({"type": "turn.interrupt", "threadId": thread})
     await harness.turn_done()
-    await _until(lambda: "slow:cancelled" in mcp_server.events[before:])
+    await until(lambda: "slow:cancelled" in mcp_server.events[before:], 10, "the server to cancel the call")
 
 
 async def test_tool_levels_can_leave_mcp_out(start, model):

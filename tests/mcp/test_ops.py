@@ -5,7 +5,6 @@ in the key store and never sent back, and every page told about each change."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 from pathlib import Path
@@ -16,8 +15,9 @@ import pytest
 from host.mcp import control_methods as cm
 from host.mcp.manager import McpManager
 from host.mcp.service import McpTools
-from tests.mcp.server import McpTestServer
-from tests.settings.conftest import Settings
+from tests.support.mcp_server import McpTestServer
+from tests.support.settings_harness import Settings
+from tests.support.waiting import until
 
 
 @pytest.fixture
@@ -41,13 +41,13 @@ def written(page) -> dict:
 
 async def connected(page, server: str, count: int = 1) -> dict:
     """`server` in the `count`-th broadcast state where it has finished connecting (or failed)."""
-    for _ in range(800):
+    def finished() -> dict | None:
         done = [entry for state in page.recorder.of("mcp.state") for entry in state.get("servers", [])
                 if entry["id"] == server and entry["state"] in ("connected", "failed")]
-        if len(done) >= count:
-            return done[count - 1]
-        await asyncio.sleep(0.025)
-    raise AssertionError(f"{server} never finished connecting: {page.recorder.of('mcp.state')[-1:]}")
+        return done[count - 1] if len(done) >= count else None
+
+    return await until(finished, 20, lambda: f"{server} to finish connecting (last state: "
+                                             f"{page.recorder.of('mcp.state')[-1:]})", interval=0.025)
 
 
 async def test_a_server_added_from_the_page_connects_and_lists_its_tools(page, mcp_server):

@@ -14,7 +14,7 @@ from host.providers.model import (Completion, Message, ModelRequest, ReasoningDe
                                   ToolCallDelta, ToolResultPart, ToolSchema)
 from host.providers.openai_chat import OpenAIChat
 from host.providers.anthropic_messages import AnthropicMessages
-from tests.providers.fake_servers import FakeAnthropic, FakeOpenAI, Reply
+from tests.support.fake_model import FakeAnthropic, FakeOpenAI, Reply
 
 TOOLS = (ToolSchema("click", "Click", {"type": "object", "properties": {"ref": {"type": "string"}}}),)
 

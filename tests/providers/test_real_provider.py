@@ -56,7 +56,7 @@ async def test_a_real_endpoint_streams_an_answer():
 
 
 async def test_a_real_endpoint_calls_a_tool_and_reads_its_fenced_result(tmp_path, monkeypatch):
-    from tests.engine.harness import Harness
+    from tests.support.engine_harness import Harness
 
     monkeypatch.setenv("TABWARDEN_REAL_PROVIDER_KEY_FOR_TEST", KEY)
     harness = Harness(tmp_path, BASE_URL, kind=KIND)

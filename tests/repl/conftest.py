@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.repl.pty_session import PtySession
 from tests.repl.scripted_input import scripted
-from tests.repl.stdio_host import ROOT, StdioHost
 from tests.support.hosts import tabwarden_home
+from tests.support.pty_session import PtySession
+from tests.support.stdio_host import ROOT, StdioHost
 
 
 @pytest.fixture(scope="module")

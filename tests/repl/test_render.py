@@ -5,8 +5,9 @@ from __future__ import annotations
 from host.repl import render
 from host.repl.style import Style
 from host.repl.views import View
+from tests.support.fake_snapshot import ref_line, snapshot_text
 
-SNAPSHOT = "# Page Snapshot (sab_1)\nURL: https://x.example/\nTitle: X\n\n- button \"Go\" [ref=sab_1_1]"
+SNAPSHOT = snapshot_text("ab", 1, [ref_line("button", "Go", "sab_1_1")], url="https://x.example/", title="X")
 DIFF = ("# Page Changes (sab_2)\n\nAdded/changed:\n- text \"Saved\"\n\nRemoved:\n- button \"Save\" [ref]\n\n"
         "Current interactive refs:\n- button \"Go\" [ref=sab_2_1]")
 

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from tests.providers.fake_servers import FakeOpenAI, Reply
+from tests.support.fake_model import FakeOpenAI, Reply
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import asyncio
 import re
 
 from host.control.client import ControlClient
-from tests.repl.stdio_host import TAB
+from tests.support.stdio_host import TAB
 
 
 def test_banner_names_the_host_and_ctrl_d_leaves_with_0(repl, stdio_host):
@@ -166,7 +166,7 @@ def test_list_names_the_running_host_and_no_host_is_a_clear_error(stdio_host, tw
     import sys
 
     from tests.repl.conftest import repl_env
-    from tests.repl.stdio_host import ROOT
+    from tests.support.stdio_host import ROOT
 
     listed = subprocess.run([sys.executable, "-m", "host", "repl", "--list"], env=repl_env(tw_home), cwd=ROOT,
                             capture_output=True, text=True, timeout=30)

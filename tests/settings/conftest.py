@@ -1,87 +1,11 @@
-"""An engine whose gatekeeper and provider settings live in a throw-away Tabwarden home, so the
-settings ops read and write the same files the real host would (policy.json, engine.json, the
-key store) without touching the user's."""
+"""The `settings` fixture: a settings engine (tests/support/settings_harness.py) over a throw-away
+Tabwarden home."""
 
 from __future__ import annotations
 
-import asyncio
-import json
-from pathlib import Path
-from typing import Any
-
 import pytest
 
-from host.engine.engine import Engine
-from host.engine.provider_source import ProviderSource
-from host.engine.views import to_wire
-from host.gatekeeper.service import Gatekeeper
-from host.store import Store
-from host.ui.client import Client
-from host.ui.commands import Commands
-from tests.engine.harness import FakeExecutor, Recorder, router
-
-
-class Settings:
-    """One engine with its op server plus a page-like client; `op()` returns the op's direct answer."""
-
-    def __init__(self, home: Path, services: dict[str, Any] | None = None):
-        self.home = home
-        self.services = services or {}  # beside the engine tests' scripted browser
-        self.answers: list[Any] = []
-        self.recorder = Recorder()
-        self.engine: Engine | None = None
-        self.commands: Commands | None = None
-        self.client = Client(self.answers.append, key="ui:settings-page")
-        self._ids = 0
-
-    async def start(self) -> "Settings":
-        self.store = Store()  # the default file under TABWARDEN_HOME, as the host (and the CLI) open it
-        self.gatekeeper = Gatekeeper(self.store)  # default paths: under TABWARDEN_HOME
-        self.gatekeeper.bind_browser_session("session-test")
-        self.engine = Engine(self.store, self.gatekeeper, router(FakeExecutor(), **self.services),
-                             providers=ProviderSource(), coalesce_s=0.005)
-        self.commands = Commands(self.engine)
-        self.engine.bus.add_sink(self.recorder.sink)
-        await self.engine.start()
-        return self
-
-    async def stop(self) -> None:
-        if self.commands is not None:
-            await self.commands.close()
-        if self.engine is not None:
-            await self.engine.close()
-        self.store.close()
-
-    @property
-    def config(self) -> Path:
-        return self.home / "config"
-
-    def write_managed(self, document: dict[str, Any]) -> None:
-        path = self.home / "managed" / "policy.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(document))
-        assert self.gatekeeper.reload() == []
-
-    async def op(self, op: dict[str, Any], *, submission: str | None = None, client: Client | None = None,
-                 timeout: float = 10.0) -> dict[str, Any]:
-        self._ids += 1
-        op = {"submissionId": submission or f"s{self._ids}", **op}
-        client = client or self.client
-        sink = self.answers if client is self.client else None
-        before = len(self.answers) if sink is not None else 0
-        await self.commands.handle(client, op)
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while loop.time() < deadline:
-            if sink is not None and len(sink) > before:
-                return to_wire(sink[before])
-            await asyncio.sleep(0.005)
-        raise AssertionError(f"no answer to {op['type']}")
-
-    async def state(self, thread_id: str | None = None) -> dict[str, Any]:
-        answer = await self.op({"type": "settings.get", **({"threadId": thread_id} if thread_id else {})})
-        assert answer["type"] == "settings.state", answer
-        return answer["state"]
+from tests.support.settings_harness import Settings
 
 
 @pytest.fixture

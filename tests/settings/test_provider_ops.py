@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from tests.providers.fake_servers import FakeOpenAI, Reply
+from tests.support.fake_model import FakeOpenAI, Reply
 
 
 async def test_a_saved_provider_keeps_its_key_out_of_the_file_and_the_page(settings):

@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -29,6 +28,7 @@ def browser_required() -> bool:
 
 
 def find_chromium() -> str | None:
+    """The first Chromium binary found on this machine, or None."""
     for candidate in CANDIDATES:
         path = candidate if os.path.isabs(candidate) else shutil.which(candidate)
         if path and os.access(path, os.X_OK):
@@ -37,6 +37,8 @@ def find_chromium() -> str | None:
 
 
 def require_chromium() -> str:
+    """The Chromium binary; without one the test is skipped, or failed where the browser is
+    required."""
     path = find_chromium()
     if path is None:
         message = "Chromium not found (apt-get install chromium)"
@@ -65,11 +67,14 @@ class BrowserRun:
 
     # environment for everything that must see this run's Tabwarden home
     def env(self) -> dict[str, str]:
+        """The environment of everything this run starts: its own HOME, TMPDIR and Tabwarden home."""
         env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
         env.update(HOME=str(self.home), TMPDIR=str(self.tmp), TABWARDEN_HOME=str(self.tw_home))
         return env
 
     def prepare(self) -> None:
+        """Create the run's folders, copy the extension (with `host_permissions`, if given) and
+        register the host for the profile."""
         for folder in (self.profile, self.home, self.tmp, self.tw_home):
             folder.mkdir(parents=True, exist_ok=True)
         shutil.copytree(EXTENSION, self.extension)
@@ -86,6 +91,7 @@ class BrowserRun:
                               text=True, timeout=60, check=check, cwd=str(self.run_dir))
 
     def start(self) -> None:
+        """Start headless Chromium with the extension, a DevTools port and the browser's log."""
         from host.launch.browser_process import BrowserProcess
         from host.launch.flags import browser_argv
 
@@ -131,14 +137,3 @@ class BrowserRun:
             parts.append(f"--- {path.name} (tail) ---\n{text[-4000:]}")
         return "\n".join(parts)
 
-
-def wait_for(predicate, timeout: float, interval: float = 0.05, what: str = "condition"):
-    """Poll `predicate` until it returns a truthy value; fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(interval)

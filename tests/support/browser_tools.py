@@ -9,17 +9,17 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator
 
+from host.builtins.netguard import TEST_HOOKS_ENV
 from tests.support.browser import BrowserRun
 from tests.support.cdp import PageSession, debugging_port
 from tests.support.hosts import attach, tabwarden_home
 from tests.support.pages import FIXTURES, PageServer
 
 L1_PAGES = FIXTURES / "l1"
-TEST_HOOKS_ENV = "TABWARDEN_TEST_HOOKS"
 
 
 @contextmanager
-def test_hooks() -> Iterator[None]:
+def hooks_enabled() -> Iterator[None]:
     """Let the host serve `test.content_call` (the browser and its host inherit our environment)."""
     old = os.environ.get(TEST_HOOKS_ENV)
     os.environ[TEST_HOOKS_ENV] = "1"
@@ -46,6 +46,7 @@ class Site:
         return self._with_query(self.main.url(f"l1/{page}"), query)
 
     def other_url(self, page: str, **query: str) -> str:
+        """URL of an L1 fixture page on the other origin (query as for `url`)."""
         return self._with_query(self.other.url(f"l1/{page}"), query)
 
     def _with_query(self, url: str, query: dict[str, str]) -> str:
@@ -66,7 +67,7 @@ def l1_site(run_dir: Path) -> Iterator[Site]:
 def browser_site(run_dir: Path, host_permissions: list[str]) -> Iterator[Site]:
     """Two page servers and one browser with the extension, granted `host_permissions`; the
     browser's diagnostics are printed when the tests inside fail."""
-    with PageServer() as main, PageServer() as other, test_hooks():
+    with PageServer() as main, PageServer() as other, hooks_enabled():
         run = BrowserRun(run_dir, host_permissions=host_permissions, start_url="about:blank")
         run.prepare()
         run.start()
@@ -122,6 +123,7 @@ class Driver:
         return await PageSession.open(self._port, url_part)
 
     async def evaluate(self, url_part: str, expression: str) -> Any:
+        """The JSON value of `expression` in the page whose URL contains `url_part`."""
         session = await self.page(url_part)
         try:
             return await session.evaluate(expression)
@@ -129,6 +131,7 @@ class Driver:
             await session.close()
 
     async def read(self, **params: Any) -> dict:
+        """`read_page`, which must succeed."""
         return await self.ok("read_page", **params)
 
 
@@ -143,6 +146,7 @@ def ref_of(text: str, line_part: str) -> str:
 
 
 async def new_driver(site: Site, thread_id: str = "t1", policy: str | None = "auto") -> Driver:
+    """A Driver with a fresh control client attached to the site's host."""
     control = await attach(timeout=30)
     return Driver(site, control, thread_id, policy)
 

@@ -13,23 +13,24 @@ from typing import Any
 
 import websockets
 
+from tests.support.waiting import until, wait_until
+
 
 def debugging_port(profile: Path, timeout: float = 10.0) -> int:
     """The port Chromium chose (`--remote-debugging-port=0`), from DevToolsActivePort."""
-    import time
-
-    deadline = time.monotonic() + timeout
     path = profile / "DevToolsActivePort"
-    while True:
+
+    def port() -> int | None:
         try:
             return int(path.read_text().split("\n", 1)[0])
         except (OSError, ValueError):
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no DevToolsActivePort in {profile}") from None
-            time.sleep(0.05)
+            return None  # not written yet, or half written
+
+    return wait_until(port, timeout, f"DevToolsActivePort in {profile}")
 
 
 def page_targets(port: int) -> list[dict[str, Any]]:
+    """The page targets the browser lists on its DevTools port."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as response:
         return [t for t in json.load(response) if t.get("type") == "page"]
 
@@ -43,15 +44,15 @@ class PageSession:
 
     @classmethod
     async def open(cls, port: int, url_part: str) -> "PageSession":
-        for _ in range(100):
-            targets = [t for t in page_targets(port) if url_part in t.get("url", "")]
-            if targets:
-                ws = await websockets.connect(targets[0]["webSocketDebuggerUrl"], max_size=64 * 1024 * 1024)
-                return cls(ws)
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"no page target whose URL contains {url_part!r}")
+        """A session on the first page whose URL contains `url_part` (waiting about 5 s for it)."""
+        def target() -> dict[str, Any] | None:
+            return next((t for t in page_targets(port) if url_part in t.get("url", "")), None)
+
+        found = await until(target, 5, f"a page target whose URL contains {url_part!r}", interval=0.05)
+        return cls(await websockets.connect(found["webSocketDebuggerUrl"], max_size=64 * 1024 * 1024))
 
     async def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send one CDP command and return its result; a CDP error fails the test."""
         msg_id = next(self._ids)
         await self._ws.send(json.dumps({"id": msg_id, "method": method, "params": params or {}}))
         while True:
@@ -74,20 +75,18 @@ class PageSession:
             await self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
 
     async def close(self) -> None:
+        """Close the websocket."""
         await self._ws.close()
 
 
 async def evaluate_target(port: int, pick: Any, expression: str) -> Any:
     """The JSON value of `expression` in the first target `pick` accepts (waiting up to 5 s for it)."""
-    for _ in range(100):
+    def target() -> dict[str, Any] | None:
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=5) as response:
-            targets = [t for t in json.load(response) if pick(t)]
-        if targets:
-            break
-        await asyncio.sleep(0.05)
-    else:
-        raise AssertionError("no such CDP target")
-    async with websockets.connect(targets[0]["webSocketDebuggerUrl"], max_size=2**24) as ws:
+            return next((t for t in json.load(response) if pick(t)), None)
+
+    found = await until(target, 5, "a CDP target the test accepts", interval=0.05)
+    async with websockets.connect(found["webSocketDebuggerUrl"], max_size=2**24) as ws:
         await ws.send(json.dumps({"id": 1, "method": "Runtime.evaluate",
                                   "params": {"expression": expression, "awaitPromise": True, "returnByValue": True}}))
         while True:

@@ -12,6 +12,7 @@ from typing import Any
 from host.control.client import ControlClient
 from host.control.discovery import running_hosts
 from host.transport.errors import RequestError
+from tests.support.waiting import until
 
 
 @contextmanager
@@ -33,16 +34,20 @@ async def attach(timeout: float = 20.0, client: str = "test") -> ControlClient:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     last: Exception | None = None
-    while loop.time() < deadline:
-        if running_hosts():
-            try:
-                control = await ControlClient.connect(client=client)
-                await control.call("host.wait_ready", timeout=max(1.0, deadline - loop.time()))
-                return control
-            except (RequestError, OSError) as exc:
-                last = exc
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"no host became ready within {timeout:g} s (last error: {last})")
+
+    async def attached() -> ControlClient | None:
+        nonlocal last
+        if not running_hosts():
+            return None
+        try:
+            control = await ControlClient.connect(client=client)
+            await control.call("host.wait_ready", timeout=max(1.0, deadline - loop.time()))
+            return control
+        except (RequestError, OSError) as exc:
+            last = exc  # not listening yet, or still handshaking: try again
+            return None
+
+    return await until(attached, timeout, lambda: f"a host to become ready (last error: {last})", interval=0.1)
 
 
 def control_call(home: Path, method: str, **params: object) -> object:

@@ -16,6 +16,8 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 class PageServer:
+    """Serves a folder (the fixture pages by default) on a free port of 127.0.0.1, in a thread."""
+
     def __init__(self, root: Path = FIXTURES):
         handler = functools.partial(_Quiet, directory=str(root))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -23,6 +25,7 @@ class PageServer:
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def url(self, path: str) -> str:
+        """The URL of `path` on this server."""
         return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
 
     def __enter__(self) -> "PageServer":

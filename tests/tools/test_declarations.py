@@ -21,8 +21,8 @@ from host.tools.params import PageParams
 from host.tools.result import ToolResult
 from host.tools.schema import describe, provider_schema
 from host.tools.spec import Runner, ToolSpec
-from tests.engine.harness import Harness
-from tests.providers.fake_servers import FakeAnthropic, FakeOpenAI, Reply, last_tool_result_text
+from tests.support.engine_harness import Harness
+from tests.support.fake_model import FakeAnthropic, FakeOpenAI, Reply, last_tool_result_text
 
 SERVICES = {"browser", "builtins", "mcp", "interactions"}
 

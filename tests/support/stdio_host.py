@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,30 +18,30 @@ from protocol.errors import ErrorInfo
 from protocol.framing import FrameSplitter, browser_encoder, extension_decoder
 from protocol.messages import BrowserCall, ContentCall, Failure, Hello, Ping, Pong, Result
 from protocol.schema import schema_hash
+from tests.support.fake_snapshot import snapshot
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ORIGIN = f"chrome-extension://{default_extension_id()}/"
 TAB = {"id": 7, "url": "https://shop.example/cart", "title": "Cart", "windowId": 1, "status": "complete",
        "active": True, "userLooking": True, "lastAccessed": 1}
-SNAPSHOT_TEXT = ("# Page Snapshot (sdoc_1)\nURL: https://shop.example/cart\nTitle: Cart\n\n"
-                 '- button "Pay" [ref=sdoc_1_1]\n- textbox "Card" [ref=sdoc_1_2]')
+# The page's one snapshot; a read answers with its text.
+PAGE = snapshot("doc", 1, ("button", "Pay"), ("textbox", "Card", "text"), url=TAB["url"], title=TAB["title"])
 
 
 class ScriptedBrowser:
     """Answers the host's requests: one tab, site access everywhere, one page snapshot."""
 
     def answer(self, message: Any) -> Any:
+        """The value for a browser or content call; LookupError for anything else."""
         if isinstance(message, BrowserCall):
             return self.api(message.api, message.args)
         if isinstance(message, ContentCall):
-            return {"resultText": SNAPSHOT_TEXT, "snapshot": {
-                "id": "sdoc_1", "docToken": "doc", "snapshotId": 1, "text": SNAPSHOT_TEXT, "refCount": 2,
-                "truncatedNodes": 0, "truncatedRefs": 0,
-                "refs": [{"ref": "sdoc_1_1", "role": "button", "name": "Pay", "tag": "button"},
-                         {"ref": "sdoc_1_2", "role": "textbox", "name": "Card", "tag": "input", "inputType": "text"}]}}
+            return {"resultText": PAGE["text"], "snapshot": PAGE}
         raise LookupError(f"the scripted browser does not do {type(message).__name__}")
 
     def api(self, name: str, args: list[Any]) -> Any:
+        """The value of an extension API call; LookupError for one it does not have."""
         if name in ("tabs.list", "tabs.query"):
             return [dict(TAB)]
         if name == "tabs.get":
@@ -108,13 +107,13 @@ class StdioHost:
         """Wait for the handshake and for the host's control endpoint to appear."""
         from host.control.discovery import running_hosts
 
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def published() -> bool:
             if self.welcomed.is_set() and any(h.pid == self.pid for h in running_hosts()):
-                return
+                return True
             assert self.proc.poll() is None, "the host exited"
-            time.sleep(0.05)
-        raise AssertionError("the host did not publish its control endpoint")
+            return False
+
+        wait_until(published, timeout, "the host to publish its control endpoint")
 
     def stop(self) -> int:
         """Close stdin (the browser went away); returns the host's exit code."""

@@ -12,6 +12,9 @@ Route = Union[Answer, Callable[[], Answer]]
 
 
 class Site:
+    """One scripted HTTP site on `address`; `routes` may change while it runs, and `hits` lists
+    the paths asked for."""
+
     def __init__(self, address: str = "127.0.0.1", routes: dict[str, Route] | None = None):
         self.routes: dict[str, Route] = dict(routes or {})
         self.hits: list[str] = []
@@ -43,6 +46,7 @@ class Site:
         self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     def url(self, host: str, path: str = "/") -> str:
+        """The URL of `path` on this site, reached through the name `host`."""
         return f"http://{host}:{self.port}{path}"
 
     def __enter__(self) -> "Site":
@@ -56,8 +60,10 @@ class Site:
 
 
 def html(body: str, status: int = 200, **headers: str) -> Answer:
+    """An HTML answer."""
     return status, {"Content-Type": "text/html; charset=utf-8", **headers}, body.encode()
 
 
 def redirect(location: str, status: int = 302) -> Answer:
+    """A redirect to `location`."""
     return status, {"Location": location}, b""

@@ -8,11 +8,12 @@ import re
 import sys
 from pathlib import Path
 
-from tests.repl.pty_session import PtySession
 from tests.support.browser import ROOT
+from tests.support.pty_session import PtySession
 
 
 def launch_env(base: Path) -> dict[str, str]:
+    """The environment of a launch under `base`: its own Tabwarden home and HOME, colours off."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
     for name in ("tw", "home"):
         (base / name).mkdir(parents=True, exist_ok=True)
@@ -58,6 +59,7 @@ def processes_naming(text: str) -> list[int]:
 
 
 def alive(pid: int) -> bool:
+    """True while the process exists and is not a zombie."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:

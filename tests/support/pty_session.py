@@ -78,6 +78,7 @@ class PtySession:
         raise AssertionError(f"no fresh {prompt!r} after {attempts} presses of Enter")
 
     def send(self, text: str) -> None:
+        """Type `text` as it is (no Enter)."""
         os.write(self.master, text.encode())
 
     def line(self, text: str) -> None:
@@ -116,6 +117,7 @@ class PtySession:
         return self.proc.wait(max(0.1, deadline - time.monotonic()))
 
     def close(self) -> None:
+        """Kill the child if it still runs and close the terminal."""
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(5)

@@ -13,6 +13,9 @@ Handler = Callable[[dict[str, Any], str | None], Any]
 
 
 class FakeTransport:
+    """The debugger bridge as the CDP client sees it: `handlers[method]` answers a command (a
+    value, or an awaitable); a method without a handler answers {}."""
+
     def __init__(self) -> None:
         self.sent: list[tuple[int, str | None, str, dict[str, Any]]] = []
         self.handlers: dict[str, Handler] = {}
@@ -38,12 +41,15 @@ class FakeTransport:
         return answer
 
     def event(self, tab_id: int, method: str, params: dict[str, Any] | None = None, session_id: str | None = None) -> None:
+        """Deliver a CDP event, as the bridge does."""
         self._on_event(tab_id, session_id, method, params or {})
 
     def detach(self, tab_id: int, reason: str) -> None:
+        """Report that the debugger detached from a tab, as the bridge does."""
         self._on_detached(tab_id, reason)
 
     def methods(self) -> list[str]:
+        """The methods of every command sent so far, in order."""
         return [method for _, _, method, _ in self.sent]
 
     def writes(self) -> list[str]:
@@ -52,4 +58,5 @@ class FakeTransport:
 
 
 async def forever(params: dict[str, Any], session_id: str | None) -> Any:
+    """A handler that never answers (to test timeouts and cancellation)."""
     await asyncio.Event().wait()

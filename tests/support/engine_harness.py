@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Callable
 
 from host.engine.engine import Engine
 from host.engine.provider_source import ProviderSource
@@ -23,6 +23,8 @@ from host.tools.result import ToolResult
 from host.tools.spec import ToolSpec
 from host.ui.client import Client
 from host.ui.commands import Commands
+from tests.support.fake_snapshot import ref_line
+from tests.support.waiting import until
 
 ORIGIN = "https://shop.example"
 SCHEMA = {"type": "object"}
@@ -70,7 +72,7 @@ class FakeExecutor(ToolService):
         ref = params.get("ref")
         return call.resolved(Target(
             origin=origin, tab_id=7, facts={"input_type": "password"} if ref == "s1_1_9" else None,
-            line=f'- button "Buy" [ref={ref}]' if ref else None, site_access=self.site_access))
+            line=ref_line("button", "Buy", ref) if ref else None, site_access=self.site_access))
 
     @contextlib.asynccontextmanager
     async def hold(self, call: ToolCall):
@@ -119,6 +121,7 @@ class Recorder:
         self.changed.set()
 
     def of(self, event_type: str, **match: Any) -> list[dict[str, Any]]:
+        """The recorded events of `event_type` whose fields match `match`."""
         return [e for e in self.events if e["type"] == event_type and all(e.get(k) == v for k, v in match.items())]
 
     async def wait_for(self, event_type: str, count: int = 1, timeout: float = 20.0, **match: Any) -> dict[str, Any]:
@@ -168,6 +171,7 @@ class Harness:
         return parse_config(data)
 
     async def start(self) -> Engine:
+        """Build the store, gatekeeper, engine and op server over the folder; start the engine."""
         import time
 
         self.store = Store(self.folder / "db.sqlite3")
@@ -194,6 +198,7 @@ class Harness:
         """Link services to the engine before it starts (subclasses with built-ins do)."""
 
     async def stop(self) -> None:
+        """Close the op server, the engine and the store."""
         if self.commands is not None:
             await self.commands.close()
             self.commands = None
@@ -203,6 +208,7 @@ class Harness:
         self.store.close()
 
     async def restart(self) -> Engine:
+        """Stop, then start a new engine over the same files."""
         await self.stop()
         return await self.start()
 
@@ -215,23 +221,23 @@ class Harness:
         op = {"submissionId": self.sid(), **op}
         before = len(self.answers)
         await self.commands.handle(self.client, op)
-        for _ in range(2000):
-            if len(self.answers) > before:
-                return to_wire(self.answers[before])
-            await asyncio.sleep(0.005)
-        raise AssertionError(f"no answer to {op['type']}")
+        await until(lambda: len(self.answers) > before, 10, f"an answer to {op['type']}", interval=0.005)
+        return to_wire(self.answers[before])
 
     async def new_thread(self, **fields: Any) -> str:
+        """Create a thread (extra op fields as given); returns its id."""
         ack = await self.op({"type": "thread.create", **fields})
         assert ack["type"] == "command.ack", ack
         return ack["threadId"]
 
     async def submit(self, thread_id: str, text: str, **fields: Any) -> dict[str, Any]:
+        """Submit a user message to a thread; returns the acknowledgement."""
         ack = await self.op({"type": "turn.submit", "threadId": thread_id, "input": {"text": text}, **fields})
         assert ack["type"] == "command.ack", ack
         return ack
 
     async def answer(self, approval_id: str, kind: str, note: str | None = None) -> dict[str, Any]:
+        """Answer an approval with `kind` (allow, deny...) and an optional note."""
         decision: dict[str, Any] = {"kind": kind}
         if note is not None:
             decision["note"] = note
@@ -243,19 +249,6 @@ class Harness:
         return await self.recorder.wait_for("item.delta", itemId=start["itemId"])
 
     async def turn_done(self, count: int = 1) -> dict[str, Any]:
+        """The `count`-th turn.complete event, waiting for it."""
         return await self.recorder.wait_for("turn.complete", count)
 
-
-async def settle(condition: Callable[[], Awaitable[bool] | bool], timeout: float = 10.0) -> None:
-    """Wait until `condition()` is true."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        value = condition()
-        if hasattr(value, "__await__"):
-            value = await value
-        if value:
-            return
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.01)

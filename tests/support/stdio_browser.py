@@ -20,7 +20,7 @@ from protocol.messages import (BrowserCall, ContentCall, Failure, Hello, Ping, P
                                Welcome)
 from protocol.errors import ErrorInfo
 from protocol.schema import schema_hash
-from tests.browser.fake_extension import snapshot
+from tests.support.fake_snapshot import snapshot
 
 ROOT = Path(__file__).resolve().parents[2]
 EXTENSION_ID = default_extension_id()
@@ -46,6 +46,8 @@ class StdioBrowser:
         self._reader: asyncio.Task | None = None
 
     async def start(self) -> Welcome:
+        """Start the host, say hello as the extension and connect the side panel; returns the
+        host's welcome."""
         env = dict(os.environ, TABWARDEN_HOME=str(self.home))
         self.proc = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "host", "host", ORIGIN, stdin=asyncio.subprocess.PIPE,
@@ -59,11 +61,13 @@ class StdioBrowser:
         return welcome
 
     def send(self, message: Any) -> None:
+        """Send one message to the host as the extension."""
         assert self.proc is not None and self.proc.stdin is not None
         for frame in self._encoder.encode(message):
             self.proc.stdin.write(frame)
 
     def op(self, op: dict[str, Any]) -> None:
+        """Send a side-panel op."""
         self.send(UiOp(client_id="port-1", op=op))
 
     async def _read(self) -> None:
@@ -113,9 +117,11 @@ class StdioBrowser:
             self.send(Result(id=request_id, value=msgspec.Raw(msgspec.json.encode(value))))
 
     def of(self, event_type: str) -> list[dict[str, Any]]:
+        """The UI events of `event_type` received so far."""
         return [e for e in self.events if e.get("type") == event_type]
 
     async def wait_for(self, event_type: str, count: int = 1, timeout: float = 30.0) -> dict[str, Any]:
+        """The `count`-th UI event of `event_type`, waiting for it."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while len(self.of(event_type)) < count:
@@ -130,6 +136,7 @@ class StdioBrowser:
         return self.of(event_type)[count - 1]
 
     async def wait_content(self, tool: str, count: int = 1, timeout: float = 30.0) -> ContentCall:
+        """The `count`-th content call for `tool`, waiting for it."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while len([c for c in self.content_calls if c.tool == tool]) < count:
@@ -148,6 +155,7 @@ class StdioBrowser:
         os.kill(self.proc.pid, signal.SIGKILL)
 
     async def wait_exit(self, timeout: float = 20.0) -> int:
+        """Wait for the host to exit and the reader to finish; returns the exit code."""
         assert self.proc is not None
         code = await asyncio.wait_for(self.proc.wait(), timeout)
         if self._reader is not None:

@@ -26,6 +26,7 @@ class L2Driver(Driver):
     """A Driver for the L2 fixture pages."""
 
     def l2_url(self, page: str, *, cross_site: bool = False, **query: str) -> str:
+        """URL of an L2 fixture page with a fresh visit number, on localhost when `cross_site`."""
         Driver._visits += 1
         query = {**query, "visit": str(Driver._visits)}
         base = f"http://localhost:{self.site.other.port}" if cross_site else f"http://127.0.0.1:{self.site.main.port}"
@@ -42,9 +43,11 @@ class L2Driver(Driver):
         return tab_id
 
     def other_site(self) -> str:
+        """The base URL of the cross-site origin."""
         return f"http://localhost:{self.site.other.port}"
 
     async def deep(self, **params: Any) -> dict:
+        """`read_page_deep`, which must succeed."""
         return await self.ok("read_page_deep", **params)
 
     last_url = ""
@@ -88,5 +91,6 @@ def deep_ref(text: str, line_part: str) -> str:
 
 
 async def new_l2_driver(site: Site, thread_id: str, policy: str | None = "auto") -> L2Driver:
+    """An L2Driver with a fresh control client attached to the site's host."""
     control = await attach(timeout=30)
     return L2Driver(site, control, thread_id, policy)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-import time
 from typing import Any
+
+from tests.support.waiting import wait_until
 
 
 def free_port() -> int:
@@ -114,14 +115,18 @@ class McpTestServer:
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, name="mcp-test-server", daemon=True)
         self._thread.start()
-        deadline = time.monotonic() + 20
-        while not self._server.started:
-            if time.monotonic() > deadline or not self._thread.is_alive():
-                raise RuntimeError("the MCP test server did not start")
-            time.sleep(0.02)
+        wait_until(self._started, 20, "the MCP test server to start", interval=0.02)
         return self
 
+    def _started(self) -> bool:
+        if self._server.started:
+            return True
+        if not self._thread.is_alive():
+            raise RuntimeError("the MCP test server stopped before it started")
+        return False
+
     def stop(self) -> None:
+        """Stop the server (leaving the `with` block does it too)."""
         if self._server is not None:
             self._server.should_exit = True
             self._thread.join(10)

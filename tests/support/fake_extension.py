@@ -11,6 +11,7 @@ from protocol.errors import ErrorInfo
 from protocol.messages import BrowserCall, ContentCall
 
 from host.transport.errors import RemoteError
+from tests.support.fake_snapshot import snapshot
 
 ContentHandler = Callable[[ContentCall], Awaitable[Any]]
 
@@ -18,16 +19,6 @@ ContentHandler = Callable[[ContentCall], Awaitable[Any]]
 def remote(code: str, message: str = "", **fields: Any) -> RemoteError:
     """The error the real relay would send back."""
     return RemoteError(ErrorInfo(code=code, message=message or code, **fields))
-
-
-def snapshot(token: str, n: int, *lines: tuple[str, str]) -> dict[str, Any]:
-    """A snapshot the page executor could send: `lines` are (role, name) of ref-bearing nodes."""
-    refs = [{"ref": f"s{token}_{n}_{i}", "role": role, "name": name, "tag": "input" if role == "textbox" else role,
-             **({"inputType": "password"} if name == "Password" else {})} for i, (role, name) in enumerate(lines, 1)]
-    body = "\n".join(f'- {r["role"]} "{r["name"]}" [ref={r["ref"]}]' for r in refs)
-    text = f"# Page Snapshot (s{token}_{n})\nURL: http://site.test/a\nTitle: A\n\n{body}"
-    return {"id": f"s{token}_{n}", "docToken": token, "snapshotId": n, "text": text, "refs": refs, "refCount": len(refs),
-            "truncatedNodes": 0, "truncatedRefs": 0}
 
 
 class FakeExtension:
@@ -53,6 +44,8 @@ class FakeExtension:
         return {"resultText": f"{call.tool} done", "snapshot": snapshot("doc", n, ("button", "Save"), ("textbox", "Password"))}
 
     async def request(self, build: Callable[[int], Any], timeout: float | None = None) -> Any:
+        """Answer one request the gateway builds: content calls from `content`, the rest from
+        `api`."""
         message = build(next(self._ids))
         await asyncio.sleep(0)
         if isinstance(message, ContentCall):
@@ -63,6 +56,8 @@ class FakeExtension:
         return self.api(message.api, *message.args)
 
     def api(self, name: str, *args: Any) -> Any:
+        """Answer an extension API call: tabs.get, tabs.query, permissions.contains and
+        tabs.waitForLoad."""
         if name == "tabs.get":
             tab = self.tabs.get(args[0])
             if tab is None:

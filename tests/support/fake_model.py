@@ -73,6 +73,7 @@ class _Server:
     # -- scripting --------------------------------------------------------------------------
 
     def add(self, *replies: Script) -> None:
+        """Queue answers for the next requests, in order."""
         with self.lock:
             self.replies.extend(replies)
 
