@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from protocol.errors import TabwardenError
+
 from host.paths import dirs
 from protocol.constants import HOST_NAME
 
@@ -45,8 +47,10 @@ class Environment:
         return self.registry if self.registry is not None else system_registry()
 
 
-class InstallError(Exception):
+class InstallError(TabwardenError):
     """Install could not proceed; the message says what to do."""
+
+    code = "install_failed"
 
 
 def manifest_document(launcher_path: Path, extension_ids: list[str]) -> dict[str, Any]:

@@ -120,7 +120,17 @@ class ErrorInfo(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_o
     details: dict[str, Any] | None = None
 
 
-class ProtocolError(Exception):
+class TabwardenError(Exception):
+    """The root of the errors Tabwarden raises on purpose. Each layer has one root below it (the
+    protocol's `ProtocolError`, the tools' `ToolFailure`, the gatekeeper's, the store's, the
+    providers', CDP's, MCP's, the control link's...), and every such error carries a stable
+    `code` and a readable `message`, so the layer above maps it once, by code."""
+
+    code: str = ErrorCode.INTERNAL
+    message: str = ""
+
+
+class ProtocolError(TabwardenError):
     """A frame or message that violates the contract; carries the request id when known."""
 
     def __init__(self, code: str, message: str, request_id: int | None = None, *, fatal: bool = False):

@@ -12,6 +12,8 @@ import base64
 import os
 from typing import Any, Protocol
 
+from host.builtins.refusals import BuiltinRefused
+
 
 class Attachment(Protocol):
     """A file kept with a thread (the engine's attachment rows)."""
@@ -39,13 +41,8 @@ TYPES: dict[str, str] = {
 SOURCE = "artifact"
 
 
-class ArtifactRefused(ValueError):
+class ArtifactRefused(BuiltinRefused, ValueError):
     """An artifact that cannot be saved or offered; `code`: unsupported_type, too_large, not_found."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 def mime_for(name: str) -> str:

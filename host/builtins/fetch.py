@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import httpx
 
 from host.builtins.html_text import html_to_text
+from host.builtins.refusals import BuiltinRefused
 from host.builtins.netguard import GuardedTransport, Resolver
 from host.gatekeeper.origins import normalize_origin
 from host.gatekeeper.ssrf import SsrfBlocked, check_url
@@ -30,14 +31,14 @@ _HTML_TYPES = ("text/html", "application/xhtml+xml")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
 
 
-class FetchFailed(Exception):
+class FetchFailed(BuiltinRefused):
     """A fetch that produced no page; `code` is stable: ssrf_blocked, too_many_redirects,
-    timeout, network_error, not_text, invalid_url."""
+    timeout, network_error, not_text, invalid_url. The request may have left the host."""
 
-    def __init__(self, code: str, message: str):
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
+    dispatched = True
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from host.builtins.refusals import BuiltinRefused
 from host.builtins.schema import COMPONENT, MIGRATIONS
 from host.store.db import Store
 
@@ -20,14 +21,9 @@ MAX_KEY_CHARS = 100
 _KEY = re.compile(r"^[^\x00-\x1f]{1,100}$")
 
 
-class MemoryRefused(ValueError):
+class MemoryRefused(BuiltinRefused, ValueError):
     """A memory change that was refused; `code` is stable (invalid_key, value_too_long, memory_full,
     not_found)."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ import msgspec
 
 from host.builtins import memory
 from host.builtins.netguard import Resolver, resolver_from_env
+from host.builtins.refusals import BuiltinRefused
 from host.builtins.settings import load_settings
 from host.calls.service import ToolService
 from host.gatekeeper.origins import destination
@@ -71,5 +72,9 @@ class BuiltinTools(ToolService):
         """Run a built-in; its refusals come back as `Error <code>: <message>` results."""
         try:
             return await runner(call, self)
+        except BuiltinRefused as refused:
+            problem = ToolFailure(refused.code, refused.message,
+                                  details={**refused.details, "dispatched": refused.dispatched})
+            return plain_failure(call.tool, problem)
         except ToolFailure as problem:
             return plain_failure(call.tool, problem)

@@ -19,6 +19,8 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from host.config_files import ConfigFileError
+
 log = logging.getLogger("tabwarden.builtins")
 
 FILE_NAME = "builtins.json"
@@ -43,14 +45,6 @@ def _model():
     return BuiltinSettings
 
 
-class SettingsError(ValueError):
-    """builtins.json cannot be used; `problems` are `(path, message)` pairs."""
-
-    def __init__(self, source: str, problems: list[tuple[str, str]]):
-        self.problems = problems
-        super().__init__(f"{source}: " + "; ".join(f"{p}: {m}" for p, m in problems))
-
-
 def settings_path() -> Path:
     """`<config dir>/builtins.json`."""
     from host.paths import dirs
@@ -59,7 +53,7 @@ def settings_path() -> Path:
 
 
 def parse_settings(data: Any, source: str = FILE_NAME) -> Any:
-    """Validate decoded JSON as built-in settings; SettingsError names each bad field."""
+    """Validate decoded JSON as built-in settings; ConfigFileError names each bad field."""
     from pydantic import ValidationError
 
     try:
@@ -67,7 +61,7 @@ def parse_settings(data: Any, source: str = FILE_NAME) -> Any:
     except ValidationError as exc:
         problems = [("$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in e["loc"]), e["msg"])
                     for e in exc.errors()]
-        raise SettingsError(source, problems) from None
+        raise ConfigFileError(source, problems) from None
 
 
 def defaults() -> Any:
@@ -87,6 +81,6 @@ def load_settings(path: Path | None = None) -> Any:
         return defaults()
     try:
         return parse_settings(json.loads(raw), str(path))
-    except (json.JSONDecodeError, SettingsError) as exc:
+    except (json.JSONDecodeError, ConfigFileError) as exc:
         log.warning("%s is not usable (%s); using the default limits", path, exc)
         return defaults()

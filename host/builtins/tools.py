@@ -1,6 +1,7 @@
 """The built-in tools' runners: `runner(call, builtins)`, where `builtins` is the `BuiltinTools`
-service (settings, the SSRF resolver, memory, the engine's store). Refusals are raised as
-ToolFailure and shown to the model as `Error <code>: <message>`."""
+service (settings, the SSRF resolver, memory, the engine's store). Refusals are raised (a
+`BuiltinRefused` from the module that refuses, or a ToolFailure) and the service shows them to
+the model as `Error <code>: <message>`."""
 
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ async def fetch_url(call: ToolCall, builtins: "BuiltinTools") -> ToolResult:
         got = await fetch(url, resolver=builtins.resolver, timeout_s=settings.fetch_timeout_seconds,
                           max_bytes=settings.fetch_max_bytes, markdown=params.format == "markdown")
     except FetchFailed as failed:
-        raise ToolFailure(failed.code, failed.message, details={"url": url, "dispatched": True}) from None
+        failed.details["url"] = url
+        raise
     if got.redirected_to is not None:
         return _ok(call, f"{got.url} redirects to {got.redirected_to}, another origin, so it was not followed. To read "
                          "it, call fetch_url with that URL; it is judged on its own.",
@@ -101,16 +103,13 @@ async def memory_write(call: ToolCall, builtins: "BuiltinTools") -> ToolResult:
     """Save, replace or forget (value null) one memory."""
     store, params = _memory(builtins), call.params
     settings = builtins.settings()
-    try:
-        if params.value is None:
-            gone = store.delete(params.key)
-            if gone:
-                _memory_changed(builtins)
-            return _ok(call, f"Forgot {params.key!r}." if gone else f"There was no memory {params.key!r}.")
-        store.put(params.key, params.value, source="model", max_entries=settings.memory_max_entries,
-                  max_value_chars=settings.memory_max_value_chars)
-    except memories.MemoryRefused as refused:
-        raise ToolFailure(refused.code, refused.message, details={"dispatched": False}) from None
+    if params.value is None:
+        gone = store.delete(params.key)
+        if gone:
+            _memory_changed(builtins)
+        return _ok(call, f"Forgot {params.key!r}." if gone else f"There was no memory {params.key!r}.")
+    store.put(params.key, params.value, source="model", max_entries=settings.memory_max_entries,
+              max_value_chars=settings.memory_max_value_chars)
     _memory_changed(builtins)
     return _ok(call, f"Saved memory {params.key!r} ({len(params.value)} characters).")
 
@@ -120,12 +119,9 @@ async def artifact(call: ToolCall, builtins: "BuiltinTools") -> ToolResult:
     if builtins.engine is None:
         raise _unavailable("artifacts")
     params = call.params
-    try:
-        row = artifacts.save(builtins.engine.store, thread_id=call.thread_id, item_id=None, name=params.name,
-                             content=params.content, max_bytes=builtins.settings().artifact_max_bytes,
-                             now=builtins.clock())
-    except artifacts.ArtifactRefused as refused:
-        raise ToolFailure(refused.code, refused.message, details={"dispatched": False}) from None
+    row = artifacts.save(builtins.engine.store, thread_id=call.thread_id, item_id=None, name=params.name,
+                         content=params.content, max_bytes=builtins.settings().artifact_max_bytes,
+                         now=builtins.clock())
     return _ok(call, f"Saved {row.name} ({row.size} bytes) with this task; the user can download it from the side "
                      "panel.", artifact=artifacts.wire(row))
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.errors import TabwardenError
+
 
 class CdpCode:
     """Failure codes of the CDP layer."""
@@ -21,7 +23,7 @@ class CdpCode:
     INVALID_RESULT = "invalid_result"
 
 
-class CdpError(Exception):
+class CdpError(TabwardenError):
     """A CDP command that failed; `code` is one of CdpCode (or a code the extension reported)."""
 
     def __init__(self, code: str, message: str, *, retryable: bool = False, dispatched: bool = False,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from protocol.permissions import DEFAULT_POLICY, PERMISSION_POLICIES, VERDICTS
+from protocol.errors import TabwardenError
 from protocol.tools import TOOL_EFFECTS, TOOL_LEVELS
 
 CASE_HELP = """\
@@ -39,7 +40,7 @@ LEGACY_POLICY_NAMES = ("read-only", "on-request", "on-failure", "never")
 POLICY_NAMES = (*PERMISSION_POLICIES, *LEGACY_POLICY_NAMES)
 
 
-class CaseError(Exception):
+class CaseError(TabwardenError):
     def __init__(self, code: str, message: str, path: str = "$") -> None:
         super().__init__(message)
         self.code, self.message, self.path = code, message, path

@@ -96,12 +96,13 @@ async def engine_status(params: dict[str, Any], conn: "ControlConnection") -> An
 
 def _update_settings(change) -> dict[str, Any]:
     from host.control.server import ControlError
-    from host.providers.config import ConfigError, load_config, parse_config, save_config
+    from host.config_files import ConfigFileError
+    from host.providers.config import load_config, parse_config, save_config
 
     try:
         current = load_config().model_dump(by_alias=True, exclude_defaults=True)
         updated = parse_config(change(current))
-    except ConfigError as exc:
+    except ConfigFileError as exc:
         raise ControlError(ErrorCode.INVALID_MESSAGE, str(exc), {"problems": exc.problems}) from None
     path = save_config(updated)
     return {"path": str(path), "providers": sorted(updated.providers), "defaultProvider": updated.default_provider}

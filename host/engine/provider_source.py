@@ -27,7 +27,7 @@ class ProviderSource:
         self._cache: dict[str, "Provider"] = {}
 
     def settings(self) -> "EngineConfig":
-        """The current engine settings (raises host.providers.config.ConfigError)."""
+        """The current engine settings (raises host.providers.config.ConfigFileError)."""
         if self._load is not None:
             return self._load()
         from host.providers.config import load_config
@@ -45,14 +45,14 @@ class ProviderSource:
     def get(self, connection_id: str | None = None) -> "Provider":
         """The provider named `connection_id` (else the default). Raises ProviderError
         `not_configured` when there is none or its settings are invalid."""
-        from host.providers.config import ConfigError
+        from host.config_files import ConfigFileError
         from host.providers.errors import ProviderError
         from host.providers.factory import make_provider
         from host.providers.secrets import SecretError, resolve_key
 
         try:
             config = self.settings()
-        except ConfigError as exc:
+        except ConfigFileError as exc:
             raise ProviderError("not_configured", f"the engine settings are invalid: {exc}") from None
         chosen = config.provider(connection_id)
         if chosen is None:

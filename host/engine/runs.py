@@ -16,6 +16,7 @@ finished run, a replay of a write after a crash) is an error, never a silent sta
 
 from __future__ import annotations
 
+from protocol.errors import TabwardenError
 from protocol.ui.turns import RUN_STATES
 
 # The states by name, in the order of their one declaration (`protocol.ui.turns.RunState`).
@@ -48,8 +49,10 @@ TRANSITIONS: dict[str, frozenset[str]] = {
 STATES: tuple[str, ...] = tuple(TRANSITIONS)
 
 
-class InvalidTransition(RuntimeError):
+class InvalidTransition(TabwardenError, RuntimeError):
     """A state change the table does not allow (a programming error or a stale actor)."""
+
+    code = "invalid_state"
 
     def __init__(self, run_id: str, current: str, wanted: str):
         self.run_id = run_id

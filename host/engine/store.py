@@ -18,6 +18,8 @@ from typing import Any
 
 import msgspec
 
+from protocol.errors import TabwardenError
+
 from host.engine import runs
 from host.engine.records import AttachmentRow, NodeRow, PendingTool, RunRow, ThreadRow, WaitRow, decode_body, encode
 from host.engine.schema import COMPONENT, MIGRATIONS
@@ -34,8 +36,10 @@ def new_id() -> str:
     return uuid.uuid4().hex
 
 
-class NotFound(LookupError):
-    """A thread, run, node or approval that does not exist."""
+class NotFound(TabwardenError, LookupError):
+    """A thread, run, node or request that does not exist."""
+
+    code = "not_found"
 
 
 class EngineStore:

@@ -19,6 +19,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from protocol import ui
+from protocol.errors import TabwardenError
 
 from host.engine import runs
 from host.engine.calls import INTERRUPTED_TOOL, CallProcessor, call_node_id, provider_call_id
@@ -43,8 +44,10 @@ def _title(text: str) -> str:
     return line if len(line) <= 60 else line[:59] + "…"
 
 
-class AnswerRejected(Exception):
+class AnswerRejected(TabwardenError):
     """The model's answer cannot be acted on (tool calls with a truncated or filtered answer)."""
+
+    code = "provider_error"
 
 
 class TurnRunner:

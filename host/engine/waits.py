@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from protocol.errors import TabwardenError
+
 from host.engine import runs
 from host.engine.records import DecisionBody, PendingTool, WaitRow
 from host.engine.store import APPROVALS, INTERACTIONS, EngineStore, NotFound, WaitTable
@@ -55,11 +57,12 @@ class Settled:
         return str(self.answer.get("kind"))
 
 
-class AlreadySettled(Exception):
+class AlreadySettled(TabwardenError):
     """A different answer to a request that was already settled."""
 
     def __init__(self, settled: Settled, noun: str):
         self.settled = settled
+        self.code = "already_decided"
         super().__init__(f"{noun} {settled.wait_id} was already settled ({settled.kind} by {settled.by})")
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from protocol.errors import TabwardenError
 
-class GatekeeperError(Exception):
+
+class GatekeeperError(TabwardenError):
     """Base class of the gatekeeper's own errors."""
 
 
@@ -35,3 +37,5 @@ class GatekeeperUnavailable(GatekeeperError, RuntimeError):
 
     Callers must treat this like a denial (fail closed), never retry the tool around it.
     """
+
+    code = "gatekeeper_unavailable"

@@ -22,6 +22,7 @@ from typing import Generic, NamedTuple, TypeVar
 
 from ada_url import URL
 
+from host.gatekeeper.errors import GatekeeperError
 from host.gatekeeper.origins import Origin, clean, host_suffixes, is_ip_host, normalize_origin
 from host.tools.catalog import ALIASES
 from host.tools.spec import CATEGORIES
@@ -34,8 +35,10 @@ _HOST_PORT = re.compile(r"(.+?)(?::(\d{1,5}))?")
 _TOOL_NAME = re.compile(r"[^\s\x00-\x1f*]+")
 
 
-class PatternError(ValueError):
+class PatternError(GatekeeperError, ValueError):
     """A pattern that cannot mean anything; the message says what was expected."""
+
+    code = "invalid_pattern"
 
 
 class OriginPattern(NamedTuple):

@@ -20,6 +20,8 @@ from functools import lru_cache
 
 from ada_url import URL
 
+from host.gatekeeper.errors import GatekeeperError
+
 FETCH_SCHEMES = frozenset({"http", "https"})
 
 _METADATA_IPS = frozenset({
@@ -54,11 +56,14 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
 
 
-class SsrfBlocked(Exception):
+class SsrfBlocked(GatekeeperError):
     """A host-side request would reach a forbidden address; `reason` says which kind."""
+
+    code = "ssrf_blocked"
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
+        self.message = reason
         super().__init__(reason)
 
 

@@ -21,22 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from host.config_files import ConfigFileError
+
 CONFIG_NAME = "mcp.json"
 MAX_FILE_BYTES = 1024 * 1024
 SERVER_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$")
 # Credentials belong in the key store, not in a JSON file that gets copied around.
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
-
-
-class McpConfigError(ValueError):
-    """The file cannot be used; `problems` are `(path, message)` pairs such as
-    `("$.servers.github.url", "must be an http:// or https:// URL with a host")`."""
-
-    def __init__(self, source: str, problems: list[tuple[str, str]]):
-        self.source = source
-        self.problems = problems
-        super().__init__(f"{source}: " + "; ".join(f"{path}: {message}" for path, message in problems))
 
 
 def server_id_problem(server_id: str) -> str | None:
@@ -144,7 +136,7 @@ def _models():
 
 
 def parse_mcp_config(data: Any, source: str = "MCP settings") -> McpConfig:
-    """Validate decoded JSON as MCP settings; raises McpConfigError naming each bad field."""
+    """Validate decoded JSON as MCP settings; raises ConfigFileError naming each bad field."""
     from pydantic import ValidationError
 
     try:
@@ -155,7 +147,7 @@ def parse_mcp_config(data: Any, source: str = "MCP settings") -> McpConfig:
             path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error["loc"])
             # pydantic prefixes a validator's own words with "Value error, "; the words are enough.
             problems.append((path, error["msg"].removeprefix("Value error, ")))
-        raise McpConfigError(source, problems) from None
+        raise ConfigFileError(source, problems) from None
     servers = {
         server_id: ServerConfig(id=server_id, url=s.url, headers=dict(s.headers), bearer_token_env=s.bearer_token_env,
                                 enabled=s.enabled, timeout_seconds=s.timeout_seconds,
@@ -181,11 +173,11 @@ def load_mcp_config(path: Path | None = None) -> McpConfig:
     except FileNotFoundError:
         return McpConfig()
     except OSError as exc:
-        raise McpConfigError(str(path), [("$", f"cannot read: {exc.strerror}")]) from None
+        raise ConfigFileError(str(path), [("$", f"cannot read: {exc.strerror}")]) from None
     if len(raw) > MAX_FILE_BYTES:
-        raise McpConfigError(str(path), [("$", f"the file is larger than {MAX_FILE_BYTES} bytes")])
+        raise ConfigFileError(str(path), [("$", f"the file is larger than {MAX_FILE_BYTES} bytes")])
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise McpConfigError(str(path), [("$", f"not valid JSON: {exc}")]) from None
+        raise ConfigFileError(str(path), [("$", f"not valid JSON: {exc}")]) from None
     return parse_mcp_config(data, str(path))

@@ -15,17 +15,9 @@ import os
 from pathlib import Path
 from typing import Any, Callable
 
+from host.config_files import ConfigFileError, EditRefused
 from host.mcp.auth import origin_of
-from host.mcp.config import MAX_FILE_BYTES, McpConfigError, parse_mcp_config
-
-
-class McpEditRefused(Exception):
-    """A change that was refused (nothing written); `code` is a stable reason code."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+from host.mcp.config import MAX_FILE_BYTES, parse_mcp_config
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -34,15 +26,15 @@ def _read(path: Path) -> dict[str, Any]:
     except FileNotFoundError:
         return {"servers": {}}
     except OSError as exc:
-        raise McpEditRefused("invalid_mcp_config", f"cannot read {path.name}: {exc.strerror}") from None
+        raise EditRefused("invalid_mcp_config", f"cannot read {path.name}: {exc.strerror}") from None
     if len(raw) > MAX_FILE_BYTES:
-        raise McpEditRefused("invalid_mcp_config", f"{path.name} is larger than {MAX_FILE_BYTES} bytes; fix it by hand first")
+        raise EditRefused("invalid_mcp_config", f"{path.name} is larger than {MAX_FILE_BYTES} bytes; fix it by hand first")
     try:
         document = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise McpEditRefused("invalid_mcp_config", f"{path.name} is not valid JSON ({exc}); fix it by hand first") from None
+        raise EditRefused("invalid_mcp_config", f"{path.name} is not valid JSON ({exc}); fix it by hand first") from None
     if not isinstance(document, dict) or not isinstance(document.get("servers", {}), dict):
-        raise McpEditRefused("invalid_mcp_config", f"{path.name} does not hold a JSON object with a `servers` object; "
+        raise EditRefused("invalid_mcp_config", f"{path.name} does not hold a JSON object with a `servers` object; "
                                                    "fix it by hand first")
     document.setdefault("servers", {})
     return document
@@ -51,9 +43,9 @@ def _read(path: Path) -> dict[str, Any]:
 def _check(path: Path, document: dict[str, Any]) -> None:
     try:
         parse_mcp_config(document, path.name)
-    except McpConfigError as exc:
+    except ConfigFileError as exc:
         # The same words and paths as the file's own errors, in the form other refusals use.
-        raise McpEditRefused("invalid_mcp_server", "; ".join(f"{message} - at `{where}`"
+        raise EditRefused("invalid_mcp_server", "; ".join(f"{message} - at `{where}`"
                                                              for where, message in exc.problems)) from None
 
 
@@ -75,7 +67,7 @@ def _write(path: Path, document: dict[str, Any]) -> None:
 
 def save_server(path: Path, server_id: str, *, url: str, enabled: bool, tools: list[str] | None,
                 timeout_seconds: float | None, new: bool, on_origin_change: Callable[[], None] | None = None) -> None:
-    """Add or edit `server_id` in the file at `path` (raises McpEditRefused, writing nothing).
+    """Add or edit `server_id` in the file at `path` (raises EditRefused, writing nothing).
     `tools` / `timeout_seconds` None drop the key (every tool; the default timeout).
     `on_origin_change` runs, before the file changes, when an edit moves the server to another
     origin (the stored token was given for the old one); if it raises, nothing is written."""
@@ -83,14 +75,14 @@ def save_server(path: Path, server_id: str, *, url: str, enabled: bool, tools: l
     servers = document["servers"]
     current = servers.get(server_id)
     if current is not None and new:
-        raise McpEditRefused("mcp_server_exists", f"there is already a server {server_id!r}; edit it instead - at `$.server`")
+        raise EditRefused("mcp_server_exists", f"there is already a server {server_id!r}; edit it instead - at `$.server`")
     moved = isinstance(current, dict) and origin_of(str(current.get("url"))) != origin_of(url)
     if moved:
         carried = [k for k in ("headers", "bearerTokenEnv", "bearer_token_env") if current.get(k)]
         if carried:
             # Headers and an env token were set up for the old origin and may be secrets: moving the
             # server from here would send them to the new one unseen.
-            raise McpEditRefused("mcp_origin_change_refused",
+            raise EditRefused("mcp_origin_change_refused",
                                  f"{server_id!r} has {' and '.join(sorted({'headers' if k == 'headers' else 'bearerTokenEnv' for k in carried}))} "
                                  f"set for {origin_of(str(current.get('url')))}; they would go to {origin_of(url)}. "
                                  f"Remove the server and add it again, or edit {path.name} by hand - at `$.url`")
@@ -111,12 +103,12 @@ def save_server(path: Path, server_id: str, *, url: str, enabled: bool, tools: l
 
 
 def remove_server(path: Path, server_id: str, before_write: Callable[[], None] | None = None) -> None:
-    """Remove `server_id` from the file (raises McpEditRefused when it is not there).
+    """Remove `server_id` from the file (raises EditRefused when it is not there).
     `before_write` runs once the removal is known to be valid, before the file changes; if it
     raises, nothing is written."""
     document = _read(path)
     if server_id not in document["servers"]:
-        raise McpEditRefused("mcp_server_not_found", f"there is no server {server_id!r} in {path.name} - at `$.server`")
+        raise EditRefused("mcp_server_not_found", f"there is no server {server_id!r} in {path.name} - at `$.server`")
     del document["servers"][server_id]
     _check(path, document)
     if before_write is not None:

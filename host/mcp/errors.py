@@ -15,10 +15,12 @@ from __future__ import annotations
 import asyncio
 from typing import Iterable
 
+from protocol.errors import TabwardenError
+
 CONNECTION_CLOSED = -32000  # the SDK's JSON-RPC code for a session whose transport ended
 
 
-class McpFailure(Exception):
+class McpFailure(TabwardenError):
     """Something went wrong talking to a server; `code` is one of the codes above."""
 
     def __init__(self, code: str, message: str, *, sent: bool = False):

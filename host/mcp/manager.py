@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from host.mcp.config import McpConfig, McpConfigError, ServerConfig, load_mcp_config
+from host.config_files import ConfigFileError
+from host.mcp.config import McpConfig, ServerConfig, load_mcp_config
 from host.mcp.errors import McpFailure
 from host.mcp.exposure import ExposedTool, Skipped, expose
 
@@ -64,7 +65,7 @@ class McpManager:
         self._store: Any = None
         self.clock = clock
         self.servers: dict[str, ServerState] = {}
-        self.config_error: McpConfigError | None = None
+        self.config_error: ConfigFileError | None = None
         self._loaded = False
         self._background: set[asyncio.Task[None]] = set()
         # Called when a turn start's refresh changed what `status()` shows (the engine host
@@ -94,7 +95,7 @@ class McpManager:
         """Read mcp.json again and apply it whole (or, when invalid, disable every server)."""
         try:
             config = self._load()
-        except McpConfigError as exc:
+        except ConfigFileError as exc:
             if str(exc) != str(self.config_error):
                 log.error("MCP is disabled, the settings are invalid: %s", exc)
             self.config_error = exc

@@ -26,19 +26,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
 
+from host.config_files import ConfigFileError
+
 CONFIG_NAME = "engine.json"
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$")
 _PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-
-
-class ConfigError(ValueError):
-    """The settings file cannot be used; `problems` are `(path, message)` pairs."""
-
-    def __init__(self, source: str, problems: list[tuple[str, str]]):
-        self.source = source
-        self.problems = problems
-        listed = "; ".join(f"{path}: {message}" for path, message in problems)
-        super().__init__(f"{source}: {listed}")
 
 
 class _Model(BaseModel):
@@ -119,13 +111,13 @@ def _problems(exc: ValidationError) -> list[tuple[str, str]]:
 
 
 def parse_config(data: Any, source: str = "engine settings") -> EngineConfig:
-    """Validate decoded JSON as engine settings; raises ConfigError naming each bad field."""
+    """Validate decoded JSON as engine settings; raises ConfigFileError naming each bad field."""
     try:
         config = EngineConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(source, _problems(exc)) from None
+        raise ConfigFileError(source, _problems(exc)) from None
     if config.default_provider is not None and config.default_provider not in config.providers:
-        raise ConfigError(source, [("$.defaultProvider", f"no provider named {config.default_provider!r}")])
+        raise ConfigFileError(source, [("$.defaultProvider", f"no provider named {config.default_provider!r}")])
     return config
 
 
@@ -144,11 +136,11 @@ def load_config(path: Path | None = None) -> EngineConfig:
     except FileNotFoundError:
         return EngineConfig()
     except OSError as exc:
-        raise ConfigError(str(path), [("$", f"cannot read: {exc}")]) from None
+        raise ConfigFileError(str(path), [("$", f"cannot read: {exc}")]) from None
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise ConfigError(str(path), [("$", f"not JSON: {exc}")]) from None
+        raise ConfigFileError(str(path), [("$", f"not JSON: {exc}")]) from None
     return parse_config(data, str(path))
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol.errors import TabwardenError
+
 # kind -> (readable cause, retryable)
 KINDS: dict[str, tuple[str, bool]] = {
     "auth": ("the provider refused the API key", False),
@@ -19,7 +21,7 @@ KINDS: dict[str, tuple[str, bool]] = {
 }
 
 
-class ProviderError(Exception):
+class ProviderError(TabwardenError):
     """One failed model call. `kind` is one of `KINDS`; `provider` names the configured
     connection, `status` the HTTP status when there was one."""
 
@@ -34,6 +36,11 @@ class ProviderError(Exception):
         self.retry_after = retry_after
         self.details = dict(details or {})
         super().__init__(self.describe())
+
+    @property
+    def code(self) -> str:  # type: ignore[override]
+        """The kind, as a code (`rate_limited`, `auth`...)."""
+        return self.kind
 
     @property
     def retryable(self) -> bool:

@@ -10,14 +10,18 @@ import os
 from pathlib import Path
 from typing import Protocol
 
+from protocol.errors import TabwardenError
+
 log = logging.getLogger("tabwarden.providers")
 
 SERVICE = "tabwarden"
 FILE_NAME = "provider-keys.json"
 
 
-class SecretError(RuntimeError):
+class SecretError(TabwardenError, RuntimeError):
     """A key could not be read or stored."""
+
+    code = "key_store"
 
 
 class KeyStore(Protocol):

@@ -14,14 +14,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from protocol.errors import TabwardenError
+
 from host.store.migrations import BOOTSTRAP, Migration, check_order, run_statements
 
 DB_NAME = "tabwarden.sqlite3"
 BUSY_TIMEOUT_MS = 5000
 
 
-class StoreError(RuntimeError):
+class StoreError(TabwardenError, RuntimeError):
     """Storage is unavailable or a statement failed; the cause is chained."""
+
+    code = "storage_unavailable"
 
 
 def default_path() -> Path:

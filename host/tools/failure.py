@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.errors import ErrorInfo, ToolCode
+from protocol.errors import ErrorInfo, TabwardenError, ToolCode
 
 __all__ = ["ToolCode", "ToolFailure"]
 
 
-class ToolFailure(Exception):
+class ToolFailure(TabwardenError):
     """A tool call that did not succeed, with everything the model and the UI need to know.
 
     `details["dispatched"]` says whether the call may have reached its target (so it must never

@@ -22,6 +22,8 @@ import hmac
 import re
 import secrets
 
+from protocol.errors import TabwardenError
+
 _NONCE = re.compile(r"^[0-9a-f]{16}$")
 # `<<<`, optional spaces or slash, optional `end_`, then `web_content`: the opening chevrons are
 # what a forged marker needs, so they are what gets defanged (no reliance on a closing `>>>`).
@@ -29,8 +31,10 @@ _MARKER = re.compile(r"<<<(?=[\s/]*(?:end_)?web_content)", re.IGNORECASE)
 _LOOSE_CLOSE = re.compile(r"(web_content[^<>\n]{0,200}?)>>>", re.IGNORECASE)
 
 
-class FenceError(ValueError):
+class FenceError(TabwardenError, ValueError):
     """A nonce that is not 16 lowercase hex characters."""
+
+    code = "invalid_nonce"
 
 
 def live_nonce() -> str:

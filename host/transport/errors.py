@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from protocol.errors import ErrorCode, ErrorInfo
+from protocol.errors import ErrorCode, ErrorInfo, TabwardenError
 
 
-class RequestError(Exception):
+class RequestError(TabwardenError):
     """A request did not produce a result. `info` is the structured reason."""
 
     def __init__(self, info: ErrorInfo):
@@ -13,8 +13,12 @@ class RequestError(Exception):
         self.info = info
 
     @property
-    def code(self) -> str:
+    def code(self) -> str:  # type: ignore[override]
         return self.info.code
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        return self.info.message
 
 
 class RemoteError(RequestError):

@@ -29,7 +29,7 @@ from host.store.db import StoreError
 from host.ui.client import Client
 from host.ui.handlers import HANDLERS
 from host.ui.op_context import OpContext
-from host.ui.opqueue import OpQueues, Overloaded
+from host.ui.opqueue import OpQueues, QueueFull
 
 log = logging.getLogger("tabwarden.engine")
 
@@ -85,7 +85,7 @@ class Commands:
         key = self._queue_key(op)
         try:
             self.queues.submit(key, lambda: self._run(client, op, raw))
-        except Overloaded as exc:
+        except QueueFull as exc:
             client.send(ui.CommandRejected(submission_id=op.submission_id, code="overloaded", message=str(exc),
                                            thread_id=getattr(op, "thread_id", None)))
 

@@ -41,7 +41,7 @@ class UiLink:
             return
         try:
             endpoint.send(UiEvent(client_id=port_id, event=to_wire(event)))
-        except Exception as exc:  # Disconnected, Overloaded: the page resyncs with thread.subscribe
+        except Exception as exc:  # Disconnected, a full queue: the page resyncs with thread.subscribe
             log.warning("dropping %s for page %s: %s", type(event).__name__, port_id[:8], exc)
 
     async def receive(self, message: Any) -> None:

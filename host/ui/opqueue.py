@@ -7,6 +7,8 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 
+from protocol.errors import TabwardenError
+
 log = logging.getLogger("tabwarden.engine")
 
 MAX_PENDING = 32
@@ -14,8 +16,10 @@ MAX_PENDING = 32
 Job = Callable[[], Awaitable[None]]
 
 
-class Overloaded(Exception):
+class QueueFull(TabwardenError):
     """The key's queue is full."""
+
+    code = "overloaded"
 
 
 class OpQueues:
@@ -27,14 +31,14 @@ class OpQueues:
         self._workers: dict[str, asyncio.Task[None]] = {}
 
     def submit(self, key: str, job: Job) -> None:
-        """Queue `job` under `key`; raises Overloaded when the key already has a full queue."""
+        """Queue `job` under `key`; raises QueueFull when the key already has a full queue."""
         queue = self._queues.get(key)
         if queue is None:
             queue = self._queues[key] = asyncio.Queue(self.max_pending)
         try:
             queue.put_nowait(job)
         except asyncio.QueueFull:
-            raise Overloaded(f"{self.max_pending} operations are already waiting for this thread") from None
+            raise QueueFull(f"{self.max_pending} operations are already waiting for this thread") from None
         if key not in self._workers:
             self._workers[key] = asyncio.create_task(self._work(key, queue), name=f"ops:{key[:16]}")
 

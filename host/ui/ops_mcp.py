@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from protocol import ui
 
-from host.mcp.config_edit import McpEditRefused
+from host.config_files import EditRefused
 from host.mcp.page_state import broadcast_mcp, connect_soon, mcp_manager, mcp_state
 from host.ui.client import Client
 from host.ui.op_context import OpContext
@@ -41,7 +41,7 @@ async def _changed(ctx: OpContext, client: Client, op: Any, mark: str,
         return _unavailable(op)
     try:
         connect = await action(manager)
-    except McpEditRefused as exc:
+    except EditRefused as exc:
         return ctx.reject(client, op, mark, exc.code, exc.message)
     response = ctx.commit(client, op, mark, lambda conn: ctx.ack(op))
     broadcast_mcp(ctx.engine)
@@ -101,7 +101,7 @@ def _forget_token(manager: "McpManager", server_id: str, outcome: str) -> None:
     try:
         store_token(manager.key_store(), server_id, "", None)
     except Exception as exc:  # SecretError
-        raise McpEditRefused("mcp_unavailable", f"the stored token could not be forgotten, so the server was {outcome} "
+        raise EditRefused("mcp_unavailable", f"the stored token could not be forgotten, so the server was {outcome} "
                                                 f"as it was: {exc}") from None
 
 
@@ -113,15 +113,15 @@ async def mcp_set_token(ctx: OpContext, client: Client, op: ui.McpSetToken, mark
     async def store(manager: "McpManager") -> list[str]:
         problem = server_id_problem(op.server)
         if problem is not None:
-            raise McpEditRefused("invalid_mcp_server", f"server id {op.server!r} {problem} - at `$.server`")
+            raise EditRefused("invalid_mcp_server", f"server id {op.server!r} {problem} - at `$.server`")
         await manager.reload()
         if op.token is not None and op.server not in manager.servers:
-            raise McpEditRefused("mcp_server_not_found", f"there is no server {op.server!r} in mcp.json - at `$.server`")
+            raise EditRefused("mcp_server_not_found", f"there is no server {op.server!r} in mcp.json - at `$.server`")
         state = manager.servers.get(op.server)
         try:
             store_token(manager.key_store(), op.server, state.config.url if state is not None else "", op.token)
         except Exception as exc:  # SecretError: nothing stored
-            raise McpEditRefused("mcp_unavailable", f"the key store refused it: {exc}") from None
+            raise EditRefused("mcp_unavailable", f"the key store refused it: {exc}") from None
         await manager.reconnect(op.server)
         return _enabled(manager, op.server)
 

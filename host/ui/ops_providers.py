@@ -18,7 +18,7 @@ from protocol import ui
 from host.ui.client import Client
 from host.ui.op_context import OpContext
 from host.ui.ops_settings import change
-from host.ui.settings_files import SettingsRefused
+from host.config_files import EditRefused
 
 log = logging.getLogger("tabwarden.engine")
 
@@ -28,14 +28,15 @@ _verifying: set[asyncio.Task[None]] = set()
 
 
 def _update(edit) -> None:
-    from host.providers.config import ConfigError, load_config, parse_config, save_config
+    from host.config_files import ConfigFileError
+    from host.providers.config import load_config, parse_config, save_config
 
     try:
         current = load_config().model_dump(by_alias=True, exclude_defaults=True)
         updated = parse_config(edit(current))
-    except ConfigError as exc:
+    except ConfigFileError as exc:
         problems = "; ".join(f"{path}: {message}" for path, message in exc.problems)
-        raise SettingsRefused("invalid_provider", problems or str(exc)) from None
+        raise EditRefused("invalid_provider", problems or str(exc)) from None
     save_config(updated)
 
 
@@ -55,7 +56,7 @@ def providers_save(ctx: OpContext, client: Client, op: ui.ProvidersSave, mark: s
             try:
                 ctx.engine.providers.key_store().set(op.name, op.api_key)
             except Exception as exc:  # SecretError: the provider is saved, its key is not
-                raise SettingsRefused("invalid_provider", f"the provider was saved but its key could not be "
+                raise EditRefused("invalid_provider", f"the provider was saved but its key could not be "
                                                           f"stored: {exc}") from None
 
     return change(ctx, client, op, mark, save)
@@ -66,7 +67,7 @@ def providers_set_default(ctx: OpContext, client: Client, op: ui.ProvidersSetDef
     def choose() -> None:
         def edit(current: dict[str, Any]) -> dict[str, Any]:
             if op.name not in current.get("providers", {}):
-                raise SettingsRefused("provider_not_found", f"there is no provider named {op.name!r} - at `$.name`")
+                raise EditRefused("provider_not_found", f"there is no provider named {op.name!r} - at `$.name`")
             current["defaultProvider"] = op.name
             return current
 

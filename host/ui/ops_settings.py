@@ -18,7 +18,8 @@ from protocol import ui
 
 from host.ui.client import Client
 from host.ui.op_context import OpContext
-from host.ui.settings_files import SettingsRefused, set_default_policy
+from host.config_files import EditRefused
+from host.ui.settings_files import set_default_policy
 from host.ui.settings_state import broadcast_settings, scope_lock, snapshot
 
 MAX_AUDIT_ROWS = 500
@@ -42,7 +43,7 @@ def change(ctx: OpContext, client: Client, op: Any, mark: str, action: Callable[
         return ctx.reject(client, op, mark, exc.code, str(exc))
     except PatternError as exc:
         return ctx.reject(client, op, mark, "invalid_pattern", f"{exc} - at `$.pattern`")
-    except SettingsRefused as exc:
+    except EditRefused as exc:
         return ctx.reject(client, op, mark, exc.code, exc.message)
     except GatekeeperUnavailable as exc:
         # Not stored: once the gatekeeper works again (a host restart), the same op may succeed.
@@ -168,10 +169,10 @@ def origins_remove(ctx: OpContext, client: Client, op: ui.OriginsRemove, mark: s
         entries = getattr(snapshot(ctx.engine), op.list)
         entry = next((e for e in entries if e.pattern == text), None)
         if entry is None:
-            raise SettingsRefused("unknown_pattern", f"{text} is not on the {op.list} list - at `$.pattern`")
+            raise EditRefused("unknown_pattern", f"{text} is not on the {op.list} list - at `$.pattern`")
         if not entry.removable:
             where = "built in" if entry.origin == "builtin" else "set in a policy file"
-            raise SettingsRefused("pattern_not_removable", f"{text} is {where} and cannot be removed here - at `$.pattern`")
+            raise EditRefused("pattern_not_removable", f"{text} is {where} and cannot be removed here - at `$.pattern`")
         gatekeeper.remove_origin_pattern(text, list_name=op.list)
 
     return change(ctx, client, op, mark, remove)

@@ -14,16 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from host.config_files import EditRefused
 from host.gatekeeper.policy_files import PolicyLayer, load_policy_file, parse_policy, user_policy_path
-
-
-class SettingsRefused(Exception):
-    """A settings change that was refused; `code` is a stable reason code."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -59,7 +51,7 @@ def set_default_policy(gatekeeper: Any, policy: str) -> Path:
     """Write `policy` into the user policy file and make the gatekeeper reload it."""
     found = layers(gatekeeper.active_permissions().loaded_sources)
     if found.managed is not None and found.managed.policy is not None:
-        raise SettingsRefused("policy_locked", f"the administrator's policy file ({found.managed.label.split(':', 1)[1]}) "
+        raise EditRefused("policy_locked", f"the administrator's policy file ({found.managed.label.split(':', 1)[1]}) "
                                                f"sets the default policy to {found.managed.policy}")
     path = found.user_path
     try:
@@ -67,20 +59,20 @@ def set_default_policy(gatekeeper: Any, policy: str) -> Path:
     except FileNotFoundError:
         before = None
     except OSError as exc:
-        raise SettingsRefused("invalid_policy", f"cannot read {path}: {exc.strerror}") from None
+        raise EditRefused("invalid_policy", f"cannot read {path}: {exc.strerror}") from None
     try:
         document = json.loads(before) if before else {"version": 1}
     except json.JSONDecodeError as exc:
-        raise SettingsRefused("invalid_policy", f"{path} is not valid JSON (line {exc.lineno}); fix it by hand first") \
+        raise EditRefused("invalid_policy", f"{path} is not valid JSON (line {exc.lineno}); fix it by hand first") \
             from None
     if not isinstance(document, dict):
-        raise SettingsRefused("invalid_policy", f"{path} does not hold a JSON object; fix it by hand first")
+        raise EditRefused("invalid_policy", f"{path} does not hold a JSON object; fix it by hand first")
     document["policy"] = policy
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     try:
         parse_policy(text, source=str(path), rule_source="user_setting")
     except Exception as exc:
-        raise SettingsRefused("invalid_policy", f"{path} would not be valid: {exc}") from None
+        raise EditRefused("invalid_policy", f"{path} would not be valid: {exc}") from None
     _write(path, text)
     problems = gatekeeper.reload()
     if problems:
@@ -89,7 +81,7 @@ def set_default_policy(gatekeeper: Any, policy: str) -> Path:
         else:
             _write(path, before)
         gatekeeper.reload()
-        raise SettingsRefused("invalid_policy", "; ".join(str(p) for p in problems))
+        raise EditRefused("invalid_policy", "; ".join(str(p) for p in problems))
     return path
 
 

@@ -71,11 +71,11 @@ def _permissions(engine: Any, state: dict[str, Any], problems: list[str]) -> Non
 
 
 def _providers(engine: Any, state: dict[str, Any], problems: list[str]) -> None:
-    from host.providers.config import ConfigError
+    from host.config_files import ConfigFileError
 
     try:
         config = engine.providers.settings()
-    except ConfigError as exc:
+    except ConfigFileError as exc:
         problems.append(f"engine settings: {exc}")
         return
     try:

@@ -29,7 +29,7 @@ PACKAGES = ("host", "protocol", "install")
 # never import each other. A new package has to be placed here (the tests name it until it is).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("protocol",),  # the wire contract: it imports nothing of ours
-    ("host", "host.paths"),  # the version; the per-OS folders
+    ("host", "host.paths", "host.config_files"),  # the version; the per-OS folders; how settings files fail
     # Foundations standing on paths alone: logging, the SQLite store, model providers with
     # their key store (the tool runners use its ToolSchema and secrets), and the native-host
     # registration (launch, the CLI and the host's caller check read it).

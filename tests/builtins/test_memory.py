@@ -8,7 +8,8 @@ import json
 import pytest
 
 from host.builtins.memory import MemoryRefused, MemoryStore
-from host.builtins.settings import SettingsError, defaults, load_settings, parse_settings
+from host.builtins.settings import defaults, load_settings, parse_settings
+from host.config_files import ConfigFileError
 from host.store import Store
 
 
@@ -58,7 +59,7 @@ def test_limits_refuse_and_change_nothing(memory, key, value, code):
 
 def test_settings_file(tmp_path):
     assert defaults().memory_max_entries == 200
-    with pytest.raises(SettingsError) as bad:
+    with pytest.raises(ConfigFileError) as bad:
         parse_settings({"memoryMaxEntries": 0, "surprise": 1})
     assert [p for p, _ in bad.value.problems] == ["$.memoryMaxEntries", "$.surprise"]
     path = tmp_path / "builtins.json"

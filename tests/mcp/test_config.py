@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from host.mcp.config import McpConfigError, parse_mcp_config
+from host.config_files import ConfigFileError
+from host.mcp.config import parse_mcp_config
 
 
 def test_a_server_gets_its_defaults():
@@ -26,7 +27,7 @@ def test_camel_case_fields_are_read():
 
 @pytest.mark.parametrize("server_id", ["a__b", "trailing_", "has space", "x" * 33, "", "dot.ted"])
 def test_server_ids_that_would_break_tool_names_are_refused(server_id):
-    with pytest.raises(McpConfigError) as err:
+    with pytest.raises(ConfigFileError) as err:
         parse_mcp_config({"servers": {server_id: {"url": "https://a.example/mcp"}}})
     assert err.value.problems[0][0] == "$.servers"
     assert repr(server_id) in err.value.problems[0][1]
@@ -35,13 +36,13 @@ def test_server_ids_that_would_break_tool_names_are_refused(server_id):
 @pytest.mark.parametrize("url", ["ftp://a.example/mcp", "file:///tmp/x", "javascript:alert(1)", "not a url at all",
                                  "https://user:pw@a.example/mcp"])
 def test_only_plain_http_urls_are_accepted(url):
-    with pytest.raises(McpConfigError) as err:
+    with pytest.raises(ConfigFileError) as err:
         parse_mcp_config({"servers": {"s": {"url": url}}})
     assert [path for path, _ in err.value.problems] == ["$.servers.s.url"]
 
 
 def test_every_problem_is_reported_with_its_path():
-    with pytest.raises(McpConfigError) as err:
+    with pytest.raises(ConfigFileError) as err:
         parse_mcp_config({"servers": {"s": {"url": "https://a.example/mcp", "timeoutSeconds": 0, "token": "x",
                                             "headers": {"Authorization": "Bearer x"}}}, "extra": 1})
     paths = sorted(path for path, _ in err.value.problems)

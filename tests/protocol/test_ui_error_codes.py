@@ -75,7 +75,7 @@ def _sent_codes() -> dict[str, set[str]]:
     """code -> the files that send it (or raise a refusal a handler sends on with it)."""
     modules = list(_modules())
     forwarded = set().union(*(_forwarded_refusals(tree) for _, tree in modules))
-    assert {"InvalidInput", "SettingsRefused", "MemoryRefused", "McpEditRefused"} <= forwarded, forwarded
+    assert {"InvalidInput", "EditRefused", "MemoryRefused"} <= forwarded, forwarded
     sites: dict[str, set[str]] = {}
     for rel, tree in modules:
         for call in ast.walk(tree):

@@ -9,7 +9,8 @@ import stat
 
 import pytest
 
-from host.providers.config import ConfigError, load_config, parse_config, save_config
+from host.config_files import ConfigFileError
+from host.providers.config import load_config, parse_config, save_config
 from host.providers.secrets import FileKeyStore, SecretError, default_key_store, resolve_key
 
 
@@ -41,7 +42,7 @@ def test_a_missing_file_means_no_providers(tmp_path):
     ({"providers": {"bad name": {"kind": "openai", "baseUrl": "http://x", "model": "m"}}}, "$.providers"),
 ])
 def test_bad_settings_name_the_field(data, path):
-    with pytest.raises(ConfigError) as caught:
+    with pytest.raises(ConfigFileError) as caught:
         parse_config(data)
     assert any(p == path for p, _ in caught.value.problems), caught.value.problems
 
@@ -49,7 +50,7 @@ def test_bad_settings_name_the_field(data, path):
 def test_invalid_json_is_a_config_error(tmp_path):
     path = tmp_path / "engine.json"
     path.write_text("{nope")
-    with pytest.raises(ConfigError, match="not JSON"):
+    with pytest.raises(ConfigFileError, match="not JSON"):
         load_config(path)
 
 
