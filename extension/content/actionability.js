@@ -65,9 +65,23 @@
     return corner ? centre : null;
   }
 
+  // Two rendered frames (at most `maxMs`): a layout read between frames cannot see an animation
+  // move, and a loaded machine may render no frame at all within a short sleep. A hidden page
+  // renders none and runs no animations, so it is not waited for.
+  function framesRendered(count, maxMs) {
+    if (document.visibilityState !== "visible") return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, maxMs);
+      const step = (left) => requestAnimationFrame(() => (left > 1 ? step(left - 1) : (clearTimeout(timer), resolve())));
+      step(count);
+    });
+  }
+
   async function movedWithin(el, ms, signal) {
     const a = el.getBoundingClientRect();
     await TW.sleep(ms, signal);
+    await framesRendered(2, 250);
+    TW.checkAborted(signal);
     const b = el.getBoundingClientRect();
     return Math.abs(a.left - b.left) > 1 || Math.abs(a.top - b.top) > 1 || Math.abs(a.width - b.width) > 1 || Math.abs(a.height - b.height) > 1;
   }
