@@ -209,8 +209,7 @@ class Authorizer:
             except ToolFailure as failure:
                 self.audit(call, ctx, f"refused:{failure.code}")
                 return Refused(failure, "dispatch", call)
-            if call.target is not None and fresh.target is not None and not call.spec.url_param \
-                    and not call.target.same_place(fresh.target):
+            if call.target is not None and fresh.target is not None and not call.target.same_place(fresh.target):
                 self.audit(call, ctx, f"refused:{ToolCode.TARGET_CHANGED}")
                 return TargetChanged(call.target, fresh.target, fresh)
             final = self.judge(fresh, ctx, "dispatch", approved)
