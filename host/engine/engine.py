@@ -199,7 +199,7 @@ class Engine:
             return
         message = str(getattr(alert, "message", "the thread was paused"))
         code = str(getattr(alert, "kind", "denial_burst"))
-        self._note(thread_id, "alert", message)
+        self.note(thread_id, "alert", message)
         self.bus.emit(ui.AlertRaised, thread_id, code=code, message=message)
         if thread_id in self._tasks:
             asyncio.ensure_future(self.interrupt(thread_id, reason="alert"))
@@ -208,11 +208,12 @@ class Engine:
         """A person used a tab this thread drives: pause (interrupt) its turn."""
         if thread_id not in self._tasks or not self.store.has_thread(thread_id):
             return
-        self._note(thread_id, "paused", f"Paused: you used tab {info.get('tabId')} while the task was working on it. "
+        self.note(thread_id, "paused", f"Paused: you used tab {info.get('tabId')} while the task was working on it. "
                                         "Send a message to continue.")
         asyncio.ensure_future(self.interrupt(thread_id, reason="takeover"))
 
-    def _note(self, thread_id: str, kind: str, text: str) -> None:
+    def note(self, thread_id: str, kind: str, text: str) -> None:
+        """A notice in the thread (in its running turn, if any), shown to its pages."""
         runner = self.runners.get(thread_id)
         turn_id = runner.turn_id if runner is not None else None
         with self.store.transaction() as conn:

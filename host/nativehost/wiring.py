@@ -48,16 +48,10 @@ def connect_engine(services: Any, router: Router, engine: Any) -> None:
 async def indicator_action(engine: Any, thread_id: str, action: str) -> None:
     """Pause or stop a thread's turn from the page: a notice in the thread, then an interrupt
     (the turn ends; its conversation stays, and a new message continues it)."""
-    from host.engine.records import NoticeBody
-
     if not engine.store.has_thread(thread_id):
         return
-    text = PAUSED if action == "pause" else STOPPED
-    kind = "paused" if action == "pause" else "stopped"
-    runner = engine.runners.get(thread_id)
-    turn_id = runner.turn_id if runner is not None else None
-    with engine.store.transaction() as conn:
-        node = engine.store.append_node(conn, thread_id, "system_notice", NoticeBody(notice_kind=kind, text=text),
-                                        turn_id=turn_id)
-    engine.emit_item(thread_id, turn_id or "", node.id, "system_notice", text=text, notice_kind=kind)
+    if action == "pause":
+        engine.note(thread_id, "paused", PAUSED)
+    else:
+        engine.note(thread_id, "stopped", STOPPED)
     await engine.interrupt(thread_id, reason=f"indicator:{action}")
