@@ -29,7 +29,9 @@ A case (one JSON object per line; every field but `tool` may be omitted):
    "sensitive_origins": [], "guarded_origins": [], "scope_lock": null,
    "grants": [["click", "https://shop.example.com"]],
    "scope_origins": ["https://shop.example.com"],
-   "target": {"input_type": "password"},
+   "target": {"input_type": "password",             (facts of the acted-on element; where it
+              "destination": "https://pay.example/x",  leads, and how: a link, or the form its
+              "method": "POST"},                        value is sent with)
    "expect": "deny", "expect_code": "rule_deny"}    (for `policy test`)
 Answer per line: {"verdict", "code", "flags", "target_origin", "rule", "reason"}, or
 {"error": {"code", "message", "line", "path"}} for a malformed line (processing goes on).

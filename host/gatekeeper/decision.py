@@ -17,12 +17,22 @@ Order (the first step that hits decides):
   13 the policy's default                          ask | allow  policy_default
 The scope lock is checked before every ask, so that a write outside the lock is always *denied*,
 never turned into a question the user might wave through.
+
+Where an element leads (its link, or the form its value is sent with: the target's
+`destinations`), a write is also judged as going there, for each destination of another origin:
+   a as a navigation to it (`navigate` rules, script and invalid destinations, blocked list,
+     scope lock, guarded tier), at the tab's origin
+   b as the same call at the destination's origin (what it carries is sent there: rules,
+     blocked list, scope lock, payload bound for a third party, guarded tier)
+The strictest of these decisions and the call's own is the answer (deny over ask over allow; on a
+tie the destination's, so the card and the audit name where the call really goes). A destination
+the page could not resolve makes the write ask (`unknown_destination`), never allow.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import msgspec
@@ -40,8 +50,9 @@ from host.tools.catalog import MCP_PREFIX, lookup
 CODES: tuple[str, ...] = (
     "always_allowed", "read_allowed", "read_ask", "script_scheme", "invalid_destination", "ssrf_blocked",
     "sensitive_origin", "guarded_origin", "rule_deny", "rule_ask", "sensitive_payload", "scope_lock",
-    "session_grant", "rule_allow", "policy_default",
+    "session_grant", "rule_allow", "policy_default", "unknown_destination",
 )
+_STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 
 # Not one of the approval flags (no request carries it): marks a decision that the user's answer
 # turned into an allow.
@@ -113,7 +124,75 @@ class _Trace:
 
 
 def check(call: Call, ctx: Context) -> Decision:
-    """Decide one tool call: allow, ask or deny, with a stable code, a reason and a trace."""
+    """Decide one tool call: allow, ask or deny, with a stable code, a reason and a trace (see the
+    module docstring for the order, and for how destinations add their decisions)."""
+    own = _check_call(call, ctx)
+    leads = destinations_of(ctx.target)
+    if not leads or own.verdict == "deny" or _effects(call) != "write":
+        return own
+    here = normalize_origin(ctx.origin) if ctx.origin else NO_ORIGIN
+    stay = dict(ctx.target or {})
+    stay.pop("destinations", None)
+    stay.pop("destination", None)
+    decided, notes = own, []
+    for lead in leads:
+        if lead.get("unresolved"):
+            decisions = [_unknown_destination(own)]
+        else:
+            url = str(lead.get("url") or "")
+            dest = destination(url)
+            if dest.valid and not dest.script and dest.origin.text == here.text:
+                continue  # it stays on this origin: the call's own decision covers it
+            via = {"url": url}
+            decisions = [_check_call(Call("navigate", via), replace(ctx, target=stay))]
+            if dest.valid and not dest.script:
+                decisions.append(_check_call(call, replace(ctx, origin=dest.origin.text, target=stay)))
+        for decision in decisions:
+            notes.append(f"{decision.tool} @ {decision.target_origin or '(no origin)'}: {decision.verdict} "
+                         f"({decision.code})")
+            if _STRICTNESS[decision.verdict] >= _STRICTNESS[decided.verdict] and decision.verdict != "allow":
+                decided = decision
+    if decided is own:
+        return own
+    flags = tuple(dict.fromkeys((*own.flags, *decided.flags)))
+    findings = tuple(sorted({*own.findings, *decided.findings}))
+    trace = (*own.trace, TraceStep("destinations", "hit", "; ".join(notes)), *decided.trace)
+    return Decision(decided.verdict, decided.code, f"it leads to {decided.target_origin or 'an unknown place'}: "
+                    f"{decided.reason}", flags, decided.target_origin, decided.rule, trace, findings, own.tool)
+
+
+def destinations_of(target: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
+    """The target's destinations as `{"url", "method"?, "newTab"?}` mappings (or `{"unresolved":
+    true}`), from a `destinations` list (of mappings or URLs) or a single `destination`."""
+    if not isinstance(target, Mapping):
+        return []
+    found = target.get("destinations")
+    if found is None and target.get("destination") is not None:
+        found = [{"url": target.get("destination"), "method": target.get("method")}]
+    out = []
+    for item in found or ():
+        if isinstance(item, str):
+            out.append({"url": item})
+        elif isinstance(item, Mapping):
+            out.append(item)
+    return out
+
+
+def _effects(call: Call) -> str:
+    spec = lookup(call.tool)
+    if call.tool.startswith(MCP_PREFIX):
+        return "write"
+    return call.effects or (spec.effects if spec is not None else "write")
+
+
+def _unknown_destination(own: Decision) -> Decision:
+    step = TraceStep("destinations", "hit", "the page could not say where the action leads")
+    return Decision("ask", "unknown_destination", "the page could not say where this action leads; confirm it",
+                    own.flags, own.target_origin, None, (*own.trace, step), own.findings, own.tool)
+
+
+def _check_call(call: Call, ctx: Context) -> Decision:
+    """The decision on the call at `ctx.origin`, in the order of the module docstring."""
     trace = _Trace()
     tool = call.tool
     spec = lookup(tool)

@@ -174,3 +174,17 @@ def test_audit_list_export_verify(home):
 def test_audit_bad_since_is_a_usage_error(home):
     result = tabwarden("audit", "list", "--since", "yesterday-ish", home=home)
     assert result.returncode == 2 and "no time" in result.stderr
+
+
+def test_check_judges_where_an_element_leads(home):
+    result = tabwarden("policy", "check", home=home, stdin=lines(
+        {"tool": "click", "origin": "https://shop.example", "policy": "auto", "scope_lock": ["https://shop.example"],
+         "target": {"destination": "https://pay.attacker.example/checkout", "method": "POST"}},
+        {"tool": "click", "origin": "https://shop.example", "policy": "auto",
+         "target": {"destinations": [{"url": "https://shop.example/next"}]}},
+    ))
+    out = [json.loads(line) for line in result.stdout.splitlines()]
+    assert result.returncode == 0, result.stderr
+    assert (out[0]["verdict"], out[0]["code"], out[0]["target_origin"]) == \
+        ("deny", "scope_lock", "https://pay.attacker.example")
+    assert (out[1]["verdict"], out[1]["target_origin"]) == ("allow", "https://shop.example")
