@@ -179,6 +179,28 @@
     return attrs;
   };
 
+  const SUBMITTERS = new Set(["submit", "image"]);
+  const MAX_URL = 8192;
+
+  // Where acting on the element can take the page: a link's target, or the form its value is
+  // sent with (the submitter's formaction/formmethod/formtarget over the form's own). URLs are
+  // the browser's resolution (absolute; `javascript:` and `data:` kept as they are, for the host
+  // to judge). Null when the element leads nowhere by itself.
+  TW.destinationOf = (el) => {
+    const link = el.closest("a[href], area[href]");
+    if (link) return { url: String(link.href).slice(0, MAX_URL), method: "GET", newTab: link.target === "_blank" };
+    const form = el.form || el.closest("form");
+    if (!form) return null;
+    const submitter = (el.localName === "button" && el.type === "submit") ||
+      (el.localName === "input" && SUBMITTERS.has(el.type)) ? el : null;
+    const own = (attr) => submitter && submitter.hasAttribute(attr);
+    const method = String(own("formmethod") ? submitter.formMethod : form.method).toUpperCase();
+    if (method === "DIALOG") return null;  // closes a dialog, sends nothing
+    const url = own("formaction") ? submitter.formAction : form.action;
+    const target = own("formtarget") ? submitter.formTarget : form.target;
+    return { url: String(url).slice(0, MAX_URL), method, newTab: target === "_blank" };
+  };
+
   // What the host and ref recovery know an element by. The value is deliberately left out.
   TW.hintOf = (el, role, name) => {
     const hint = { role, name, tag: el.localName };
@@ -187,6 +209,8 @@
     if (label) hint.label = label.slice(0, 200);
     const placeholder = el.getAttribute("placeholder");
     if (placeholder) hint.placeholder = placeholder.slice(0, 200);
+    const destination = TW.destinationOf(el);
+    if (destination) hint.destination = destination;
     return hint;
   };
 

@@ -89,7 +89,10 @@
         this.flush(text, depth);
         const name = TW.nameOf(el, TW.nameFromContent(role, el));
         const ref = this.addRef(el, ctx, role, name);
-        this.push("ref", depth, line(role, name, TW.attributesOf(el, role), ref), this.inView(el, ctx));
+        const attrs = TW.attributesOf(el, role);
+        const leads = elsewhere(this.lastHint, ctx);
+        if (leads) attrs.push(leads);
+        this.push("ref", depth, line(role, name, attrs, ref), this.inView(el, ctx));
         if (el.shadowRoot || TW.isDescendingRole(role)) this.block(el, depth + 1, ctx, false);
         return;
       }
@@ -151,12 +154,32 @@
       this.count += 1;
       const ref = `${this.prefix}${this.count}`;
       const hint = TW.hintOf(el, role, name);
+      this.lastHint = hint;
       if (!this.dry) {
         this.refs.set(ref, { el, frames: ctx.frames, doc: ctx.doc, hint });
         this.hints.push({ ref, ...hint });
       }
       return ref;
     }
+  }
+
+  const MAX_SHOWN_URL = 100;
+
+  // The destination shown on a ref line when it leaves the frame's origin, so the model sees
+  // where a click or a form would take the page: `to <url>`, `posts to <url>`, `opens <url>`.
+  function elsewhere(hint, ctx) {
+    const to = hint && hint.destination;
+    if (!to) return "";
+    let origin = "null";
+    try {
+      origin = new URL(to.url).origin;
+    } catch (_) {
+      origin = "null";
+    }
+    if (origin === ctx.win.location.origin) return "";
+    const url = to.url.length > MAX_SHOWN_URL ? `${to.url.slice(0, MAX_SHOWN_URL - 1)}…` : to.url;
+    if (to.newTab) return `opens ${url}`;
+    return to.method === "POST" ? `posts to ${url}` : `to ${url}`;
   }
 
   function line(role, name, attrs, ref) {

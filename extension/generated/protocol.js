@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "4d3e725c28c65731abb2d264bfe41c651ad1b07672843786a14fb11865baa23d";
+export const SCHEMA_HASH = "ab3c5d13a520cfb188121acd02d30357d6d09573dd52ac22790dccfcd7765424";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

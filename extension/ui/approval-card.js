@@ -55,7 +55,10 @@ export class ApprovalCard {
           request.level ? h("span", { class: "badge", text: request.level }) : null),
         h("dt", { text: t("approval.origin") }), h("dd", { class: "origin", text: origin || t("approval.noOrigin") }),
         request.targetLine ? [h("dt", { text: t("approval.element") }),
-          h("dd", {}, h("code", { class: "target-line", text: request.targetLine }))] : null),
+          h("dd", {}, h("code", { class: "target-line", text: request.targetLine }))] : null,
+        (request.destinations || []).length ? [h("dt", { text: t("approval.destination") }),
+          h("dd", { class: "destinations" }, request.destinations.map((to) => h("code", { class: "destination", text: to })))]
+          : null),
       flags.length ? h("ul", { class: "flags" }, flags.map((flag) =>
         h("li", { class: `flag flag-${flag}`, dataset: { flag } }, t(`flag.${flag}`, { origin })))) : null,
       h("h4", { text: t("approval.params") }),

@@ -73,6 +73,7 @@ const EN = {
   "approval.origin": "Site",
   "approval.noOrigin": "no site (runs inside Tabwarden)",
   "approval.element": "Element",
+  "approval.destination": "Leads to",
   "approval.params": "What it will do (complete parameters)",
   "approval.noParams": "No parameters.",
   "approval.reason": "Why you are asked",

@@ -30,6 +30,8 @@ class RefHint(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
     input_type: str | None = None
     label: str | None = None
     placeholder: str | None = None
+    # Where acting on it can take the page ({"url", "method", "newTab"}), when it can.
+    destination: dict[str, Any] | None = None
     # The snapshot the ref belongs to ("s<doc>_<n>"): its generation.
     snapshot: str = ""
 
@@ -85,6 +87,7 @@ class RefMap:
                 input_type=(wire.input_type or None) and wire.input_type[:64],
                 label=(wire.label or None) and wire.label[:200],
                 placeholder=(wire.placeholder or None) and wire.placeholder[:200],
+                destination=msgspec.to_builtins(wire.destination) if wire.destination is not None else None,
                 snapshot=label,
             )
         entry.doc_token = doc_token
@@ -149,6 +152,9 @@ def target_facts(hints: Iterable[RefHint | None]) -> dict[str, Any]:
     known = [h for h in hints if h is not None]
     types = [h.input_type for h in known if h.input_type]
     facts: dict[str, Any] = {"hints": [msgspec.to_builtins(h) for h in known]}
+    leads = [h.destination for h in known if h.destination]
+    if leads:
+        facts["destinations"] = leads
     if types:
         facts["input_types"] = types
         if len(types) == 1:

@@ -15,6 +15,15 @@ class Wire(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_only=T
     """Base of the page executor's result types."""
 
 
+class Destination(Wire, kw_only=True):
+    """Where acting on an element can take the page: a link's target or the form its value is
+    sent with (as the browser resolved it; the host judges it)."""
+
+    url: Annotated[str, msgspec.Meta(max_length=8192)]
+    method: Annotated[str, msgspec.Meta(max_length=16)] = "GET"
+    new_tab: bool = False
+
+
 class SnapshotRef(Wire, kw_only=True):
     """One ref of a snapshot with the hint the host keeps (never the element's value)."""
 
@@ -25,6 +34,7 @@ class SnapshotRef(Wire, kw_only=True):
     input_type: Short | None = None
     label: Short | None = None
     placeholder: Short | None = None
+    destination: Destination | None = None
 
 
 class PageSnapshot(Wire, kw_only=True):

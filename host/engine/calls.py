@@ -191,7 +191,7 @@ class _Call:
             tool=spec.name, label=spec.label, params=call.wire_params(),
             target_origin=decision.target_origin or call.origin, flags=sorted(set(judgement.flags)),
             reason=judgement.reason, code=decision.code, level=spec.level,
-            target_line=call.target.line if call.target else None)
+            target_line=call.target.line if call.target else None, destinations=leaving(call))
         with engine.store.transaction() as conn:
             engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
                                      node_id=self.node_id)
@@ -377,6 +377,20 @@ class _Call:
         return PendingTool(call_id=self.body.call_id, node_id=self.node_id, tool=spec.name, params=call.wire_params(),
                            target_origin=call.origin, tab_id=call.tab_id, effects=spec.effects,
                            recovery=spec.recovery or "never-retry")
+
+
+def leaving(call: ToolCall) -> list[str]:
+    """Where the call's element takes the page when that is another origin, as `METHOD URL`."""
+    from host.gatekeeper.origins import destination, normalize_origin
+
+    facts = call.target.facts if call.target is not None else None
+    here = normalize_origin(call.origin).text if call.origin else ""
+    out = []
+    for lead in (facts or {}).get("destinations", ()):
+        url = str(lead.get("url") or "")
+        if destination(url).origin.text != here:
+            out.append(f"{str(lead.get('method') or 'GET').upper()} {url}")
+    return out
 
 
 def _decision_details(decision: Any) -> dict[str, Any]:

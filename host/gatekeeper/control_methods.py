@@ -10,6 +10,7 @@ at and edit permission state on the running host. Nothing here runs a tool or sk
     gatekeeper.grants       {thread_id?}                      -> session grants, by thread
     gatekeeper.revoke_grants {thread_id?}                     -> what remains
     gatekeeper.set_policy   {thread_id, policy|null}          -> the thread's effective policy
+    gatekeeper.set_scope_lock {thread_id, patterns|null}      -> the thread's scope lock (its patterns)
     gatekeeper.explain      {tool, params?, origin?, thread_id?, policy?, target?, effects?, level?}
                                                               -> a what-if decision with its trace (not audited)
     gatekeeper.audit        {after?, last?, thread_id?, tool?, verdict?} -> audit rows
@@ -65,6 +66,12 @@ class _Origin(msgspec.Struct, forbid_unknown_fields=True):
 class _Policy(msgspec.Struct, forbid_unknown_fields=True):
     thread_id: ThreadId
     policy: PolicyName | None
+
+
+class _ScopeLock(msgspec.Struct, forbid_unknown_fields=True):
+    thread_id: ThreadId
+    patterns: Annotated[list[Annotated[str, msgspec.Meta(min_length=1, max_length=2048)]],
+                        msgspec.Meta(max_length=200)] | None
 
 
 class _Explain(msgspec.Struct, forbid_unknown_fields=True):
@@ -221,6 +228,15 @@ async def set_policy(params: dict[str, Any], conn: "ControlConnection") -> dict[
     return {"threadId": p.thread_id, "policy": _guarded(lambda: gatekeeper.effective_policy(p.thread_id))}
 
 
+async def set_scope_lock(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    p = _params(_ScopeLock, params)
+    gatekeeper = _gatekeeper(conn)
+    _guarded(lambda: gatekeeper.set_scope_lock(p.thread_id, p.patterns))
+    _stored(conn)
+    lock = gatekeeper.scope_lock(p.thread_id)
+    return {"threadId": p.thread_id, "patterns": [pattern.text for pattern in lock.patterns] if lock else None}
+
+
 def _explain(gatekeeper: "Gatekeeper", p: _Explain) -> dict[str, Any]:
     from host.gatekeeper.decision import Call, Context, check
 
@@ -305,7 +321,8 @@ def register(server: "ControlServer") -> None:
     for name, method in (
         ("permissions", permissions), ("rules", rules), ("add_rule", add_rule), ("remove_rule", remove_rule),
         ("add_origin", add_origin), ("remove_origin", remove_origin), ("grants", grants),
-        ("revoke_grants", revoke_grants), ("set_policy", set_policy), ("explain", explain), ("audit", audit),
+        ("revoke_grants", revoke_grants), ("set_policy", set_policy), ("set_scope_lock", set_scope_lock),
+        ("explain", explain), ("audit", audit),
         ("verify_audit", verify_audit),
     ):
         server.register(f"gatekeeper.{name}", method)

@@ -114,6 +114,8 @@ def approval_card(event: dict[str, Any], style: Style, answer_hint: bool = True)
              f"  params: {json.dumps(request.get('params'), ensure_ascii=False)[:300]}"]
     if request.get("targetLine"):
         lines.append("  element: " + str(request["targetLine"]).replace("\n", "\n           "))
+    if request.get("destinations"):
+        lines.append(f"  leads to: {', '.join(json.dumps(to, ensure_ascii=False) for to in request['destinations'])}")
     if request.get("flags"):
         lines.append(f"  flags: {', '.join(request['flags'])}")
     if answer_hint:

@@ -91,6 +91,9 @@ class ApprovalRequestPayload(Shape, kw_only=True):
     level: str = ""
     # The acted-on element as the latest snapshot showed it (from the host-side ref map).
     target_line: str | None = None
+    # Where acting on that element takes the page when it leaves the tab's origin: a link's URL
+    # or a form's action, as `METHOD URL` (from the host's facts).
+    destinations: list[str] = []
 
 
 class PendingApproval(Shape, kw_only=True):

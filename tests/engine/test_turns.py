@@ -491,3 +491,18 @@ async def test_a_question_survives_a_restart_and_an_interrupt_cancels_it(tmp_pat
         assert resolved["interactionId"] == second["interactionId"] and resolved["response"] == "cancel"
     finally:
         await h.stop()
+
+
+async def test_the_card_says_where_the_element_leads_and_why(harness, server):
+    harness.executor.destinations = [{"url": "https://pay.partner.example/checkout", "method": "POST"},
+                                     {"url": "https://shop.example/cart"}]
+    server.add(Reply(tool_calls=[CLICK]), Reply(text="Asked."))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "buy")
+    request = (await harness.recorder.wait_for("approval.request"))["request"]
+    # Only the destination that leaves the tab's origin is shown, and the question names it.
+    assert request["destinations"] == ["POST https://pay.partner.example/checkout"]
+    assert request["targetOrigin"] == "https://pay.partner.example"
+    assert request["reason"].startswith("it leads to https://pay.partner.example")
+    await harness.answer((await harness.recorder.wait_for("approval.request"))["approvalId"], "decline")
+    await harness.turn_done()

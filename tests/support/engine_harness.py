@@ -56,6 +56,8 @@ class FakeExecutor(ToolService):
     bound: list[tuple[str, int | None, bool]] = field(default_factory=list)
     # Changes the origin seen at dispatch (target drift between approval and dispatch).
     dispatch_origin: str | None = None
+    # Where the acted-on element leads ({"url", "method"?}), as the page executor would report it.
+    destinations: list[dict[str, Any]] = field(default_factory=list)
     _holding: int = 0
 
     def offers(self, spec: ToolSpec) -> bool:
@@ -71,8 +73,14 @@ class FakeExecutor(ToolService):
         origin = self.dispatch_origin if dispatching and self.dispatch_origin is not None else self.origin
         ref = params.get("ref")
         return call.resolved(Target(
-            origin=origin, tab_id=7, facts={"input_type": "password"} if ref == "s1_1_9" else None,
+            origin=origin, tab_id=7, facts=self._facts(ref),
             line=ref_line("button", "Buy", ref) if ref else None, site_access=self.site_access))
+
+    def _facts(self, ref: Any) -> dict[str, Any] | None:
+        facts: dict[str, Any] = {"input_type": "password"} if ref == "s1_1_9" else {}
+        if ref and self.destinations:
+            facts["destinations"] = list(self.destinations)
+        return facts or None
 
     @contextlib.asynccontextmanager
     async def hold(self, call: ToolCall):

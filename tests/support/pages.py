@@ -11,15 +11,35 @@ FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
+    """Serves the folder, answers POSTs with a small page, and records every request line (so a
+    test can tell that nothing reached this origin)."""
+
+    seen: list[str]
+
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
         return None
+
+    def log_request(self, code: object = "-", size: object = "-") -> None:
+        self.seen.append(f"{self.command} {self.path}")
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib naming
+        length = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(min(length, 1 << 20))
+        body = b"<!doctype html><title>Received</title><p>received</p>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
 
 class PageServer:
     """Serves a folder (the fixture pages by default) on a free port of 127.0.0.1, in a thread."""
 
     def __init__(self, root: Path = FIXTURES):
-        handler = functools.partial(_Quiet, directory=str(root))
+        # Every request line this server answered, in order ("GET /l1/form.html").
+        self.requests: list[str] = []
+        handler = functools.partial(type("_Handler", (_Quiet,), {"seen": self.requests}), directory=str(root))
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
