@@ -25,10 +25,12 @@ Service = Literal["browser", "builtins", "mcp", "interactions"]
 #   destination  the URL in `url_param`, which the host or the browser loads without a tab
 #   tab       the tab named by `tabId`, whatever it shows
 #   routed    an http(s) tab (`tabId` or the task's), driven through the tabs API
+#   history   a routed tab and the entry of its history the call goes to (its URL is where the
+#             call leads: `destinations` in the target's facts)
 #   page      an http(s) tab the call runs inside: the extension needs site access to it
 #   watched   an http(s) tab whose text is read only if the call asks for text
 #   server    the origin of the MCP server that owns the tool
-Target = Literal["none", "destination", "tab", "routed", "page", "watched", "server"]
+Target = Literal["none", "destination", "tab", "routed", "history", "page", "watched", "server"]
 
 RECOVERIES: tuple[str, ...] = get_args(Recovery)
 SERVICES: tuple[str, ...] = get_args(Service)
