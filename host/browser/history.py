@@ -1,5 +1,5 @@
-"""Where a history move leads, found before the gatekeeper judges it, and the move to exactly
-that place.
+"""Where a history move or a session restore leads, found before the gatekeeper judges it, and
+the history move to exactly that place.
 
 `go_back` / `go_forward`: the tabs API does not say which URL an entry of a tab's history holds,
 and Chrome's own back (`tabs.goBack`) skips entries a page added without user interaction, so
@@ -13,10 +13,14 @@ bar refuses history moves until the user's next message. Only reads are sent bef
 A move counts every entry, those a page added on its own included (the browser's back button
 would skip them).
 
-The entry's URL goes in the target's facts as `destinations`, which the gatekeeper judges (as a
-navigation there, and as the call at that origin). Resolution runs again at dispatch: an entry
-that is no longer the one judged ends the call as `target_changed`; and the move itself checks
-the entry once more, in the same debugger hold as the move.
+`session_restore`: `sessions.getRecentlyClosed` names the closed tab, or the closed window's
+tabs, with their URLs, by session id.
+
+Both put where they lead in the target's facts as `destinations`, which the gatekeeper judges
+(as a navigation there, and as the call at that origin). Resolution runs again at dispatch: a
+history entry that is no longer the one judged ends the call as `target_changed`, a session id
+that no longer exists as `not_found`; and the move itself checks the entry once more, in the
+same debugger hold as the move.
 """
 
 from __future__ import annotations
@@ -24,12 +28,14 @@ from __future__ import annotations
 import dataclasses
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, AsyncIterator
+from typing import TYPE_CHECKING, Any, AsyncIterator
 
 from host.browser.l2.targets import cdp_failure
 from host.browser.target import TabTarget
 from host.cdp.client import TabClient
 from host.cdp.errors import CdpError
+from host.gatekeeper.origins import normalize_origin
+from host.tools.browser_params import SessionRestoreParams
 from host.tools.call import Target, ToolCall
 from host.tools.failure import ToolCode, ToolFailure
 
@@ -38,7 +44,10 @@ if TYPE_CHECKING:
 
 # How far each history tool moves.
 STEPS = {"go_back": -1, "go_forward": 1}
+# chrome.sessions.MAX_SESSION_RESULTS: the most getRecentlyClosed returns.
+MAX_CLOSED = 25
 HISTORY_TIMEOUT_S = 10.0
+MAX_LINE_URLS = 5
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,16 @@ class Move:
     tab: TabTarget
     step: int
     entry: Entry
+
+
+@dataclass(frozen=True)
+class Closed:
+    """A resolved restore (the target's handle): the session id and the URLs it reopens ("" where
+    the browser did not say)."""
+
+    session_id: str
+    kind: str  # "tab" or "window"
+    urls: tuple[str, ...]
 
 
 # ---------------------------------------------------------------- history moves
@@ -138,3 +157,54 @@ def _changed(tool: str, tab_id: int, judged: Entry, now: Entry) -> ToolFailure:
     return ToolFailure(ToolCode.TARGET_CHANGED, f"{tool} was checked for going to {judged.url} in tab {tab_id}, but "
                        f"that entry is no longer the one it reaches (now {now.url}); nothing was sent. Call it again",
                        phase="dispatch", retryable=True, details={"dispatched": False})
+
+
+# ---------------------------------------------------------------- restores
+
+
+async def resolve_restore(call: ToolCall, browser: "BrowserGateway") -> Target:
+    """The closed tab or window `sessionId` names, with every URL it reopens as a destination and
+    the (active) tab's origin as the target origin; `not_found` when the browser no longer lists
+    it. Sends nothing but the lookup."""
+    assert isinstance(call.params, SessionRestoreParams)
+    session_id = call.params.session_id
+    items = await browser.bridge.api("sessions.getRecentlyClosed", {"maxResults": MAX_CLOSED}) or []
+    found = _find(items, session_id)
+    if found is None:
+        raise ToolFailure(ToolCode.NOT_FOUND, f"no recently closed tab or window has sessionId {session_id!r} (it was "
+                          f"restored already, or is no longer among the last {MAX_CLOSED}); call "
+                          "sessions_recently_closed", phase="resolve", details={"dispatched": False})
+    kind, tabs = found
+    urls = tuple(_url(tab) for tab in tabs)
+    shown = next((_url(tab) for tab in tabs if tab.get("active")), urls[0] if urls else "")
+    # A tab the browser gave no URL for cannot be judged: the gatekeeper asks for it.
+    destinations = [{"url": url} if url else {"unresolved": True} for url in urls] or [{"unresolved": True}]
+    listed = ", ".join(url or "(unknown URL)" for url in urls[:MAX_LINE_URLS])
+    more = f" and {len(urls) - MAX_LINE_URLS} more" if len(urls) > MAX_LINE_URLS else ""
+    line = f"reopen {listed}" if kind == "tab" else f"reopen a window of {len(urls)} tab(s): {listed}{more}"
+    return Target(origin=normalize_origin(shown).text if shown else "", url=shown, facts={"destinations": destinations},
+                  line=line, handle=Closed(session_id, kind, urls))
+
+
+def _find(items: Any, session_id: str) -> tuple[str, list[dict[str, Any]]] | None:
+    """("tab", [tab]) or ("window", tabs) for the closed item with this id; a tab inside a closed
+    window can be restored on its own by its id too."""
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, dict):
+            continue
+        tab, window = item.get("tab"), item.get("window")
+        if isinstance(tab, dict) and tab.get("sessionId") == session_id:
+            return "tab", [tab]
+        if isinstance(window, dict):
+            tabs = [t for t in window.get("tabs") or [] if isinstance(t, dict)]
+            if window.get("sessionId") == session_id:
+                return "window", tabs
+            for inner in tabs:
+                if inner.get("sessionId") == session_id:
+                    return "tab", [inner]
+    return None
+
+
+def _url(tab: dict[str, Any]) -> str:
+    url = tab.get("url")
+    return url if isinstance(url, str) else ""

@@ -47,6 +47,8 @@ class BrowserTools(ToolService):
             self.gateway.takeover.check(call.thread_id)
         if kind == "none":
             return call.resolved(Target())
+        if kind == "closed":
+            return call.resolved(await history.resolve_restore(call, self.gateway))
         tab = await self.find_tab(call)
         target = await self.describe(call, tab)
         if kind == "history":  # where the move leads: the entry it reaches

@@ -1,7 +1,8 @@
-"""History moves are resolved to where they lead before the gatekeeper judges them, through the
-real service, authorizer and gatekeeper on a fake extension and debugger bridge: the entry a
-move reaches (read through the debugger) is the target's destination; an entry that changed
-after the check ends the call before anything acts."""
+"""History moves and restores are resolved to where they lead before the gatekeeper judges them,
+through the real service, authorizer and gatekeeper on a fake extension and debugger bridge:
+the entry a move reaches (read through the debugger) and the URLs a restore reopens are the
+target's destinations; an entry that changed after the check, or a session that is gone, ends
+the call before anything acts."""
 
 from __future__ import annotations
 
@@ -29,7 +30,20 @@ TAB = 1
 
 
 class Browser(FakeExtension):
-    """The fake extension."""
+    """The fake extension with recently closed sessions and restores."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.closed: list[Any] = []
+        self.restored: list[str] = []
+
+    def api(self, name: str, *args: Any) -> Any:
+        if name == "sessions.getRecentlyClosed":
+            return [dict(item) for item in self.closed]
+        if name == "sessions.restore":
+            self.restored.append(args[0])
+            return {"tab": {"id": 50, "url": f"{B}/closed"}}
+        return super().api(name, *args)
 
 
 class History:
@@ -88,6 +102,9 @@ async def resolve(gateway: BrowserGateway, tool: str, params: dict[str, Any]) ->
     spec = lookup(tool)
     assert spec is not None
     return await BrowserTools(gateway).resolve(ToolCall(spec, decode(spec, params), "t"))
+
+
+# ---------------------------------------------------------------- go_back / go_forward
 
 
 async def test_a_move_is_judged_at_the_tab_and_leads_to_the_entry_it_reaches(gateway, browser, fake):
@@ -159,6 +176,88 @@ async def test_a_history_the_browser_describes_oddly_is_refused(gateway, browser
     fake.handlers["Page.getNavigationHistory"] = lambda p, s: {"currentIndex": 3, "entries": []}
     result = await run(gateway, "go_back", {"tabId": TAB})
     assert not result.ok and result.error.code == "unknown" and "Page.navigateToHistoryEntry" not in fake.methods()
+
+
+# ---------------------------------------------------------------- session_restore
+
+
+def closed_tab(session_id: str, url: str | None, **more: Any) -> dict[str, Any]:
+    tab = {"sessionId": session_id, "title": "closed", **more}
+    if url is not None:
+        tab["url"] = url
+    return tab
+
+
+async def test_a_restore_is_judged_at_the_closed_tab_and_leads_to_its_url(gateway, browser):
+    browser.closed = [{"tab": closed_tab("7", f"{B}/closed")}]
+    call = await resolve(gateway, "session_restore", {"sessionId": "7"})
+    assert (call.origin, call.tab_id, call.target.url) == (B, None, f"{B}/closed")
+    assert call.target.facts == {"destinations": [{"url": f"{B}/closed"}]}
+    assert call.target.line == f"reopen {B}/closed"
+    assert browser.restored == []
+
+
+async def test_a_window_leads_to_every_tab_and_is_judged_at_its_active_one(gateway, browser):
+    tabs = [closed_tab("1", f"{A}/one"), closed_tab("2", f"{B}/two", active=True), closed_tab("3", None)]
+    browser.closed = [{"window": {"sessionId": "9", "tabs": tabs}}]
+    call = await resolve(gateway, "session_restore", {"sessionId": "9"})
+    assert call.origin == B
+    assert call.target.facts == {"destinations": [{"url": f"{A}/one"}, {"url": f"{B}/two"}, {"unresolved": True}]}
+    assert call.target.line == f"reopen a window of 3 tab(s): {A}/one, {B}/two, (unknown URL)"
+    one = await resolve(gateway, "session_restore", {"sessionId": "1"})  # a tab of that window, on its own
+    assert one.target.facts == {"destinations": [{"url": f"{A}/one"}]} and one.origin == A
+
+
+async def test_restoring_a_closed_tab_outside_the_scope_lock_is_denied_unsent(gateway, browser):
+    browser.closed = [{"tab": closed_tab("7", f"{B}/closed")}]
+    result = await run(gateway, "session_restore", {"sessionId": "7"}, lock=[A])
+    assert not result.ok and result.error.code == "denied"
+    assert (result.error.details["reasonCode"], result.error.details["targetOrigin"]) == ("scope_lock", B)
+    assert browser.restored == []
+    window = [closed_tab("1", f"{A}/one", active=True), closed_tab("2", f"{B}/two")]
+    browser.closed = [{"window": {"sessionId": "9", "tabs": window}}]
+    result = await run(gateway, "session_restore", {"sessionId": "9"}, lock=[A])
+    assert (result.error.details["reasonCode"], result.error.details["targetOrigin"]) == ("scope_lock", B)
+    assert browser.restored == []
+
+
+async def test_a_tab_without_a_url_is_asked_about_never_restored_silently(gateway, browser):
+    browser.closed = [{"tab": closed_tab("7", None)}]
+    result = await run(gateway, "session_restore", {"sessionId": "7"})
+    assert not result.ok and result.error.code == "approval_required"
+    assert result.error.details["reasonCode"] == "unknown_destination" and browser.restored == []
+
+
+async def test_a_session_id_that_does_not_exist_is_not_found_before_anything_runs(gateway, browser):
+    browser.closed = [{"tab": closed_tab("7", f"{A}/closed")}]
+    result = await run(gateway, "session_restore", {"sessionId": "8"})
+    assert not result.ok and result.error.code == "not_found" and result.error.details["dispatched"] is False
+    assert browser.restored == []
+
+
+async def test_a_session_restored_meanwhile_ends_the_call_at_dispatch(gateway, browser):
+    browser.closed = [{"tab": closed_tab("7", f"{A}/closed")}]
+    lookups = 0
+    plain = browser.api
+
+    def api(name: str, *args: Any) -> Any:
+        nonlocal lookups
+        if name == "sessions.getRecentlyClosed":
+            lookups += 1
+            if lookups > 1:
+                return []  # the user reopened it between the check and the dispatch
+        return plain(name, *args)
+
+    browser.api = api  # type: ignore[method-assign]
+    result = await run(gateway, "session_restore", {"sessionId": "7"})
+    assert not result.ok and result.error.code == "not_found" and lookups == 2
+    assert browser.restored == []
+
+
+async def test_an_allowed_restore_runs(gateway, browser):
+    browser.closed = [{"tab": closed_tab("7", f"{A}/closed")}]
+    result = await run(gateway, "session_restore", {"sessionId": "7"}, lock=[A])
+    assert result.ok and browser.restored == ["7"]
 
 
 def test_every_history_tool_has_a_step():
