@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from typing import Any, TYPE_CHECKING
 
-from host.browser import snapshots
+from host.browser import history, snapshots
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.browser_params import (BookmarksSearchParams, HistorySearchParams, NavigateParams, RecentlyClosedParams,
@@ -134,27 +134,21 @@ async def navigate(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     return await _after_navigation(call, browser, call.tab_id, call.target.url, f"Navigated to {href}")  # type: ignore[arg-type]
 
 
-async def _move_in_history(call: ToolCall, browser: "BrowserGateway", api: str, verb: str, where: str) -> ToolResult:
+async def _move_in_history(call: ToolCall, browser: "BrowserGateway", verb: str) -> ToolResult:
+    # To exactly the entry the call was judged for (see host/browser/history.py).
     assert call.target is not None and call.tab_id is not None
-    try:
-        await browser.bridge.api(api, call.tab_id)
-    except ToolFailure as exc:
-        if "Cannot find" not in exc.message:
-            raise
-        # Chrome skips history entries a page created without user interaction.
-        raise ToolFailure(ToolCode.NO_HISTORY, f"tab {call.tab_id} has no {where} page the browser will go to",
-                          phase="precheck", details={"dispatched": False}) from None
+    await history.move(call, browser)
     return await _after_navigation(call, browser, call.tab_id, call.target.url, verb)
 
 
 async def go_back(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
-    """Go back one page in the routed tab."""
-    return await _move_in_history(call, browser, "tabs.goBack", "Went back", "earlier")
+    """Go back one entry in the routed tab's history."""
+    return await _move_in_history(call, browser, "Went back")
 
 
 async def go_forward(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
-    """Go forward one page in the routed tab."""
-    return await _move_in_history(call, browser, "tabs.goForward", "Went forward", "later")
+    """Go forward one entry in the routed tab's history."""
+    return await _move_in_history(call, browser, "Went forward")
 
 
 # ---------------------------------------------------------------- browser metadata

@@ -14,7 +14,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
-from host.browser import described
+from host.browser import described, history
 from host.browser.gateway import BrowserGateway
 from host.browser.indicator import PageIndicator
 from host.browser.target import TabTarget, get_tab, resolve_page_tab
@@ -47,8 +47,13 @@ class BrowserTools(ToolService):
             self.gateway.takeover.check(call.thread_id)
         if kind == "none":
             return call.resolved(Target())
+        if kind == "closed":
+            return call.resolved(await history.resolve_restore(call, self.gateway))
         tab = await self.find_tab(call)
-        return call.resolved(await self.describe(call, tab))
+        target = await self.describe(call, tab)
+        if kind == "history":  # where the move leads: the entry it reaches
+            target = await history.resolve_move(call, target, self.gateway)
+        return call.resolved(target)
 
     async def find_tab(self, call: ToolCall) -> TabTarget:
         """The tab named by the call's `tabId`, or (page targets) the task's http(s) tab."""

@@ -25,10 +25,14 @@ Service = Literal["browser", "builtins", "mcp", "interactions"]
 #   destination  the URL in `url_param`, which the host or the browser loads without a tab
 #   tab       the tab named by `tabId`, whatever it shows
 #   routed    an http(s) tab (`tabId` or the task's), driven through the tabs API
+#   history   a routed tab and the entry of its history the call goes to (its URL is where the
+#             call leads: `destinations` in the target's facts)
+#   closed    the recently closed tab or window `sessionId` names (the URLs it reopens are where
+#             the call leads), judged at the origin of the tab it shows
 #   page      an http(s) tab the call runs inside: the extension needs site access to it
 #   watched   an http(s) tab whose text is read only if the call asks for text
 #   server    the origin of the MCP server that owns the tool
-Target = Literal["none", "destination", "tab", "routed", "page", "watched", "server"]
+Target = Literal["none", "destination", "tab", "routed", "history", "closed", "page", "watched", "server"]
 
 RECOVERIES: tuple[str, ...] = get_args(Recovery)
 SERVICES: tuple[str, ...] = get_args(Service)

@@ -87,6 +87,25 @@ def test_always_allowed_and_originless():
     assert not lookup("watch_page").originless  # it resolves a tab target
 
 
+# The writes judged at no origin, and why each must stay so: none loads a page or sends anything
+# to a site. Every other write is judged where it acts or leads.
+WRITES_WITHOUT_ORIGIN = {
+    "memory_write": "the host's own notes, read back only by later tasks",
+    "artifact": "a text file kept with the task in the host's store",
+    "tabs_group": "moves tabs into a group of the tab strip; their pages are untouched",
+    "tab_group_update": "a group's title, colour or collapsed state",
+}
+
+
+def test_no_write_is_judged_without_an_origin_unless_listed():
+    judged_nowhere = {n for n, s in CATALOG.items()
+                      if s.is_write and not s.url_param and (s.originless or s.target == "none")}
+    assert judged_nowhere == set(WRITES_WITHOUT_ORIGIN)
+    # Where history moves and restores lead is resolved before they are judged.
+    assert (lookup("go_back").target, lookup("go_forward").target, lookup("session_restore").target) == (
+        "history", "history", "closed")
+
+
 def test_mcp_tools_are_synthesised_as_untrusted_writes():
     spec = lookup("mcp__github__list_issues")
     assert (spec.level, spec.effects, spec.category, spec.recovery) == ("mcp", "write", "mcp", "never-retry")
