@@ -36,6 +36,7 @@ from host.gatekeeper.policy import DEFAULT_POLICY, normalize_policy
 from host.gatekeeper.rules import EMPTY_RULES, Rule, RuleSet
 from host.gatekeeper.sensitive import DEFAULT_LISTS, OriginLists
 from host.tools.catalog import MCP_PREFIX, lookup
+from host.tools.quoting import quoted
 
 CODES: tuple[str, ...] = (
     "always_allowed", "read_allowed", "read_ask", "script_scheme", "invalid_destination", "ssrf_blocked",
@@ -142,7 +143,8 @@ def check(call: Call, ctx: Context) -> Decision:
         origin = NO_ORIGIN
     else:
         origin = normalize_origin(ctx.origin) if ctx.origin else NO_ORIGIN
-    where = origin.text or "(no origin)"
+    # Reasons reach the model unfenced, and a site picks its own host name: quoted as data.
+    where = quoted(origin.text) if origin.text else "(no origin)"
     if spec is None:
         trace.ok("tool", f"{tool} is not in the tool catalog: treated as {effects}")
 
