@@ -38,6 +38,7 @@ from host.gatekeeper.origins import normalize_origin
 from host.tools.browser_params import SessionRestoreParams
 from host.tools.call import Target, ToolCall
 from host.tools.failure import ToolCode, ToolFailure
+from host.tools.quoting import quoted
 
 if TYPE_CHECKING:
     from host.browser.gateway import BrowserGateway
@@ -129,7 +130,7 @@ async def _debugger(browser: "BrowserGateway", tab_id: int, tool: str) -> AsyncI
     except CdpError as exc:
         failure = cdp_failure(exc, write=False)
         raise ToolFailure(failure.code, f"the history of tab {tab_id} could not be read through the debugger: "
-                          f"{failure.message}", phase="resolve", retryable=failure.retryable,
+                          f"the browser reported {quoted(failure.message)}", phase="resolve", retryable=failure.retryable,
                           details={"dispatched": False}) from None
 
 
@@ -154,8 +155,8 @@ async def _entry(client: TabClient, step: int, tool: str) -> Entry:
 
 
 def _changed(tool: str, tab_id: int, judged: Entry, now: Entry) -> ToolFailure:
-    return ToolFailure(ToolCode.TARGET_CHANGED, f"{tool} was checked for going to {judged.url} in tab {tab_id}, but "
-                       f"that entry is no longer the one it reaches (now {now.url}); nothing was sent. Call it again",
+    return ToolFailure(ToolCode.TARGET_CHANGED, f"{tool} was checked for going to {quoted(judged.url)} in tab {tab_id}, "
+                       f"but that entry is no longer the one it reaches (now {quoted(now.url)}); nothing was sent. Call it again",
                        phase="dispatch", retryable=True, details={"dispatched": False})
 
 
@@ -171,7 +172,7 @@ async def resolve_restore(call: ToolCall, browser: "BrowserGateway") -> Target:
     items = await browser.bridge.api("sessions.getRecentlyClosed", {"maxResults": MAX_CLOSED}) or []
     found = _find(items, session_id)
     if found is None:
-        raise ToolFailure(ToolCode.NOT_FOUND, f"no recently closed tab or window has sessionId {session_id!r} (it was "
+        raise ToolFailure(ToolCode.NOT_FOUND, f"no recently closed tab or window has sessionId {quoted(session_id)} (it was "
                           f"restored already, or is no longer among the last {MAX_CLOSED}); call "
                           "sessions_recently_closed", phase="resolve", details={"dispatched": False})
     kind, tabs = found

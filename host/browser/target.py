@@ -8,6 +8,7 @@ from typing import Any
 
 from host.browser.bridge import Bridge
 from host.tools.failure import ToolCode, ToolFailure
+from host.tools.quoting import quoted
 from host.browser.routing import Route, TabRoutes
 from host.gatekeeper.origins import normalize_origin
 
@@ -56,7 +57,8 @@ async def get_tab(bridge: Bridge, tab_id: int) -> TabTarget:
 def require_web_page(target: TabTarget) -> TabTarget:
     """Page tools work on http(s) pages only."""
     if not target.is_web_page:
-        shown = target.url or "an empty tab"
+        # The page chose its URL (a page can send itself to about:blank#<any words>): data.
+        shown = quoted(target.url) if target.url else "an empty tab"
         raise ToolFailure(ToolCode.NOT_WEB_PAGE, f"tab {target.tab_id} shows {shown}, not an http(s) page",
                           phase="resolve", details={"dispatched": False})
     return target

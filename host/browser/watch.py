@@ -20,6 +20,7 @@ from protocol.errors import ErrorCode
 
 from host.browser.target import get_tab
 from host.tools.failure import ToolCode, ToolFailure
+from host.tools.quoting import quoted
 
 log = logging.getLogger("tabwarden.browser")
 
@@ -80,12 +81,15 @@ async def watch_until(bridge: Any, request: dict[str, Any], recheck: Recheck, *,
                         held = False
                         break
             except ToolFailure as failure:
+                # The note ends up in a trusted result: the origin and what the browser
+                # reported are quoted as data.
                 if failure.code == "host_permission_required":
-                    return {"kind": "cancel", "note": f"Tabwarden has no access to {origin} to read the page"}
+                    return {"kind": "cancel", "note": f"Tabwarden has no access to {quoted(origin)} to read the page"}
                 if failure.code == ToolCode.TAB_CLOSED:
                     return {"kind": "cancel", "note": f"tab {tab_id} was closed"}
                 if failure.code not in _TRANSIENT:
-                    return {"kind": "cancel", "note": f"the page could not be read ({failure.code}: {failure.message})"}
+                    problem = failure.in_own_words()
+                    return {"kind": "cancel", "note": f"the page could not be read ({problem.code}: {problem.message})"}
                 log.debug("watch of tab %d: %s", tab_id, failure)
                 held = False
             if held:

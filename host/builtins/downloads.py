@@ -9,6 +9,8 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
+from host.tools.quoting import quoted
+
 POLL_S = 0.25
 
 
@@ -42,15 +44,25 @@ async def follow(bridge: Any, download_id: int, *, wait_s: float) -> DownloadRes
         state = item.get("state")
         details = {"downloadId": download_id, "filename": item.get("filename", ""), "state": state,
                    "bytesReceived": item.get("bytesReceived"), "totalBytes": item.get("totalBytes")}
+        # The result is our report of what the browser did (stored trusted, not fenced), so what
+        # the server chose in it (the final URL after its redirects, the file name it suggested)
+        # and what the browser says are quoted as data.
         if state == "complete":
-            return DownloadResult(True, f"Downloaded {item.get('finalUrl') or item.get('url') or ''} to "
-                                        f"{item.get('filename')} ({item.get('fileSize', item.get('bytesReceived'))} "
-                                        "bytes).", details=details)
+            return DownloadResult(True, f"Downloaded {quoted(item.get('finalUrl') or item.get('url') or '', 2000)} to "
+                                        f"{quoted(item.get('filename') or '', 1000)} "
+                                        f"({_number(item.get('fileSize', item.get('bytesReceived')))} bytes).",
+                                  details=details)
         if state == "interrupted":
-            return DownloadResult(False, f"The download failed: {item.get('error') or 'interrupted'}.",
+            return DownloadResult(False, f"The download failed: {quoted(item.get('error') or 'interrupted')}.",
                                   code="download_failed", details=details)
         if loop.time() >= deadline:
             return DownloadResult(True, f"The download (id {download_id}) is still running "
-                                        f"({item.get('bytesReceived', 0)} bytes so far); it continues in the browser.",
+                                        f"({_number(item.get('bytesReceived', 0))} bytes so far); it continues in the "
+                                        "browser.",
                                   details=details)
         await asyncio.sleep(POLL_S)
+
+
+def _number(value: Any) -> str:
+    """A byte count as the browser reported it; anything but a number is quoted."""
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else quoted(value)

@@ -77,4 +77,5 @@ class BuiltinTools(ToolService):
                                   details={**refused.details, "dispatched": refused.dispatched})
             return plain_failure(call.tool, problem)
         except ToolFailure as problem:
-            return plain_failure(call.tool, problem)
+            # Most built-in results are trusted: what the browser reported is quoted as data.
+            return plain_failure(call.tool, problem.in_own_words())

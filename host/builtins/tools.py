@@ -69,7 +69,7 @@ async def download(call: ToolCall, builtins: "BuiltinTools") -> ToolResult:
                                           wait_s=builtins.settings().download_wait_seconds)
     except ToolFailure as failure:
         dispatched = failure.code != ToolCode.NOT_CONNECTED
-        raise ToolFailure(failure.code, failure.message, details={
+        raise ToolFailure(failure.code, failure.message, reported=failure.reported, details={
             "dispatched": dispatched,
             "effectMayHaveOccurred": failure.code not in (ToolCode.NOT_CONNECTED, ToolCode.UNSUPPORTED)}) from None
     if not result.ok:

@@ -27,6 +27,7 @@ from protocol.permissions import FLAG_HOST_PERMISSION, Verdict
 from host.calls.router import Router
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
+from host.tools.quoting import quoted
 from host.tools.result import ToolResult
 
 if TYPE_CHECKING:
@@ -128,8 +129,8 @@ class TargetChanged:
     def failure(self) -> ToolFailure:
         """The failure the model reads; nothing was sent."""
         what = f"tab {self.before.tab_id}" if self.before.tab_id is not None else "the target"
-        return ToolFailure(ToolCode.TARGET_CHANGED, f"{what} at {self.before.origin or 'no page'} moved to "
-                           f"{self.after.origin or 'no page'} after the permission check; look at it again and do not "
+        return ToolFailure(ToolCode.TARGET_CHANGED, f"{what} at {_origin(self.before.origin)} moved to "
+                           f"{_origin(self.after.origin)} after the permission check; look at it again and do not "
                            "reuse the previous approval", phase="dispatch", retryable=True,
                            details={"dispatched": False})
 
@@ -267,5 +268,10 @@ class Authorizer:
 
 def no_site_access(origin: str) -> str:
     """Why a call waits for site access, as the user and the model read it."""
-    return (f"Tabwarden has no access to {origin or 'this page'} yet; the user must grant it (the approval card asks "
-            "for it) before page tools can run there.")
+    return (f"Tabwarden has no access to {_origin(origin, 'this page')} yet; the user must grant it (the approval card "
+            "asks for it) before page tools can run there.")
+
+
+def _origin(origin: str, missing: str = "no page") -> str:
+    # A site picks its own host name (and a tab's origin may be an odd scheme's): quoted as data.
+    return quoted(origin) if origin else missing

@@ -23,6 +23,7 @@ from host.tools.call import MAX_THREAD_ID, ToolCall
 from host.tools import catalog
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.params import decode
+from host.tools.quoting import quoted
 from host.tools.result import ToolResult, failure
 from host.tools.spec import Runner, ToolSpec
 
@@ -116,7 +117,10 @@ class Router:
             return failure(call.tool, problem, tab_id=call.tab_id)
         except Exception as exc:
             log.exception("tool %s failed", call.tool)
-            return failure(call.tool, ToolFailure(ToolCode.INTERNAL, f"internal error: {type(exc).__name__}: {exc}",
+            # An exception's text may hold whatever the runner was handling (a server's answer,
+            # the browser's): quoted as data, since a built-in's failure is read unfenced.
+            return failure(call.tool, ToolFailure(ToolCode.INTERNAL, f"internal error: {type(exc).__name__}: "
+                                                  f"{quoted(str(exc))}",
                                                   phase="execute", details={"dispatched": True,
                                                                             "effectMayHaveOccurred": True}),
                            tab_id=call.tab_id)

@@ -29,6 +29,7 @@ from host.engine.store import new_id
 from host.engine.waits import RECOVERY_TIMEOUT_NOTE, Settled
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
+from host.tools.quoting import quoted
 from host.tools.result import failure
 from host.tools.spec import ToolSpec
 
@@ -148,12 +149,15 @@ class CallProcessor:
         try:
             call = await engine.tools.resolve(engine.tools.decode(runner.thread_id, one.spec.name, dict(pending.params)))
         except ToolFailure as problem:
+            problem = problem.in_own_words()
             return one.finish(ok=False, code=problem.code, counted=True,
                               text=f"Error {problem.code}: {problem.message} (checked again after the host restarted)")
         if not one.spec.url_param and (call.origin != pending.target_origin or call.tab_id != pending.tab_id):
+            # Sites choose their origins: quoted as data in this text of ours.
             return one.finish(ok=False, code=ToolCode.TARGET_CHANGED, counted=True, text=(
-                f"The tool target changed after the permission check (tab {pending.tab_id} at {pending.target_origin}, "
-                f"now tab {call.tab_id} at {call.origin or 'no page'}); do not reuse the previous approval."))
+                f"The tool target changed after the permission check (tab {pending.tab_id} at "
+                f"{_origin(pending.target_origin)}, now tab {call.tab_id} at {_origin(call.origin)}); do not reuse the "
+                "previous approval."))
         return await one.end(await engine.authorizer.dispatch(call, self.context(one.node_id), one, answer))
 
     def _started(self, node_id: str, ref: CallRef, spec: ToolSpec | None) -> None:
@@ -162,6 +166,10 @@ class CallProcessor:
                            level=spec.level if spec else None)
         self.engine.bus.emit(ui.ItemStart, self.runner.thread_id, turn_id=self.runner.turn_id, item_id=node_id,
                              kind="tool_call", meta=meta)
+
+
+def _origin(origin: str | None) -> str:
+    return quoted(origin) if origin else "no page"
 
 
 def _unresolved(spec: ToolSpec, thread_id: str, origin: Any) -> ToolCall:
@@ -292,7 +300,9 @@ class _Call:
         if isinstance(ending, Ran):
             return await self._ran(ending, origin)
         if isinstance(ending, Refused):
-            problem = ending.failure
+            # Nothing ran, so this text is ours (stored trusted, not fenced): what the browser
+            # reported while resolving the target is quoted, as are the page's values in ours.
+            problem = ending.failure.in_own_words()
             if ending.phase == "dispatch":  # the tab went away or changed while the call waited
                 tab_id = ending.call.tab_id if ending.call is not None else None
                 return self.finish(ok=False, code=problem.code, counted=True,

@@ -19,6 +19,7 @@ from host.engine.interaction_kinds import Kind
 from host.engine.records import WaitRow
 from host.tools.call import Target, ToolCall
 from host.tools.failure import ToolCode, ToolFailure
+from host.tools.quoting import quoted
 from host.tools.result import ToolResult
 from host.tools.spec import ToolSpec
 
@@ -104,7 +105,7 @@ class InteractionTools(ToolService):
             raise
         except Exception as exc:
             log.exception("the watcher of %s failed", row.id)
-            outcome = {"kind": "cancel", "note": f"the watcher failed: {type(exc).__name__}: {exc}"}
+            outcome = {"kind": "cancel", "note": f"the watcher failed: {type(exc).__name__}: {quoted(str(exc))}"}
         engine.interactions.settle_or_read(row.id, outcome, "watch")
 
     def recheck(self, row: WaitRow, origin: str) -> str | None:
@@ -121,6 +122,7 @@ class InteractionTools(ToolService):
         if isinstance(judgement, Unavailable):
             return f"permission state is unavailable ({judgement.reason})"
         if judgement.verdict != "allow":
-            return (f"the tab moved to {origin or 'another page'}, where watching needs permission again "
-                    f"({judgement.reason})")
+            # The note is read unfenced: the origin the page went to is quoted as data.
+            where = quoted(origin) if origin else "another page"
+            return f"the tab moved to {where}, where watching needs permission again ({judgement.reason})"
         return None

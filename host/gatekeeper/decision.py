@@ -46,6 +46,7 @@ from host.gatekeeper.policy import DEFAULT_POLICY, normalize_policy
 from host.gatekeeper.rules import EMPTY_RULES, Rule, RuleSet
 from host.gatekeeper.sensitive import DEFAULT_LISTS, OriginLists
 from host.tools.catalog import MCP_PREFIX, lookup
+from host.tools.quoting import quoted
 
 CODES: tuple[str, ...] = (
     "always_allowed", "read_allowed", "read_ask", "script_scheme", "invalid_destination", "ssrf_blocked",
@@ -148,7 +149,7 @@ def check(call: Call, ctx: Context) -> Decision:
             if dest.valid and not dest.script:
                 decisions.append(_check_call(call, replace(ctx, origin=dest.origin.text, target=stay)))
         for decision in decisions:
-            notes.append(f"{decision.tool} @ {decision.target_origin or '(no origin)'}: {decision.verdict} "
+            notes.append(f"{decision.tool} @ {_where(decision.target_origin)}: {decision.verdict} "
                          f"({decision.code})")
             if _STRICTNESS[decision.verdict] >= _STRICTNESS[decided.verdict] and decision.verdict != "allow":
                 decided = decision
@@ -157,7 +158,7 @@ def check(call: Call, ctx: Context) -> Decision:
     flags = tuple(dict.fromkeys((*own.flags, *decided.flags)))
     findings = tuple(sorted({*own.findings, *decided.findings}))
     trace = (*own.trace, TraceStep("destinations", "hit", "; ".join(notes)), *decided.trace)
-    return Decision(decided.verdict, decided.code, f"it leads to {decided.target_origin or 'an unknown place'}: "
+    return Decision(decided.verdict, decided.code, f"it leads to {_where(decided.target_origin, 'an unknown place')}: "
                     f"{decided.reason}", flags, decided.target_origin, decided.rule, trace, findings, own.tool)
 
 
@@ -183,6 +184,10 @@ def _effects(call: Call) -> str:
     if call.tool.startswith(MCP_PREFIX):
         return "write"
     return call.effects or (spec.effects if spec is not None else "write")
+
+
+def _where(origin: str | None, missing: str = "(no origin)") -> str:
+    return quoted(origin) if origin else missing
 
 
 def _unknown_destination(own: Decision) -> Decision:
@@ -221,7 +226,8 @@ def _check_call(call: Call, ctx: Context) -> Decision:
         origin = NO_ORIGIN
     else:
         origin = normalize_origin(ctx.origin) if ctx.origin else NO_ORIGIN
-    where = origin.text or "(no origin)"
+    # Reasons reach the model unfenced, and a site picks its own host name: quoted as data.
+    where = _where(origin.text)
     if spec is None:
         trace.ok("tool", f"{tool} is not in the tool catalog: treated as {effects}")
 

@@ -5,7 +5,12 @@ model's common slips before the user is asked to approve a call that cannot work
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+from host.tools.quoting import quoted
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 
 _TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
@@ -32,16 +37,23 @@ def problems(schema: dict[str, Any], params: Any) -> list[str]:
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     for key in schema.get("required") or ():
         if isinstance(key, str) and key not in params:
-            found.append(f"$.{key}: required")
+            found.append(f"{path(key)}: required")
     if schema.get("additionalProperties") is False:
-        found += [f"$.{key}: unknown parameter" for key in params if key not in properties]
+        found += [f"{path(key)}: unknown parameter" for key in params if key not in properties]
     for key, value in params.items():
         declared = properties.get(key)
         kind = declared.get("type") if isinstance(declared, dict) else None
         kinds = [kind] if isinstance(kind, str) else [k for k in kind if isinstance(k, str)] if isinstance(kind, list) else []
+        # Only known type names get here: an unknown one is left to the server (`_is` passes it).
         if kinds and not any(_is(value, k) for k in kinds):
-            found.append(f"$.{key}: expected {' or '.join(kinds)}, got {_json_type(value)}")
+            found.append(f"{path(key)}: expected {' or '.join(kinds)}, got {_json_type(value)}")
     return found
+
+
+def path(key: str) -> str:
+    """The JSON path of a top-level key: `$.name` for a plain name, else `$["…"]` with the key
+    quoted as data (the server chose the schema's keys, and this text is read unfenced)."""
+    return f"$.{key}" if _NAME.fullmatch(key) else f"$[{quoted(key, 100)}]"
 
 
 def _json_type(value: Any) -> str:

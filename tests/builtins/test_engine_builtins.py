@@ -109,7 +109,7 @@ async def test_download_goes_through_the_extension_to_the_judged_url(harness, se
     await harness.turn_done()
     [(name, (options,))] = [c for c in bridge.calls if c[0] == "downloads.download"]
     assert options["url"] == "https://files.example/a%20b.pdf" and options["filename"] == "a.pdf"
-    assert "Downloaded https://files.example/a%20b.pdf to /home/u/Downloads/a.pdf" in results(harness, thread)[0]["text"]
+    assert 'Downloaded "https://files.example/a%20b.pdf" to "/home/u/Downloads/a.pdf"' in results(harness, thread)[0]["text"]
 
 
 async def test_the_indicator_follows_the_turn_and_its_buttons_reach_the_engine(harness, server, bridge):

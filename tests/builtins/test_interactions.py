@@ -174,7 +174,7 @@ async def test_watch_page_under_the_always_policy_waits_after_its_approval(harne
     bridge.tabs[7]["url"] = "https://bank.example/login"
     await harness.turn_done()
     result = results(harness, thread)[0]
-    assert result["ok"] is False and "the tab moved to https://bank.example" in result["text"]
+    assert result["ok"] is False and 'the tab moved to "https://bank.example"' in result["text"]
     assert asked["request"]["origin"] == "https://shop.example"
 
 

@@ -7,16 +7,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import urllib.request
-import uuid
 from pathlib import Path
 
 import pytest
 
 from tests.support.browser import BrowserRun
 from tests.support.cdp import PageSession, debugging_port
+from tests.support.engine_control import EngineOverControl, open_tab, tab_of
 from tests.support.fake_model import FakeOpenAI, Reply, last_tool_result_text
-from tests.support.hosts import attach, tabwarden_home, write_settings
+from tests.support.hosts import tabwarden_home, write_settings
 from tests.support.scripted_site import Site, html
 from tests.support.waiting import until
 
@@ -51,65 +50,12 @@ def env(tmp_path_factory):
                 run.stop()
 
 
-class Engine:
-    """The engine over the control socket, with its event stream collected."""
-
-    def __init__(self, control):
-        self.control = control
-        self.events: list[dict] = []
-        control.listen(lambda event: self.events.append(event.data) if event.topic == "engine" else None)
-
-    @classmethod
-    async def attach(cls) -> "Engine":
-        engine = cls(await attach(timeout=30))
-        await engine.control.call("host.subscribe", topics=["engine"])
-        return engine
-
-    async def op(self, op: dict) -> dict:
-        # Fresh ids: the same id from the same control client would get the stored answer back.
-        return await self.control.call("engine.op", op={"submissionId": uuid.uuid4().hex, **op})
-
-    async def start(self, text: str, tab: dict, policy: str = "auto") -> str:
-        thread = (await self.op({"type": "thread.create", "permissionPolicy": policy}))["threadId"]
-        await self.op({"type": "turn.submit", "threadId": thread, "input": {"text": text, "browserContext": {
-            "capturedAt": 1, "defaultTab": {"tabId": tab["id"], "url": tab["url"], "title": tab.get("title", "")}}}})
-        return thread
-
-    async def wait(self, event_type: str, thread: str, timeout: float = 60.0) -> dict:
-        def first() -> dict | None:
-            return next((e for e in self.events if e.get("type") == event_type and e.get("threadId") == thread), None)
-
-        return await until(first, timeout, lambda: f"{event_type} in {thread} (last events: "
-                                                   f"{[e.get('type') for e in self.events[-20:]]})", interval=0.05)
-
-    def results(self, thread: str) -> list[dict]:
-        return [e["result"] for e in self.events
-                if e.get("type") == "item.complete" and e.get("threadId") == thread and "tool-call:" in e["itemId"]]
-
-
-def open_tab(port: int, url: str) -> None:
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/json/new?{url}", method="PUT")
-    with urllib.request.urlopen(request, timeout=10):
-        pass
-
-
-async def tab_of(engine: Engine, part: str) -> dict:
-    async def find():
-        tabs = await engine.control.call("browser.tabs")
-        return next((t for t in tabs if part in t.get("url", "")), None)
-
-    try:
-        return await until(find, 10, f"a tab whose URL contains {part!r}", interval=0.1)
-    except AssertionError:
-        raise AssertionError(f"no tab with {part!r}: {await engine.control.call('browser.tabs')}") from None
-
-
 async def test_watch_page_is_satisfied_by_a_change_in_the_page(env):
     run, site, model = env
     model.replies.clear()
     model.add(Reply(tool_calls=[("watch_page", {"textAppears": "Delivered", "timeoutSeconds": 120})]),
               Reply(text="Your order was delivered."))
-    engine = await Engine.attach()
+    engine = await EngineOverControl.attach()
     page = await PageSession.open(debugging_port(run.profile), "watch.html")
     try:
         tab = await tab_of(engine, "watch.html")
@@ -133,7 +79,7 @@ async def test_watch_page_is_satisfied_by_a_change_in_the_page(env):
 async def test_the_indicator_shows_lets_page_clicks_through_and_stops_the_turn(env):
     run, site, model = env
     port = debugging_port(run.profile)
-    engine = await Engine.attach()
+    engine = await EngineOverControl.attach()
     hold = threading.Event()
     page = None
     try:
@@ -167,7 +113,7 @@ async def test_the_indicator_shows_lets_page_clicks_through_and_stops_the_turn(e
 
 async def test_a_turn_that_types_is_paused_from_the_indicator_not_by_a_takeover(env):
     run, site, model = env
-    engine = await Engine.attach()
+    engine = await EngineOverControl.attach()
     hold = threading.Event()
     page = await PageSession.open(debugging_port(run.profile), "under.html")
     try:
@@ -204,7 +150,7 @@ def _ref(body: dict) -> str:
 
 async def test_download_and_artifact_land_in_the_downloads_folder(env):
     run, site, model = env
-    engine = await Engine.attach()
+    engine = await EngineOverControl.attach()
     try:
         model.replies.clear()
         model.add(Reply(tool_calls=[("download", {"url": site.url("127.0.0.1", "/notes.txt"),

@@ -135,7 +135,7 @@ async def test_target_drift_between_approval_and_dispatch_blocks_the_call(harnes
     await harness.answer(request["approvalId"], "accept")
     await harness.turn_done()
     assert harness.executor.executed == []
-    assert "moved to https://elsewhere.example" in last_tool_result_text(server.requests[1]["body"])
+    assert 'moved to "https://elsewhere.example"' in last_tool_result_text(server.requests[1]["body"])
 
 
 async def test_steering_is_read_before_the_next_model_call(harness, server):
@@ -366,7 +366,7 @@ async def test_no_site_access_asks_with_the_host_permission_flag(harness, server
     await harness.answer(request["approvalId"], "accept")  # but access was still not granted
     await harness.turn_done()
     assert harness.executor.executed == []
-    assert "has no access to https://shop.example" in last_tool_result_text(server.requests[1]["body"])
+    assert 'has no access to "https://shop.example"' in last_tool_result_text(server.requests[1]["body"])
 
 
 async def test_a_storage_failure_before_dispatch_sends_nothing_and_fails_the_run(harness, server):
@@ -503,6 +503,6 @@ async def test_the_card_says_where_the_element_leads_and_why(harness, server):
     # Only the destination that leaves the tab's origin is shown, and the question names it.
     assert request["destinations"] == ["POST https://pay.partner.example/checkout"]
     assert request["targetOrigin"] == "https://pay.partner.example"
-    assert request["reason"].startswith("it leads to https://pay.partner.example")
+    assert request["reason"].startswith('it leads to "https://pay.partner.example"')
     await harness.answer((await harness.recorder.wait_for("approval.request"))["approvalId"], "decline")
     await harness.turn_done()
