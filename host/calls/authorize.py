@@ -129,9 +129,13 @@ class TargetChanged:
     def failure(self) -> ToolFailure:
         """The failure the model reads; nothing was sent."""
         what = f"tab {self.before.tab_id}" if self.before.tab_id is not None else "the target"
-        return ToolFailure(ToolCode.TARGET_CHANGED, f"{what} at {_origin(self.before.origin)} moved to "
-                           f"{_origin(self.after.origin)} after the permission check; look at it again and do not "
-                           "reuse the previous approval", phase="dispatch", retryable=True,
+        if self.before.tab_id == self.after.tab_id and self.before.origin == self.after.origin:
+            change = (f"the element in {what} at {_origin(self.before.origin)} leads to {_leads(self.after)} now, "
+                      f"not to {_leads(self.before)} as when it was checked")
+        else:
+            change = f"{what} at {_origin(self.before.origin)} moved to {_origin(self.after.origin)}"
+        return ToolFailure(ToolCode.TARGET_CHANGED, f"{change} after the permission check; look at it again and do "
+                           "not reuse the previous approval", phase="dispatch", retryable=True,
                            details={"dispatched": False})
 
 
@@ -270,6 +274,12 @@ def no_site_access(origin: str) -> str:
     """Why a call waits for site access, as the user and the model read it."""
     return (f"Tabwarden has no access to {_origin(origin, 'this page')} yet; the user must grant it (the approval card "
             "asks for it) before page tools can run there.")
+
+
+def _leads(target: Any) -> str:
+    urls = [quoted(lead.get("url")) if isinstance(lead, dict) and lead.get("url") else "an unknown place"
+            for lead in target.leads()]
+    return ", ".join(urls) or "nowhere else"
 
 
 def _origin(origin: str, missing: str = "no page") -> str:

@@ -155,9 +155,16 @@ class CallProcessor:
         if not one.spec.url_param and (call.origin != pending.target_origin or call.tab_id != pending.tab_id):
             # Sites choose their origins: quoted as data in this text of ours.
             return one.finish(ok=False, code=ToolCode.TARGET_CHANGED, counted=True, text=(
-                f"The tool target changed after the permission check (tab {pending.tab_id} at "
+                f"Error target_changed: the tool target changed after the permission check (tab {pending.tab_id} at "
                 f"{_origin(pending.target_origin)}, now tab {call.tab_id} at {_origin(call.origin)}); do not reuse the "
                 "previous approval."))
+        approved_leads = [str(lead) for lead in approval.request.get("destinations") or ()]
+        if leaving(call) != approved_leads:
+            now = ", ".join(quoted(lead) for lead in leaving(call)) or "nowhere else"
+            was = ", ".join(quoted(lead) for lead in approved_leads) or "nowhere else"
+            return one.finish(ok=False, code=ToolCode.TARGET_CHANGED, counted=True, text=(
+                f"Error target_changed: the element now leads to {now}, not to {was} as approved (checked again after the host "
+                "restarted); do not reuse the previous approval."))
         return await one.end(await engine.authorizer.dispatch(call, self.context(one.node_id), one, answer))
 
     def _started(self, node_id: str, ref: CallRef, spec: ToolSpec | None) -> None:

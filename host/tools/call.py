@@ -35,8 +35,13 @@ class Target:
     handle: Any = field(default=None, compare=False, repr=False)
 
     def same_place(self, other: "Target") -> bool:
-        """True when `other` is the same tab at the same origin (what an approval was given for)."""
-        return self.tab_id == other.tab_id and self.origin == other.origin
+        """True when `other` is the same tab at the same origin whose elements lead to the same
+        places (what an approval was given for)."""
+        return self.tab_id == other.tab_id and self.origin == other.origin and self.leads() == other.leads()
+
+    def leads(self) -> list[Any]:
+        """Where the acted-on elements take the page (the facts' `destinations`), as judged."""
+        return list((self.facts or {}).get("destinations") or ())
 
 
 @dataclass

@@ -241,3 +241,24 @@ async def test_a_recovered_approval_is_not_reused_when_the_tab_moved_meanwhile(t
     text = last_tool_result_text(server.requests[-1]["body"])
     assert "target changed after the permission check" in text and "do not reuse the previous approval" in text
     await h.stop()
+
+
+async def test_an_approval_resumed_after_a_restart_is_not_used_where_the_element_now_leads(tmp_path, server):
+    executor = FakeExecutor(destinations=[{"url": "https://pay.partner.example/checkout", "method": "POST"}])
+    h = Harness(tmp_path, server.url, executor=executor)
+    await h.start()
+    server.add(Reply(tool_calls=[CLICK]))
+    thread = await h.new_thread()
+    await h.submit(thread, "buy")
+    first = await h.recorder.wait_for("approval.request")
+    assert first["request"]["destinations"] == ["POST https://pay.partner.example/checkout"]
+    await h.restart()
+    executor.destinations = [{"url": "https://collector.example/take", "method": "POST"}]
+    again = await h.recorder.wait_for("approval.request")
+    server.add(Reply(text="not sent"))
+    await h.answer(again["approvalId"], "accept")
+    await h.turn_done()
+    assert executor.executed == []
+    text = last_tool_result_text(server.requests[-1]["body"])
+    assert "target_changed" in text and '"POST https://collector.example/take"' in text
+    await h.stop()

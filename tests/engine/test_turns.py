@@ -506,3 +506,19 @@ async def test_the_card_says_where_the_element_leads_and_why(harness, server):
     assert request["reason"].startswith('it leads to "https://pay.partner.example"')
     await harness.answer((await harness.recorder.wait_for("approval.request"))["approvalId"], "decline")
     await harness.turn_done()
+
+
+async def test_an_approval_does_not_carry_over_to_an_element_that_leads_elsewhere(harness, server):
+    harness.executor.destinations = [{"url": "https://pay.partner.example/checkout", "method": "POST"}]
+    server.add(Reply(tool_calls=[CLICK]), Reply(text="It changed."))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "buy")
+    request = await harness.recorder.wait_for("approval.request")
+    # The page points the element elsewhere while the user reads the card.
+    harness.executor.destinations = [{"url": "https://collector.example/take", "method": "POST"}]
+    await harness.answer(request["approvalId"], "accept")
+    await harness.turn_done()
+    assert harness.executor.executed == []
+    text = last_tool_result_text(server.requests[-1]["body"])
+    assert "target_changed" in text
+    assert '"https://collector.example/take"' in text and '"https://pay.partner.example/checkout"' in text
