@@ -7,7 +7,15 @@ Bridge figures are taken from the control socket, so they include its round trip
 `browser.debugger` row (answered by the host alone) measures that part, and the last column
 subtracts it. The anchor of the ratio column is the direct websocket.
 
-    python -m bench.bench_l2 [--runs N] [--reads N]
+Last, what judging an L2 write at the origin of the frame it lands in costs: on a shop page
+with a cross-site payment frame, a trusted click on a deep ref, a click at a point and a key
+press land in that frame; each call is timed whole, and its landing (the frame and its origin,
+resolved through the bridge) is timed inside the host (`test.landing`), interleaved. A call
+resolves its landing twice (the first check and the final one), and the point and the key are
+looked at once more just before the input; the added cost is those resolutions at the measured
+median, set against the rest of the call (what the action took before).
+
+    python -m bench.bench_l2 [--runs N] [--reads N] [--actions N]
 """
 
 from __future__ import annotations
@@ -59,6 +67,42 @@ async def _timed(samples: list[float], call: Callable[[], Awaitable[Any]]) -> An
     return result
 
 
+# Frame landings per call: the two resolutions, plus the look just before the input for what
+# can move without a navigation (the frame under a point, the focus).
+LANDINGS = {"click_trusted": 2, "click_xy": 3, "press_key": 3}
+ACTION_TIMEOUT = 60.0
+
+
+async def measure_landings(control: Any, url: str, actions: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Whole-call and landing-only milliseconds of three L2 writes into a cross-site frame."""
+    base = {"thread_id": "bench-frames", "policy": "auto"}
+    call = lambda tool, **params: control.call("tools.call", tool=tool, params=params, **base)  # noqa: E731
+    tab = (await call("tab_open", url=url))["tabId"]
+    await control.call("browser.bind_target", thread_id=base["thread_id"], tab_id=tab)
+    text = ""
+    for _ in range(100):  # the payment frame loads after the page
+        text = (await call("read_page_deep"))["text"]
+        if 'button "Pay"' in text:
+            break
+        await asyncio.sleep(0.1)
+    ref = next(line for line in text.split("\n") if 'button "Pay"' in line).split("[ref=")[1].rstrip("]")
+    card = next(line for line in text.split("\n") if "Card number" in line).split("[ref=")[1].rstrip("]")
+    typed = await call("type_trusted", element="Card number", ref=card, text="4242")  # the focus stays in the frame
+    assert typed["ok"], typed
+    params = {"click_trusted": {"element": "Pay", "ref": ref}, "click_xy": {"x": 30, "y": 140},
+              "press_key": {"key": "Shift"}}
+    whole: dict[str, list[float]] = {tool: [] for tool in params}
+    landing: dict[str, list[float]] = {tool: [] for tool in params}
+    for _ in range(actions + 1):
+        for tool, values in params.items():
+            done = await _timed(whole[tool], lambda: call(tool, **values))
+            assert done["ok"] and "It landed in a frame of" in done["text"], done
+            found = await asyncio.wait_for(control.call("test.landing", tool=tool, params=values, **base), ACTION_TIMEOUT)
+            assert found["ok"] and found["origin"] != found["tabOrigin"], found
+            landing[tool].append(found["ms"] / 1000)
+    return {k: v[1:] for k, v in whole.items()}, {k: v[1:] for k, v in landing.items()}
+
+
 async def measure(url: str, profile: Path, runs: int, reads: int) -> tuple[dict[str, list[float]], dict[str, Any]]:
     control = await attach(client="bench", timeout=30)
     samples: dict[str, list[float]] = {k: [] for k in ("deep", "read_page", "bridge_rt", "direct_rt", "control_rt",
@@ -105,14 +149,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=100, help="round trips per path")
     parser.add_argument("--reads", type=int, default=10, help="deep reads and screenshots")
+    parser.add_argument("--actions", type=int, default=20, help="L2 writes into a cross-site frame, per tool")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, PageServer(FIXTURES) as pages, hooks_enabled():
-        run = BrowserRun(Path(tmp) / "run", host_permissions=["http://127.0.0.1/*"])
+    with tempfile.TemporaryDirectory() as tmp, PageServer(FIXTURES) as pages, PageServer(FIXTURES) as payments, \
+            hooks_enabled():
+        run = BrowserRun(Path(tmp) / "run", host_permissions=["http://127.0.0.1/*", "http://localhost/*"])
         run.prepare()
         run.start()
+        checkout = f"{pages.url('l2/checkout.html')}?pay=http://localhost:{payments.port}"
+
+        async def everything() -> tuple[Any, Any, Any]:
+            measured = await measure(pages.url("l2/big.html"), run.profile, args.runs, args.reads)
+            control = await attach(client="bench-frames", timeout=30)
+            try:
+                return (*measured, await measure_landings(control, checkout, args.actions))
+            finally:
+                await control.close()
+
         try:
             with tabwarden_home(run.tw_home):
-                samples, facts = asyncio.run(measure(pages.url("l2/big.html"), run.profile, args.runs, args.reads))
+                samples, facts, (whole, landings) = asyncio.run(everything())
         finally:
             run.stop()
     ms = {k: [s * 1000 for s in v] for k, v in samples.items()}
@@ -144,6 +200,16 @@ def main() -> None:
         ("screenshot tool (bridge)", median(ms["bridge_shot"]), percentile(ms["bridge_shot"], 95),
          median(ms["bridge_shot"]) / median(ms["direct_shot"])),
     ]))
+    print()
+    print(f"L2 writes into a cross-site payment frame, {args.actions} interleaved runs per tool, ms: the whole call, one "
+          "frame landing (inside the host), the landings a call makes, and what they add to the rest of the call")
+    rows = []
+    for tool, count in LANDINGS.items():
+        call_ms = median([s * 1000 for s in whole[tool]])
+        landing_ms = median([s * 1000 for s in landings[tool]])
+        added = count * landing_ms
+        rows.append((tool, call_ms, landing_ms, count, added, added / max(call_ms - added, 1e-9)))
+    print(table(["call", "whole call", "one landing", "landings", "added", "x rest of call"], rows))
 
 
 if __name__ == "__main__":

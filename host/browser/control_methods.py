@@ -14,8 +14,9 @@ running host. Every `tools.call` takes the host's one authorisation path, and so
     browser.debugger {tab_id}                                    -> the debugger state of a tab (epoch, sessions)
 
 With TABWARDEN_TEST_HOOKS=1 in the host's environment, `test.content_call` also sends a raw
-content call (no gatekeeper, no validation), and `test.cdp` one CDP command through the bridge client
-(chrome.debugger's domain allowlist still applies): only for testing the executor and the bridge.
+content call (no gatekeeper, no validation), `test.cdp` one CDP command through the bridge client
+(chrome.debugger's domain allowlist still applies), and `test.landing` resolves where an L2 write
+would land, timed, without judging or sending it: only for testing the executor and the bridge.
 """
 
 from __future__ import annotations
@@ -287,6 +288,34 @@ async def test_cdp(params: dict[str, Any], conn: "ControlConnection") -> Any:
         return {"ok": False, "error": {"code": exc.code, "message": exc.message, "details": exc.details}}
 
 
+async def test_landing(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    """Where an L2 write would land, resolved as its permission checks resolve it (nothing is
+    judged or sent), with the host's own time for that resolution (tests and benchmarks only)."""
+    import time
+
+    from host.browser.l2.landing import lands_in_frame, resolve_landing
+    from host.tools.failure import ToolFailure
+
+    p = _params(_Call, params)
+    tool_params = dict(p.params)
+    if p.tab_id is not None:
+        tool_params.setdefault("tabId", p.tab_id)
+    router = router_for(conn.server.host)
+    try:
+        call = router.decode(p.thread_id, p.tool, tool_params)
+        if not lands_in_frame(call.spec):
+            return {"ok": False, "error": {"code": "invalid_params", "message": f"{p.tool} is not an L2 write"}}
+        service = router.services["browser"]
+        tab = await service.find_tab(call)  # type: ignore[attr-defined]
+        started = time.perf_counter()
+        landing = await resolve_landing(call, gateway_for(conn.server.host), tab)
+        took = (time.perf_counter() - started) * 1000
+    except ToolFailure as exc:
+        return {"ok": False, "error": msgspec.to_builtins(exc.info())}
+    return {"ok": True, "origin": landing.origin, "tabOrigin": tab.origin, "frameId": landing.frame_id,
+            "kind": landing.kind, "epoch": landing.epoch, "ms": took}
+
+
 async def test_content_call(params: dict[str, Any], conn: "ControlConnection") -> Any:
     """A raw content call, bypassing the gateway: tests of the executor's own boundary only."""
     from host.tools.failure import ToolFailure
@@ -316,6 +345,7 @@ def register(server: "ControlServer") -> None:
     if os.environ.get(TEST_HOOKS_ENV) == "1":
         server.register("test.content_call", test_content_call)
         server.register("test.cdp", test_cdp)
+        server.register("test.landing", test_landing)
     if getattr(server.host, "services", None) is None:
         _broadcaster(server, gateway_for(server.host))
     # else: HostServices creates the gateway on first use and wires its pause broadcasts

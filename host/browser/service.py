@@ -2,9 +2,11 @@
 
 Resolving a call finds its tab by the declaration's `target` (the tab it names, or the task's
 http(s) tab) and describes it for the gatekeeper and the approval card: the origin, the acted-on
-elements and whether the extension may script the page. Calls on one tab run one at a time
-(`hold`), whichever thread sent them. A manual takeover pauses the thread's page calls. The
-tabs a turn drives show the page indicator until the turn ends or waits on the user.
+elements and whether the extension may script the page. An L2 write is described at the origin
+of the frame its input lands in (`l2/landing.py`), which may be another origin's frame inside
+the tab: that is the origin judged, checked for site access and audited. Calls on one tab run
+one at a time (`hold`), whichever thread sent them. A manual takeover pauses the thread's page
+calls. The tabs a turn drives show the page indicator until the turn ends or waits on the user.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from typing import Any
 from host.browser import described, history
 from host.browser.gateway import BrowserGateway
 from host.browser.indicator import PageIndicator
-from host.browser.target import TabTarget, get_tab, resolve_page_tab
+from host.browser.l2.landing import lands_in_frame, resolve_landing
+from host.browser.target import WEB_SCHEMES, TabTarget, get_tab, resolve_page_tab
 from host.calls.service import ToolService
 from host.tools.call import Target, ToolCall
 from host.tools.result import ToolResult
@@ -64,20 +67,30 @@ class BrowserTools(ToolService):
         return await resolve_page_tab(browser.bridge, browser.routes, call.thread_id, tab_id)
 
     async def describe(self, call: ToolCall, tab: TabTarget) -> Target:
-        """The target as the gatekeeper judges it: the tab's origin and, for calls that run in
-        the page, the acted-on elements and whether the extension may script it."""
+        """The target as the gatekeeper judges it: the tab's origin (for an L2 write, the origin
+        of the frame it lands in) and, for calls that run in the page, the acted-on elements and
+        whether the extension may script that origin."""
         browser, kind = self.gateway, call.spec.target
         in_page = kind == "page" or (kind == "watched" and _reads_text(call))
         if kind == "page" and call.spec.is_write:
             described.require_known_refs(call, tab.tab_id, browser)
+        origin, handle = tab.origin, tab
+        line = described.target_line(call, tab.tab_id, browser)
+        if lands_in_frame(call.spec):
+            landing = handle = await resolve_landing(call, browser, tab)
+            origin = landing.origin
+            if landing.in_other_origin:
+                line = f"{line}\n{landing.note()}" if line else landing.note()
         return Target(
-            origin=tab.origin, url=tab.url, tab_id=tab.tab_id,
+            origin=origin, url=tab.url, tab_id=tab.tab_id,
             facts=described.facts(call, tab.tab_id, browser) if kind == "page" else None,
-            line=described.target_line(call, tab.tab_id, browser),
-            site_access=await self.site_access(tab.origin) if in_page else None, handle=tab)
+            line=line, site_access=await self.site_access(origin) if in_page else None, handle=handle)
 
     async def site_access(self, origin: str) -> bool:
-        """Whether the extension may script pages of `origin` now."""
+        """Whether the extension may script pages of `origin` now (never for an origin that is
+        not a web page's: no pattern would name it)."""
+        if not origin.startswith(WEB_SCHEMES):
+            return False
         return bool(await self.gateway.bridge.api("permissions.contains", {"origins": [f"{origin}/*"]}))
 
     @contextlib.asynccontextmanager

@@ -10,6 +10,8 @@ import pytest
 from host.browser.gateway import BrowserGateway
 from host.browser.l2 import tools as l2_tools
 from host.browser.l2.deep_refs import DeepNode, DeepRefMap
+from host.browser.l2.landing import resolve_landing
+from host.browser.target import TabTarget
 from host.cdp.manager import CdpManager
 from host.tools.call import Target, ToolCall
 from host.tools.catalog import lookup
@@ -72,7 +74,11 @@ async def click(gateway: BrowserGateway, ref: str) -> Any:
     spec = lookup("click_trusted")
     assert spec is not None
     params = decode(spec, {"element": "a button", "ref": ref})
-    call = ToolCall(spec, params, "t", Target(tab_id=TAB, url="http://site.test/a", origin="http://site.test"))
+    call = ToolCall(spec, params, "t")
+    # Resolved as the service resolves it: the frame the ref lands in, then the run.
+    tab = TabTarget(TAB, "http://site.test/a", "http://site.test")
+    landing = await resolve_landing(call, gateway, tab)
+    call = call.resolved(Target(tab_id=TAB, url=tab.url, origin=landing.origin, handle=landing))
     return await l2_tools.click_trusted(call, gateway)
 
 

@@ -12,7 +12,7 @@ from typing import Any, Iterator
 from host.builtins.netguard import TEST_HOOKS_ENV
 from tests.support.browser import BrowserRun
 from tests.support.cdp import PageSession, debugging_port
-from tests.support.hosts import attach, tabwarden_home
+from tests.support.hosts import attach, tabwarden_home, write_settings
 from tests.support.pages import FIXTURES, PageServer
 
 L1_PAGES = FIXTURES / "l1"
@@ -64,12 +64,15 @@ def l1_site(run_dir: Path) -> Iterator[Site]:
 
 
 @contextmanager
-def browser_site(run_dir: Path, host_permissions: list[str]) -> Iterator[Site]:
-    """Two page servers and one browser with the extension, granted `host_permissions`; the
-    browser's diagnostics are printed when the tests inside fail."""
+def browser_site(run_dir: Path, host_permissions: list[str], model_url: str | None = None) -> Iterator[Site]:
+    """Two page servers and one browser with the extension, granted `host_permissions` (and,
+    with `model_url`, an engine that talks to that fake model); the browser's diagnostics are
+    printed when the tests inside fail."""
     with PageServer() as main, PageServer() as other, hooks_enabled():
         run = BrowserRun(run_dir, host_permissions=host_permissions, start_url="about:blank")
         run.prepare()
+        if model_url is not None:
+            write_settings(run.tw_home, model_url)
         run.start()
         with tabwarden_home(run.tw_home):
             try:

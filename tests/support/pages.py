@@ -1,4 +1,4 @@
-"""A local HTTP server on 127.0.0.1 for fixture pages, run in a thread."""
+"""A local HTTP server on a loopback address for fixture pages, run in a thread."""
 
 from __future__ import annotations
 
@@ -34,19 +34,22 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 class PageServer:
-    """Serves a folder (the fixture pages by default) on a free port of 127.0.0.1, in a thread."""
+    """Serves a folder (the fixture pages by default) on a free port of a loopback address
+    (127.0.0.1 unless `host` names another one, such as 127.0.0.2 for a site of its own), in a
+    thread."""
 
-    def __init__(self, root: Path = FIXTURES):
+    def __init__(self, root: Path = FIXTURES, host: str = "127.0.0.1"):
         # Every request line this server answered, in order ("GET /l1/form.html").
         self.requests: list[str] = []
         handler = functools.partial(type("_Handler", (_Quiet,), {"seen": self.requests}), directory=str(root))
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.host = host
+        self.httpd = http.server.ThreadingHTTPServer((host, 0), handler)
         self.port = self.httpd.server_address[1]
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
     def url(self, path: str) -> str:
         """The URL of `path` on this server."""
-        return f"http://127.0.0.1:{self.port}/{path.lstrip('/')}"
+        return f"http://{self.host}:{self.port}/{path.lstrip('/')}"
 
     def __enter__(self) -> "PageServer":
         self.thread.start()

@@ -123,6 +123,7 @@ class FrameAX:
     nodes: dict[str, dict[str, Any]] = field(default_factory=dict)
     root_id: str | None = None
     out_of_process: bool = False
+    origin: str = ""  # the origin actions in this frame are judged at ("" when unknown)
 
     @property
     def document_backend_id(self) -> int:
@@ -231,7 +232,9 @@ FrameFor = Callable[[FrameAX, dict[str, Any]], "FrameAX | str | None"]
 
 
 def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames: int = 64) -> list[Line]:
-    """Lines for `root` and, stitched under each iframe, the frames it contains.
+    """Lines for `root` and, stitched under each iframe, the frames it contains. An iframe whose
+    content is at another origin than the tab, or than the frame around it, names that origin:
+    the model must know that acting there is acting on another site.
 
     `ref_for(frame, node)` returns the RefMark of nodes that have a ref;
     `frame_for(frame, iframe_node)` returns the content frame, or a note why there is none.
@@ -262,6 +265,8 @@ def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames:
             if isinstance(content, FrameAX):
                 if content.out_of_process:
                     head += " [out-of-process]"
+                if content.origin and (content.origin != frame.origin or content.origin != root.origin):
+                    head += f" [origin={content.origin}]"
                 lines.append(Line("frame", depth, head))
                 if visited < max_frames:
                     frame_lines(content, depth + 1)

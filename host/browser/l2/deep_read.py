@@ -3,8 +3,10 @@
 Every frame document is read with `Accessibility.getFullAXTree`: the tab's own frames in its
 session, out-of-process iframes (nested ones too) in their flat child sessions, closed shadow
 roots included (the tree is built on the flattened DOM). Each iframe node is linked to its
-content frame through `DOM.describeNode` (the owner's `frameId`). Password inputs are found with
-a DOM search, so their values are never shown and the gatekeeper knows what a fill targets.
+content frame through `DOM.describeNode` (the owner's `frameId`), and each frame carries the
+origin actions in it are judged at, which the text names where it is not the tab's. Password
+inputs are found with a DOM search, so their values are never shown and the gatekeeper knows
+what a fill targets.
 Nodes the tree does not call interactive are asked for event listeners, at most 120 of them.
 The whole read is repeated (up to three times) when the page changes while it is read, so the
 refs it mints carry the epoch of the page they describe.
@@ -21,6 +23,7 @@ from typing import Any
 from host.browser.l2.ax_tree import (FrameAX, RefMark, build_lines, fit, frame_from_nodes, innermost_candidates,
                                      is_interactive, role_of, truncation_marker)
 from host.browser.l2.deep_refs import DeepGeneration, DeepNode, DeepRefMap
+from host.browser.l2.frames import frame_origin
 from host.cdp.client import TabClient
 from host.cdp.errors import CdpError
 from host.cdp.manager import CdpManager
@@ -88,6 +91,7 @@ async def _collect(client: TabClient, manager: CdpManager) -> _Frames:
     pending: list[tuple[tuple[str, str], str, str]] = []  # (link, child session, child frame id)
     queue: list[tuple[str | None, bool]] = [(None, False)]
     root: FrameAX | None = None
+    origins: dict[str, str] = {}  # frame id -> origin; parents are read before their children
     while queue and len(frames) < MAX_FRAMES:
         session, remote = queue.pop(0)
         tree = await client.send("Page.getFrameTree", session_id=session, result_type=tree_type)
@@ -99,6 +103,8 @@ async def _collect(client: TabClient, manager: CdpManager) -> _Frames:
         for index, (info, ax) in enumerate(zip(local, trees)):
             frame = frame_from_nodes(_key(session, info["id"]), session, info["id"], info.get("loaderId", ""),
                                      info.get("url", ""), ax["nodes"], out_of_process=remote and index == 0)
+            frame.origin = origins[info["id"]] = frame_origin(str(info.get("securityOrigin") or ""), frame.url,
+                                                              origins.get(str(info.get("parentId") or ""), ""))
             frames[frame.key] = frame
             if root is None:
                 root = frame

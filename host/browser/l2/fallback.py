@@ -24,9 +24,10 @@ async def ax_outline(call: "ToolCall", browser: "BrowserGateway") -> str | None:
     """The outline text, or None when the tree has nothing to show either."""
     from cdp_use.cdp.accessibility.commands import GetFullAXTreeReturns
 
-    from host.browser.l2.tools import debugger
+    from host.browser.l2.session import debugger
 
-    async with debugger(call, browser, write=False) as client:
+    assert call.tab_id is not None
+    async with debugger(call.tab_id, browser, write=False) as client:
         answer = await client.send("Accessibility.getFullAXTree", result_type=resolvable(GetFullAXTreeReturns))
     frame = frame_from_nodes("tab", None, "", "", "", answer["nodes"])
     lines = []

@@ -79,9 +79,13 @@ async def locate(client: TabClient, session_id: str | None, backend_node_id: int
                  max(quad[1::2]) - min(quad[1::2]))
 
 
-async def check_hit(client: TabClient, session_id: str | None, backend_node_id: int, point: Point) -> None:
+async def check_hit(client: TabClient, session_id: str | None, backend_node_id: int, point: Point,
+                    frame_id: str = "") -> None:
     """Raise `occluded` when a click at `point` would land on something outside the element
-    (shadow trees are crossed: a click on a closed shadow root's button is a hit)."""
+    (shadow trees are crossed: a click on a closed shadow root's button is a hit), in particular
+    on another frame's document. A hit test that cannot run refuses the click: the click would
+    go wherever the page puts something there, which may be another origin's frame."""
+    described: dict[str, Any] = {}
     try:
         hit = await client.send("DOM.getNodeForLocation", {"x": round(point.local_x), "y": round(point.local_y),
                                                            "includeUserAgentShadowDOM": True,
@@ -89,20 +93,24 @@ async def check_hit(client: TabClient, session_id: str | None, backend_node_id: 
         hit_id = int(hit["backendNodeId"])
         if hit_id == backend_node_id:
             return
-        target = await client.send("DOM.resolveNode", {"backendNodeId": backend_node_id, "objectGroup": HIT_GROUP},
-                                   session_id=session_id)
-        blocker = await client.send("DOM.resolveNode", {"backendNodeId": hit_id, "objectGroup": HIT_GROUP},
-                                    session_id=session_id)
-        inside = await client.send("Runtime.callFunctionOn", {
-            "objectId": target["object"]["objectId"], "returnByValue": True,
-            "functionDeclaration": "function (hit) { for (let n = hit; n; n = n.parentNode || n.host) "
-                                   "{ if (n === this) return true; } return false; }",
-            "arguments": [{"objectId": blocker["object"]["objectId"]}]}, session_id=session_id)
-        if (inside.get("result") or {}).get("value") is True:
-            return
+        other_frame = bool(frame_id) and hit.get("frameId") != frame_id
+        if not other_frame:
+            target = await client.send("DOM.resolveNode", {"backendNodeId": backend_node_id, "objectGroup": HIT_GROUP},
+                                       session_id=session_id)
+            blocker = await client.send("DOM.resolveNode", {"backendNodeId": hit_id, "objectGroup": HIT_GROUP},
+                                        session_id=session_id)
+            inside = await client.send("Runtime.callFunctionOn", {
+                "objectId": target["object"]["objectId"], "returnByValue": True,
+                "functionDeclaration": "function (hit) { for (let n = hit; n; n = n.parentNode || n.host) "
+                                       "{ if (n === this) return true; } return false; }",
+                "arguments": [{"objectId": blocker["object"]["objectId"]}]}, session_id=session_id)
+            if (inside.get("result") or {}).get("value") is True:
+                return
         described = await client.send("DOM.describeNode", {"backendNodeId": hit_id}, session_id=session_id)
-    except CdpError:
-        return  # the hit test is a safety net, not a gate: if it cannot run, the click still aims at the box
+    except CdpError as exc:
+        raise ToolFailure(ToolCode.OCCLUDED, f"what is at ({point.x:.0f}, {point.y:.0f}) could not be checked "
+                          f"({exc.cdp_message or exc.message}), so nothing was clicked; scroll or read the page again",
+                          phase="precheck", retryable=True, details={"dispatched": False}) from None
     finally:
         try:
             await client.send("Runtime.releaseObjectGroup", {"objectGroup": HIT_GROUP}, session_id=session_id)
@@ -113,26 +121,71 @@ async def check_hit(client: TabClient, session_id: str | None, backend_node_id: 
                       phase="precheck", retryable=True, details={"dispatched": False})
 
 
-async def route_point(client: TabClient, x: float, y: float, max_depth: int = 8) -> tuple[str | None, float, float]:
-    """The session whose widget receives input at top-level (x, y), and the point in its own
-    viewport: the browser does not pass debugger input on into out-of-process frames, so input
-    over one is sent to the frame itself."""
+@dataclass(frozen=True)
+class Hit:
+    """Where input at a top-level point goes: the session whose widget receives it, the point in
+    that widget's viewport, and the frame whose document is under it."""
+
+    session_id: str | None
+    x: float
+    y: float
+    frame_id: str
+
+
+FRAME_OWNERS = frozenset({"iframe", "frame", "object", "embed", "fencedframe"})
+
+
+async def hit_point(client: TabClient, x: float, y: float, max_depth: int = 8) -> Hit:
+    """Hit-test top-level (x, y) the way the browser will route input there (reads only).
+
+    The browser does not pass debugger input on into out-of-process frames, so a point over one
+    is followed into the frame's own session, in the frame's own coordinates. In-process frames
+    need no following: the hit test itself returns the node inside them, with its frame. Raises
+    CdpError when a level cannot be read and ToolFailure when the point cannot be followed, so
+    that input never goes where the test could not look."""
     session: str | None = None
     for _ in range(max_depth):
         try:
             hit = await client.send("DOM.getNodeForLocation", {"x": round(x), "y": round(y), "ignorePointerEventsNone": False},
                                     session_id=session)
-            owner = int(hit["backendNodeId"])
-            node = (await client.send("DOM.describeNode", {"backendNodeId": owner}, session_id=session)).get("node") or {}
-        except CdpError:
-            return session, x, y
-        frame_id = node.get("frameId") if node.get("localName") in ("iframe", "frame") else None
-        child = next((c for c in client.state.sessions.values() if c.target_id == frame_id and c.parent == session), None)
+        except CdpError as exc:
+            if exc.cdp_message and "No node found" in exc.cdp_message:
+                raise ToolFailure(ToolCode.INVALID_PARAMS, f"nothing is at ({x:g}, {y:g}) in the page; take a screenshot "
+                                  "to find the point again", phase="validate", details={"dispatched": False}) from None
+            raise
+        frame_id = hit.get("frameId")
+        if not frame_id:
+            raise ToolFailure(ToolCode.UNSUPPORTED_FRAME, f"the browser did not say which frame is at ({x:g}, {y:g})",
+                              phase="precheck", details={"dispatched": False})
+        owner = int(hit["backendNodeId"])
+        node = (await client.send("DOM.describeNode", {"backendNodeId": owner}, session_id=session)).get("node") or {}
+        inner = node.get("frameId") if str(node.get("localName") or "").lower() in FRAME_OWNERS else None
+        child = next((c for c in client.state.sessions.values() if c.target_id == inner and c.parent == session), None) \
+            if inner and inner != frame_id else None
         if child is None:
-            return session, x, y
+            if inner and inner != frame_id and not await _frame_is_local(client, session, inner):
+                raise ToolFailure(ToolCode.UNSUPPORTED_FRAME, f"({x:g}, {y:g}) is over a frame the debugger is not "
+                                  "attached to (yet); read the page again", phase="precheck", retryable=True,
+                                  details={"dispatched": False})
+            return Hit(session, x, y, str(frame_id))  # the owner itself (its border) or an in-process frame's node
         content = (await client.send("DOM.getBoxModel", {"backendNodeId": owner}, session_id=session))["model"]["content"]
+        left, top, right, bottom = min(content[0::2]), min(content[1::2]), max(content[0::2]), max(content[1::2])
+        if not (left <= x < right and top <= y < bottom):
+            return Hit(session, x, y, str(frame_id))  # on the iframe's border or padding: the parent's
         x, y, session = x - content[0], y - content[1], child.session_id
-    return session, x, y
+    raise ToolFailure(ToolCode.UNSUPPORTED_FRAME, f"({x:g}, {y:g}) is inside frames nested more than {max_depth} deep",
+                      phase="precheck", details={"dispatched": False})
+
+
+async def _frame_is_local(client: TabClient, session: str | None, frame_id: str) -> bool:
+    tree = await client.send("Page.getFrameTree", session_id=session)
+    stack = [tree.get("frameTree") or {}]
+    while stack:
+        item = stack.pop()
+        if (item.get("frame") or {}).get("id") == frame_id:
+            return True
+        stack.extend(item.get("childFrames") or [])
+    return False
 
 
 def _describe(node: dict[str, Any]) -> str:

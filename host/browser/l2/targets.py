@@ -7,7 +7,9 @@
 * An L1 ref (`s…`) must belong to the tab's current snapshot. It is resolved by the page
   executor itself, in its isolated world (the execution context found through `Runtime`
   events), strictly as any L1 action would; the element it returns is described to get its
-  `backendNodeId`. Translations are cached per snapshot and epoch.
+  `backendNodeId`, and its document element to get the frame it is in (read in that same
+  world, where the page cannot redefine `ownerDocument`). Translations are cached per snapshot
+  and epoch.
 
 Every failure is `stale_ref` with a reason; the action's writes are then bound to the epoch the
 target was resolved under (`Writer`), so a page that changes in between gets none of them.
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from host.tools.failure import ToolCode, ToolFailure
 from host.browser.l2.deep_refs import StaleReason, is_deep_ref, stale
+from host.browser.l2.translations import Translation
 from host.cdp.client import TabClient
 from host.cdp.errors import CdpCode, CdpError
 
@@ -45,6 +48,7 @@ class NodeTarget:
     role: str = ""
     name: str = ""
     input_type: str | None = None
+    frame_id: str = ""  # the frame whose document holds the element
 
     def describe(self) -> str:
         return f'{self.role} "{self.name}"' if self.name else (self.role or "element")
@@ -161,8 +165,12 @@ async def _main_frame_id(client: TabClient) -> str:
     return str(tree["frameTree"]["frame"]["id"])
 
 
-async def _translate_l1(call: "ToolCall", browser: "BrowserGateway", client: TabClient, ref: str) -> int:
-    """The backendNodeId of an L1 ref, resolved by the page executor in its own world."""
+_OWNER_DOCUMENT_ELEMENT = "function () { return this.ownerDocument && this.ownerDocument.documentElement; }"
+
+
+async def _translate_l1(call: "ToolCall", browser: "BrowserGateway", client: TabClient, ref: str) -> Translation:
+    """The backendNodeId of an L1 ref, resolved by the page executor in its own world, and the
+    id of the frame whose document holds it."""
     manager = browser.cdp
     context = await manager.isolated_context(client, await _main_frame_id(client))
     if context is None:
@@ -180,7 +188,15 @@ async def _translate_l1(call: "ToolCall", browser: "BrowserGateway", client: Tab
             raise ToolFailure(ToolCode.STALE_REF, why.removeprefix("stale: "), phase="resolve", retryable=True,
                               details={"reason": StaleReason.INVALIDATED, "dispatched": False, "ref": ref})
         described = await client.send("DOM.describeNode", {"objectId": result["objectId"]})
-        return int(described["node"]["backendNodeId"])
+        owner = await client.send("Runtime.callFunctionOn", {"objectId": result["objectId"], "objectGroup": L1_GROUP,
+                                                             "functionDeclaration": _OWNER_DOCUMENT_ELEMENT,
+                                                             "returnByValue": False})
+        root = (owner.get("result") or {}).get("objectId")
+        frame_id = ((await client.send("DOM.describeNode", {"objectId": root})).get("node") or {}).get("frameId") \
+            if root else None
+        if not frame_id:
+            raise stale(ref, StaleReason.DOCUMENT_CHANGED, "the document that held it is gone")
+        return Translation(int(described["node"]["backendNodeId"]), str(frame_id))
     except CdpError as exc:
         raise cdp_failure(exc, write=False) from None
     finally:
@@ -190,6 +206,25 @@ async def _translate_l1(call: "ToolCall", browser: "BrowserGateway", client: Tab
             pass
 
 
+async def translate_l1(call: "ToolCall", browser: "BrowserGateway", client: TabClient, ref: str) -> Translation:
+    """The element an L1 ref names now (cached per snapshot and epoch); stale_ref when the ref
+    is not from the tab's latest snapshot or the page executor no longer finds it."""
+    tab_id = client.tab_id
+    hint = browser.refs.lookup(tab_id, ref)
+    if hint is None or not browser.refs.is_current(tab_id, ref):
+        raise ToolFailure(ToolCode.STALE_REF, f"ref {ref} is not from the latest read_page of this tab; call read_page "
+                          "again", phase="resolve", retryable=True,
+                          details={"reason": StaleReason.NOT_FOUND, "dispatched": False, "ref": ref})
+    snapshot = browser.refs.current_snapshot(tab_id)
+    epoch = client.state.epoch
+    cache = browser.l1_translations
+    found = cache.get(tab_id, epoch, snapshot, ref)
+    if found is None:
+        found = await _translate_l1(call, browser, client, ref)
+        cache.put(tab_id, epoch, snapshot, ref, found)
+    return found
+
+
 async def resolve_target(call: "ToolCall", browser: "BrowserGateway", client: TabClient, ref: str) -> NodeTarget:
     """The node `ref` names in the call's tab, proven current; raises stale_ref otherwise."""
     tab_id = client.tab_id
@@ -197,22 +232,15 @@ async def resolve_target(call: "ToolCall", browser: "BrowserGateway", client: Ta
     if is_deep_ref(ref):
         node = browser.deep_refs.resolve(tab_id, ref, state.epoch, state.epoch_reason)
         target = NodeTarget(ref, node.session_id, node.backend_node_id, state.epoch, "deep", node.role, node.name,
-                            node.input_type)
+                            node.input_type, node.frame_id)
         await _verify_deep(client, target, node.frame_id, node.loader_id, node.document_backend_id)
     else:
-        hint = browser.refs.lookup(tab_id, ref)
-        if hint is None or not browser.refs.is_current(tab_id, ref):
-            raise ToolFailure(ToolCode.STALE_REF, f"ref {ref} is not from the latest read_page of this tab; call read_page "
-                              "again", phase="resolve", retryable=True,
-                              details={"reason": StaleReason.NOT_FOUND, "dispatched": False, "ref": ref})
-        snapshot = browser.refs.current_snapshot(tab_id)
         epoch = state.epoch
-        cache = browser.l1_translations
-        backend = cache.get(tab_id, epoch, snapshot, ref)
-        if backend is None:
-            backend = await _translate_l1(call, browser, client, ref)
-            cache.put(tab_id, epoch, snapshot, ref, backend)
-        target = NodeTarget(ref, None, backend, epoch, "l1", hint.role, hint.name, hint.input_type)
+        translated = await translate_l1(call, browser, client, ref)
+        hint = browser.refs.lookup(tab_id, ref)
+        assert hint is not None  # translate_l1 refuses a ref the host does not know
+        target = NodeTarget(ref, None, translated.backend_node_id, epoch, "l1", hint.role, hint.name, hint.input_type,
+                            translated.frame_id)
     if state.epoch != target.epoch:
         raise stale(ref, StaleReason.LIFECYCLE_CHANGED, f"the page changed while the action was prepared ({state.epoch_reason})")
     return target

@@ -1,13 +1,16 @@
 """The L2 tools: read_page_deep, screenshot, click_trusted, type_trusted, press_key, click_xy,
 drag, upload_file. Each holds the debugger for its tab, resolves its ref (proving it current),
 binds every write to the epoch the target was proven under, tracks the network around trusted
-input, and reports what it did like the L1 writes do (child tab adopted, navigation noticed)."""
+input, and reports what it did like the L1 writes do (child tab adopted, navigation noticed).
+
+The writes act only in the frame they were judged at (`l2/landing.py`): the element's frame
+must be the one resolved, the frame under a point and the frame holding the focus are checked
+again just before the input is sent."""
 
 from __future__ import annotations
 
 import base64
-from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Awaitable, Callable, TYPE_CHECKING
+from typing import Any, Awaitable, Callable, TYPE_CHECKING
 
 from host.browser import page_writes
 from host.tools.call import ToolCall
@@ -15,8 +18,10 @@ from host.tools.failure import ToolCode, ToolFailure
 from host.browser.l2 import geometry, input as trusted
 from host.browser.l2.deep_read import read_deep
 from host.browser.l2.keys import parse_combo
+from host.browser.l2.landing import check_node, confirm_focus, confirm_points, landing_of, writer_epoch
 from host.browser.l2.network_idle import NetworkIdle
 from host.browser.l2.screenshot import capture, save
+from host.browser.l2.session import Action, debugger
 from host.browser.l2.targets import NodeTarget, Writer, cdp_failure, resolve_target
 from host.tools.browser_params import (ClickTrustedParams, ClickXYParams, DragParams, PressKeyParams, ReadPageDeepParams,
                                  ScreenshotParams, TypeTrustedParams, UploadFileParams)
@@ -31,34 +36,6 @@ if TYPE_CHECKING:
 TRUSTED_NOTE = "trusted input through the debugger"
 
 
-class _Action:
-    """What an L2 call has sent so far (decides whether a failure may have had an effect)."""
-
-    writer: Writer | None = None
-
-    @property
-    def sent(self) -> int:
-        return self.writer.sent if self.writer is not None else 0
-
-
-@asynccontextmanager
-async def debugger(call: ToolCall, browser: "BrowserGateway", action: _Action | None = None, *, write: bool) -> AsyncIterator[TabClient]:
-    """Hold the debugger for the call's tab; CDP failures become tool failures."""
-    tab_id = call.tab_id
-    assert tab_id is not None
-    manager = browser.cdp
-    stopped = manager.user_stopped(tab_id)
-    if stopped:
-        raise ToolFailure(ToolCode.DEBUGGER_CANCELLED, f"the user stopped the debugger in tab {tab_id} (they dismissed the "
-                          "browser's debugging bar); trusted tools stay off there until the user's next message",
-                          phase="precheck", details={"dispatched": False, "reason": stopped})
-    try:
-        async with manager.use(tab_id) as client:
-            yield client
-    except CdpError as exc:
-        raise cdp_failure(exc, write=write, sent=action.sent if action else 0) from None
-
-
 async def _scroll_into_view(client: TabClient, writer: Writer, target: NodeTarget) -> None:
     """Bring the element (and, for out-of-process frames, each owner iframe) into view."""
     for session, owner in reversed(await geometry.owner_chain(client, target.session_id)):
@@ -69,8 +46,19 @@ async def _scroll_into_view(client: TabClient, writer: Writer, target: NodeTarge
 async def _aim(client: TabClient, writer: Writer, target: NodeTarget) -> geometry.Point:
     await _scroll_into_view(client, writer, target)
     point = await geometry.locate(client, target.session_id, target.backend_node_id)
-    await geometry.check_hit(client, target.session_id, target.backend_node_id, point)
+    await geometry.check_hit(client, target.session_id, target.backend_node_id, point, target.frame_id)
     return point
+
+
+async def _sent_before(writer: Writer, check: Awaitable[None]) -> None:
+    """Run a check after some of the input was sent: a refusal then says it may have acted."""
+    try:
+        await check
+    except ToolFailure as problem:
+        if writer.sent:
+            problem.details.update(dispatched=True, effectMayHaveOccurred=True)
+            problem.message += " (what was sent before the check may have had an effect)"
+        raise
 
 
 async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, writer: Writer, perform: Callable[[Writer], Awaitable[Any]],
@@ -91,9 +79,10 @@ async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, wri
     browser.routes.touch(call.thread_id, tab_id, wrote=True)
     evidence = {"attempts": [{"phase": "execute", "strategy": "l2", "ok": True}], "strategy": "cdp", "trusted": True,
                 "effectState": "dispatched", "outcome": "uncertain", "observedEffects": []}
+    landing = landing_of(call)
     out = {"dispatched": True, "evidence": evidence, "networkSettled": settled.settled, "networkWaitMs": settled.waited_ms,
-           "networkRequests": settled.requests, **details}
-    parts = [text]
+           "networkRequests": settled.requests, "frameOrigin": landing.origin, **details}
+    parts = [text if not landing.in_other_origin else f"{text} It landed in a frame of {landing.origin}."]
     if interrupted:
         parts.append(f"The page changed during the input ({interrupted}); the rest of it was not sent.")
         out["interruptedBy"] = interrupted
@@ -125,13 +114,13 @@ async def _read_retrying(call: ToolCall, browser: "BrowserGateway", read: Callab
     """Run a read under the debugger; when the session ends under it for any reason but the
     user's cancel (a renderer that stopped answering, for one), attach again and read once more."""
     try:
-        async with debugger(call, browser, write=False) as client:
+        async with debugger(call.tab_id, browser, write=False) as client:
             return await read(client)
     except ToolFailure as exc:
         if exc.code != ToolCode.DEBUGGER_DETACHED or exc.details.get("reason") == "canceled_by_user":
             raise
         call.details["retriedAfterDetach"] = exc.details.get("reason") or exc.message
-    async with debugger(call, browser, write=False) as client:
+    async with debugger(call.tab_id, browser, write=False) as client:
         return await read(client)
 
 
@@ -173,10 +162,12 @@ async def screenshot(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
 async def click_trusted(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Click an element (L1 or deep ref) with trusted mouse input at its centre."""
     params = call.params
-    assert isinstance(params, ClickTrustedParams)
-    action = _Action()
-    async with debugger(call, browser, action, write=True) as client:
+    assert isinstance(params, ClickTrustedParams) and call.tab_id is not None
+    landing = landing_of(call)
+    action = Action()
+    async with debugger(call.tab_id, browser, action, write=True) as client:
         target = await resolve_target(call, browser, client, params.ref)
+        check_node(landing, target)
         writer = action.writer = Writer(client, target.epoch)
         point = await _aim(client, writer, target)
         kind = "Double-clicked" if params.double_click else "Clicked"
@@ -213,10 +204,12 @@ async def _call_on(writer: Writer, target: NodeTarget, function: str) -> Any:
 async def type_trusted(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Click into a field and type with trusted key events; verify the value it ends with."""
     params = call.params
-    assert isinstance(params, TypeTrustedParams)
-    action = _Action()
-    async with debugger(call, browser, action, write=True) as client:
+    assert isinstance(params, TypeTrustedParams) and call.tab_id is not None
+    landing = landing_of(call)
+    action = Action()
+    async with debugger(call.tab_id, browser, action, write=True) as client:
         target = await resolve_target(call, browser, client, params.ref)
+        check_node(landing, target)
         writer = action.writer = Writer(client, target.epoch)
         point = await _aim(client, writer, target)
         before = await _call_on(Writer(client, target.epoch), target, _READ_VALUE)  # a read: not counted
@@ -228,6 +221,8 @@ async def type_trusted(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
             await trusted.click(frame, point.local_x, point.local_y)
             await send("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
             await _call_on(send, target, _SELECT_FOR_REPLACE if params.mode == "replace" else _CARET_TO_END)
+            # Keys go to whichever frame holds the focus: the page could have moved it on focus.
+            await _sent_before(send, confirm_focus(client, landing, target.frame_id))
             if params.mode == "replace" and not params.text:
                 await trusted.press(frame, parse_combo("Backspace"))
             strategy.append(await trusted.type_text(frame, params.text))
@@ -259,73 +254,65 @@ async def type_trusted(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
 
 async def press_key(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Press a key combination with trusted key events (the focused element, or `ref` focused
-    first). Without a usable debugger it falls back to synthetic events and says so."""
+    first). Where the debugger could not attach when the call was resolved, it falls back to
+    the page executor's synthetic events and says so."""
     params = call.params
-    assert isinstance(params, PressKeyParams)
+    assert isinstance(params, PressKeyParams) and call.tab_id is not None
     combo = parse_combo(params.key)
-    action = _Action()
-    try:
-        async with debugger(call, browser, action, write=True) as client:
-            session = None
-            if params.ref:
-                target = await resolve_target(call, browser, client, params.ref)
-                writer = action.writer = Writer(client, target.epoch)
-                await _scroll_into_view(client, writer, target)
-                await writer("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
-                where, session = target.describe(), target.session_id
-            else:
-                writer = action.writer = Writer(client, client.epoch)
-                where = "the focused element"
-            return await _act(call, browser, client, writer, lambda send: trusted.press(send.on(session), combo),
-                              f"Pressed {combo.describe()} on {where} with {TRUSTED_NOTE}.", {"key": combo.describe()})
-    except ToolFailure as problem:
-        if problem.code != ToolCode.DEBUGGER_UNAVAILABLE or action.sent or (params.ref and not params.ref.startswith("s")):
-            raise
-    result = await page_writes.run_write(call, browser)  # synthetic fallback: the page executor says so in its text
-    result.details["fallback"] = "synthetic"
-    return result
+    landing = landing_of(call)
+    if landing.kind == "synthetic":
+        result = await page_writes.run_write(call, browser)  # the page executor says so in its text
+        result.details["fallback"] = "synthetic"
+        return result
+    action = Action()
+    async with debugger(call.tab_id, browser, action, write=True) as client:
+        if params.ref:
+            target = await resolve_target(call, browser, client, params.ref)
+            check_node(landing, target)
+            writer = action.writer = Writer(client, target.epoch)
+            await _scroll_into_view(client, writer, target)
+            await writer("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
+            await _sent_before(writer, confirm_focus(client, landing, target.frame_id))
+            where, session = target.describe(), target.session_id
+        else:
+            writer = action.writer = Writer(client, writer_epoch(client, landing))
+            await confirm_focus(client, landing)
+            where, session = "the focused element", None
+        return await _act(call, browser, client, writer, lambda send: trusted.press(send.on(session), combo),
+                          f"Pressed {combo.describe()} on {where} with {TRUSTED_NOTE}.", {"key": combo.describe()})
 
 
 async def click_xy(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Click at viewport coordinates (for canvases and other places without a ref)."""
     params = call.params
-    assert isinstance(params, ClickXYParams)
-    action = _Action()
-    async with debugger(call, browser, action, write=True) as client:
-        await _inside_viewport(client, [(params.x, params.y)])
-        writer = action.writer = Writer(client, client.epoch)
-        session, x, y = await geometry.route_point(client, params.x, params.y)
+    assert isinstance(params, ClickXYParams) and call.tab_id is not None
+    landing = landing_of(call)
+    action = Action()
+    async with debugger(call.tab_id, browser, action, write=True) as client:
+        writer = action.writer = Writer(client, writer_epoch(client, landing))
+        (hit,) = await confirm_points(client, landing)
         kind = "Double-clicked" if params.double_click else "Clicked"
         return await _act(call, browser, client, writer,
-                          lambda send: trusted.click(send.on(session), x, y, button=params.button, double=params.double_click),
+                          lambda send: trusted.click(send.on(hit.session_id), hit.x, hit.y, button=params.button,
+                                                     double=params.double_click),
                           f"{kind} at ({params.x:g}, {params.y:g}) with {TRUSTED_NOTE}.", {"point": {"x": params.x, "y": params.y}})
 
 
 async def drag(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Drag from one viewport point to another."""
     params = call.params
-    assert isinstance(params, DragParams)
+    assert isinstance(params, DragParams) and call.tab_id is not None
     start, end = (params.start.x, params.start.y), (params.to.x, params.to.y)
-    action = _Action()
-    async with debugger(call, browser, action, write=True) as client:
-        await _inside_viewport(client, [start, end])
-        writer = action.writer = Writer(client, client.epoch)
-        session, x, y = await geometry.route_point(client, *start)
-        dx, dy = x - start[0], y - start[1]  # the whole drag in the frame where it starts
+    landing = landing_of(call)
+    action = Action()
+    async with debugger(call.tab_id, browser, action, write=True) as client:
+        writer = action.writer = Writer(client, writer_epoch(client, landing))
+        first, _ = await confirm_points(client, landing)  # both ends are still where they were judged
+        dx, dy = first.x - start[0], first.y - start[1]  # the whole drag in the frame where it starts
         return await _act(call, browser, client, writer,
-                          lambda send: trusted.drag(send.on(session), (x, y), (end[0] + dx, end[1] + dy)),
+                          lambda send: trusted.drag(send.on(first.session_id), (first.x, first.y), (end[0] + dx, end[1] + dy)),
                           f"Dragged from ({start[0]:g}, {start[1]:g}) to ({end[0]:g}, {end[1]:g}) with {TRUSTED_NOTE}.",
                           {"from": {"x": start[0], "y": start[1]}, "to": {"x": end[0], "y": end[1]}})
-
-
-async def _inside_viewport(client: TabClient, points: list[tuple[float, float]]) -> None:
-    metrics = await client.send("Page.getLayoutMetrics")
-    view = metrics["cssLayoutViewport"]
-    width, height = view["clientWidth"], view["clientHeight"]
-    for x, y in points:
-        if x >= width or y >= height:
-            raise ToolFailure(ToolCode.INVALID_PARAMS, f"({x:g}, {y:g}) is outside the viewport ({width}x{height} CSS px); "
-                              "take a screenshot to find the point again", phase="validate", details={"dispatched": False})
 
 
 _SET_FILES = """function (name, mime, data) {
@@ -344,9 +331,11 @@ async def upload_file(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     params = call.params
     assert isinstance(params, UploadFileParams) and call.tab_id is not None
     attachment = browser.attachments.for_upload(call.thread_id, params.attachment_id)
-    action = _Action()
-    async with debugger(call, browser, action, write=True) as client:
+    landing = landing_of(call)
+    action = Action()
+    async with debugger(call.tab_id, browser, action, write=True) as client:
         target = await resolve_target(call, browser, client, params.ref)
+        check_node(landing, target)
         described = await client.send("DOM.describeNode", {"backendNodeId": target.backend_node_id},
                                       session_id=target.session_id)
         node = described.get("node") or {}

@@ -1,0 +1,74 @@
+"""Which frame holds the keyboard focus: where trusted key events go.
+
+The browser delivers `Input.dispatchKeyEvent` to the focused frame, whichever session the event
+is sent on, out-of-process frames included. Starting at the top frame, each document's
+`activeElement` is read; when it is a frame owner (the focus is inside that frame) the search
+goes on in the frame it holds, in the same session or in the frame's own child session.
+
+Documents are read in an isolated world of our own (`Page.createIsolatedWorld`, reused by
+name), where the page's scripts cannot redefine `activeElement` to point elsewhere. Only reads
+are sent; every failure to follow the focus is raised, never guessed.
+"""
+
+from __future__ import annotations
+
+from protocol.errors import TabwardenError
+
+from host.browser.l2.frames import READ_TIMEOUT_S, Frame, FrameTrees
+from host.cdp.errors import CdpCode, CdpError
+
+PROBE_WORLD = "tabwarden-probe"
+PROBE_GROUP = "tabwarden-probe"
+MAX_DEPTH = 8
+# The active element when it holds a frame (the focus is somewhere inside that frame), else null.
+_ACTIVE_FRAME_OWNER = ("(() => { const a = document.activeElement; "
+                       "return a && /^(IFRAME|FRAME|OBJECT|EMBED|FENCEDFRAME)$/.test(a.nodeName) ? a : null; })()")
+
+
+class FocusLost(TabwardenError):
+    """The focus could not be followed (a frame without a session, too deep, a document gone)."""
+
+
+async def focused_frame(frames: FrameTrees) -> Frame:
+    """The frame whose document holds the keyboard focus. Raises FocusLost or CdpError."""
+    client = frames.client
+    frame = await frames.top()
+    for _ in range(MAX_DEPTH):
+        session = frame.session_id
+        world = await client.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": PROBE_WORLD},
+                                  session_id=session, timeout=READ_TIMEOUT_S)
+        active = await client.send("Runtime.evaluate", {"expression": _ACTIVE_FRAME_OWNER, "objectGroup": PROBE_GROUP,
+                                                        "contextId": world["executionContextId"], "returnByValue": False},
+                                   session_id=session, timeout=READ_TIMEOUT_S)
+        handle = (active.get("result") or {}).get("objectId")
+        if not handle:
+            return frame  # the focus is in this frame's own document
+        try:
+            node = (await client.send("DOM.describeNode", {"objectId": handle}, session_id=session,
+                                      timeout=READ_TIMEOUT_S)).get("node") or {}
+        finally:
+            await _release(frames, session)
+        inner = node.get("frameId")
+        if not inner or inner == frame.frame_id:
+            raise FocusLost("the focused frame owner holds no frame the debugger knows")
+        local = (await frames.session_frames(session)).get(inner)
+        if local is not None:
+            frame = local
+            continue
+        child = next((c for c in client.state.sessions.values() if c.target_id == inner and c.parent == session), None)
+        if child is None:
+            raise FocusLost(f"the focus is in a frame ({inner[:8]}…) the debugger is not attached to")
+        found = (await frames.session_frames(child.session_id)).get(inner)
+        if found is None:
+            raise FocusLost(f"the focused frame ({inner[:8]}…) is gone")
+        frame = found
+    raise FocusLost(f"the focus is more than {MAX_DEPTH} frames deep")
+
+
+async def _release(frames: FrameTrees, session: str | None) -> None:
+    try:
+        await frames.client.send("Runtime.releaseObjectGroup", {"objectGroup": PROBE_GROUP}, session_id=session,
+                                 timeout=READ_TIMEOUT_S)
+    except CdpError as exc:
+        if exc.code not in (CdpCode.SESSION_GONE, CdpCode.PROTOCOL_ERROR):
+            raise
