@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "4d3e725c28c65731abb2d264bfe41c651ad1b07672843786a14fb11865baa23d";
+export const SCHEMA_HASH = "506e6428ab066f6782a2a7925457089829f843c1d0f178b2d6938000d2d90dc6";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

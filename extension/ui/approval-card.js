@@ -3,7 +3,7 @@
 // sends the user's answer; the host decides what it means (and refuses anything else).
 import { UI } from "../generated/protocol.js";
 import { clock, h } from "./dom.js";
-import { renderParams, targetsPassword } from "./params-view.js";
+import { renderParams } from "./params-view.js";
 import { t } from "./strings.js";
 
 export const KEY_ACTIONS = { y: "accept", s: "acceptForSession", a: "acceptForSite", n: "note", escape: "cancel" };
@@ -59,7 +59,7 @@ export class ApprovalCard {
       flags.length ? h("ul", { class: "flags" }, flags.map((flag) =>
         h("li", { class: `flag flag-${flag}`, dataset: { flag } }, t(`flag.${flag}`, { origin })))) : null,
       h("h4", { text: t("approval.params") }),
-      renderParams(request.params, { passwordTarget: targetsPassword(request.targetLine) }),
+      renderParams(request.params, { passwordTarget: request.passwordTarget === true }),
       request.reason ? h("p", { class: "muted small reason" }, `${t("approval.reason")}: ${request.reason}`) : null,
       this.remaining,
       this.buttons,

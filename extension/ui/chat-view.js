@@ -1,7 +1,7 @@
 // Draws the thread's items: user and assistant messages (with reasoning), tool cards, notices and
 // errors. One element per item, replaced when that item changes.
 import { h, clear } from "./dom.js";
-import { maskParams, maskSummary, targetsPassword } from "./params-view.js";
+import { maskParams, maskSummary } from "./params-view.js";
 import { has, t } from "./strings.js";
 
 const DIFF_MARKS = ["--- incremental snapshot ---", "# Page Changes"];
@@ -91,7 +91,7 @@ function toolCard(item) {
   const summary = text.slice(0, cut).trim();
   const diff = text.slice(cut).replace(DIFF_MARKS[0], "").trim();
   const preview = summary.split("\n").slice(0, PREVIEW_LINES).join("\n");
-  const password = targetsPassword(item.targetLine);
+  const password = item.passwordTarget === true;
   const params = item.params && Object.keys(item.params).length ? JSON.stringify(maskParams(item.params, password))
     : item.summary && item.summary !== "{}" ? maskSummary(item.summary, password) : "";
   return h("article", { class: `item tool status-${status}`, dataset: { itemId: item.id, tool: item.tool || "" } },

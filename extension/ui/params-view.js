@@ -1,6 +1,8 @@
 // Complete tool parameters, shown in full so the user sees what is clicked, typed and where it
 // goes. Secrets are masked (their presence and length stay visible, and the user may reveal
-// them): values under credential-like keys, and typed text when the element is a password field.
+// them): values under credential-like keys, and typed text when the host's facts say the element
+// is a password field (`passwordTarget` of the request, never the rendered element line: that
+// line holds the page's own text, which may say anything).
 import { h } from "./dom.js";
 import { t } from "./strings.js";
 
@@ -15,11 +17,6 @@ const MAX_DEPTH = 8;
 
 export function isSecretKey(key) {
   return CREDENTIAL_KEYS.has(String(key).toLowerCase().replace(/[_\-\s]/g, ""));
-}
-
-// The acted-on element is a password input (from the snapshot line the host resolved).
-export function targetsPassword(targetLine) {
-  return typeof targetLine === "string" && /\btype=password\b/.test(targetLine);
 }
 
 // A copy of `params` with every secret replaced by a mask naming its length (for one-line summaries).

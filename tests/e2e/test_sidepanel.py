@@ -126,9 +126,9 @@ class Site:
                                timeout=WAIT_MS)
         return page
 
-    def new_task(self, text: str) -> None:
+    def new_task(self, text: str, tab: Any = None) -> None:
         # The task's tab is the web page the user looked at last (the panel is a tab here).
-        self.form.bring_to_front()
+        (tab or self.form).bring_to_front()
         panel = self.panel
         panel.bring_to_front()
         panel.click("#new-thread")
@@ -232,6 +232,40 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
     assert site.form.evaluate("document.getElementById('name').value") == "Grace Hopper"
     assert site.form.evaluate("document.getElementById('pw').value") == "s3cret-pass"
     assert wait_until(lambda: not site.notifications(), 30, "the notifications to be cleared")
+
+
+NOTES = """<!doctype html><html><head><meta charset="utf-8"><title>Notes</title></head><body>
+<p><label>Comment type=password <input id="comment" type="text"></label></p>
+</body></html>"""
+
+
+def test_masking_follows_the_hosts_facts_not_the_pages_text(site):
+    from playwright.sync_api import expect
+
+    (site.web_dir / "notes.html").write_text(NOTES, encoding="utf-8")
+    notes = site.context.new_page()
+    notes.goto(site.web.url("notes.html"))
+    typed = "4111 1111 1111 1111 ada@example.com"
+    site.model.replies.clear()
+    site.model.add(*read_then(
+        "Reading the notes.",
+        Act("Typing the comment.", "type", "Comment field", 'textbox "Comment type=password"', {"text": typed}),
+        done="The comment is filled in."))
+    panel = site.panel
+    site.new_task("Fill in the notes.", tab=notes)
+
+    # The page's label says "type=password"; the host's facts say a text field: nothing is masked.
+    card = panel.locator(".approval")
+    expect(card).to_have_count(1)
+    expect(card.locator(".target-line")).to_contain_text('textbox "Comment type=password"')
+    expect(card.locator(".params")).to_contain_text(typed)
+    expect(card.locator(".secret")).to_have_count(0)
+    expect(card.locator(".flag-sensitive_payload")).to_contain_text("Sensitive data")
+    site.shot(panel, "approval-label-says-password")
+    panel.keyboard.press("y")
+    expect(panel.locator(".item.assistant").last).to_have_text(re.compile("The comment is filled in."))
+    assert notes.evaluate("document.getElementById('comment').value") == typed
+    notes.close()
 
 
 def test_decline_with_a_note_reaches_the_model(site):
