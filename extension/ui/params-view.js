@@ -2,9 +2,11 @@
 // goes. Secrets are masked (their presence and length stay visible, and the user may reveal
 // them): values under credential-like keys, and typed text when the host's facts say the element
 // is a password field (`passwordTarget` of the request, never the rendered element line: that
-// line holds the page's own text, which may say anything).
+// line holds the page's own text, which may say anything). Invisible and reordering characters
+// are shown as markers (visible.js), in keys and values alike.
 import { h } from "./dom.js";
 import { t } from "./strings.js";
+import { setVisibleText, visibleNodes } from "./visible.js";
 
 // Compared after lowercasing and dropping "_", "-" and spaces (as the host's payload check does).
 const CREDENTIAL_KEYS = new Set([
@@ -49,7 +51,7 @@ export function renderParams(params, { passwordTarget = false } = {}) {
 
 function table(entries, passwordTarget, depth) {
   return h("dl", { class: "params" }, entries.map(([key, value]) => [
-    h("dt", { text: key }),
+    h("dt", {}, visibleNodes(key)),
     h("dd", {}, isSecretKey(key) || (passwordTarget && TYPED_KEYS.has(key.toLowerCase()))
       ? secret(value) : valueView(value, passwordTarget, depth + 1)),
   ]));
@@ -57,9 +59,9 @@ function table(entries, passwordTarget, depth) {
 
 function valueView(value, passwordTarget, depth) {
   if (value === null || value === undefined) return h("code", { text: String(value) });
-  if (typeof value === "string") return h("span", { class: "param-text", text: value });
+  if (typeof value === "string") return h("span", { class: "param-text" }, visibleNodes(value));
   if (typeof value !== "object") return h("code", { text: JSON.stringify(value) });
-  if (depth > MAX_DEPTH) return h("code", { text: JSON.stringify(value) });
+  if (depth > MAX_DEPTH) return h("code", {}, visibleNodes(JSON.stringify(value)));
   if (Array.isArray(value)) {
     if (!value.length) return h("code", { text: "[]" });
     return h("ol", { class: "param-list", start: "0" },
@@ -76,7 +78,7 @@ function secret(value) {
   let revealed = false;
   toggle.addEventListener("click", () => {
     revealed = !revealed;
-    shown.textContent = revealed ? text : `•••••••• (${t("approval.secret", { count: text.length })})`;
+    setVisibleText(shown, revealed ? text : `•••••••• (${t("approval.secret", { count: text.length })})`);
     toggle.textContent = t(revealed ? "approval.hide" : "approval.reveal");
   });
   return h("span", { class: "secret-wrap" }, shown, " ", toggle);

@@ -236,10 +236,11 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
 
 NOTES = """<!doctype html><html><head><meta charset="utf-8"><title>Notes</title></head><body>
 <p><label>Comment type=password <input id="comment" type="text"></label></p>
+<p><label>Note \u202egnp.exe <input id="note" type="text"></label></p>
 </body></html>"""
 
 
-def test_masking_follows_the_hosts_facts_not_the_pages_text(site):
+def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site):
     from playwright.sync_api import expect
 
     (site.web_dir / "notes.html").write_text(NOTES, encoding="utf-8")
@@ -250,7 +251,8 @@ def test_masking_follows_the_hosts_facts_not_the_pages_text(site):
     site.model.add(*read_then(
         "Reading the notes.",
         Act("Typing the comment.", "type", "Comment field", 'textbox "Comment type=password"', {"text": typed}),
-        done="The comment is filled in."))
+        Act("Typing the note.", "type", "Note\u202e field", 'textbox "Note', {"text": "invoice\u202efdp.exe\u200b"}),
+        done="Both are filled in."))
     panel = site.panel
     site.new_task("Fill in the notes.", tab=notes)
 
@@ -263,8 +265,28 @@ def test_masking_follows_the_hosts_facts_not_the_pages_text(site):
     expect(card.locator(".flag-sensitive_payload")).to_contain_text("Sensitive data")
     site.shot(panel, "approval-label-says-password")
     panel.keyboard.press("y")
-    expect(panel.locator(".item.assistant").last).to_have_text(re.compile("The comment is filled in."))
+
+    # A right-to-left override and a zero-width space, in the element's name and in the typed
+    # text, are shown as markers; the rest stays as typed.
+    expect(card.locator(".target-line")).to_contain_text('textbox "Note ⟨U+202E⟩gnp.exe"')
+    params = card.locator(".params")
+    expect(params).to_contain_text("invoice⟨U+202E⟩fdp.exe⟨U+200B⟩")
+    expect(params).to_contain_text("Note⟨U+202E⟩ field")
+    expect(card.locator(".invisible-char")).to_have_count(4)
+    assert "\u202e" not in card.inner_text() and "\u200b" not in card.inner_text()
+    for dark in (False, True):
+        site.shot(panel, "approval-invisible", dark=dark)
+    panel.set_viewport_size({"width": 360, "height": 900})
+    try:
+        site.shot(panel, "approval-invisible-360")
+        site.shot(panel, "approval-invisible-360", dark=True)
+    finally:
+        panel.set_viewport_size({"width": 460, "height": 900})
+    panel.keyboard.press("y")
+    expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Both are filled in."))
+    assert "\u202e" not in panel.locator("#log").inner_text()  # the tool cards show markers too
     assert notes.evaluate("document.getElementById('comment').value") == typed
+    assert notes.evaluate("document.getElementById('note').value") == "invoice\u202efdp.exe\u200b"  # as typed
     notes.close()
 
 
