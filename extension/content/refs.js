@@ -2,7 +2,8 @@
 // the ref must belong to the current snapshot of this document and every frame on its way must
 // still hold the document it held then. One recovery is allowed where the host sends
 // `allowRecovery` (tools declared with ref recovery): same document, identical hint, identical
-// frame chain, exactly one candidate.
+// frame chain, exactly one candidate. A write acts only on an element that still has the role
+// and name the host sent as `expect` (what it judged and the approval card showed).
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("refs")) return;
@@ -95,6 +96,29 @@
       }
       return recover(ref, err);
     }
+  };
+
+  const shown = ({ role, name }) => (name ? `${role} ${TW.quote(name)}` : role);
+
+  // Throws target_changed (nothing dispatched) unless the target still has the role and
+  // accessible name the host expects: a page that renamed or repurposed the element after the
+  // call was judged (or the user approved it) gets no input. Called right before the input, in
+  // the same task, so no page script runs in between.
+  TW.confirmTarget = (target, expect) => {
+    if (!expect || typeof expect.role !== "string" || typeof expect.name !== "string") {
+      throw TW.fail(CODES.INVALID_PARAMS, `no expected element came with ref ${target.ref}; nothing was done`, "precheck", false,
+        { dispatched: false });
+    }
+    const now = TW.roleAndName(target.el);
+    if (now.role === expect.role && now.name === expect.name) return;
+    throw TW.fail(
+      CODES.TARGET_CHANGED,
+      `ref ${target.ref} changed since the page was read: it was ${shown(expect)}, it is now ${shown(now)}; nothing was done. ` +
+        "Call read_page again and decide anew",
+      "precheck",
+      false,
+      { dispatched: false, expected: { role: expect.role, name: expect.name }, found: now },
+    );
   };
 
   // For the debugger bridge (L2): the element of a ref of the current snapshot, resolved

@@ -97,6 +97,24 @@
                 "default": false,
                 "type": "boolean"
               },
+              "expect": {
+                "additionalProperties": false,
+                "properties": {
+                  "name": {
+                    "maxLength": 200,
+                    "type": "string"
+                  },
+                  "role": {
+                    "maxLength": 64,
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "role",
+                  "name"
+                ],
+                "type": "object"
+              },
               "ref": {
                 "maxLength": 64,
                 "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
@@ -105,7 +123,8 @@
             },
             "required": [
               "action",
-              "ref"
+              "ref",
+              "expect"
             ],
             "type": "object"
           },
@@ -116,6 +135,24 @@
                 "enum": [
                   "select_option"
                 ]
+              },
+              "expect": {
+                "additionalProperties": false,
+                "properties": {
+                  "name": {
+                    "maxLength": 200,
+                    "type": "string"
+                  },
+                  "role": {
+                    "maxLength": 64,
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "role",
+                  "name"
+                ],
+                "type": "object"
               },
               "ref": {
                 "maxLength": 64,
@@ -135,7 +172,8 @@
             "required": [
               "action",
               "ref",
-              "values"
+              "values",
+              "expect"
             ],
             "type": "object"
           },
@@ -146,6 +184,24 @@
                 "enum": [
                   "type"
                 ]
+              },
+              "expect": {
+                "additionalProperties": false,
+                "properties": {
+                  "name": {
+                    "maxLength": 200,
+                    "type": "string"
+                  },
+                  "role": {
+                    "maxLength": 64,
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "role",
+                  "name"
+                ],
+                "type": "object"
               },
               "mode": {
                 "default": "replace",
@@ -175,7 +231,8 @@
             "required": [
               "action",
               "ref",
-              "text"
+              "text",
+              "expect"
             ],
             "type": "object"
           }
@@ -231,6 +288,24 @@
             "default": false,
             "type": "boolean"
           },
+          "expect": {
+            "additionalProperties": false,
+            "properties": {
+              "name": {
+                "maxLength": 200,
+                "type": "string"
+              },
+              "role": {
+                "maxLength": 64,
+                "type": "string"
+              }
+            },
+            "required": [
+              "role",
+              "name"
+            ],
+            "type": "object"
+          },
           "ref": {
             "maxLength": 64,
             "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
@@ -238,7 +313,8 @@
           }
         },
         "required": [
-          "ref"
+          "ref",
+          "expect"
         ],
         "type": "object"
       },
@@ -285,6 +361,24 @@
       "hover": {
         "additionalProperties": false,
         "properties": {
+          "expect": {
+            "additionalProperties": false,
+            "properties": {
+              "name": {
+                "maxLength": 200,
+                "type": "string"
+              },
+              "role": {
+                "maxLength": 64,
+                "type": "string"
+              }
+            },
+            "required": [
+              "role",
+              "name"
+            ],
+            "type": "object"
+          },
           "ref": {
             "maxLength": 64,
             "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
@@ -292,13 +386,32 @@
           }
         },
         "required": [
-          "ref"
+          "ref",
+          "expect"
         ],
         "type": "object"
       },
       "press_key": {
         "additionalProperties": false,
         "properties": {
+          "expect": {
+            "additionalProperties": false,
+            "properties": {
+              "name": {
+                "maxLength": 200,
+                "type": "string"
+              },
+              "role": {
+                "maxLength": 64,
+                "type": "string"
+              }
+            },
+            "required": [
+              "role",
+              "name"
+            ],
+            "type": "object"
+          },
           "key": {
             "maxLength": 64,
             "minLength": 1,
@@ -320,6 +433,17 @@
         },
         "required": [
           "key"
+        ],
+        "rules": [
+          {
+            "fields": [
+              "ref",
+              "expect"
+            ],
+            "kind": "needs",
+            "message": "a ref needs the element the host expects there",
+            "when": {}
+          }
         ],
         "type": "object"
       },
@@ -396,6 +520,24 @@
           "allowRecovery": {
             "type": "boolean"
           },
+          "expect": {
+            "additionalProperties": false,
+            "properties": {
+              "name": {
+                "maxLength": 200,
+                "type": "string"
+              },
+              "role": {
+                "maxLength": 64,
+                "type": "string"
+              }
+            },
+            "required": [
+              "role",
+              "name"
+            ],
+            "type": "object"
+          },
           "ref": {
             "maxLength": 64,
             "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
@@ -413,7 +555,8 @@
         },
         "required": [
           "ref",
-          "values"
+          "values",
+          "expect"
         ],
         "type": "object"
       },
@@ -422,6 +565,24 @@
         "properties": {
           "allowRecovery": {
             "type": "boolean"
+          },
+          "expect": {
+            "additionalProperties": false,
+            "properties": {
+              "name": {
+                "maxLength": 200,
+                "type": "string"
+              },
+              "role": {
+                "maxLength": 64,
+                "type": "string"
+              }
+            },
+            "required": [
+              "role",
+              "name"
+            ],
+            "type": "object"
           },
           "mode": {
             "default": "replace",
@@ -450,7 +611,8 @@
         },
         "required": [
           "ref",
-          "text"
+          "text",
+          "expect"
         ],
         "type": "object"
       },

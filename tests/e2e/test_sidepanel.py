@@ -290,6 +290,39 @@ def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site
     notes.close()
 
 
+@pytest.mark.parametrize("tool", ["click"])
+def test_a_button_renamed_and_rewired_after_its_card_appeared_is_not_clicked(site, tool):
+    from playwright.sync_api import expect
+
+    page = site.context.new_page()
+    page.goto(site.pages.url("l1/swap.html"))
+    site.model.replies.clear()
+    site.model.add(*read_then("Reading the settings.", Act("Saving.", tool, "Save settings button", 'button "Save settings"'),
+                              done=lambda last: f"Not saved: {last[:160]}"))
+    panel = site.panel
+    site.new_task("Save my settings.", tab=page)
+    card = panel.locator(".approval")
+    expect(card).to_have_count(1)
+    expect(card.locator(".target-line")).to_contain_text('button "Save settings"')
+    # While the card waits, the page turns the button the user sees into another one.
+    page.evaluate("window.swap()")
+    assert page.evaluate("document.getElementById('act').textContent") == "Delete account"
+    panel.bring_to_front()
+    card.focus()
+    panel.keyboard.press("y")
+    failed = panel.locator(f".item.tool[data-tool={tool}]").last
+    expect(failed).to_have_class(re.compile(r"\bstatus-failed\b"))
+    expect(failed).to_contain_text("target_changed")
+    expect(panel.locator(".item.assistant").last).to_contain_text("Not saved:")
+    told = tool_results(site.model.requests[-1]["body"])[-1]
+    assert "target_changed" in told and 'it is now button "Delete account"' in told
+    if tool == "click":
+        site.shot(panel, "renamed-after-approval")
+        site.shot(panel, "renamed-after-approval", dark=True)
+    assert page.evaluate("window.ran") == []  # neither the old handler nor the page's new one ran
+    page.close()
+
+
 def test_decline_with_a_note_reaches_the_model(site):
     from playwright.sync_api import expect
 
