@@ -290,7 +290,7 @@ def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site
     notes.close()
 
 
-@pytest.mark.parametrize("tool", ["click"])
+@pytest.mark.parametrize("tool", ["click", "click_trusted"])
 def test_a_button_renamed_and_rewired_after_its_card_appeared_is_not_clicked(site, tool):
     from playwright.sync_api import expect
 
