@@ -263,7 +263,8 @@ def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site
     expect(card.locator(".params")).to_contain_text(typed)
     expect(card.locator(".secret")).to_have_count(0)
     expect(card.locator(".flag-sensitive_payload")).to_contain_text("Sensitive data")
-    site.shot(panel, "approval-label-says-password")
+    for dark in (False, True):
+        site.shot(panel, "approval-label-says-password", dark=dark)
     panel.keyboard.press("y")
 
     # A right-to-left override and a zero-width space, in the element's name and in the typed
