@@ -17,6 +17,7 @@ from typing import Any
 from protocol import generate_content, ui
 from protocol.permissions import APPROVAL_FLAG_DISPLAY_ORDER, DEFAULT_POLICY, VERDICTS
 from protocol.schema import document, schema_hash
+from protocol.visible_text import INVISIBLE_RANGES
 
 OUTPUT = Path(__file__).resolve().parent.parent / "extension" / "generated" / "protocol.js"
 CONTENT_OUTPUT = OUTPUT.with_name("content-protocol.js")
@@ -35,14 +36,16 @@ def _fields(defs: dict[str, Any], schema: dict[str, Any]) -> dict[str, dict[str,
 def ui_export() -> dict[str, Any]:
     """What protocol.js exports as `UI`: the hashed UI catalogue (`document()["ui"]`) and the
     vocabularies the pages list or start from. Those add nothing the hash has to cover: the
-    verdicts and audit kinds are enums of the hashed schemas already, and the default policy and
-    the order the approval card lists flags in only decide what a page shows."""
+    verdicts and audit kinds are enums of the hashed schemas already, and the default policy,
+    the order the approval card lists flags in and the characters it shows as markers only
+    decide what a page shows."""
     return {
         **document()["ui"],
         "verdicts": list(VERDICTS),
         "auditKinds": list(ui.AUDIT_KINDS),
         "defaultPolicy": DEFAULT_POLICY,
         "approvalFlagOrder": list(APPROVAL_FLAG_DISPLAY_ORDER),
+        "invisibleRanges": [list(pair) for pair in INVISIBLE_RANGES],
     }
 
 

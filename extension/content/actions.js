@@ -78,14 +78,22 @@
     };
   }
 
-  // Resolve, reveal and check one target; marks the request dispatched just before acting.
-  async function prepare(run, ref, kind, allowRecovery) {
+  // Resolve, reveal and check one target, keeping what the host expects of it (`expect`).
+  async function prepare(run, ref, kind, allowRecovery, expect) {
     const target = TW.resolveRef(ref, { allowRecovery });
+    target.expect = expect;
     TW.revealElement(target.el);
     await TW.ensureActionable(target.el, kind, run.deadlineAt, run.signal);
     TW.checkAborted(run.signal);
     highlight(target);
     return target;
+  }
+
+  // The last step before the input: the target must still be what the host expects (else
+  // target_changed, nothing sent); from here on the write may have taken effect.
+  function dispatching(run, target) {
+    TW.confirmTarget(target, target.expect);
+    run.request.dispatched = true;
   }
 
   function begin(request) {
@@ -119,7 +127,7 @@
     const doc = el.ownerDocument;
     const before = stateOf(el);
     const focusBefore = doc.activeElement;
-    run.request.dispatched = true;
+    dispatching(run, target);
     TW.input.click(el, params);
     const effects = [];
     if (el.isConnected && stateOf(el) !== before) effects.push("target_state_changed");
@@ -143,7 +151,7 @@
     const el = target.el;
     const secret = TW.isPassword(el);
     const before = TW.input.currentText(el);
-    run.request.dispatched = true;
+    dispatching(run, target);
     const expected = await TW.input.type(el, params.text, { mode: params.mode, slowly: params.slowly, signal: run.signal });
     const editable = el.localName !== "input" && el.localName !== "textarea";
     const holds = () => (editable ? TW.collapse(el.textContent).includes(TW.collapse(params.text)) : el.value === expected);
@@ -164,7 +172,7 @@
   async function dispatchSelect(run, target, params) {
     const el = target.el;
     const before = TW.input.selectedValues(el);
-    run.request.dispatched = true;
+    dispatching(run, target);
     const chosen = TW.input.select(el, params.values);
     const after = TW.input.selectedValues(el);
     return {
@@ -179,7 +187,7 @@
   TW.actions.click = async (params, request) => {
     const run = begin(request);
     try {
-      const target = await prepare(run, params.ref, "click", !!params.allowRecovery);
+      const target = await prepare(run, params.ref, "click", !!params.allowRecovery, params.expect);
       watchFrames(run, target);
       return await finish(run, await dispatchClick(run, target, params));
     } finally {
@@ -190,9 +198,9 @@
   TW.actions.hover = async (params, request) => {
     const run = begin(request);
     try {
-      const target = await prepare(run, params.ref, "hover", false);
+      const target = await prepare(run, params.ref, "hover", false, params.expect);
       watchFrames(run, target);
-      request.dispatched = true;
+      dispatching(run, target);
       TW.input.hover(target.el);
       return await finish(run, { actionText: `Hovered over ${label(target)}`, effectState: "dispatched", effects: [] });
     } finally {
@@ -203,7 +211,7 @@
   TW.actions.type = async (params, request) => {
     const run = begin(request);
     try {
-      const target = await prepare(run, params.ref, "type", !!params.allowRecovery);
+      const target = await prepare(run, params.ref, "type", !!params.allowRecovery, params.expect);
       watchFrames(run, target);
       const typed = await dispatchType(run, target, params);
       let effectState = "verified";
@@ -228,7 +236,7 @@
   TW.actions.select_option = async (params, request) => {
     const run = begin(request);
     try {
-      const target = await prepare(run, params.ref, "select", !!params.allowRecovery);
+      const target = await prepare(run, params.ref, "select", !!params.allowRecovery, params.expect);
       watchFrames(run, target);
       const picked = await dispatchSelect(run, target, params);
       let effectState = "verified";
@@ -255,11 +263,13 @@
       const parsed = TW.input.parseKey(params.key);
       let el;
       let where;
+      let target = null;
       if (params.ref) {
-        const target = TW.resolveRef(params.ref);
+        target = TW.resolveRef(params.ref);
         TW.revealElement(target.el);
         watchFrames(run, target);
         el = target.el;
+        TW.confirmTarget(target, params.expect); // before the focus, which the page may act on
         if (typeof el.focus === "function") el.focus({ preventScroll: true });
         highlight(target);
         where = label(target);
@@ -269,6 +279,7 @@
       }
       TW.checkAborted(run.signal);
       const focusBefore = document.activeElement;
+      if (target) TW.confirmTarget(target, params.expect);
       request.dispatched = true;
       const emulated = TW.input.pressKey(el, parsed);
       const effects = document.activeElement !== focusBefore ? ["focus_changed"] : [];
@@ -309,7 +320,7 @@
         let step;
         try {
           const kind = action.action === "select_option" ? "select" : action.action;
-          const target = await prepare(run, action.ref, kind, false);
+          const target = await prepare(run, action.ref, kind, false, action.expect);
           if (action.action === "click") {
             step = await dispatchClick(run, target, action);
             if (step.opens) opens.push(step.opens);

@@ -201,6 +201,13 @@
     return { url: String(url).slice(0, MAX_URL), method, newTab: target === "_blank" };
   };
 
+  // An element's role and accessible name, computed as the snapshot computes them for its refs
+  // (what the host's hint of the ref holds, and what a write expects to find at dispatch).
+  TW.roleAndName = (el) => {
+    const role = TW.roleOf(el);
+    return { role, name: TW.nameOf(el, TW.nameFromContent(role, el)) };
+  };
+
   // What the host and ref recovery know an element by. The value is deliberately left out.
   TW.hintOf = (el, role, name) => {
     const hint = { role, name, tag: el.localName };

@@ -2,7 +2,8 @@
 // the ref must belong to the current snapshot of this document and every frame on its way must
 // still hold the document it held then. One recovery is allowed where the host sends
 // `allowRecovery` (tools declared with ref recovery): same document, identical hint, identical
-// frame chain, exactly one candidate.
+// frame chain, exactly one candidate. A write acts only on an element that still has the role
+// and name the host sent as `expect` (what it judged and the approval card showed).
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("refs")) return;
@@ -95,6 +96,51 @@
       }
       return recover(ref, err);
     }
+  };
+
+  const shown = ({ role, name }) => (name ? `${role} ${TW.quote(name)}` : role);
+
+  // A destination as the gatekeeper judged it: method, whole URL (rules may name paths) and
+  // whether it opens a new tab.
+  const leadKey = (lead) =>
+    lead ? `${String(lead.method || "GET").toUpperCase()} ${lead.url}${lead.newTab ? " (new tab)" : ""}` : "";
+
+  const confirmLeads = (target, expected) => {
+    const now = TW.destinationOf(target.el);
+    if (leadKey(now) === leadKey(expected)) return;
+    throw TW.fail(
+      CODES.TARGET_CHANGED,
+      `ref ${target.ref} leads elsewhere since the page was read: it led to ${expected ? TW.quote(leadKey(expected)) : "nowhere"}, ` +
+        `it now leads to ${now ? TW.quote(leadKey(now)) : "nowhere"}; nothing was done. Call read_page again and decide anew`,
+      "precheck",
+      false,
+      { dispatched: false, expectedLeads: expected, foundLeads: now },
+    );
+  };
+
+  // Throws target_changed (nothing dispatched) unless the target still has the role and
+  // accessible name the host expects, and still leads where the host judged it would: a page
+  // that renamed, repurposed or re-pointed the element after the call was judged (or the user
+  // approved it) gets no input. Called right before the input, in
+  // the same task, so no page script runs in between.
+  TW.confirmTarget = (target, expect) => {
+    if (!expect || typeof expect.role !== "string" || typeof expect.name !== "string") {
+      throw TW.fail(CODES.INVALID_PARAMS, `no expected element came with ref ${target.ref}; nothing was done`, "precheck", false,
+        { dispatched: false });
+    }
+    const now = TW.roleAndName(target.el);
+    if (now.role === expect.role && now.name === expect.name) {
+      confirmLeads(target, expect.leads || null);
+      return;
+    }
+    throw TW.fail(
+      CODES.TARGET_CHANGED,
+      `ref ${target.ref} changed since the page was read: it was ${shown(expect)}, it is now ${shown(now)}; nothing was done. ` +
+        "Call read_page again and decide anew",
+      "precheck",
+      false,
+      { dispatched: false, expected: { role: expect.role, name: expect.name }, found: now },
+    );
   };
 
   // For the debugger bridge (L2): the element of a ref of the current snapshot, resolved

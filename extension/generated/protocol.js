@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "ab3c5d13a520cfb188121acd02d30357d6d09573dd52ac22790dccfcd7765424";
+export const SCHEMA_HASH = "5455341d322d24bb2a6a7e633d6f2ae1f46c922c12790420f6f69adb629ba3d6";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -405,6 +405,120 @@ export const UI = Object.freeze({
     "providers.verified",
     "memory.state",
     "mcp.state"
+  ],
+  "invisibleRanges": [
+    [
+      0,
+      8
+    ],
+    [
+      11,
+      31
+    ],
+    [
+      127,
+      159
+    ],
+    [
+      173,
+      173
+    ],
+    [
+      847,
+      847
+    ],
+    [
+      1536,
+      1541
+    ],
+    [
+      1564,
+      1564
+    ],
+    [
+      1757,
+      1757
+    ],
+    [
+      1807,
+      1807
+    ],
+    [
+      2192,
+      2193
+    ],
+    [
+      2274,
+      2274
+    ],
+    [
+      4447,
+      4448
+    ],
+    [
+      6068,
+      6069
+    ],
+    [
+      6155,
+      6159
+    ],
+    [
+      8203,
+      8207
+    ],
+    [
+      8232,
+      8238
+    ],
+    [
+      8288,
+      8303
+    ],
+    [
+      12644,
+      12644
+    ],
+    [
+      65024,
+      65039
+    ],
+    [
+      65279,
+      65279
+    ],
+    [
+      65440,
+      65440
+    ],
+    [
+      65520,
+      65531
+    ],
+    [
+      69821,
+      69821
+    ],
+    [
+      69837,
+      69837
+    ],
+    [
+      78896,
+      78911
+    ],
+    [
+      113824,
+      113827
+    ],
+    [
+      119155,
+      119162
+    ],
+    [
+      917504,
+      921599
+    ]
   ],
   "ops": [
     "initialize",

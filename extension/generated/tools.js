@@ -97,6 +97,46 @@
                 "default": false,
                 "type": "boolean"
               },
+              "expect": {
+                "additionalProperties": false,
+                "properties": {
+                  "leads": {
+                    "additionalProperties": false,
+                    "properties": {
+                      "method": {
+                        "maxLength": 16,
+                        "type": "string"
+                      },
+                      "newTab": {
+                        "type": "boolean"
+                      },
+                      "url": {
+                        "maxLength": 8192,
+                        "type": "string"
+                      }
+                    },
+                    "required": [
+                      "url",
+                      "method",
+                      "newTab"
+                    ],
+                    "type": "object"
+                  },
+                  "name": {
+                    "maxLength": 200,
+                    "type": "string"
+                  },
+                  "role": {
+                    "maxLength": 64,
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "role",
+                  "name"
+                ],
+                "type": "object"
+              },
               "ref": {
                 "maxLength": 64,
                 "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
@@ -105,7 +145,8 @@
             },
             "required": [
               "action",
-              "ref"
+              "ref",
+              "expect"
             ],
             "type": "object"
           },
@@ -116,6 +157,46 @@
                 "enum": [
                   "select_option"
                 ]
+              },
+              "expect": {
+                "additionalProperties": false,
+                "properties": {
+                  "leads": {
+                    "additionalProperties": false,
+                    "properties": {
+                      "method": {
+                        "maxLength": 16,
+                        "type": "string"
+                      },
+                      "newTab": {
+                        "type": "boolean"
+                      },
+                      "url": {
+                        "maxLength": 8192,
+                        "type": "string"
+                      }
+                    },
+                    "required": [
+                      "url",
+                      "method",
+                      "newTab"
+                    ],
+                    "type": "object"
+                  },
+                  "name": {
+                    "maxLength": 200,
+                    "type": "string"
+                  },
+                  "role": {
+                    "maxLength": 64,
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "role",
+                  "name"
+                ],
+                "type": "object"
               },
               "ref": {
                 "maxLength": 64,
@@ -135,7 +216,8 @@
             "required": [
               "action",
               "ref",
-              "values"
+              "values",
+              "expect"
             ],
             "type": "object"
           },
@@ -146,6 +228,46 @@
                 "enum": [
                   "type"
                 ]
+              },
+              "expect": {
+                "additionalProperties": false,
+                "properties": {
+                  "leads": {
+                    "additionalProperties": false,
+                    "properties": {
+                      "method": {
+                        "maxLength": 16,
+                        "type": "string"
+                      },
+                      "newTab": {
+                        "type": "boolean"
+                      },
+                      "url": {
+                        "maxLength": 8192,
+                        "type": "string"
+                      }
+                    },
+                    "required": [
+                      "url",
+                      "method",
+                      "newTab"
+                    ],
+                    "type": "object"
+                  },
+                  "name": {
+                    "maxLength": 200,
+                    "type": "string"
+                  },
+                  "role": {
+                    "maxLength": 64,
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "role",
+                  "name"
+                ],
+                "type": "object"
               },
               "mode": {
                 "default": "replace",
@@ -175,7 +297,8 @@
             "required": [
               "action",
               "ref",
-              "text"
+              "text",
+              "expect"
             ],
             "type": "object"
           }
@@ -231,6 +354,46 @@
             "default": false,
             "type": "boolean"
           },
+          "expect": {
+            "additionalProperties": false,
+            "properties": {
+              "leads": {
+                "additionalProperties": false,
+                "properties": {
+                  "method": {
+                    "maxLength": 16,
+                    "type": "string"
+                  },
+                  "newTab": {
+                    "type": "boolean"
+                  },
+                  "url": {
+                    "maxLength": 8192,
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "url",
+                  "method",
+                  "newTab"
+                ],
+                "type": "object"
+              },
+              "name": {
+                "maxLength": 200,
+                "type": "string"
+              },
+              "role": {
+                "maxLength": 64,
+                "type": "string"
+              }
+            },
+            "required": [
+              "role",
+              "name"
+            ],
+            "type": "object"
+          },
           "ref": {
             "maxLength": 64,
             "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
@@ -238,7 +401,8 @@
           }
         },
         "required": [
-          "ref"
+          "ref",
+          "expect"
         ],
         "type": "object"
       },
@@ -285,6 +449,46 @@
       "hover": {
         "additionalProperties": false,
         "properties": {
+          "expect": {
+            "additionalProperties": false,
+            "properties": {
+              "leads": {
+                "additionalProperties": false,
+                "properties": {
+                  "method": {
+                    "maxLength": 16,
+                    "type": "string"
+                  },
+                  "newTab": {
+                    "type": "boolean"
+                  },
+                  "url": {
+                    "maxLength": 8192,
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "url",
+                  "method",
+                  "newTab"
+                ],
+                "type": "object"
+              },
+              "name": {
+                "maxLength": 200,
+                "type": "string"
+              },
+              "role": {
+                "maxLength": 64,
+                "type": "string"
+              }
+            },
+            "required": [
+              "role",
+              "name"
+            ],
+            "type": "object"
+          },
           "ref": {
             "maxLength": 64,
             "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
@@ -292,13 +496,54 @@
           }
         },
         "required": [
-          "ref"
+          "ref",
+          "expect"
         ],
         "type": "object"
       },
       "press_key": {
         "additionalProperties": false,
         "properties": {
+          "expect": {
+            "additionalProperties": false,
+            "properties": {
+              "leads": {
+                "additionalProperties": false,
+                "properties": {
+                  "method": {
+                    "maxLength": 16,
+                    "type": "string"
+                  },
+                  "newTab": {
+                    "type": "boolean"
+                  },
+                  "url": {
+                    "maxLength": 8192,
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "url",
+                  "method",
+                  "newTab"
+                ],
+                "type": "object"
+              },
+              "name": {
+                "maxLength": 200,
+                "type": "string"
+              },
+              "role": {
+                "maxLength": 64,
+                "type": "string"
+              }
+            },
+            "required": [
+              "role",
+              "name"
+            ],
+            "type": "object"
+          },
           "key": {
             "maxLength": 64,
             "minLength": 1,
@@ -320,6 +565,17 @@
         },
         "required": [
           "key"
+        ],
+        "rules": [
+          {
+            "fields": [
+              "ref",
+              "expect"
+            ],
+            "kind": "needs",
+            "message": "a ref needs the element the host expects there",
+            "when": {}
+          }
         ],
         "type": "object"
       },
@@ -396,6 +652,46 @@
           "allowRecovery": {
             "type": "boolean"
           },
+          "expect": {
+            "additionalProperties": false,
+            "properties": {
+              "leads": {
+                "additionalProperties": false,
+                "properties": {
+                  "method": {
+                    "maxLength": 16,
+                    "type": "string"
+                  },
+                  "newTab": {
+                    "type": "boolean"
+                  },
+                  "url": {
+                    "maxLength": 8192,
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "url",
+                  "method",
+                  "newTab"
+                ],
+                "type": "object"
+              },
+              "name": {
+                "maxLength": 200,
+                "type": "string"
+              },
+              "role": {
+                "maxLength": 64,
+                "type": "string"
+              }
+            },
+            "required": [
+              "role",
+              "name"
+            ],
+            "type": "object"
+          },
           "ref": {
             "maxLength": 64,
             "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
@@ -413,7 +709,8 @@
         },
         "required": [
           "ref",
-          "values"
+          "values",
+          "expect"
         ],
         "type": "object"
       },
@@ -422,6 +719,46 @@
         "properties": {
           "allowRecovery": {
             "type": "boolean"
+          },
+          "expect": {
+            "additionalProperties": false,
+            "properties": {
+              "leads": {
+                "additionalProperties": false,
+                "properties": {
+                  "method": {
+                    "maxLength": 16,
+                    "type": "string"
+                  },
+                  "newTab": {
+                    "type": "boolean"
+                  },
+                  "url": {
+                    "maxLength": 8192,
+                    "type": "string"
+                  }
+                },
+                "required": [
+                  "url",
+                  "method",
+                  "newTab"
+                ],
+                "type": "object"
+              },
+              "name": {
+                "maxLength": 200,
+                "type": "string"
+              },
+              "role": {
+                "maxLength": 64,
+                "type": "string"
+              }
+            },
+            "required": [
+              "role",
+              "name"
+            ],
+            "type": "object"
           },
           "mode": {
             "default": "replace",
@@ -450,7 +787,8 @@
         },
         "required": [
           "ref",
-          "text"
+          "text",
+          "expect"
         ],
         "type": "object"
       },

@@ -3,8 +3,9 @@
 // sends the user's answer; the host decides what it means (and refuses anything else).
 import { UI } from "../generated/protocol.js";
 import { clock, h } from "./dom.js";
-import { renderParams, targetsPassword } from "./params-view.js";
+import { renderParams } from "./params-view.js";
 import { t } from "./strings.js";
+import { visibleNodes } from "./visible.js";
 
 export const KEY_ACTIONS = { y: "accept", s: "acceptForSession", a: "acceptForSite", n: "note", escape: "cancel" };
 // The flags a request carries, listed in the order protocol/permissions.py gives the card.
@@ -55,15 +56,15 @@ export class ApprovalCard {
           request.level ? h("span", { class: "badge", text: request.level }) : null),
         h("dt", { text: t("approval.origin") }), h("dd", { class: "origin", text: origin || t("approval.noOrigin") }),
         request.targetLine ? [h("dt", { text: t("approval.element") }),
-          h("dd", {}, h("code", { class: "target-line", text: request.targetLine }))] : null,
+          h("dd", {}, h("code", { class: "target-line" }, visibleNodes(request.targetLine)))] : null,
         (request.destinations || []).length ? [h("dt", { text: t("approval.destination") }),
-          h("dd", { class: "destinations" }, request.destinations.map((to) => h("code", { class: "destination", text: to })))]
+          h("dd", { class: "destinations" }, request.destinations.map((to) => h("code", { class: "destination" }, visibleNodes(to))))]
           : null),
       flags.length ? h("ul", { class: "flags" }, flags.map((flag) =>
         h("li", { class: `flag flag-${flag}`, dataset: { flag } }, t(`flag.${flag}`, { origin })))) : null,
       h("h4", { text: t("approval.params") }),
-      renderParams(request.params, { passwordTarget: targetsPassword(request.targetLine) }),
-      request.reason ? h("p", { class: "muted small reason" }, `${t("approval.reason")}: ${request.reason}`) : null,
+      renderParams(request.params, { passwordTarget: request.passwordTarget === true }),
+      request.reason ? h("p", { class: "muted small reason" }, `${t("approval.reason")}: `, visibleNodes(request.reason)) : null,
       this.remaining,
       this.buttons,
       this.noteBox,

@@ -247,11 +247,13 @@ export class ThreadModel {
     if (call && call.status === "running") call.status = "waiting";
   }
 
-  // The element line an approval showed for a call (the tool card keeps it after the answer).
+  // The element line an approval showed for a call, and whether its typed text is masked (the
+  // tool card keeps both after the answer).
   remember(approval) {
     const call = this.byId.get(approval.itemId);
     if (!call) return;
     call.targetLine = approval.request.targetLine || call.targetLine;
+    call.passwordTarget = call.passwordTarget || approval.request.passwordTarget === true;
     call.targetOrigin = approval.request.targetOrigin || call.targetOrigin;
     if (!call.params) call.params = approval.request.params;
   }

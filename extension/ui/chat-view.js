@@ -1,8 +1,9 @@
 // Draws the thread's items: user and assistant messages (with reasoning), tool cards, notices and
 // errors. One element per item, replaced when that item changes.
 import { h, clear } from "./dom.js";
-import { maskParams, maskSummary, targetsPassword } from "./params-view.js";
+import { maskParams, maskSummary } from "./params-view.js";
 import { has, t } from "./strings.js";
+import { visibleNodes, visibleString } from "./visible.js";
 
 const DIFF_MARKS = ["--- incremental snapshot ---", "# Page Changes"];
 const PREVIEW_LINES = 3;
@@ -91,9 +92,9 @@ function toolCard(item) {
   const summary = text.slice(0, cut).trim();
   const diff = text.slice(cut).replace(DIFF_MARKS[0], "").trim();
   const preview = summary.split("\n").slice(0, PREVIEW_LINES).join("\n");
-  const password = targetsPassword(item.targetLine);
-  const params = item.params && Object.keys(item.params).length ? JSON.stringify(maskParams(item.params, password))
-    : item.summary && item.summary !== "{}" ? maskSummary(item.summary, password) : "";
+  const password = item.passwordTarget === true;
+  const params = visibleString(item.params && Object.keys(item.params).length ? JSON.stringify(maskParams(item.params, password))
+    : item.summary && item.summary !== "{}" ? maskSummary(item.summary, password) : "");
   return h("article", { class: `item tool status-${status}`, dataset: { itemId: item.id, tool: item.tool || "" } },
     h("header", {},
       h("span", { class: `status-dot dot-${status}`, "aria-hidden": "true" }),
@@ -102,13 +103,13 @@ function toolCard(item) {
       item.level ? h("span", { class: "badge", text: item.level }) : null,
       h("span", { class: `status status-${status}`, text: t(`tool.${status}`) })),
     params ? h("p", { class: "params-summary" }, h("code", { text: params.length > 300 ? `${params.slice(0, 297)}…` : params })) : null,
-    item.targetLine ? h("p", { class: "small" }, h("code", { class: "target-line", text: t("tool.target", { line: item.targetLine }) })) : null,
+    item.targetLine ? h("p", { class: "small" }, h("code", { class: "target-line" }, visibleNodes(t("tool.target", { line: item.targetLine })))) : null,
     item.progress ? h("p", { class: "muted small", text: item.progress }) : null,
-    preview ? h("p", { class: "result-preview", text: preview }) : null,
+    preview ? h("p", { class: "result-preview" }, visibleNodes(preview)) : null,
     result && !result.ok && result.code ? h("p", { class: "code small", text: t("tool.code", { code: result.code }) }) : null,
-    diff ? h("details", { class: "diff" }, h("summary", { text: t("tool.pageChanges") }), h("pre", { text: diff })) : null,
+    diff ? h("details", { class: "diff" }, h("summary", { text: t("tool.pageChanges") }), h("pre", {}, visibleNodes(diff))) : null,
     summary.split("\n").length > PREVIEW_LINES ? h("details", {}, h("summary", { text: t("tool.fullResult") }),
-      h("pre", { text: summary })) : null,
+      h("pre", {}, visibleNodes(summary))) : null,
     item.decision ? h("p", { class: "decision small" }, decisionText(item.decision)) : null);
 }
 

@@ -1,8 +1,12 @@
 // Complete tool parameters, shown in full so the user sees what is clicked, typed and where it
 // goes. Secrets are masked (their presence and length stay visible, and the user may reveal
-// them): values under credential-like keys, and typed text when the element is a password field.
+// them): values under credential-like keys, and typed text when the host's facts say the element
+// is a password field (`passwordTarget` of the request, never the rendered element line: that
+// line holds the page's own text, which may say anything). Invisible and reordering characters
+// are shown as markers (visible.js), in keys and values alike.
 import { h } from "./dom.js";
 import { t } from "./strings.js";
+import { setVisibleText, visibleNodes } from "./visible.js";
 
 // Compared after lowercasing and dropping "_", "-" and spaces (as the host's payload check does).
 const CREDENTIAL_KEYS = new Set([
@@ -15,11 +19,6 @@ const MAX_DEPTH = 8;
 
 export function isSecretKey(key) {
   return CREDENTIAL_KEYS.has(String(key).toLowerCase().replace(/[_\-\s]/g, ""));
-}
-
-// The acted-on element is a password input (from the snapshot line the host resolved).
-export function targetsPassword(targetLine) {
-  return typeof targetLine === "string" && /\btype=password\b/.test(targetLine);
 }
 
 // A copy of `params` with every secret replaced by a mask naming its length (for one-line summaries).
@@ -52,7 +51,7 @@ export function renderParams(params, { passwordTarget = false } = {}) {
 
 function table(entries, passwordTarget, depth) {
   return h("dl", { class: "params" }, entries.map(([key, value]) => [
-    h("dt", { text: key }),
+    h("dt", {}, visibleNodes(key)),
     h("dd", {}, isSecretKey(key) || (passwordTarget && TYPED_KEYS.has(key.toLowerCase()))
       ? secret(value) : valueView(value, passwordTarget, depth + 1)),
   ]));
@@ -60,9 +59,9 @@ function table(entries, passwordTarget, depth) {
 
 function valueView(value, passwordTarget, depth) {
   if (value === null || value === undefined) return h("code", { text: String(value) });
-  if (typeof value === "string") return h("span", { class: "param-text", text: value });
+  if (typeof value === "string") return h("span", { class: "param-text" }, visibleNodes(value));
   if (typeof value !== "object") return h("code", { text: JSON.stringify(value) });
-  if (depth > MAX_DEPTH) return h("code", { text: JSON.stringify(value) });
+  if (depth > MAX_DEPTH) return h("code", {}, visibleNodes(JSON.stringify(value)));
   if (Array.isArray(value)) {
     if (!value.length) return h("code", { text: "[]" });
     return h("ol", { class: "param-list", start: "0" },
@@ -79,7 +78,7 @@ function secret(value) {
   let revealed = false;
   toggle.addEventListener("click", () => {
     revealed = !revealed;
-    shown.textContent = revealed ? text : `•••••••• (${t("approval.secret", { count: text.length })})`;
+    setVisibleText(shown, revealed ? text : `•••••••• (${t("approval.secret", { count: text.length })})`);
     toggle.textContent = t(revealed ? "approval.hide" : "approval.reveal");
   });
   return h("span", { class: "secret-wrap" }, shown, " ", toggle);

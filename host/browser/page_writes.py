@@ -12,6 +12,7 @@ import msgspec
 
 from host.browser import snapshots
 from host.browser.diff import diff_snapshots
+from host.browser.expected import expected_elements
 from host.browser.results import NEW_PAGE_DIVIDER, SNAPSHOT_DIVIDER, UNSTABLE_NOTICE, dialog_lines
 from host.browser.target import get_tab
 from host.browser.wire import ExecuteResult
@@ -71,11 +72,11 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Dispatch one write and report what it did."""
     tab_id = call.tab_id
     assert tab_id is not None and call.target is not None
+    params = content_params(call.params, ref_recovery=call.spec.ref_recovery, expect=expected_elements(call))
     before_tabs = await tab_ids(call, browser)
     previous_token, previous_text = browser.refs.last_text(tab_id)
     try:
-        result = await browser.bridge.content(tab_id, call.tool, content_params(call.params, ref_recovery=call.spec.ref_recovery), write=True,
-                                           deadline_ms=WRITE_DEADLINE_MS)
+        result = await browser.bridge.content(tab_id, call.tool, params, write=True, deadline_ms=WRITE_DEADLINE_MS)
     except ToolFailure as exc:
         browser.routes.touch(call.thread_id, tab_id, wrote=exc.dispatched)
         if exc.code == "no_reply":

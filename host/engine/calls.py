@@ -27,6 +27,7 @@ from host.engine.policies import fingerprint
 from host.engine.records import CallRef, PendingTool, ToolCallBody, ToolResultBody, WaitRow
 from host.engine.store import new_id
 from host.engine.waits import RECOVERY_TIMEOUT_NOTE, Settled
+from host.gatekeeper.payload import targets_password
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.quoting import quoted
@@ -206,7 +207,8 @@ class _Call:
             tool=spec.name, label=spec.label, params=call.wire_params(),
             target_origin=decision.target_origin or call.origin, flags=sorted(set(judgement.flags)),
             reason=judgement.reason, code=decision.code, level=spec.level,
-            target_line=call.target.line if call.target else None, destinations=leaving(call))
+            target_line=call.target.line if call.target else None, destinations=leaving(call),
+            password_target=targets_password(call.target.facts if call.target else None))
         with engine.store.transaction() as conn:
             engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
                                      node_id=self.node_id)

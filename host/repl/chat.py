@@ -15,6 +15,8 @@ import json
 import os
 from typing import Any
 
+from protocol.visible_text import visible
+
 from host.control.client import ControlClient
 from host.repl import interactions, render
 from host.repl.style import Style
@@ -82,7 +84,7 @@ class EventPrinter:
         s, kind = self.style, event.get("type")
         if kind == "item.start" and event.get("kind") == "tool_call":
             meta = event.get("meta") or {}
-            return f"{s('tool', 'cyan')} {meta.get('label') or meta.get('toolName')} {meta.get('paramsSummary') or ''}".rstrip()
+            return f"{s('tool', 'cyan')} {meta.get('label') or meta.get('toolName')} {visible(meta.get('paramsSummary') or '')}".rstrip()
         if kind == "item.complete" and event.get("result") and self.kinds.get(event.get("itemId")) == "tool_call":
             result = event["result"]
             status = s("ok", "green") if result.get("ok") else s(f"failed {result.get('code')}", "red")
@@ -106,16 +108,19 @@ class EventPrinter:
 
 
 def approval_card(event: dict[str, Any], style: Style, answer_hint: bool = True) -> str:
-    """An approval request as the side panel would show it (plus, at the REPL, how to answer it)."""
+    """An approval request as the side panel would show it (plus, at the REPL, how to answer it).
+    Invisible and reordering characters (a right-to-left override, a zero-width space, a terminal
+    escape) are shown as markers, as on the card."""
     request = event.get("request") or {}
-    lines = [style(f"approval {event.get('approvalId')}", "yellow", "bold") +
-             f": {request.get('label') or request.get('tool')} @ {request.get('targetOrigin') or '(no origin)'}"
-             f" - {request.get('reason') or request.get('code')}",
-             f"  params: {json.dumps(request.get('params'), ensure_ascii=False)[:300]}"]
+    head = (f"{request.get('label') or request.get('tool')} @ {request.get('targetOrigin') or '(no origin)'}"
+            f" - {request.get('reason') or request.get('code')}")
+    lines = [style(f"approval {event.get('approvalId')}", "yellow", "bold") + f": {visible(head)}",
+             f"  params: {visible(json.dumps(request.get('params'), ensure_ascii=False)[:300])}"]
     if request.get("targetLine"):
-        lines.append("  element: " + str(request["targetLine"]).replace("\n", "\n           "))
+        element = "\n".join(visible(line) for line in str(request["targetLine"]).split("\n"))
+        lines.append("  element: " + element.replace("\n", "\n           "))
     if request.get("destinations"):
-        lines.append(f"  leads to: {', '.join(json.dumps(to, ensure_ascii=False) for to in request['destinations'])}")
+        lines.append(f"  leads to: {', '.join(json.dumps(visible(to), ensure_ascii=False) for to in request['destinations'])}")
     if request.get("flags"):
         lines.append(f"  flags: {', '.join(request['flags'])}")
     if answer_hint:

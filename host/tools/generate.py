@@ -10,7 +10,8 @@ effect) that sets a frozen `globalThis.__tabwardenTools`:
     codes        the failure codes of a tool call
     tools        name -> label, level, effects, category (what pages show)
     content      tool -> the JSON Schema of what the page executor takes (host-only keys
-                 removed, `allowRecovery` where the host may send it), with its cross-field rules
+                 removed, `allowRecovery` where the host may send it, for a write the element
+                 `expect`ed beside every ref), with its cross-field rules
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from typing import Any
 from protocol.errors import ToolCode, code_values
 
 from host.tools import catalog
-from host.tools.params import HOST_ONLY_KEYS
+from host.tools.params import (EXPECT_KEY, EXPECT_METHOD_MAX, EXPECT_NAME_MAX, EXPECT_ROLE_MAX, EXPECT_URL_MAX,
+                               HOST_ONLY_KEYS, Rule)
 from host.tools.schema import provider_schema
 from host.tools.spec import CATEGORIES, ToolSpec
 
@@ -33,9 +35,28 @@ OUTPUT = Path(__file__).resolve().parents[2] / "extension" / "generated" / "tool
 GLOBAL = "__tabwardenTools"
 
 
+# What the host expects of the element behind a ref (see host.tools.params.EXPECT_KEY).
+EXPECT_SCHEMA = {
+    "type": "object",
+    "properties": {"role": {"type": "string", "maxLength": EXPECT_ROLE_MAX},
+                   "name": {"type": "string", "maxLength": EXPECT_NAME_MAX},
+                   "leads": {"type": "object",
+                             "properties": {"url": {"type": "string", "maxLength": EXPECT_URL_MAX},
+                                            "method": {"type": "string", "maxLength": EXPECT_METHOD_MAX},
+                                            "newTab": {"type": "boolean"}},
+                             "required": ["url", "method", "newTab"],
+                             "additionalProperties": False}},
+    "required": ["role", "name"],
+    "additionalProperties": False,
+}
+# A write's optional ref (press_key's) still comes with what the host expects of its element.
+EXPECT_RULE = Rule("needs", ("ref", EXPECT_KEY), "a ref needs the element the host expects there")
+
+
 def content_schema(spec: ToolSpec) -> dict[str, Any]:
     """What the page executor takes for `spec`: its parameters without the host-only keys (in
-    batch actions too), plus `allowRecovery` for tools whose stale ref may be recovered."""
+    batch actions too), plus `allowRecovery` for tools whose stale ref may be recovered and, for
+    a write, `expect` beside every ref (required with it)."""
     schema = copy.deepcopy(provider_schema(spec))
     _strip(schema)
     for definition in schema.get("$defs", {}).values():
@@ -43,10 +64,25 @@ def content_schema(spec: ToolSpec) -> dict[str, Any]:
         _strip(definition)
     if spec.ref_recovery:
         schema["properties"]["allowRecovery"] = {"type": "boolean"}
-    rules = getattr(spec.params_type, "rules", ())
+    rules = list(getattr(spec.params_type, "rules", ()))
+    if spec.is_write:
+        for holder in (schema, *schema.get("$defs", {}).values()):
+            _add_expect(holder)
+        if "ref" in schema["properties"] and "ref" not in schema.get("required", ()):
+            rules.append(EXPECT_RULE)
     if rules:
         schema["rules"] = [rule.wire() for rule in rules]
     return schema
+
+
+def _add_expect(holder: dict[str, Any]) -> None:
+    """`expect` beside the `ref` of one object schema, required when the ref is."""
+    properties = holder.get("properties", {})
+    if "ref" not in properties:
+        return
+    properties[EXPECT_KEY] = copy.deepcopy(EXPECT_SCHEMA)
+    if "ref" in holder.get("required", ()):
+        holder["required"] = [*holder["required"], EXPECT_KEY]
 
 
 def _strip(schema: dict[str, Any]) -> None:

@@ -8,6 +8,7 @@ decoder all read the same bounds from it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 import msgspec
@@ -24,6 +25,16 @@ SearchText = Annotated[str, msgspec.Meta(min_length=1, max_length=1000)]
 # Keys the model writes for the host that the page executor never sees: the tab, the model's
 # description of the target (shown for approval), and the paging offset the host applies.
 HOST_ONLY_KEYS: tuple[str, ...] = ("tabId", "element", "fromChar")
+
+# The key the host adds beside every `ref` of a page write: the element's role and accessible
+# name as the host knows them from the snapshot the ref came from (what the gatekeeper judged
+# and the approval card showed). The page executor acts only on an element that still has
+# them. The model never sends it: the parameter Structs refuse it as an unknown field.
+EXPECT_KEY = "expect"
+EXPECT_ROLE_MAX = 64  # the ref map keeps a hint's role and name up to these lengths
+EXPECT_NAME_MAX = 200
+EXPECT_URL_MAX = 8192  # as long as the snapshot reports a destination's URL
+EXPECT_METHOD_MAX = 16
 
 
 @dataclass(frozen=True)
@@ -110,9 +121,13 @@ def wire(params: Any) -> dict[str, Any]:
     return msgspec.to_builtins(params) if isinstance(params, msgspec.Struct) else dict(params or {})
 
 
-def content_params(params: Params, *, ref_recovery: bool = False) -> dict[str, Any]:
+def content_params(params: Params, *, ref_recovery: bool = False,
+                   expect: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
     """The parameters as the page executor takes them: host-only keys removed (inside each batch
-    action too), and `allowRecovery` for tools whose stale ref may be recovered in the page."""
+    action too), `allowRecovery` for tools whose stale ref may be recovered in the page, and for
+    a write, `expect` (role and name, and where the element leads when it leads somewhere, from
+    `expect[ref]`) beside every ref it acts on. A write
+    with a ref `expect` does not cover is refused here, before anything is sent."""
     out = msgspec.to_builtins(params)
     for key in HOST_ONLY_KEYS:
         out.pop(key, None)
@@ -120,4 +135,20 @@ def content_params(params: Params, *, ref_recovery: bool = False) -> dict[str, A
         action.pop("element", None)
     if ref_recovery:
         out["allowRecovery"] = True
+    if expect is not None:
+        for holder in (out, *out.get("actions", ())):
+            ref = holder.get("ref")
+            if ref is None:
+                continue
+            shown = expect.get(ref)
+            if shown is None:
+                raise ToolFailure(ToolCode.STALE_REF, f"ref {ref} is not from a snapshot of this tab; call read_page again",
+                                  phase="resolve", retryable=True, details={"dispatched": False})
+            expected: dict[str, Any] = {"role": shown["role"][:EXPECT_ROLE_MAX], "name": shown["name"][:EXPECT_NAME_MAX]}
+            leads = shown.get("leads")
+            if isinstance(leads, Mapping) and isinstance(leads.get("url"), str):
+                expected["leads"] = {"url": leads["url"][:EXPECT_URL_MAX],
+                                     "method": str(leads.get("method") or "GET")[:EXPECT_METHOD_MAX],
+                                     "newTab": bool(leads.get("newTab") or leads.get("new_tab"))}
+            holder[EXPECT_KEY] = expected
     return out

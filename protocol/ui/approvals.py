@@ -89,11 +89,15 @@ class ApprovalRequestPayload(Shape, kw_only=True):
     reason: str = ""
     code: str = ""
     level: str = ""
-    # The acted-on element as the latest snapshot showed it (from the host-side ref map).
+    # The acted-on element as the latest snapshot showed it (from the host-side ref map). Page
+    # text: the card shows it, and decides nothing from it.
     target_line: str | None = None
     # Where acting on that element takes the page when it leaves the tab's origin: a link's URL
     # or a form's action, as `METHOD URL` (from the host's facts).
     destinations: list[str] = []
+    # The host's element facts (the input types of its ref map) say the call types into a
+    # password field: the card masks the typed text.
+    password_target: bool = False
 
 
 class PendingApproval(Shape, kw_only=True):

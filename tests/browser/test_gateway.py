@@ -115,7 +115,8 @@ async def test_a_write_is_sent_with_recovery_allowed_and_the_diff_comes_back(gat
     result = await gateway.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1}, thread_id="t", policy="auto")
     assert result.ok, result
     sent = fake.content_calls[-1]
-    assert sent.write is True and sent.params == {"ref": "sdoc_1_1", "allowRecovery": True}
+    assert sent.write is True and sent.params == {"ref": "sdoc_1_1", "allowRecovery": True,
+                                                  "expect": {"role": "button", "name": "Save"}}  # as the host read it
     assert "--- incremental snapshot ---\n# Page Changes (sdoc_2)" in result.text
     assert 'Added/changed:\n- link "Next" [ref=sdoc_2_3]' in result.text
     assert gateway.routes.driving(1) == ["t"]

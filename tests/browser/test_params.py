@@ -119,6 +119,47 @@ def test_content_params_strip_host_only_keys():
     assert content_params(extract) == {"scope": REF}
 
 
+def test_a_write_carries_the_element_the_host_expects_beside_each_ref():
+    shown = {REF: {"role": "button", "name": "Save"}, "sabc123_4_6": {"role": "textbox", "name": "Name"}}
+    click = decode_params("click", {"element": "the save button", "ref": REF})
+    assert content_params(click, ref_recovery=True, expect=shown) == {
+        "ref": REF, "allowRecovery": True, "expect": {"role": "button", "name": "Save"}}
+    batch = decode_params("batch_actions", {"actions": [{"action": "type", "element": "e", "ref": "sabc123_4_6", "text": "t"},
+                                                        {"action": "click", "element": "s", "ref": REF}]})
+    assert [a["expect"] for a in content_params(batch, expect=shown)["actions"]] == [
+        {"role": "textbox", "name": "Name"}, {"role": "button", "name": "Save"}]
+    assert content_params(decode_params("press_key", {"key": "Enter"}), expect={}) == {"key": "Enter"}
+    # Where the element leads, as judged, goes with it for the page executor to compare.
+    leads = {REF: {"role": "link", "name": "Pay", "leads": {"url": "https://pay.example/go", "method": "post"}}}
+    assert content_params(click, expect=leads)["expect"] == {
+        "role": "link", "name": "Pay", "leads": {"url": "https://pay.example/go", "method": "post", "newTab": False}}
+    # A ref the host cannot say anything about is refused before anything is sent.
+    with pytest.raises(ToolFailure) as refused:
+        content_params(batch, expect={REF: shown[REF]})
+    assert refused.value.code == "stale_ref" and refused.value.details["dispatched"] is False
+    # The model cannot send an expectation of its own: it is the host's, like allowRecovery.
+    assert bad("click", {"element": "a", "ref": REF, "expect": {"role": "button", "name": "Save"}}).code == "invalid_params"
+    assert bad("batch_actions", {"actions": [{"action": "click", "element": "a", "ref": REF,
+                                              "expect": {"role": "button", "name": "x"}}]}).code == "invalid_params"
+
+
+def test_the_page_executor_schema_requires_the_expectation_with_every_write_ref():
+    from host.tools.generate import content_schema
+
+    click = content_schema(lookup("click"))
+    assert click["required"] == ["ref", "expect"]
+    assert click["properties"]["expect"]["required"] == ["role", "name"]
+    assert click["properties"]["expect"]["additionalProperties"] is False
+    batch = content_schema(lookup("batch_actions"))
+    assert all("expect" in d["required"] for d in batch["$defs"].values() if "ref" in d["properties"])
+    press = content_schema(lookup("press_key"))  # an optional ref: a rule ties the two together
+    assert "expect" not in press["required"]
+    assert {"kind": "needs", "fields": ["ref", "expect"], "message": "a ref needs the element the host expects there",
+            "when": {}} in press["rules"]
+    for read in ("read_page", "scroll", "extract", "find_in_page"):  # reads expect nothing
+        assert "expect" not in content_schema(lookup(read))["properties"]
+
+
 def test_tab_group_update_needs_a_change():
     assert "at least one" in bad("tab_group_update", {"groupId": 1}).message
     assert decode_params("tab_group_update", {"groupId": 1, "color": "blue"}).color == "blue"

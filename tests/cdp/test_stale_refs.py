@@ -1,5 +1,6 @@
 """Deep refs going stale, through the real L2 tool code on a fake bridge: every `StaleReason`,
-and in none of them is a DOM.* or Input.* write sent. A current ref clicks normally."""
+and in none of them is a DOM.* or Input.* write sent. A current ref clicks normally; a current
+ref whose element was renamed or given another role since the read gets no input."""
 
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ class Page:
         self.loader = "L1"
         self.connected = True
         self.on_check: Any = None
+        self.ax: dict[int, tuple[str, str]] = {}  # backend id -> (role, name) now; else as minted
         fake.handlers.update({
+            "Accessibility.getPartialAXTree": self._ax,
             "Page.getFrameTree": lambda p, s: {"frameTree": {"frame": {"id": "F", "loaderId": self.loader}}},
             "DOM.resolveNode": lambda p, s: {"object": {"objectId": f"o{p['backendNodeId']}"}},
             "Runtime.callFunctionOn": self._call,
@@ -38,6 +41,12 @@ class Page:
             "DOM.getNodeForLocation": lambda p, s: {"backendNodeId": 42},
             "Page.getLayoutMetrics": lambda p, s: {"cssLayoutViewport": {"clientWidth": 800, "clientHeight": 600}},
         })
+
+    def _ax(self, params: dict[str, Any], session: str | None) -> Any:
+        backend = params["backendNodeId"]
+        role, name = self.ax.get(backend, ("button", f"Button {backend - 41}"))
+        return {"nodes": [{"nodeId": "1", "backendDOMNodeId": backend, "role": {"type": "role", "value": role},
+                           "name": {"type": "computedString", "value": name}}]}
 
     def _call(self, params: dict[str, Any], session: str | None) -> Any:
         if self.on_check is not None:
@@ -168,3 +177,37 @@ async def test_the_check_at_prepare_time_names_the_same_reasons(gateway, fake):
         assert caught.value.details["reason"] == reason
     known.check_known(TAB, new)
     assert fake.sent == []
+
+
+def inputs(fake: FakeTransport) -> list[str]:
+    return [m for *_, m, _ in fake.sent if m.startswith("Input.")]
+
+
+@pytest.mark.parametrize("now", [("button", "Delete account"), ("link", "Button 1")])
+async def test_an_element_renamed_or_repurposed_since_the_read_gets_no_input(gateway, fake, now):
+    page = Page(fake)
+    (ref,) = mint(gateway)
+    page.ax[42] = now
+    with pytest.raises(ToolFailure) as caught:
+        await click(gateway, ref)
+    assert caught.value.code == "target_changed" and caught.value.details["dispatched"] is False
+    assert caught.value.details["expected"] == {"role": "button", "name": "Button 1"}
+    assert caught.value.details["found"] == {"role": now[0], "name": now[1]}
+    assert "it was button \"Button 1\"" in caught.value.message
+    assert inputs(fake) == []
+
+
+async def test_an_element_found_by_its_listeners_is_checked_by_name_only(gateway, fake):
+    page = Page(fake)
+    generation = gateway.deep_refs.begin(TAB, gateway.cdp.epoch_of(TAB))
+    ref = f"{generation.prefix}1"
+    generation.nodes[ref] = DeepNode(ref=ref, backend_node_id=42, session_id=None, frame_id="F", loader_id="L1",
+                                     document_backend_id=1, role="clickable", name="Open", source="listener")
+    gateway.deep_refs.commit(TAB, generation)
+    page.ax[42] = ("generic", "Open")  # "clickable" is the deep read's word, not the page's role
+    assert (await click(gateway, ref)).ok
+    page.ax[42] = ("generic", "Close account")
+    with pytest.raises(ToolFailure) as caught:
+        await click(gateway, ref)
+    assert caught.value.code == "target_changed"
+    assert len(inputs(fake)) == 3  # the first click's three events, none of the second

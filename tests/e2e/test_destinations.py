@@ -93,3 +93,22 @@ async def test_with_b_allowed_the_link_works(site, driver):
     result = await driver.call("click", element="Pay at partner", ref=ref_of(page, "Pay at partner"))
     assert result["ok"], result
     assert any("from=link" in line for line in site.other.requests)
+
+
+async def test_an_element_re_pointed_after_the_read_is_not_acted_on(site, driver):
+    page = await open_leave(driver)
+    b = other_origin(site)
+    # The page sends the same-origin link and the local form to B once the snapshot is taken.
+    await driver.evaluate("leave.html", f"document.getElementById('home').href = {b + '/l1/result.html?from=swap'!r}")
+    await driver.evaluate("leave.html", f"document.getElementById('local').action = {b + '/l1/collect'!r}")
+    before = list(site.other.requests)
+    for name, extra in (("Stay here", {}), ("Note", {"text": "hello", "submit": True}),
+                        ("Save locally", {})):
+        tool = "type" if "text" in extra else "click"
+        result = await driver.call(tool, element=name, ref=ref_of(page, name), **extra)
+        assert not result["ok"] and result["error"]["code"] == "target_changed", result
+        assert result["error"]["details"]["dispatched"] is False
+        assert b in result["error"]["message"]
+    assert site.other.requests == before
+    assert "leave.html" in await driver.evaluate("leave.html", "location.href")
+    assert await driver.evaluate("leave.html", "document.getElementById('note').value") == ""

@@ -63,7 +63,8 @@ async def test_typed_passwords_are_not_echoed(driver, site):
     # Through the raw content channel (test hooks), the page executor still never echoes it.
     tab = (await driver.control.call("browser.routes", thread_id=driver.thread_id))["target"]
     raw = await driver.control.call("test.content_call", tab_id=tab, tool="type", write=True,
-                                    params={"ref": ref_of(page, 'textbox "Password"'), "text": "s3cret-value"})
+                                    params={"ref": ref_of(page, 'textbox "Password"'), "text": "s3cret-value",
+                                            "expect": {"role": "textbox", "name": "Password"}})
     assert raw["ok"], raw
     assert "s3cret-value" not in str(raw["value"]) and "12 characters (hidden)" in raw["value"]["resultText"]
     assert await driver.evaluate("form.html", "document.getElementById('pw').value") == "s3cret-value"

@@ -1,7 +1,7 @@
 """The safety boundaries of the browser tools in a real browser: the MAIN-world dialog patch, writes
 that never get an answer (never replayed), child tabs, manual takeover, site access, the
-gatekeeper before every dispatch, structured errors for bad input at both boundaries, per-tab
-serialisation and cancellation."""
+gatekeeper before every dispatch, an element renamed after it was read (never acted on),
+structured errors for bad input at both boundaries, per-tab serialisation and cancellation."""
 
 from __future__ import annotations
 
@@ -222,6 +222,54 @@ async def test_a_page_without_site_access_asks_with_the_host_permission_flag(dri
     assert result["error"]["details"]["targetOrigin"] == f"http://localhost:{site.main.port}"
 
 
+# ---------------------------------------------------------------- the element the host judged
+
+
+async def test_a_button_renamed_and_rewired_after_the_read_is_not_clicked(driver):
+    page = await fresh(driver, "swap.html")
+    save = ref_of(page, 'button "Save settings"')
+    await driver.evaluate("swap.html", "window.swap()")  # same element: new name, new handler
+    result = await driver.call("click", element="Save settings", ref=save)
+    assert not result["ok"] and result["error"]["code"] == "target_changed", result
+    assert result["error"]["details"]["dispatched"] is False
+    assert result["error"]["details"]["found"] == {"role": "button", "name": "Delete account"}
+    assert 'it was button "Save settings", it is now button "Delete account"' in result["error"]["message"]
+    assert await driver.evaluate("swap.html", "window.ran") == []
+    # Read again, the button is what it now is: a click on it is judged (and runs) as that.
+    page = (await driver.read())["text"]
+    await driver.ok("click", element="Delete account", ref=ref_of(page, 'button "Delete account"'))
+    assert await driver.evaluate("swap.html", "window.ran") == ["delete"]
+
+
+async def test_a_batch_stops_at_the_renamed_element(driver):
+    page = await fresh(driver, "swap.html")
+    await driver.evaluate("swap.html", "window.swap()")
+    result = await driver.call("batch_actions", actions=[
+        {"action": "type", "element": "nickname", "ref": ref_of(page, 'textbox "Nickname"'), "text": "Ada"},
+        {"action": "click", "element": "save", "ref": ref_of(page, 'button "Save settings"')},
+    ])
+    assert not result["ok"] and result["error"]["code"] == "target_changed", result
+    details = result["error"]["details"]
+    assert details["failedIndex"] == 1 and len(details["completed"]) == 1
+    assert await driver.evaluate("swap.html", "document.getElementById('nick').value") == "Ada"
+    assert await driver.evaluate("swap.html", "window.ran") == []
+
+
+async def test_the_page_executor_acts_only_on_the_element_the_host_expects(driver):
+    tab = await driver.open("form.html")
+    page = (await driver.read())["text"]
+    save = ref_of(page, 'button "Save"')
+    raw = await driver.control.call("test.content_call", tab_id=tab, tool="click", write=True,
+                                    params={"ref": save, "expect": {"role": "button", "name": "Save and pay"}})
+    assert raw["ok"] is False and raw["error"]["code"] == "target_changed", raw
+    assert raw["error"]["phase"] == "precheck" and raw["error"]["details"]["dispatched"] is False
+    assert await driver.evaluate("form.html", "document.getElementById('status').textContent") == ""
+    raw = await driver.control.call("test.content_call", tab_id=tab, tool="click", write=True,
+                                    params={"ref": save, "expect": {"role": "button", "name": "Save"}})
+    assert raw["ok"] is True, raw
+    assert await driver.evaluate("form.html", "document.getElementById('status').textContent") == "Saved "
+
+
 async def test_javascript_urls_are_denied_by_destination(driver):
     result = await driver.call("tab_open", url="javascript:alert(document.cookie)")
     assert not result["ok"] and result["error"]["code"] == "denied"
@@ -247,10 +295,17 @@ async def test_bad_calls_are_refused_by_the_host(driver, tool, params, code, whe
     assert where in result["error"]["message"]
 
 
+SAVE = {"role": "button", "name": "Save"}
+
+
 @pytest.mark.parametrize("tool,params,where", [
     ("click", {"ref": "sabc_1_1", "element": "Save"}, "$.element: unknown parameter"),
-    ("click", {"ref": "e12"}, "$.ref"),
-    ("type", {"ref": "sabc_1_1", "text": "a" * 100_001}, "$.text: expected at most 100000"),
+    ("click", {"ref": "e12", "expect": SAVE}, "$.ref"),
+    ("click", {"ref": "sabc_1_1"}, "$.expect: required"),
+    ("click", {"ref": "sabc_1_1", "expect": {**SAVE, "tag": "button"}}, "$.expect.tag: unknown parameter"),
+    ("press_key", {"key": "Enter", "ref": "sabc_1_1"}, "a ref needs the element the host expects there"),
+    ("batch_actions", {"actions": [{"action": "click", "ref": "sabc_1_1"}]}, "$.actions[0].expect: required"),
+    ("type", {"ref": "sabc_1_1", "text": "a" * 100_001, "expect": SAVE}, "$.text: expected at most 100000"),
     ("read_page", {"maxTokens": 6001}, "$.maxTokens"),
     ("batch_actions", {"actions": [{"action": "click", "ref": "sabc_1_1"}] * 5}, "$.actions: expected 1..4"),
     ("batch_actions", {"actions": [{"action": "click", "ref": "sabc_1_1", "allowRecovery": True}]}, "allowRecovery: unknown"),

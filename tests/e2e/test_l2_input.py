@@ -1,8 +1,9 @@
 """Trusted input and the other L2 tools in a real browser: a page that ignores synthetic input
 but accepts trusted input, key events with real key codes, a canvas button reachable only by
 coordinates, a drag, a file upload from a user attachment, screenshots (metrics restored),
-network-idle tracking, the accessibility-tree fallback for an empty page, and agent input that
-the manual-takeover detector must not take for a person."""
+network-idle tracking, the accessibility-tree fallback for an empty page, agent input that
+the manual-takeover detector must not take for a person, and no trusted input for an element
+renamed since it was read."""
 
 from __future__ import annotations
 
@@ -66,6 +67,27 @@ async def test_append_mode_keeps_the_existing_text(driver):
     appended = await driver.ok("type_trusted", element="Code", ref=code, text=" two", mode="append")
     assert appended["details"]["evidence"]["outcome"] == "verified"
     assert await driver.on_page("document.getElementById('code').value") == "one two"
+
+
+async def test_a_button_renamed_and_rewired_after_the_read_gets_no_trusted_click(driver):
+    await driver.open("swap.html")
+    l1 = ref_of((await driver.read())["text"], 'button "Save settings"')
+    deep = deep_ref((await driver.deep())["text"], 'button "Save settings"')
+    await driver.evaluate("swap.html", "window.swap()")  # same element: new name, new handler
+    for ref in (l1, deep):
+        result = await driver.call("click_trusted", element="Save settings", ref=ref)
+        assert not result["ok"] and result["error"]["code"] == "target_changed", result
+        assert result["error"]["details"]["dispatched"] is False
+        assert result["error"]["details"]["found"] == {"role": "button", "name": "Delete account"}
+    nick = ref_of((await driver.read())["text"], 'textbox "Nickname"')
+    await driver.evaluate("swap.html", "document.querySelector('label[for=nick]').textContent = 'Password'")
+    typed = await driver.call("type_trusted", element="Nickname", ref=nick, text="Ada")
+    assert not typed["ok"] and typed["error"]["code"] == "target_changed", typed
+    assert await driver.evaluate("swap.html", "[window.ran, document.getElementById('nick').value]") == [[], ""]
+    # Read again, the button is what it now is: a click on it is judged (and runs) as that.
+    now = deep_ref((await driver.deep())["text"], 'button "Delete account"')
+    await driver.ok("click_trusted", element="Delete account", ref=now)
+    assert await driver.evaluate("swap.html", "window.ran") == ["delete"]
 
 
 async def test_canvas_button_is_reachable_by_coordinates_only(driver):

@@ -126,9 +126,9 @@ class Site:
                                timeout=WAIT_MS)
         return page
 
-    def new_task(self, text: str) -> None:
+    def new_task(self, text: str, tab: Any = None) -> None:
         # The task's tab is the web page the user looked at last (the panel is a tab here).
-        self.form.bring_to_front()
+        (tab or self.form).bring_to_front()
         panel = self.panel
         panel.bring_to_front()
         panel.click("#new-thread")
@@ -232,6 +232,96 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
     assert site.form.evaluate("document.getElementById('name').value") == "Grace Hopper"
     assert site.form.evaluate("document.getElementById('pw').value") == "s3cret-pass"
     assert wait_until(lambda: not site.notifications(), 30, "the notifications to be cleared")
+
+
+NOTES = """<!doctype html><html><head><meta charset="utf-8"><title>Notes</title></head><body>
+<p><label>Comment type=password <input id="comment" type="text"></label></p>
+<p><label>Note \u202egnp.exe <input id="note" type="text"></label></p>
+</body></html>"""
+
+
+def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site):
+    from playwright.sync_api import expect
+
+    (site.web_dir / "notes.html").write_text(NOTES, encoding="utf-8")
+    notes = site.context.new_page()
+    notes.goto(site.web.url("notes.html"))
+    typed = "4111 1111 1111 1111 ada@example.com"
+    site.model.replies.clear()
+    site.model.add(*read_then(
+        "Reading the notes.",
+        Act("Typing the comment.", "type", "Comment field", 'textbox "Comment type=password"', {"text": typed}),
+        Act("Typing the note.", "type", "Note\u202e field", 'textbox "Note', {"text": "invoice\u202efdp.exe\u200b"}),
+        done="Both are filled in."))
+    panel = site.panel
+    site.new_task("Fill in the notes.", tab=notes)
+
+    # The page's label says "type=password"; the host's facts say a text field: nothing is masked.
+    card = panel.locator(".approval")
+    expect(card).to_have_count(1)
+    expect(card.locator(".target-line")).to_contain_text('textbox "Comment type=password"')
+    expect(card.locator(".params")).to_contain_text(typed)
+    expect(card.locator(".secret")).to_have_count(0)
+    expect(card.locator(".flag-sensitive_payload")).to_contain_text("Sensitive data")
+    for dark in (False, True):
+        site.shot(panel, "approval-label-says-password", dark=dark)
+    panel.keyboard.press("y")
+
+    # A right-to-left override and a zero-width space, in the element's name and in the typed
+    # text, are shown as markers; the rest stays as typed.
+    expect(card.locator(".target-line")).to_contain_text('textbox "Note ⟨U+202E⟩gnp.exe"')
+    params = card.locator(".params")
+    expect(params).to_contain_text("invoice⟨U+202E⟩fdp.exe⟨U+200B⟩")
+    expect(params).to_contain_text("Note⟨U+202E⟩ field")
+    expect(card.locator(".invisible-char")).to_have_count(4)
+    assert "\u202e" not in card.inner_text() and "\u200b" not in card.inner_text()
+    for dark in (False, True):
+        site.shot(panel, "approval-invisible", dark=dark)
+    panel.set_viewport_size({"width": 360, "height": 900})
+    try:
+        site.shot(panel, "approval-invisible-360")
+        site.shot(panel, "approval-invisible-360", dark=True)
+    finally:
+        panel.set_viewport_size({"width": 460, "height": 900})
+    panel.keyboard.press("y")
+    expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Both are filled in."))
+    assert "\u202e" not in panel.locator("#log").inner_text()  # the tool cards show markers too
+    assert notes.evaluate("document.getElementById('comment').value") == typed
+    assert notes.evaluate("document.getElementById('note').value") == "invoice\u202efdp.exe\u200b"  # as typed
+    notes.close()
+
+
+@pytest.mark.parametrize("tool", ["click", "click_trusted"])
+def test_a_button_renamed_and_rewired_after_its_card_appeared_is_not_clicked(site, tool):
+    from playwright.sync_api import expect
+
+    page = site.context.new_page()
+    page.goto(site.pages.url("l1/swap.html"))
+    site.model.replies.clear()
+    site.model.add(*read_then("Reading the settings.", Act("Saving.", tool, "Save settings button", 'button "Save settings"'),
+                              done=lambda last: f"Not saved: {last[:160]}"))
+    panel = site.panel
+    site.new_task("Save my settings.", tab=page)
+    card = panel.locator(".approval")
+    expect(card).to_have_count(1)
+    expect(card.locator(".target-line")).to_contain_text('button "Save settings"')
+    # While the card waits, the page turns the button the user sees into another one.
+    page.evaluate("window.swap()")
+    assert page.evaluate("document.getElementById('act').textContent") == "Delete account"
+    panel.bring_to_front()
+    card.focus()
+    panel.keyboard.press("y")
+    failed = panel.locator(f".item.tool[data-tool={tool}]").last
+    expect(failed).to_have_class(re.compile(r"\bstatus-failed\b"))
+    expect(failed).to_contain_text("target_changed")
+    expect(panel.locator(".item.assistant").last).to_contain_text("Not saved:")
+    told = tool_results(site.model.requests[-1]["body"])[-1]
+    assert "target_changed" in told and 'it is now button "Delete account"' in told
+    if tool == "click":
+        site.shot(panel, "renamed-after-approval")
+        site.shot(panel, "renamed-after-approval", dark=True)
+    assert page.evaluate("window.ran") == []  # neither the old handler nor the page's new one ran
+    page.close()
 
 
 def test_decline_with_a_note_reaches_the_model(site):

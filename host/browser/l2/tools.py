@@ -22,6 +22,7 @@ from host.browser.l2.landing import check_node, confirm_focus, confirm_points, l
 from host.browser.l2.network_idle import NetworkIdle
 from host.browser.l2.screenshot import capture, save
 from host.browser.l2.session import Action, debugger
+from host.browser.l2.shown import confirm_shown
 from host.browser.l2.targets import NodeTarget, Writer, cdp_failure, resolve_target
 from host.tools.browser_params import (ClickTrustedParams, ClickXYParams, DragParams, PressKeyParams, ReadPageDeepParams,
                                  ScreenshotParams, TypeTrustedParams, UploadFileParams)
@@ -171,9 +172,13 @@ async def click_trusted(call: ToolCall, browser: "BrowserGateway") -> ToolResult
         writer = action.writer = Writer(client, target.epoch)
         point = await _aim(client, writer, target)
         kind = "Double-clicked" if params.double_click else "Clicked"
-        return await _act(call, browser, client, writer,
-                          lambda send: trusted.click(send.on(target.session_id), point.local_x, point.local_y,
-                                                     button=params.button, double=params.double_click),
+
+        async def perform(send: Writer) -> None:
+            await confirm_shown(browser, client, target)  # the last step before the input
+            await trusted.click(send.on(target.session_id), point.local_x, point.local_y, button=params.button,
+                                double=params.double_click)
+
+        return await _act(call, browser, client, writer, perform,
                           f"{kind} {target.describe()} at ({point.x:.0f}, {point.y:.0f}) with {TRUSTED_NOTE}.",
                           {"point": {"x": point.x, "y": point.y}, "targetKind": target.kind})
 
@@ -217,6 +222,7 @@ async def type_trusted(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
         strategy: list[str] = []
 
         async def perform(send: Writer) -> None:
+            await confirm_shown(browser, client, target)  # the last step before the input
             frame = send.on(target.session_id)  # the element's own frame widget gets the input
             await trusted.click(frame, point.local_x, point.local_y)
             await send("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
@@ -271,6 +277,7 @@ async def press_key(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
             check_node(landing, target)
             writer = action.writer = Writer(client, target.epoch)
             await _scroll_into_view(client, writer, target)
+            await confirm_shown(browser, client, target)  # before the focus, which the page may act on
             await writer("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
             await _sent_before(writer, confirm_focus(client, landing, target.frame_id))
             where, session = target.describe(), target.session_id
@@ -345,6 +352,7 @@ async def upload_file(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
             raise ToolFailure(ToolCode.NOT_EDITABLE, f"{target.describe()} is not a file input", phase="precheck",
                               details={"dispatched": False})
         writer = action.writer = Writer(client, target.epoch)
+        await confirm_shown(browser, client, target)
         resolved = await writer("DOM.resolveNode", {"backendNodeId": target.backend_node_id}, target.session_id)
         count = await writer("Runtime.callFunctionOn", {
             "objectId": resolved["object"]["objectId"], "functionDeclaration": _SET_FILES, "returnByValue": True,
