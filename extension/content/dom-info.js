@@ -180,6 +180,7 @@
   };
 
   const SUBMITTERS = new Set(["submit", "image"]);
+  const NON_SUBMITTERS = new Set(["button", "reset"]);
   const MAX_URL = 8192;
 
   // Where acting on the element can take the page: a link's target, or the form its value is
@@ -193,6 +194,8 @@
     if (!form) return null;
     const submitter = (el.localName === "button" && el.type === "submit") ||
       (el.localName === "input" && SUBMITTERS.has(el.type)) ? el : null;
+    // A plain or reset button neither submits nor carries a value; its script is the guard's.
+    if (!submitter && (el.localName === "button" || (el.localName === "input" && NON_SUBMITTERS.has(el.type)))) return null;
     const own = (attr) => submitter && submitter.hasAttribute(attr);
     const method = String(own("formmethod") ? submitter.formMethod : form.method).toUpperCase();
     if (method === "DIALOG") return null;  // closes a dialog, sends nothing

@@ -49,6 +49,8 @@ async def test_the_snapshot_shows_where_elements_lead_when_they_leave(site, driv
     assert f"[posts to {b}/l1/collect]" in line("Card holder")
     assert f"[posts to {b}/l1/collect]" in line("Save at partner")
     assert "to " not in line("Stay here").split("]")[-2] and "posts to" not in line("Save locally")
+    # A plain button in that form neither submits it nor carries a value.
+    assert "posts to" not in line("Check card")
 
 
 async def refused(driver, site, call: dict, code: str) -> None:

@@ -53,6 +53,12 @@ async def test_append_and_contenteditable_and_same_value(driver):
     assert await driver.evaluate("form.html", "document.getElementById('notes').textContent") == "Remember the milk"
 
 
+async def form_leads(driver, element_id: str) -> dict:
+    """Where the form of `element_id` posts, as the host's expectation carries it."""
+    return await driver.evaluate("form.html", f"(() => {{ const f = document.getElementById({element_id!r}).form; "
+                                 "return {url: f.action, method: f.method.toUpperCase(), newTab: f.target === '_blank'}; })()")
+
+
 async def test_typed_passwords_are_not_echoed(driver, site):
     page = await fresh(driver, "form.html")
     # The host knows the ref is a password field: even under `auto` the gatekeeper asks.
@@ -64,7 +70,8 @@ async def test_typed_passwords_are_not_echoed(driver, site):
     tab = (await driver.control.call("browser.routes", thread_id=driver.thread_id))["target"]
     raw = await driver.control.call("test.content_call", tab_id=tab, tool="type", write=True,
                                     params={"ref": ref_of(page, 'textbox "Password"'), "text": "s3cret-value",
-                                            "expect": {"role": "textbox", "name": "Password"}})
+                                            "expect": {"role": "textbox", "name": "Password",
+                                                       "leads": await form_leads(driver, "pw")}})
     assert raw["ok"], raw
     assert "s3cret-value" not in str(raw["value"]) and "12 characters (hidden)" in raw["value"]["resultText"]
     assert await driver.evaluate("form.html", "document.getElementById('pw').value") == "s3cret-value"

@@ -264,6 +264,11 @@ async def test_the_page_executor_acts_only_on_the_element_the_host_expects(drive
     assert raw["ok"] is False and raw["error"]["code"] == "target_changed", raw
     assert raw["error"]["phase"] == "precheck" and raw["error"]["details"]["dispatched"] is False
     assert await driver.evaluate("form.html", "document.getElementById('status').textContent") == ""
+    # Named as expected, but the host judged it as leading somewhere it does not: refused as well.
+    elsewhere = {"url": "https://elsewhere.example/take", "method": "POST", "newTab": False}
+    raw = await driver.control.call("test.content_call", tab_id=tab, tool="click", write=True,
+                                    params={"ref": save, "expect": {"role": "button", "name": "Save", "leads": elsewhere}})
+    assert raw["ok"] is False and raw["error"]["code"] == "target_changed", raw
     raw = await driver.control.call("test.content_call", tab_id=tab, tool="click", write=True,
                                     params={"ref": save, "expect": {"role": "button", "name": "Save"}})
     assert raw["ok"] is True, raw
