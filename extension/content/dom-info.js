@@ -206,8 +206,7 @@
 
   // An element's role and accessible name, computed as the snapshot computes them for its refs
   // (what the host's hint of the ref holds, and what a write expects to find at dispatch).
-  TW.roleAndName = (el) => {
-    const role = TW.roleOf(el);
+  TW.roleAndName = (el, role = TW.roleOf(el)) => {
     return { role, name: TW.nameOf(el, TW.nameFromContent(role, el)) };
   };
 

@@ -87,7 +87,8 @@
       const role = TW.roleOf(el);
       if (TW.isInteractive(el, role, style)) {
         this.flush(text, depth);
-        const name = TW.nameOf(el, TW.nameFromContent(role, el));
+        // The same computation a write's check uses to see the element is still what was read.
+        const { name } = TW.roleAndName(el, role);
         const ref = this.addRef(el, ctx, role, name);
         const attrs = TW.attributesOf(el, role);
         const leads = elsewhere(this.lastHint, ctx);
