@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "4d3e725c28c65731abb2d264bfe41c651ad1b07672843786a14fb11865baa23d";
+export const SCHEMA_HASH = "6f7b5b8c6e0a3b78e1b24b3170baca31408291944b094f569909dae7d30ffe57";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -60,6 +60,7 @@ export const HOST_MESSAGE_TYPES = Object.freeze([
   "browser.call",
   "cdp.command",
   "diag.call",
+  "guard.install",
   "ui.event",
   "cancel",
   "ping",
@@ -149,6 +150,14 @@ export const HOST_MESSAGE_FIELDS = Object.freeze({
       "error",
       "protocol",
       "schemaHash"
+    ]
+  },
+  "guard.install": {
+    "optional": [
+      "rules"
+    ],
+    "required": [
+      "id"
     ]
   },
   "ping": {
