@@ -86,8 +86,11 @@ class NavigationGuard:
         self._last_tool: dict[int, tuple[str, str]] = {}  # tab -> (thread, tool) of its last call
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending_sync: asyncio.Task | None = None
+        self._dirty = False  # a change came while an install ran: install once more after it
         self.installs = 0
-        self.spent_ms: list[float] = []  # the guard's time per guarded call, the latest 256
+        self.install_ms: list[float] = []  # the latest installs' round trips
+        self.spent_ms: list[tuple[str, float]] = []  # (tool, the guard's own time on the call), the latest 256
+        self._protect_s: dict[tuple[str, int], float] = {}  # a protect before its call began (in hold)
         if gatekeeper is not None and hasattr(gatekeeper, "on_change"):
             gatekeeper.on_change(self._gatekeeper_changed)
 
@@ -120,8 +123,11 @@ class NavigationGuard:
         except Exception as exc:  # the gatekeeper cannot say, or the rules do not fit
             raise self._unavailable(tab_id, str(exc)) from None
         finally:
+            elapsed = time.perf_counter() - started
             if watch is not None:
-                watch.spent_s += time.perf_counter() - started
+                watch.spent_s += elapsed
+            else:
+                self._protect_s[(thread_id, tab_id)] = elapsed
 
     def covers(self, thread_id: str, tab_id: int) -> bool:
         """Whether the rules in force guard `tab_id` for `thread_id` (and no install has failed since)."""
@@ -134,12 +140,15 @@ class NavigationGuard:
     def begin(self, thread_id: str, tool: str, tab_id: int | None) -> Watch:
         """A call starts on `tab_id`: what happened there since the previous call is its to tell.
         Set `current_watch` to the returned watch while the call runs."""
+        started = time.perf_counter()
         watch = Watch(thread_id, tool, tab_id)
         if tab_id is not None:
+            watch.spent_s = self._protect_s.pop((thread_id, tab_id), 0.0)
             watch.tabs.add(tab_id)
             self._watches[tab_id] = watch
             watch.earlier = self._earlier.pop(tab_id, [])
             self._last_tool[tab_id] = (thread_id, tool)
+        watch.spent_s += time.perf_counter() - started
         return watch
 
     async def finish(self, watch: Watch, result: ToolResult) -> ToolResult:
@@ -169,7 +178,7 @@ class NavigationGuard:
         if watch.earlier and watch.tab_id is not None:
             result = with_earlier(result, watch.tab_id, watch.earlier)
         watch.spent_s += time.perf_counter() - started
-        self.spent_ms.append(watch.spent_s * 1000)
+        self.spent_ms.append((watch.tool, watch.spent_s * 1000))
         del self.spent_ms[:-256]
         return result
 
@@ -228,12 +237,11 @@ class NavigationGuard:
 
     def describe(self) -> dict[str, Any]:
         """A JSON-ready view for debugging and the benchmark (`browser.guard`)."""
-        spent = sorted(self.spent_ms)
         return {
             "guarded": {thread: list(tabs) for thread, tabs in self._guarded.items() if tabs},
             "installedRules": self._installed_count, "installs": self.installs, "error": self._error,
             "knownTabs": len(self._known) if self._known is not None else None,
-            "spentMsMedian": spent[len(spent) // 2] if spent else None, "calls": len(spent),
+            "spentMs": [[tool, ms] for tool, ms in self.spent_ms], "installMs": list(self.install_ms),
         }
 
     # -- installing ----------------------------------------------------------------------------
@@ -255,7 +263,10 @@ class NavigationGuard:
                 return
             try:
                 rules = compile_rules(self._scopes(guarded)) if guarded else []
+                sent = time.perf_counter()
                 await self.bridge.install_guard(rules)
+                self.install_ms.append((time.perf_counter() - sent) * 1000)
+                del self.install_ms[:-256]
             except Exception as exc:
                 self._error = getattr(exc, "message", None) or str(exc)
                 raise
@@ -302,16 +313,19 @@ class NavigationGuard:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
+        self._dirty = True
         if self._pending_sync is not None and not self._pending_sync.done():
-            return  # the pending one computes from the state as it will be then
+            return  # it installs once more when it is done
 
         async def run() -> None:
-            await asyncio.sleep(0)
-            try:
-                await self.sync()
-            except Exception as exc:
-                log.warning("the navigation guard could not be updated: %s; writes on driven tabs are refused "
-                            "until it can", exc)
+            while self._dirty:
+                self._dirty = False
+                await asyncio.sleep(0)
+                try:
+                    await self.sync()
+                except Exception as exc:
+                    log.warning("the navigation guard could not be updated: %s; writes on driven tabs are refused "
+                                "until it can", exc)
 
         self._pending_sync = loop.create_task(run())
 
@@ -406,6 +420,8 @@ class NavigationGuard:
         timer = self._popups.pop(tab_id, None)
         if timer is not None:
             timer.cancel()
+        for key in [key for key in self._protect_s if key[1] == tab_id]:
+            del self._protect_s[key]
         if self._known is not None:
             self._known.discard(tab_id)
         if changed:
