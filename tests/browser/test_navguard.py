@@ -173,6 +173,15 @@ async def test_a_block_after_the_result_comes_with_the_next_result(browser, fake
     assert "Since the previous" not in (await browser.call("read_page", {"tabId": 1})).text, "told once"
 
 
+async def test_a_navigation_the_page_made_later_comes_with_the_next_result(browser, fake):
+    await ready(browser)
+    assert (await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})).ok
+    browser.event("tabs.updated", tabId=1, url=f"{A}/next", status="loading")
+    following = await browser.call("read_page", {"tabId": 1})
+    assert following.text.startswith(f"Since the previous result on tab 1:\n- the page navigated to {A}/next")
+    assert following.details["sinceLastCall"] == [{"kind": "navigated", "url": f"{A}/next", "tabId": 1}]
+
+
 async def test_another_extensions_block_is_not_the_guards(browser, fake, store):
     await ready(browser)
     assert (await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})).ok
