@@ -1,8 +1,15 @@
 """One L1 action end to end: `click` from the control socket to the result with its snapshot diff
-(gatekeeper, per-tab queue, dialog patch install and restore, page executor with actionability
-checks and the settle wait, post-write snapshot, diff), median and p95, in a background tab as
-the agent normally works. The anchor is a `read_page` of the same page, measured in the same run.
-The settle wait (at least 250 ms, then 500 ms without DOM changes) is most of a write's time.
+(gatekeeper, per-tab queue, navigation guard, dialog patch install and restore, page executor
+with actionability checks and the settle wait, post-write snapshot, diff), median and p95, in a
+background tab as the agent normally works. The anchor is a `read_page` of the same page,
+measured in the same run. The settle wait (at least 250 ms, then 500 ms without DOM changes) is
+most of a write's time.
+
+The navigation guard's share, from the same run: the host's own time on the guard per click
+(the check that the installed rules still cover the tab, and the look at what the browser
+reported), against the click's median; the round trip of an install (paid when a thread starts
+driving a tab, or a scope lock, the lists or the rules change); and clicks made right after such
+a change, each of which may wait for that install.
 
     python -m bench.bench_l1_action [--runs N]
 """
@@ -25,24 +32,29 @@ PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Action bench</
 <button onclick="document.getElementById('out').textContent = String(Number(document.getElementById('out').textContent) + 1)">Add one</button>
 <form><label for="name">Name</label><input id="name"><button type="button">Save</button></form>
 <ul>""" + "".join(f"<li><a href='#i{i}'>Entry {i}</a></li>" for i in range(50)) + "</ul></body></html>"
+CHANGED = "https://bench-change.invalid"  # a blocked pattern added and removed to change the rules
 
 
-async def measure(url: str, runs: int) -> dict[str, list[float]]:
+async def measure(url: str, runs: int) -> tuple[dict[str, list[float]], dict]:
     control = await attach(client="bench")
     loop = asyncio.get_running_loop()
-    samples: dict[str, list[float]] = {"read_page": [], "click": [], "type": []}
+    samples: dict[str, list[float]] = {"read_page": [], "click": [], "type": [], "click after a rules change": []}
     try:
         opened = await control.call("tools.call", tool="tab_open", params={"url": url}, thread_id="bench", policy="auto")
         tab = opened["tabId"]
         base = {"thread_id": "bench", "policy": "auto"}
-        for _ in range(runs + 2):
+
+        async def click(button: str) -> dict:
+            return await control.call("tools.call", tool="click",
+                                      params={"tabId": tab, "element": "Add one", "ref": button}, **base)
+
+        for round_ in range(runs + 2):
             started = loop.time()
             page = await control.call("tools.call", tool="read_page", params={"tabId": tab}, **base)
             samples["read_page"].append(loop.time() - started)
             button = re.search(r'button "Add one" \[ref=(\S+)\]', page["text"]).group(1)
             started = loop.time()
-            clicked = await control.call("tools.call", tool="click",
-                                         params={"tabId": tab, "element": "Add one", "ref": button}, **base)
+            clicked = await click(button)
             samples["click"].append(loop.time() - started)
             assert clicked["ok"] and "Page Changes" in clicked["text"], clicked
             field = re.search(r'textbox "Name"[^\n]*\[ref=(\S+)\]', clicked["text"]).group(1)
@@ -52,9 +64,18 @@ async def measure(url: str, runs: int) -> dict[str, list[float]]:
                                        **base)
             samples["type"].append(loop.time() - started)
             assert typed["ok"], typed
+            change = "add_origin" if round_ % 2 == 0 else "remove_origin"
+            await control.call(f"gatekeeper.{change}", pattern=CHANGED, list="blocked")
+            started = loop.time()
+            changed = await click(button)
+            samples["click after a rules change"].append(loop.time() - started)
+            assert changed["ok"], changed
+        guard = await control.call("browser.guard")
+        if len(samples["read_page"]) % 2:  # leave the list as it was
+            await control.call("gatekeeper.remove_origin", pattern=CHANGED, list="blocked")
     finally:
         await control.close()
-    return {name: values[2:] for name, values in samples.items()}  # drop the warm-up rounds
+    return {name: values[2:] for name, values in samples.items()}, guard  # drop the warm-up rounds
 
 
 def main() -> None:
@@ -71,7 +92,7 @@ def main() -> None:
             run.start()
             try:
                 with tabwarden_home(run.tw_home):
-                    samples = asyncio.run(measure(pages.url("action.html"), args.runs))
+                    samples, guard = asyncio.run(measure(pages.url("action.html"), args.runs))
             finally:
                 run.stop()
     anchor = median(samples["read_page"])
@@ -79,6 +100,17 @@ def main() -> None:
             for name, values in samples.items()]
     print(f"one L1 call end to end (control socket -> result), background tab, {args.runs} runs, ms; anchor read_page")
     print(table(["call", "median", "p95", "x read_page"], rows))
+    click = median(samples["click"]) * 1000
+    per_click = [ms for tool, ms in guard["spentMs"] if tool == "click"]
+    installs = guard["installMs"]
+    guard_rows = [("guard per click (host)", median(per_click), percentile(per_click, 95), median(per_click) / click * 100),
+                  ("install round trip", median(installs), percentile(installs, 95), median(installs) / click * 100),
+                  ("click after a change - click", median(samples["click after a rules change"]) * 1000 - click,
+                   percentile(samples["click after a rules change"], 95) * 1000 - click,
+                   (median(samples["click after a rules change"]) * 1000 - click) / click * 100)]
+    print(f"\nthe navigation guard's added cost, same run, ms; against the click's median ({click:.1f} ms); "
+          f"{len(installs)} installs")
+    print(table(["part", "median", "p95", "% of click"], guard_rows))
 
 
 if __name__ == "__main__":

@@ -60,6 +60,7 @@ class ToolCode:
     NO_HISTORY = "no_history"
     INVALID_MESSAGE = "invalid_message"
     INJECT_FAILED = "inject_failed"
+    GUARD_UNAVAILABLE = "guard_unavailable"  # the navigation guard could not be put in place
     # from the extension's API bridge (browser.call)
     NOT_FOUND = "not_found"  # the tab, window or group named does not exist
     BROWSER_API_ERROR = "browser_api_error"  # any other refusal of an extension API
@@ -93,6 +94,7 @@ class ToolCode:
     ATTACHMENT_NOT_FOUND = "attachment_not_found"
     # after dispatch
     NAVIGATION_UNCERTAIN = "navigation_uncertain"
+    NAVIGATION_BLOCKED = "navigation_blocked"  # the guard stopped a navigation to a denied origin
     SAFETY_BOUNDARY_UNAVAILABLE = "safety_boundary_unavailable"
     TIMEOUT = "timeout"
     ABORTED = "aborted"

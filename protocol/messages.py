@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 
 from protocol.errors import ErrorInfo
+from protocol.guard import MAX_GUARD_RULES, GuardRule
 
 RequestId = Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1)]
 TabId = Annotated[int, msgspec.Meta(ge=-1, le=2**31 - 1)]  # -1: chrome.tabs.TAB_ID_NONE
@@ -151,6 +152,15 @@ class DiagCall(Message, tag="diag.call", kw_only=True):
     data: Any = None
 
 
+class GuardInstall(Message, tag="guard.install", kw_only=True):
+    """Replace every rule of the navigation guard with `rules` (an empty list lifts it). The
+    extension answers once the browser enforces them, or with a failure, and the host then refuses
+    the driven tabs' writes."""
+
+    id: RequestId
+    rules: Annotated[list[GuardRule], msgspec.Meta(max_length=MAX_GUARD_RULES)] = []
+
+
 class UiEvent(Message, tag="ui.event", kw_only=True):
     """An engine event for one extension page (side panel, settings), or every page when
     `client_id` is empty."""
@@ -204,7 +214,8 @@ class CdpDetached(Message, tag="cdp.detached", kw_only=True):
 
 class BrowserEvent(Message, tag="browser.event", kw_only=True):
     """A browser-side happening the host tracks: tab created/updated/removed/replaced,
-    permission removed, manual user input in a driven tab, ..."""
+    permission removed, manual user input in a driven tab, a navigation the guard blocked, a tab
+    a page opened, ..."""
 
     name: Name
     data: dict[str, Any] = {}
@@ -237,6 +248,7 @@ HostMessage = Union[
     BrowserCall,
     CdpCommand,
     DiagCall,
+    GuardInstall,
     UiEvent,
     Cancel,
     Ping,

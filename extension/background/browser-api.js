@@ -60,6 +60,9 @@ const API = {
   // download (judged by its destination on the host) and artifacts (data: URLs made by the host).
   "downloads.download": (options) => chrome.downloads.download(options || {}),
   "downloads.search": (query) => chrome.downloads.search(query || {}),
+  "downloads.cancel": (downloadId) => chrome.downloads.cancel(downloadId),
+  "downloads.erase": (query) => chrome.downloads.erase(query || {}),
+  "downloads.removeFile": (downloadId) => chrome.downloads.removeFile(downloadId),
 };
 
 export async function handleBrowserCall(message) {

@@ -10,6 +10,7 @@ import { installBrowserEvents } from "./browser-events.js";
 import { indicatorLinkState, installIndicator } from "./indicator-relay.js";
 import { handleCdpCommand, installDebugger } from "./debugger.js";
 import { installPageScript } from "./page-script.js";
+import { installGuard, installNavigationGuard, liftGuard } from "./navigation-guard.js";
 
 const link = new NativeLink({
   handlers: {
@@ -17,11 +18,13 @@ const link = new NativeLink({
     "content.call": callContent,
     "browser.call": handleBrowserCall,
     "cdp.command": handleCdpCommand,
+    "guard.install": installGuard,
   },
   onUiEvent: deliverUiEvent,
   onStateChange: (state) => {
     broadcastLinkState(state);
     indicatorLinkState(state);
+    if (!state.ready) liftGuard();
   },
 });
 
@@ -30,6 +33,7 @@ installBrowserEvents(link);
 installIndicator(link);
 installPageScript();
 installDebugger(link);
+installNavigationGuard(link);
 link.start();
 
 // Exposed for debugging from the worker's DevTools console and for tests.

@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "5455341d322d24bb2a6a7e633d6f2ae1f46c922c12790420f6f69adb629ba3d6";
+export const SCHEMA_HASH = "02107053ff3903d4c2947383d1160230999a98b7c09b852770fba405ed04fd59";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -60,6 +60,7 @@ export const HOST_MESSAGE_TYPES = Object.freeze([
   "browser.call",
   "cdp.command",
   "diag.call",
+  "guard.install",
   "ui.event",
   "cancel",
   "ping",
@@ -149,6 +150,14 @@ export const HOST_MESSAGE_FIELDS = Object.freeze({
       "error",
       "protocol",
       "schemaHash"
+    ]
+  },
+  "guard.install": {
+    "optional": [
+      "rules"
+    ],
+    "required": [
+      "id"
     ]
   },
   "ping": {

@@ -1,5 +1,6 @@
-"""The gateway's two kinds of request to the extension, with transport errors turned into tool
-failures: `api` (an allow-listed extension API, L0) and `content` (the page executor, L1)."""
+"""The gateway's requests to the extension, with transport errors turned into tool failures:
+`api` (an allow-listed extension API, L0), `content` (the page executor, L1) and
+`install_guard` (the navigation guard's rules)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from typing import Any, Callable
 
 import msgspec
 
-from protocol.messages import BrowserCall, ContentCall
+from protocol.guard import GuardRule
+from protocol.messages import BrowserCall, ContentCall, GuardInstall
 
 from host.tools.failure import ToolCode, ToolFailure
 from host.browser.wire import ExecuteResult
@@ -46,6 +48,20 @@ class Bridge:
             raise ToolFailure(exc.code, exc.info.message, phase="dispatch", retryable=True) from None
         except RequestError as exc:
             raise ToolFailure(exc.code, exc.info.message, phase="dispatch") from None
+
+    async def install_guard(self, rules: list[GuardRule], *, timeout: float = 10.0) -> Any:
+        """Replace the navigation guard's rules in the browser; returns once they are in force."""
+        endpoint = self._live()
+        try:
+            return await endpoint.request(lambda i: GuardInstall(id=i, rules=rules), timeout)
+        except RemoteError as exc:
+            raise ToolFailure.from_info(exc.info) from None
+        except RequestTimeout as exc:
+            raise ToolFailure(ToolCode.TIMEOUT, exc.info.message, phase="precheck", retryable=True) from None
+        except (Disconnected, Overloaded) as exc:
+            raise ToolFailure(exc.code, exc.info.message, phase="precheck", retryable=True) from None
+        except RequestError as exc:
+            raise ToolFailure(exc.code, exc.info.message, phase="precheck") from None
 
     async def content(self, tab_id: int, tool: str, params: dict[str, Any], *, write: bool, deadline_ms: int = 15_000,
                       frame_id: int = 0) -> ExecuteResult:

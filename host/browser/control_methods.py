@@ -6,7 +6,8 @@ running host. Every `tools.call` takes the host's one authorisation path, and so
     browser.refs  {tab_id}                                       -> the host-side ref map of a tab
     browser.bind_target {thread_id, tab_id}                      -> capture a thread's tab (a submission)
     browser.routes {thread_id}                                   -> a thread's routes
-    browser.end_turn {thread_id}                                 -> forget driven tabs and floating locks
+    browser.end_turn {thread_id}                                 -> forget driven tabs and floating locks (and their guard)
+    browser.guard {}                                             -> the navigation guard: guarded tabs, rules, timings
     browser.resume {thread_id}                                   -> lift a manual-takeover pause
     browser.paused {}                                            -> current pauses
     browser.deep_refs {tab_id}                                   -> the latest deep read of a tab
@@ -223,11 +224,17 @@ async def browser_routes(params: dict[str, Any], conn: "ControlConnection") -> d
 
 
 async def browser_end_turn(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
-    """End a thread's turn: its driven tabs and floating lock are forgotten."""
+    """End a thread's turn: its driven tabs and floating lock are forgotten, and the guard of
+    its tabs is lifted."""
     p = _params(_Thread, params)
     gateway = gateway_for(conn.server.host)
-    gateway.routes.end_turn(p.thread_id)
+    gateway.end_turn(p.thread_id)
     return gateway.routes.describe(p.thread_id)
+
+
+async def browser_guard(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """The navigation guard's state: which tabs it guards for whom, its rules and its cost."""
+    return gateway_for(conn.server.host).guard.describe()
 
 
 async def browser_resume(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
@@ -337,6 +344,7 @@ def register(server: "ControlServer") -> None:
     server.register("browser.bind_target", browser_bind_target)
     server.register("browser.routes", browser_routes)
     server.register("browser.end_turn", browser_end_turn)
+    server.register("browser.guard", browser_guard)
     server.register("browser.resume", browser_resume)
     server.register("browser.paused", browser_paused)
     server.register("browser.deep_refs", browser_deep_refs)

@@ -1,5 +1,6 @@
 """What browser events mean for the gateway: tabs closing, being replaced or loading a new
-document, site access being revoked, and a person using a page the agent drives."""
+document, site access being revoked, a person using a page the agent drives, and what the
+navigation guard hears (a blocked navigation, a tab a page opened)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
         tab_id = _int(data, "tabId")
         if tab_id is not None:
             gateway.routes.tab_removed(tab_id)
+            gateway.guard.tab_removed(tab_id)
             gateway.refs.forget(tab_id)
             gateway.cdp.tab_removed(tab_id)
             gateway.deep_refs.forget(tab_id)
@@ -36,6 +38,7 @@ def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
         added, removed = _int(data, "addedTabId"), _int(data, "removedTabId")
         if added is not None and removed is not None:
             gateway.routes.tab_replaced(removed, added)
+            gateway.guard.tab_replaced(removed, added)
             gateway.refs.move(removed, added)
             gateway.cdp.tab_replaced(removed, added)
             gateway.deep_refs.move(removed, added)
@@ -45,6 +48,20 @@ def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
         if tab_id is not None and data.get("status") == "loading":
             gateway.refs.forget(tab_id)
             gateway.cdp.invalidate(tab_id, "the tab started loading")
+        if tab_id is not None and isinstance(data.get("url"), str):
+            gateway.guard.tab_updated(tab_id, data["url"])
+    elif name == "tabs.created":
+        tab_id = _int(data, "tabId")
+        if tab_id is not None:
+            gateway.guard.tab_created(tab_id, _int(data, "openerTabId"))
+    elif name == "navigation.target":
+        source, tab_id = _int(data, "sourceTabId"), _int(data, "tabId")
+        if source is not None and tab_id is not None:
+            gateway.guard.opened_by_page(source, tab_id, str(data.get("url") or ""))
+    elif name == "navigation.blocked":
+        tab_id, frame_id = _int(data, "tabId"), _int(data, "frameId")
+        if tab_id is not None and frame_id is not None and isinstance(data.get("url"), str):
+            gateway.guard.navigation_blocked(tab_id, frame_id, data["url"])
     elif name == "manual_input":
         tab_id = _int(data, "tabId")
         # Debugger input is trusted like a person's: the agent's own, just sent, is not a takeover.
@@ -60,5 +77,5 @@ def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
                 gateway.gatekeeper.revoke_grants()
             except Exception:
                 log.exception("could not drop session grants")
-    elif name not in ("tabs.created", "permissions.added"):
+    elif name != "permissions.added":
         log.debug("ignoring browser event %s", name)

@@ -4,6 +4,7 @@
     refs            the latest snapshot's refs per tab (read_page)
     deep_refs       the latest deep read's refs per tab (read_page_deep)
     routes          which tab each thread drives
+    guard           the browser's rules that keep driven tabs away from denied origins
     queue           one call at a time per tab
     takeover        threads paused because a person used their tab
     cdp             debugger sessions (L2), with the L1-ref translations and user attachments
@@ -20,6 +21,7 @@ from host.browser.bridge import Bridge
 from host.browser.l2.attachments import Attachments
 from host.browser.l2.deep_refs import DeepRefMap
 from host.browser.l2.translations import L1Translations
+from host.browser.navguard.guard import NavigationGuard
 from host.browser.refmap import RefMap
 from host.browser.routing import TabRoutes
 from host.browser.serial import TabQueue
@@ -37,6 +39,7 @@ class BrowserGateway:
         self.gatekeeper = gatekeeper
         self.refs = RefMap()
         self.routes = TabRoutes()
+        self.guard = NavigationGuard(self.bridge, gatekeeper)
         self.queue = TabQueue()
         self.takeover = Takeover()
         self.cdp = CdpManager(EndpointTransport(endpoint))
@@ -53,5 +56,7 @@ class BrowserGateway:
         self.cdp.allow_again()
 
     def end_turn(self, thread_id: str) -> None:
-        """A turn ended: forget its driven tabs and any floating target."""
+        """A turn ended: forget its driven tabs and any floating target; its tabs are no longer
+        guarded for it."""
         self.routes.end_turn(thread_id)
+        self.guard.release(thread_id)

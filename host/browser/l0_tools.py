@@ -3,6 +3,7 @@ is injected into pages; only `tab_focus` changes what the user sees."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any, TYPE_CHECKING
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from host.browser.gateway import BrowserGateway
 
 LOAD_TIMEOUT_S = 15.0
+BLANK = "about:blank"
 
 
 def _clip(text: Any, limit: int = 120) -> str:
@@ -75,10 +77,19 @@ async def tab_open(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
             browser.routes.touch(call.thread_id, tab["id"], wrote=False)
             return success(call.tool, f"Tab {tab['id']} already shows {href}; reused it without focusing it.",
                            tab_id=tab["id"], details={"reused": True})
-    created = await browser.bridge.api("tabs.create", {"url": href, "active": False})
+    # The tab starts blank and is guarded before it loads anything, so that each redirect hop of
+    # `href` is held to where this thread may go, like the pages it then opens.
+    created = await browser.bridge.api("tabs.create", {"url": BLANK, "active": False})
     tab_id = int(created["id"])
     browser.routes.touch(call.thread_id, tab_id, wrote=False)
-    loaded = await snapshots.wait_for_load(browser.bridge, tab_id, timeout_s=LOAD_TIMEOUT_S)
+    try:
+        await browser.guard.protect(call.thread_id, tab_id, url=href)
+    except ToolFailure:
+        with contextlib.suppress(ToolFailure):
+            await browser.bridge.api("tabs.remove", tab_id)
+        raise
+    await browser.bridge.api("tabs.update", tab_id, {"url": href})
+    loaded = await snapshots.wait_for_load(browser.bridge, tab_id, from_url=BLANK, timeout_s=LOAD_TIMEOUT_S)
     tab = target_from_tab(loaded["tab"]) if isinstance(loaded.get("tab"), dict) else await get_tab(browser.bridge, tab_id)
     note = "" if not loaded.get("timedOut") else " (still loading)"
     where = tab.url or href

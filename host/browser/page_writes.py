@@ -36,14 +36,16 @@ async def tab_ids(call: ToolCall, browser: "BrowserGateway") -> set[int]:
 async def child_tab(call: ToolCall, browser: "BrowserGateway", source: int, before: set[int], expected_urls: Iterable[str] = ()) -> dict | None:
     """A tab that did not exist before the action and that the action opened: its opener is the
     source tab, or it shows a URL the page was seen opening (Chrome does not always record the
-    opener of a `target=_blank` tab)."""
+    opener of a `target=_blank` tab). The navigation guard screens it first: one at a place the
+    thread may not reach is closed and reported, never adopted."""
     tabs = await browser.bridge.api("tabs.query", {})
     fresh = [t for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int) and t["id"] not in before]
-    for tab in fresh:
-        if tab.get("openerTabId") == source:
-            return tab
-    for tab in fresh:
-        if {tab.get("url"), tab.get("pendingUrl")} & set(expected_urls):
+    expected = set(expected_urls)
+    opened = set(browser.guard.popups_of(source))  # what the browser said this page opened
+    candidates = [t for t in fresh if t["id"] in opened or t.get("openerTabId") == source]
+    candidates += [t for t in fresh if t not in candidates and {t.get("url"), t.get("pendingUrl")} & expected]
+    for tab in candidates:
+        if await browser.guard.screen_popup(call.thread_id, source, tab):
             return tab
     return None
 
@@ -115,7 +117,7 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
                                "observedEffects": [*details["evidence"].get("observedEffects", []), "tab_created"]}
         details["childTabId"] = result_tab
         parts.append(section)
-    elif opened:
+    elif opened and not browser.guard.refused_popups():
         parts.append(f"The page tried to open {opened[0]} in a new tab or window, but none appeared (the browser blocks "
                      "pop-ups from synthetic input); use tab_open if that page is needed.")
     return success(call.tool, "\n".join(parts), tab_id=tab_id, result_tab_id=result_tab, details=details)

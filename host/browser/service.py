@@ -7,11 +7,18 @@ of the frame its input lands in (`l2/landing.py`), which may be another origin's
 the tab: that is the origin judged, checked for site access and audited. Calls on one tab run
 one at a time (`hold`), whichever thread sent them. A manual takeover pauses the thread's page
 calls. The tabs a turn drives show the page indicator until the turn ends or waits on the user.
+
+A call that drives its tab (a write the tab or its page carries out) runs only once the
+navigation guard covers the tab (`navguard/`): whatever the page then does, the browser will not
+send it where the thread may not go. What the guard saw during the call, or on the tab since the
+previous call, goes into the result.
 """
 
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import dataclasses
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -20,13 +27,21 @@ from host.browser import described, history
 from host.browser.gateway import BrowserGateway
 from host.browser.indicator import PageIndicator
 from host.browser.l2.landing import lands_in_frame, resolve_landing
+from host.browser.navguard.guard import current_watch, drives
 from host.browser.target import WEB_SCHEMES, TabTarget, get_tab, resolve_page_tab
 from host.calls.service import ToolService
 from host.tools.call import Target, ToolCall
-from host.tools.result import ToolResult
+from host.tools.failure import ToolCode, ToolFailure
+from host.tools.quoting import quoted
+from host.tools.result import ToolResult, failure
 from host.tools.spec import ToolSpec
 
 log = logging.getLogger("tabwarden.browser")
+
+# Set by `hold` for the call it holds: the reason the navigation guard could not cover its tab,
+# which the final resolution (inside the hold) then raises, so the call ends refused, unsent.
+_unguarded: contextvars.ContextVar[tuple[int, ToolFailure] | None] = contextvars.ContextVar(
+    "tabwarden_unguarded", default=None)
 
 
 class BrowserTools(ToolService):
@@ -46,13 +61,16 @@ class BrowserTools(ToolService):
         """The tab the call acts on and what the gatekeeper needs to know of it; sends nothing
         that acts. Raises ToolFailure (`paused`, `tab_closed`, `not_web_page`, `stale_ref`...)."""
         kind = call.spec.target
+        unguarded = _unguarded.get()
+        if unguarded is not None and unguarded[0] == id(call):
+            raise unguarded[1]
         if kind != "watched":  # a watch hands the tab over to the user: their input does not pause it
             self.gateway.takeover.check(call.thread_id)
         if kind == "none":
             return call.resolved(Target())
         if kind == "closed":
             return call.resolved(await history.resolve_restore(call, self.gateway))
-        tab = await self.find_tab(call)
+        tab = self.past_blocked_page(call, await self.find_tab(call))
         target = await self.describe(call, tab)
         if kind == "history":  # where the move leads: the entry it reaches
             target = await history.resolve_move(call, target, self.gateway)
@@ -65,6 +83,24 @@ class BrowserTools(ToolService):
         if call.spec.target == "tab":
             return await get_tab(browser.bridge, tab_id)  # type: ignore[arg-type]
         return await resolve_page_tab(browser.bridge, browser.routes, call.thread_id, tab_id)
+
+    def past_blocked_page(self, call: ToolCall, tab: TabTarget) -> TabTarget:
+        """A tab showing the browser's notice for a navigation the guard blocked holds nothing of
+        the blocked site: a page tool there is refused (`navigation_blocked`), and the other calls
+        are judged at the origin the tab showed before (navigate, go_back and tab_close must stay
+        possible even when the blocked origin is out of reach)."""
+        found = self.gateway.guard.blocked_page(tab.tab_id, tab.url)
+        if found is None:
+            return tab
+        blocked, before = found
+        if call.spec.target == "page":
+            raise ToolFailure(ToolCode.NAVIGATION_BLOCKED,
+                              f"tab {tab.tab_id} shows the browser's notice for a navigation to {quoted(blocked.url, 2000)} "
+                              f"that was blocked ({quoted(blocked.origin)} is out of this task's reach: {blocked.reason}); "
+                              "nothing from there was loaded. Use navigate (or go_back) to load a page in it.",
+                              phase="resolve", details={"dispatched": False, "blockedOrigin": blocked.origin,
+                                                        "blockedUrl": blocked.url})
+        return dataclasses.replace(tab, origin=before or tab.origin)
 
     async def describe(self, call: ToolCall, tab: TabTarget) -> Target:
         """The target as the gatekeeper judges it: the tab's origin (for an L2 write, the origin
@@ -96,17 +132,46 @@ class BrowserTools(ToolService):
     @contextlib.asynccontextmanager
     async def hold(self, call: ToolCall) -> AsyncIterator[None]:
         """The tab's queue: the final check and the run happen alone on the tab. The tab shows
-        the indicator from here on, when a turn drives it (before the final check, so that nothing
-        but the call itself is sent between the durable mark of a write and the write)."""
+        the indicator from here on, when a turn drives it, and a call that drives the tab has it
+        covered by the navigation guard (both before the final check, so that nothing but the call
+        itself is sent between the durable mark of a write and the write). When the guard cannot
+        be put in place, the final resolution refuses the call (`guard_unavailable`)."""
         if call.thread_id in self._turns:
             self.indicator.driving(call.thread_id, call.tab_id)
         async with self.gateway.queue.hold(call.tab_id):
-            yield
+            token = None
+            if drives(call.spec) and call.tab_id is not None:
+                try:
+                    url = call.target.url if call.target is not None else ""
+                    await self.gateway.guard.protect(call.thread_id, call.tab_id, url=url)
+                except ToolFailure as problem:
+                    token = _unguarded.set((id(call), problem))
+            try:
+                yield
+            finally:
+                if token is not None:
+                    _unguarded.reset(token)
 
     async def run(self, call: ToolCall, runner: Any) -> ToolResult:
-        """Run the tool on the tab it was judged on (a tab the call opened and adopted shows the
-        indicator too)."""
-        result = await runner(call, self.gateway)
+        """Run the tool on the tab it was judged on (a call that drives its tab only when `hold`
+        had the guard cover it); the result says what the navigation guard saw meanwhile. A tab
+        the call opened and adopted shows the indicator too."""
+        guard = self.gateway.guard
+        watch = guard.begin(call.thread_id, call.tool, call.tab_id)
+        token = current_watch.set(watch)
+        try:
+            try:
+                if drives(call.spec) and call.tab_id is not None and not guard.covers(call.thread_id, call.tab_id):
+                    raise guard.not_covered(call.tab_id)
+                result = await runner(call, self.gateway)
+            except ToolFailure as problem:
+                result = failure(call.tool, problem, tab_id=call.tab_id)
+        except BaseException:
+            guard.abandon(watch)
+            raise
+        finally:
+            current_watch.reset(token)
+        result = await guard.finish(watch, result)
         moved = result.result_tab_id or result.tab_id
         if moved != call.tab_id and call.thread_id in self._turns:
             self.indicator.driving(call.thread_id, moved)
@@ -128,6 +193,7 @@ class BrowserTools(ToolService):
         it. The routes keep the task's captured tab."""
         self.indicator.release(thread_id)
         self.gateway.routes.end_turn(thread_id)
+        self.gateway.guard.release(thread_id)
 
     async def aclose(self) -> None:
         """Stop the indicator's worker."""

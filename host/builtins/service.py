@@ -31,11 +31,14 @@ WEB_SCHEMES = ("http", "https")
 
 
 class BuiltinTools(ToolService):
-    """The host's own tools. `bridge` is the extension's (None: no browser, so no downloads)."""
+    """The host's own tools. `bridge` is the extension's (None: no browser, so no downloads);
+    `guard` the browser's navigation guard, which judges a download's redirect hops (None: a
+    download is refused)."""
 
-    def __init__(self, *, bridge: Any = None, resolver: Resolver | None = None,
+    def __init__(self, *, bridge: Any = None, guard: Any = None, resolver: Resolver | None = None,
                  settings: Callable[[], Any] = load_settings, clock: Callable[[], float] = time.time):
         self.bridge = bridge
+        self.guard = guard
         self.resolver = resolver or resolver_from_env()
         self.settings = settings
         self.clock = clock

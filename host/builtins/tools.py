@@ -64,14 +64,18 @@ async def download(call: ToolCall, builtins: "BuiltinTools") -> ToolResult:
     """Have the browser download the URL, and follow it for a while."""
     if builtins.bridge is None:
         raise ToolFailure(ToolCode.NOT_CONNECTED, "no browser is connected to download through")
+    if builtins.guard is None:
+        raise ToolFailure(ToolCode.GUARD_UNAVAILABLE, "there is no navigation guard to judge the download's redirects "
+                          "with, so nothing was downloaded", details={"dispatched": False})
     try:
         result = await downloads.download(builtins.bridge, call.params.url, call.params.filename,
-                                          wait_s=builtins.settings().download_wait_seconds)
+                                          wait_s=builtins.settings().download_wait_seconds, guard=builtins.guard,
+                                          thread_id=call.thread_id)
     except ToolFailure as failure:
-        dispatched = failure.code != ToolCode.NOT_CONNECTED
+        dispatched = failure.code not in (ToolCode.NOT_CONNECTED, ToolCode.GUARD_UNAVAILABLE)
         raise ToolFailure(failure.code, failure.message, reported=failure.reported, details={
             "dispatched": dispatched,
-            "effectMayHaveOccurred": failure.code not in (ToolCode.NOT_CONNECTED, ToolCode.UNSUPPORTED)}) from None
+            "effectMayHaveOccurred": dispatched and failure.code != ToolCode.UNSUPPORTED}) from None
     if not result.ok:
         return ToolResult(ok=False, tool=call.tool, text=result.text, details=result.details,
                           error=ToolFailure(result.code or ToolCode.DOWNLOAD_FAILED, result.text,

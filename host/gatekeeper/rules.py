@@ -168,7 +168,8 @@ class RuleSet:
     cached per (tool, origin) and only `args` regexes run per call.
     """
 
-    __slots__ = ("rules", "_compiled", "_exact", "_category", "_prefix", "_prefix_lengths", "_any", "_cache")
+    __slots__ = ("rules", "_compiled", "_exact", "_category", "_prefix", "_prefix_lengths", "_any", "_cache",
+                 "_by_tool")
 
     def __init__(self, rules: Iterable[Rule] = ()) -> None:
         self._compiled = [compile_rule(rule, order=i) for i, rule in enumerate(rules)]
@@ -181,6 +182,7 @@ class RuleSet:
             self._bucket(compiled.tool).origins.add(compiled.origin, compiled)
         self._prefix_lengths = sorted({len(p) for p in self._prefix})
         self._cache: dict[tuple[str, str | None, str], tuple[list[CompiledRule], list[CompiledRule]]] = {}
+        self._by_tool: dict[tuple[str, str | None], tuple[list[CompiledRule], list[CompiledRule]]] = {}
 
     def _bucket(self, tool: ToolPattern) -> _ToolBucket:
         if tool.kind == "any":
@@ -225,6 +227,19 @@ class RuleSet:
         self._cache[key] = result
         return result
 
+    def for_tool(self, tool: str, category: str | None) -> tuple[list[CompiledRule], list[CompiledRule]]:
+        """Every rule whose tool pattern matches, whatever its origin, best first: (managed,
+        others). What a guard that cannot ask per destination needs (`reach.py`)."""
+        key = (tool, category)
+        cached = self._by_tool.get(key)
+        if cached is not None:
+            return cached
+        found = [c for c in self._compiled if _tool_matches(c.tool, tool, category)]
+        found.sort(key=lambda c: c.sort_key)
+        result = ([c for c in found if c.managed], [c for c in found if not c.managed])
+        self._by_tool[key] = result
+        return result
+
     def match(self, tool: str, category: str | None, origin: Origin, params: Mapping[str, Any]) -> Rule | None:
         """The winning rule for a call, or None when no rule matches."""
         managed, others = self.candidates(tool, category, origin)
@@ -235,6 +250,16 @@ class RuleSet:
         if best_other is not None and best_other.restrictiveness > best_managed.restrictiveness:
             return best_other.rule  # a user may be stricter than the administrator, never looser
         return best_managed.rule
+
+
+def _tool_matches(pattern: ToolPattern, tool: str, category: str | None) -> bool:
+    if pattern.kind == "any":
+        return True
+    if pattern.kind == "exact":
+        return pattern.value == tool
+    if pattern.kind == "category":
+        return pattern.value == category
+    return tool.startswith(pattern.value)
 
 
 def _first(candidates: list[CompiledRule], params: Mapping[str, Any]) -> CompiledRule | None:

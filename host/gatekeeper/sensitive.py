@@ -82,6 +82,11 @@ class OriginLists:
         payload = json.dumps([BUILTIN_BLOCKED, BUILTIN_GUARDED, self.blocked_extra, self.guarded_extra])
         self.digest = hashlib.sha256(payload.encode()).hexdigest()[:16]
 
+    @property
+    def blocked_patterns(self) -> tuple[OriginPattern, ...]:
+        """Every blocked pattern in force (built-ins first)."""
+        return self._blocked.patterns
+
     def blocked(self, origin: Origin) -> OriginPattern | None:
         """The blocked pattern matching `origin` (None for the empty origin or no match)."""
         return self._blocked.match(origin) if origin.text else None

@@ -8,6 +8,7 @@ the audit log and the denial-burst monitor, and turns them into a `Context` for 
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
@@ -37,6 +38,7 @@ from host.gatekeeper.policy_files import (
     managed_policy_path,
     user_policy_path,
 )
+from host.gatekeeper.reach import Reach, reach_of
 from host.gatekeeper.rule_storage import RuleStorage
 from host.gatekeeper.rules import Rule, RuleSet, parse_rule
 from host.gatekeeper.schema import COMPONENT, MIGRATIONS
@@ -48,6 +50,8 @@ from host.tools.catalog import lookup
 DEFAULT_RULE = Rule(tool="run_javascript", origin="*", verdict="deny", source="user_setting",
                     id="default:run_javascript-deny")
 _SEEDED_META = "gatekeeper.default_rules_seeded_v1"
+
+log = logging.getLogger("tabwarden.gatekeeper")
 
 
 class CheckRequest(msgspec.Struct, kw_only=True):
@@ -127,6 +131,9 @@ class Gatekeeper:
         self._thread_policy: dict[str, str] = {}
         self._injected: dict[str, tuple[Rule, ...]] = {}
         self._on_alert = on_alert
+        # Told when where a thread may go changes (the navigation guard keeps the browser in step).
+        self._listeners: list[Callable[[], None]] = []
+        self._changes = 0
         self.monitor = DenialBurstMonitor(threshold=burst_threshold, window_s=burst_window_s, clock=clock,
                                           on_alert=self._alert)
         self.load_errors: list[InvalidInput] = []
@@ -164,6 +171,7 @@ class Gatekeeper:
     def mark_unavailable(self, reason: Exception) -> None:
         """Fail closed from now on (e.g. the host could not open its store)."""
         self._error = reason
+        self._changed()
 
     def _fail(self, exc: Exception) -> GatekeeperUnavailable:
         self._error = exc
@@ -202,6 +210,8 @@ class Gatekeeper:
             if not errors:
                 self._state = state
                 self._layers = tuple(layers)
+        if not errors:
+            self._changed()
         return errors
 
     def _stored(self) -> tuple[list[Rule], list[str], list[str]]:
@@ -258,6 +268,7 @@ class Gatekeeper:
         # here could half-apply a file the user is in the middle of editing).
         with self._lock:
             self._state = self._build_state(list(self._layers))
+        self._changed()
 
     # -- browser session, threads --------------------------------------------------------------
 
@@ -278,6 +289,7 @@ class Gatekeeper:
         """Confine a thread's writes and navigations to origin patterns (None removes the lock)."""
         self._ensure()
         self._scopes.set_lock(thread_id, patterns)
+        self._changed()
 
     def scope_lock(self, thread_id: str) -> Any:
         """A thread's scope lock (the OriginSet its writes are confined to) or None."""
@@ -294,10 +306,50 @@ class Gatekeeper:
         self._scopes.clear_thread(thread_id)
         self._thread_policy.pop(thread_id, None)
         self.monitor.reset(thread_id)
+        self._changed()
 
     def revoke_grants(self) -> None:
         """Drop every session grant (the browser revoked site access, or the user asked)."""
         self.grants.clear_all()
+
+    # -- where a thread may not go -------------------------------------------------------------
+
+    def on_change(self, listener: Callable[[], None]) -> None:
+        """Call `listener` (on whichever thread made the change) after anything that decides where
+        a thread may go changed: rules, origin lists, scope locks, the policy files, availability."""
+        self._listeners.append(listener)
+
+    @property
+    def changes(self) -> int:
+        """How many such changes happened (a cheap way to tell that a computed reach is stale)."""
+        return self._changes
+
+    def _changed(self) -> None:
+        self._changes += 1
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except Exception:
+                log.exception("a gatekeeper change listener failed")
+
+    def reach(self, thread_id: str, tool: str = "navigate") -> Reach:
+        """What this thread may not reach with `tool` (see `reach.py`). Raises
+        `GatekeeperUnavailable` (fail closed)."""
+        state = self._ensure()
+        return reach_of(tool, state.lists, state.rules, self._scopes.lock(thread_id))
+
+    def destination_denied(self, thread_id: str, tool: str, url: str) -> Decision | None:
+        """The decision that denies this thread sending `tool` to `url`, or None when it is not a
+        deny. Pure: nothing is audited (the caller records what happened). Raises
+        `GatekeeperUnavailable` (fail closed)."""
+        state = self._ensure()
+        spec = lookup(tool)
+        params = {spec.url_param: url} if spec is not None and spec.url_param else {}
+        ctx = Context(origin=url, policy=resolve_policy(None, self._thread_policy.get(thread_id), state.default_policy),
+                      rules=state.rules, lists=state.lists, grants=self.grants.for_thread(thread_id),
+                      scope_origins=self._scopes.origins_view(thread_id), scope_lock=self._scopes.lock(thread_id))
+        decision = check(Call(tool, params), ctx)
+        return decision if decision.verdict == "deny" else None
 
     # -- deciding ------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ def build_router(gateway: Any) -> Router:
     """The host's tools: the browser's (over `gateway`), the built-ins and the MCP servers'."""
     return Router({
         "browser": BrowserTools(gateway),
-        "builtins": BuiltinTools(bridge=gateway.bridge),
+        "builtins": BuiltinTools(bridge=gateway.bridge, guard=gateway.guard),
         "mcp": McpTools(),
     })
 

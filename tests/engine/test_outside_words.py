@@ -56,6 +56,12 @@ class Browser(FakeExtension):
             raise remote("browser_api_error", self.fail[name])
         if name in ("indicator.show", "indicator.hide"):
             return True
+        if name == "tabs.create":  # the guarded tab a download's redirects are followed in
+            return {"id": 99, "url": args[0].get("url", ""), "windowId": 1, "status": "complete"}
+        if name == "guard.follow":
+            return {"outcome": "page", "url": args[1]}
+        if name == "tabs.remove":
+            return None
         if name == "downloads.download":
             return 1
         if name == "downloads.search":
@@ -107,9 +113,9 @@ class Engine(Harness):
         self.browser = browser
 
     def router(self) -> Router:
-        gateway = BrowserGateway(lambda: self.browser, None)
+        gateway = BrowserGateway(lambda: self.browser, self.gatekeeper)
         self.browser_tools = BrowserTools(gateway)
-        self.builtins = BuiltinTools(bridge=gateway.bridge, settings=defaults)
+        self.builtins = BuiltinTools(bridge=gateway.bridge, guard=gateway.guard, settings=defaults)
         return Router({"browser": self.browser_tools, "builtins": self.builtins, "mcp": McpTools(Servers())})
 
     def connect(self, engine) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from host.browser.gateway import BrowserGateway
+from host.browser.navguard.guard import NavigationGuard
 from host.browser.service import BrowserTools
 from host.builtins.memory_state import broadcast_memory
 from host.builtins.service import BuiltinTools
@@ -58,7 +59,8 @@ class BuiltinHarness(Harness):
         from host.builtins.settings import defaults
 
         settings = self.builtin_settings
-        self.builtins = BuiltinTools(bridge=self.bridge, resolver=self.resolver,
+        guard = NavigationGuard(self.bridge, self.gatekeeper) if self.bridge else None
+        self.builtins = BuiltinTools(bridge=self.bridge, guard=guard, resolver=self.resolver,
                                      settings=(lambda: settings) if settings else defaults)
         self.browser = ScriptedBrowser(self.bridge, self.inner) if self.bridge else None
         return router(self.browser or self.inner, builtins=self.builtins)

@@ -1,5 +1,6 @@
 """A fake extension bridge for the built-ins (`api` and `content`, as the built-ins call them):
-tabs, site access, downloads, the page indicator, and a page whose text a test changes."""
+tabs, site access, downloads (with the navigation guard's tab that follows a download's
+redirects first), the page indicator, and a page whose text a test changes."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ class FakeBridge:
     calls: list[tuple[str, tuple]] = field(default_factory=list)
     downloads: dict[int, dict[str, Any]] = field(default_factory=dict)
     connected: bool = True
+    # How `guard.follow` answers (where a download's redirect chain ends); None: at the URL itself.
+    followed: dict[str, Any] | None = None
 
     async def api(self, name: str, *args: Any, timeout: float = 10.0) -> Any:
         self.calls.append((name, args))
@@ -44,6 +47,15 @@ class FakeBridge:
                                            "filename": f"/home/u/Downloads/{args[0].get('filename') or 'file.bin'}",
                                            "fileSize": 12, "bytesReceived": 12, "totalBytes": 12}
             return download_id
+        if name == "tabs.create":
+            tab_id = max(self.tabs) + 1
+            self.tabs[tab_id] = {"id": tab_id, "url": args[0].get("url", ""), "status": "complete", "windowId": 1}
+            return dict(self.tabs[tab_id])
+        if name == "tabs.remove":
+            self.tabs.pop(args[0], None)
+            return None
+        if name == "guard.follow":
+            return dict(self.followed) if self.followed is not None else {"outcome": "page", "url": args[1]}
         if name == "downloads.search":
             found = self.downloads.get(args[0].get("id"))
             return [found] if found else []
@@ -61,6 +73,10 @@ class FakeBridge:
         if present == ("text" in params):
             return {"resultText": "held"}
         raise ToolFailure(ToolCode.TIMEOUT, "not yet", phase="settle", retryable=True)
+
+    async def install_guard(self, rules: list[Any], *, timeout: float = 10.0) -> Any:
+        self.calls.append(("guard.install", (len(rules),)))
+        return {"installed": len(rules)}
 
     def names(self) -> list[str]:
         """The names of the calls made so far, content calls as `content:<tool>`."""

@@ -1,5 +1,6 @@
 """A stand-in for the connected extension: answers the gateway's BrowserCall and ContentCall
-requests from a small in-memory browser, and records every content call it receives."""
+requests from a small in-memory browser, records every content call it receives, and installs
+the navigation guard's rules (or refuses them, when a test says so)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import itertools
 from typing import Any, Awaitable, Callable
 
 from protocol.errors import ErrorInfo
-from protocol.messages import BrowserCall, ContentCall
+from protocol.messages import BrowserCall, ContentCall, GuardInstall
 
 from host.transport.errors import RemoteError
 from tests.support.fake_snapshot import snapshot
@@ -35,6 +36,8 @@ class FakeExtension:
         self.site_access = True
         self.content_calls: list[ContentCall] = []
         self.api_calls: list[BrowserCall] = []
+        self.guard_installs: list[list[Any]] = []  # the rules of every guard.install, in order
+        self.guard_refused = False  # answer guard.install with a failure
         self.content: ContentHandler = self._default_content
         self._ids = itertools.count(1)
         self._snap = itertools.count(1)
@@ -51,6 +54,11 @@ class FakeExtension:
         if isinstance(message, ContentCall):
             self.content_calls.append(message)
             return await self.content(message)
+        if isinstance(message, GuardInstall):
+            if self.guard_refused:
+                raise remote("guard_unavailable", "the browser refused the navigation guard's rules")
+            self.guard_installs.append(list(message.rules))
+            return {"installed": len(message.rules)}
         assert isinstance(message, BrowserCall)
         self.api_calls.append(message)
         return self.api(message.api, *message.args)
@@ -68,6 +76,11 @@ class FakeExtension:
             return [dict(t) for t in self.tabs.values() if all(t.get(k) == v for k, v in query.items())]
         if name == "permissions.contains":
             return self.site_access
+        if name == "tabs.list":
+            return [dict(t) for t in self.tabs.values()]
+        if name == "tabs.remove":
+            self.tabs.pop(args[0], None)
+            return None
         if name == "tabs.waitForLoad":
             tab = self.tabs.get(args[0])
             return {"closed": tab is None, "timedOut": False, "tab": dict(tab) if tab else None}

@@ -1,5 +1,6 @@
 """Small HTTP servers for the fetch tests: one scripted site per loopback address, run in a
-thread. Routes answer from a dict of path -> (status, headers, body) or a function of the path."""
+thread. Routes answer from a dict of path -> (status, headers, body) or a function of the path.
+Every request is recorded, whatever its method (a site a test expects never to be reached)."""
 
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ Route = Union[Answer, Callable[[], Answer]]
 
 class Site:
     """One scripted HTTP site on `address`; `routes` may change while it runs, and `hits` lists
-    the paths asked for."""
+    the paths asked for (`requests`: (method, path) of every request, POST and HEAD included)."""
 
     def __init__(self, address: str = "127.0.0.1", routes: dict[str, Route] | None = None):
         self.routes: dict[str, Route] = dict(routes or {})
         self.hits: list[str] = []
+        self.requests: list[tuple[str, str]] = []
         self.release = threading.Event()  # lets a held answer finish at shutdown
         site = self
 
@@ -27,6 +29,20 @@ class Site:
 
             def do_GET(self) -> None:  # noqa: N802 - stdlib name
                 site.hits.append(self.path)
+                site.requests.append(("GET", self.path))
+                self._answer()
+
+            def do_POST(self) -> None:  # noqa: N802 - stdlib name
+                site.requests.append(("POST", self.path))
+                length = int(self.headers.get("Content-Length") or 0)
+                self.rfile.read(length)
+                self._answer()
+
+            def do_HEAD(self) -> None:  # noqa: N802 - stdlib name
+                site.requests.append(("HEAD", self.path))
+                self._answer()
+
+            def _answer(self) -> None:
                 route = site.routes.get(self.path.split("?")[0])
                 if route is None:
                     status, headers, body = 404, {"Content-Type": "text/plain"}, b"not here"
@@ -37,7 +53,8 @@ class Site:
                     self.send_header(name, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                if self.command != "HEAD":
+                    self.wfile.write(body)
 
         self.httpd = http.server.ThreadingHTTPServer((address, 0), Handler)
         self.httpd.daemon_threads = True

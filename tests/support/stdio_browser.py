@@ -16,7 +16,7 @@ import msgspec
 
 from install.extension_id import default_extension_id
 from protocol.framing import FrameSplitter, browser_encoder, extension_decoder
-from protocol.messages import (BrowserCall, ContentCall, Failure, Hello, Ping, Pong, Result, UiConnect, UiEvent, UiOp,
+from protocol.messages import (BrowserCall, ContentCall, Failure, GuardInstall, Hello, Ping, Pong, Result, UiConnect, UiEvent, UiOp,
                                Welcome)
 from protocol.errors import ErrorInfo
 from protocol.schema import schema_hash
@@ -92,6 +92,8 @@ class StdioBrowser:
             self.send(Pong(id=message.id))
         elif isinstance(message, BrowserCall):
             self._answer(message.id, self._api(message.api, message.args))
+        elif isinstance(message, GuardInstall):
+            self._answer(message.id, {"installed": len(message.rules)})
         elif isinstance(message, ContentCall):
             self.content_calls.append(message)
             self.changed.set()

@@ -16,7 +16,7 @@ import msgspec
 from install.extension_id import default_extension_id
 from protocol.errors import ErrorInfo
 from protocol.framing import FrameSplitter, browser_encoder, extension_decoder
-from protocol.messages import BrowserCall, ContentCall, Failure, Hello, Ping, Pong, Result
+from protocol.messages import BrowserCall, ContentCall, Failure, GuardInstall, Hello, Ping, Pong, Result
 from protocol.schema import schema_hash
 from tests.support.fake_snapshot import snapshot
 from tests.support.waiting import wait_until
@@ -38,6 +38,8 @@ class ScriptedBrowser:
             return self.api(message.api, message.args)
         if isinstance(message, ContentCall):
             return {"resultText": PAGE["text"], "snapshot": PAGE}
+        if isinstance(message, GuardInstall):
+            return {"installed": len(message.rules)}
         raise LookupError(f"the scripted browser does not do {type(message).__name__}")
 
     def api(self, name: str, args: list[Any]) -> Any:

@@ -1,0 +1,529 @@
+"""`NavigationGuard`: which tabs are guarded for which thread, keeping the browser's rules in step,
+and what the browser reports back (see the package docstring for why the rules are
+declarativeNetRequest session rules).
+
+A tab is guarded for a thread from its first write there (before the write is sent), for a tab
+it opens, and for the tabs its driven pages open, until the thread's turn ends, the run hands
+the tab to the user, or the tab closes. The rules are computed from scratch from that state and
+the gatekeeper's reach, and sent whole when they differ from what is installed: per action that
+is a comparison of a key, and a round trip only after a change.
+
+The browser reports three things, as `browser.event`s: a navigation blocked (its tab, frame and
+URL), a new tab a page opened (with its opener), and a tab's new URL. Each blocked navigation the
+gatekeeper would indeed deny is audited at once (`record_outcome`, naming the destination's
+origin), and told in the result of the call during which it happened or, when it happened
+between calls, in the next result for that tab.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from host.browser import snapshots
+from host.browser.navguard.dnr import Scope, compile_rules
+from host.browser.navguard.report import MAX_NOTES, URL_MAX, Blocked, Findings, Happening, blocked_result, with_earlier
+from host.gatekeeper.origins import normalize_origin
+from host.gatekeeper.reach import Reach, combine
+from host.tools.failure import ToolCode, ToolFailure
+from host.tools.quoting import quoted
+from host.tools.result import ToolResult
+
+log = logging.getLogger("tabwarden.browser.guard")
+
+NO_TAB = -1  # a request from no tab; a pop-up's first request may be one, before its tab exists
+# How long a new tab stays covered as a possible pop-up before, no page having claimed it, the
+# host takes it for the user's (the browser says which page opened a tab within milliseconds).
+POPUP_WAIT_S = 0.5
+MAX_TABS_PER_THREAD = 256
+POPUP_LOAD_S = 10.0
+
+# The call running in this task (set by the browser service around its runner), so that a tab a
+# runner creates and guards is watched for that call.
+current_watch: contextvars.ContextVar["Watch | None"] = contextvars.ContextVar("tabwarden_guard_watch", default=None)
+
+
+@dataclass
+class Watch:
+    """A call running on a tab: what the guard sees meanwhile is its to report."""
+
+    thread_id: str
+    tool: str
+    tab_id: int | None
+    tabs: set[int] = field(default_factory=set)  # every tab watched for this call
+    findings: Findings = field(default_factory=Findings)
+    earlier: list[Happening] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+    spent_s: float = 0.0  # the guard's own time on this call (protect, begin, finish)
+
+
+class NavigationGuard:
+    """The navigation guard of one browser connection."""
+
+    def __init__(self, bridge: Any, gatekeeper: Any):
+        self.bridge = bridge
+        self.gatekeeper = gatekeeper
+        # thread -> {tab: the tool whose reach applies (navigate, or download for a probe)}
+        self._guarded: dict[str, OrderedDict[int, str]] = {}
+        # Every tab the host knows exists (excluded from the new-tab rules); None until needed.
+        self._known: set[int] | None = None
+        self._popups: dict[int, asyncio.TimerHandle] = {}  # new tabs whose opener is not known yet
+        self._opened_by: dict[int, int] = {}  # pop-up -> the guarded tab that opened it
+        self._installed_key: Any = ()  # () means nothing installed by this host yet
+        self._installed_pairs: frozenset[tuple[str, int]] = frozenset()  # (thread, tab) the rules cover
+        self._installed_count = 0
+        self._sync_lock = asyncio.Lock()
+        self._error: str | None = None
+        self._watches: dict[int, Watch] = {}
+        self._earlier: dict[int, list[Happening]] = {}
+        self._urls: dict[int, tuple[str, str]] = {}  # guarded tab -> (its URL, the one before)
+        self._blocked_pages: dict[int, tuple[Blocked, str]] = {}  # tab -> (block, the origin before it)
+        self._last_tool: dict[int, tuple[str, str]] = {}  # tab -> (thread, tool) of its last call
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pending_sync: asyncio.Task | None = None
+        self._dirty = False  # a change came while an install ran: install once more after it
+        self.installs = 0
+        self.install_ms: list[float] = []  # the latest installs' round trips
+        self.spent_ms: list[tuple[str, float]] = []  # (tool, the guard's own time on the call), the latest 256
+        self._protect_s: dict[tuple[str, int], float] = {}  # a protect before its call began (in hold)
+        if gatekeeper is not None and hasattr(gatekeeper, "on_change"):
+            gatekeeper.on_change(self._gatekeeper_changed)
+
+    # -- the calls' side ---------------------------------------------------------------------------
+
+    async def protect(self, thread_id: str, tab_id: int, *, tool: str = "navigate", url: str = "") -> None:
+        """Guard `tab_id` for `thread_id` and return once the browser enforces it (a tab the running
+        call created is watched for it too). Raises ToolFailure `guard_unavailable` (nothing was
+        sent to the tab) when that cannot be done."""
+        started = time.perf_counter()
+        watch = current_watch.get()
+        if watch is not None and tab_id not in watch.tabs:
+            watch.tabs.add(tab_id)
+            self._watches[tab_id] = watch
+        tabs = self._guarded.setdefault(thread_id, OrderedDict())
+        tabs.pop(tab_id, None)
+        tabs[tab_id] = tool
+        while len(tabs) > MAX_TABS_PER_THREAD:
+            tabs.popitem(last=False)
+        if url and tab_id not in self._urls:
+            self._urls[tab_id] = (url, "")
+        if self._known is not None:
+            self._known.add(tab_id)
+        try:
+            await self.sync()
+        except ToolFailure as problem:
+            if problem.code == ToolCode.NOT_CONNECTED:
+                raise
+            raise self._unavailable(tab_id, problem.message) from None
+        except Exception as exc:  # the gatekeeper cannot say, or the rules do not fit
+            raise self._unavailable(tab_id, str(exc)) from None
+        finally:
+            elapsed = time.perf_counter() - started
+            if watch is not None:
+                watch.spent_s += elapsed
+            else:
+                self._protect_s[(thread_id, tab_id)] = elapsed
+
+    def covers(self, thread_id: str, tab_id: int) -> bool:
+        """Whether the rules in force guard `tab_id` for `thread_id` (and no install has failed since)."""
+        return self._error is None and (thread_id, tab_id) in self._installed_pairs
+
+    def not_covered(self, tab_id: int) -> ToolFailure:
+        """The refusal of a call on a tab the guard does not cover."""
+        return self._unavailable(tab_id, self._error or "the tab is not guarded")
+
+    def begin(self, thread_id: str, tool: str, tab_id: int | None) -> Watch:
+        """A call starts on `tab_id`: what happened there since the previous call is its to tell.
+        Set `current_watch` to the returned watch while the call runs."""
+        started = time.perf_counter()
+        watch = Watch(thread_id, tool, tab_id)
+        if tab_id is not None:
+            watch.spent_s = self._protect_s.pop((thread_id, tab_id), 0.0)
+            watch.tabs.add(tab_id)
+            self._watches[tab_id] = watch
+            watch.earlier = self._earlier.pop(tab_id, [])
+            self._last_tool[tab_id] = (thread_id, tool)
+        watch.spent_s += time.perf_counter() - started
+        return watch
+
+    async def finish(self, watch: Watch, result: ToolResult) -> ToolResult:
+        """The call's result, with what the guard saw: a blocked navigation makes it a
+        `navigation_blocked` failure; a tab the call opened and adopted is guarded before the
+        result goes back; earlier happenings come first."""
+        started = time.perf_counter()
+        for tab in watch.tabs:
+            if self._watches.get(tab) is watch:
+                del self._watches[tab]
+            if tab != watch.tab_id:
+                self._last_tool[tab] = (watch.thread_id, watch.tool)
+        adopted = result.result_tab_id
+        if adopted is not None and adopted != watch.tab_id and not any(b.tab_id == adopted for b in watch.findings.blocked):
+            try:
+                await self.protect(watch.thread_id, adopted)
+            except ToolFailure as problem:
+                # The tab is there but unguarded: say so; the thread's writes there will be refused.
+                result = _with_note(result, f"[tab {adopted} could not be guarded: {problem.message}]")
+        blocked = watch.findings.blocked
+        unreported = [(tab, url) for tab, url in watch.findings.opened
+                      if tab != adopted and url and not any(b.tab_id == tab for b in blocked)]
+        if unreported:
+            result = _with_note(result, "\n".join(f"The page opened a new tab {tab} at {quoted(url, URL_MAX)}."
+                                                   for tab, url in unreported))
+        if blocked:
+            result = blocked_result(result, blocked, result.tab_id if result.tab_id is not None else watch.tab_id)
+        if watch.earlier and watch.tab_id is not None:
+            result = with_earlier(result, watch.tab_id, watch.earlier)
+        watch.spent_s += time.perf_counter() - started
+        self.spent_ms.append((watch.tool, watch.spent_s * 1000))
+        del self.spent_ms[:-256]
+        return result
+
+    def abandon(self, watch: Watch) -> None:
+        """The call ended without a result (cancelled): stop watching for it."""
+        for tab in watch.tabs:
+            if self._watches.get(tab) is watch:
+                del self._watches[tab]
+
+    def release(self, thread_id: str) -> None:
+        """The thread's turn ended (or its run now waits on the user): its tabs are no longer
+        guarded for it."""
+        if self._guarded.pop(thread_id, None):
+            self._schedule_sync()
+
+    def blocked_page(self, tab_id: int, url: str) -> tuple[Blocked, str] | None:
+        """(the block, the origin the tab showed before) when `tab_id` shows the browser's notice
+        for a navigation the guard blocked (its URL is the blocked one)."""
+        found = self._blocked_pages.get(tab_id)
+        return found if found is not None and found[0].url == url else None
+
+    def denial(self, thread_id: str, url: str, tool: str = "navigate") -> Any:
+        """The gatekeeper's deny for sending this thread to `url` (None when it would not deny)."""
+        return self.gatekeeper.destination_denied(thread_id, tool, url)
+
+    async def screen_popup(self, thread_id: str, source: int, tab: dict[str, Any]) -> bool:
+        """Whether a tab the running call's page opened may be used: once its first navigation
+        has ended, a tab the guard blocked, or whose address the thread may not reach, is closed,
+        audited and reported with the call (False); any other is guarded like its opener (True)."""
+        tab_id = int(tab["id"])
+        loaded = await snapshots.wait_for_load(self.bridge, tab_id, timeout_s=POPUP_LOAD_S)
+        shown = loaded.get("tab") if isinstance(loaded.get("tab"), dict) else tab
+        url = str(shown.get("url") or shown.get("pendingUrl") or "")
+        watch = current_watch.get()
+        found = [b for b in (watch.findings.blocked if watch else []) if b.tab_id == tab_id and b.frame_id == 0]
+        decision = None if found or not url else self._denial_or_none(thread_id, url, "navigate")
+        if not found and decision is None:
+            if not loaded.get("closed"):
+                self._adopt_popup(source, tab_id, url)
+            return not loaded.get("closed")
+        if found:
+            blocked = found[0]
+        else:
+            blocked = Blocked(tab_id, 0, url, normalize_origin(url).text, decision.code, decision.reason)
+            self._audit(thread_id, watch.tool if watch else "navigate", blocked)
+            if watch is not None:
+                watch.findings.blocked.append(blocked)
+        blocked.opened_by = source
+        await self._close(blocked)
+        return False
+
+    def refused_popups(self) -> list[Blocked]:
+        """The tabs the running call's page opened that the guard closed."""
+        watch = current_watch.get()
+        return [b for b in watch.findings.blocked if b.opened_by is not None] if watch is not None else []
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-ready view for debugging and the benchmark (`browser.guard`)."""
+        return {
+            "guarded": {thread: list(tabs) for thread, tabs in self._guarded.items() if tabs},
+            "installedRules": self._installed_count, "installs": self.installs, "error": self._error,
+            "knownTabs": len(self._known) if self._known is not None else None,
+            "spentMs": [[tool, ms] for tool, ms in self.spent_ms], "installMs": list(self.install_ms),
+        }
+
+    # -- installing ----------------------------------------------------------------------------
+
+    async def sync(self) -> None:
+        """Install the rules the current state calls for, unless they are installed already.
+        Raises what prevents it (a ToolFailure from the extension, GatekeeperUnavailable,
+        GuardTooLarge); the previous rules then stay in force, and writes are refused until an
+        install succeeds."""
+        self._loop = asyncio.get_running_loop()
+        async with self._sync_lock:
+            guarded = self._tab_keys()
+            if guarded and self._known is None:
+                tabs = await self.bridge.api("tabs.query", {})
+                self._known = {t["id"] for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int)}
+                self._known.update(guarded)
+            key = self._key(guarded)
+            if key == self._installed_key:
+                return
+            try:
+                rules = compile_rules(self._scopes(guarded)) if guarded else []
+                sent = time.perf_counter()
+                await self.bridge.install_guard(rules)
+                self.install_ms.append((time.perf_counter() - sent) * 1000)
+                del self.install_ms[:-256]
+            except Exception as exc:
+                self._error = getattr(exc, "message", None) or str(exc)
+                raise
+            self._installed_key = key
+            self._installed_pairs = frozenset((thread, tab) for tab, keys in guarded.items() for thread, _ in keys)
+            self._installed_count = len(rules)
+            self._error = None
+            self.installs += 1
+
+    def _tab_keys(self) -> dict[int, frozenset[tuple[str, str]]]:
+        """tab -> the (thread, tool) pairs guarding it."""
+        out: dict[int, set[tuple[str, str]]] = {}
+        for thread, tabs in self._guarded.items():
+            for tab, tool in tabs.items():
+                out.setdefault(tab, set()).add((thread, tool))
+        return {tab: frozenset(keys) for tab, keys in out.items()}
+
+    def _key(self, guarded: dict[int, frozenset[tuple[str, str]]]) -> Any:
+        if not guarded:
+            return ("none",)
+        return (self.gatekeeper.changes, frozenset(guarded.items()), frozenset(self._known or ()))
+
+    def _scopes(self, guarded: dict[int, frozenset[tuple[str, str]]]) -> list[tuple[Scope, Reach]]:
+        reaches: dict[tuple[str, str], Reach] = {}
+
+        def reach(pair: tuple[str, str]) -> Reach:
+            if pair not in reaches:
+                reaches[pair] = self.gatekeeper.reach(pair[0], pair[1])
+            return reaches[pair]
+
+        groups: dict[frozenset[tuple[str, str]], list[int]] = {}
+        for tab, keys in guarded.items():
+            groups.setdefault(keys, []).append(tab)
+        scopes = [(Scope(tab_ids=tuple(tabs)), combine(reach(pair) for pair in sorted(keys)))
+                  for keys, tabs in sorted(groups.items(), key=lambda item: min(item[1]))]
+        # Tabs nobody has seen yet (a driven page's pop-ups) get what every thread denies; so do
+        # documents of no tab, which is what a pop-up's first request may belong to.
+        navigating = {(thread, "navigate") for keys in guarded.values() for thread, _ in keys}
+        seen = set(self._known or ()) | set(guarded)
+        scopes.append((Scope(excluded=tuple(seen)), combine(reach(pair) for pair in sorted(navigating))))
+        return scopes
+
+    def _schedule_sync(self) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        self._dirty = True
+        if self._pending_sync is not None and not self._pending_sync.done():
+            return  # it installs once more when it is done
+
+        async def run() -> None:
+            while self._dirty:
+                self._dirty = False
+                await asyncio.sleep(0)
+                try:
+                    await self.sync()
+                except Exception as exc:
+                    log.warning("the navigation guard could not be updated: %s; writes on driven tabs are refused "
+                                "until it can", exc)
+
+        self._pending_sync = loop.create_task(run())
+
+    def _gatekeeper_changed(self) -> None:
+        loop = self._loop
+        if loop is not None and not loop.is_closed() and self._guarded:
+            loop.call_soon_threadsafe(self._schedule_sync)
+
+    def _unavailable(self, tab_id: int, why: str) -> ToolFailure:
+        return ToolFailure(ToolCode.GUARD_UNAVAILABLE,
+                           f"the navigation guard for tab {tab_id} could not be put in place ({why}); the call was not "
+                           "sent, since nothing would stop the page from going where this task may not go",
+                           phase="precheck", retryable=True, details={"dispatched": False})
+
+    # -- what the browser reports --------------------------------------------------------------
+
+    def tab_created(self, tab_id: int, opener: int | None) -> None:
+        """A new tab: covered as a possible pop-up until the browser says which page opened it
+        (`opened_by_page`), or for `POPUP_WAIT_S`. Its `openerTabId` proves nothing: for a pop-up
+        of a background tab the browser names the window's active tab."""
+        if self._known is None or tab_id in self._popups or tab_id in self._known:
+            return  # nothing guarded yet (the first install lists every tab), or already settled
+        loop = self._loop
+        if loop is not None:
+            self._popups[tab_id] = loop.call_later(POPUP_WAIT_S, self._not_a_popup, tab_id)
+
+    def opened_by_page(self, source: int, tab_id: int, url: str) -> None:
+        """The browser says the page in `source` opened `tab_id` (for `url`): a pop-up of a
+        guarded tab is guarded like it; any other tab is the user's."""
+        if self._guarding(source):
+            self._adopt_popup(source, tab_id, url)
+        elif self._known is not None and tab_id not in self._opened_by:
+            self._not_a_popup(tab_id)
+
+    def popups_of(self, source: int) -> list[int]:
+        """The tabs the browser said the page in `source` opened."""
+        return [tab for tab, opener in self._opened_by.items() if opener == source]
+
+    def navigation_blocked(self, tab_id: int, frame_id: int, url: str) -> None:
+        """The browser blocked a navigation in `tab_id`. Ours when a thread guarding the tab may
+        indeed not go there: audited now, reported with the running call or the next one."""
+        threads = [thread for thread, tabs in self._guarded.items() if tab_id in tabs]
+        for thread in threads:
+            decision = self._denial_or_none(thread, url, self._guarded[thread][tab_id])
+            if decision is not None:
+                break
+        else:
+            return  # another extension's block, or a tab no thread guards
+        source = self._opened_by.get(tab_id)
+        blocked = Blocked(tab_id, frame_id, url, normalize_origin(url).text, decision.code, decision.reason,
+                          opened_by=source)
+        watch = self._watches.get(tab_id) or (self._watches.get(source) if source is not None else None)
+        tool = watch.tool if watch else self._last_tool.get(source if source is not None else tab_id, ("", "navigate"))[1]
+        self._audit(thread, tool, blocked)
+        if frame_id == 0:
+            # The browser may report the tab at the blocked URL (its notice) before the block.
+            now, previous = self._urls.get(tab_id, ("", ""))
+            before = normalize_origin(previous if now == url else now).text
+            self._blocked_pages[tab_id] = (blocked, before)
+            notes = self._earlier.get(tab_id)
+            if notes:
+                notes[:] = [n for n in notes if not (n.kind == "navigated" and n.url == url)]
+        if source is not None and frame_id == 0 and self._loop is not None:
+            self._loop.create_task(self._close(blocked))
+        if watch is not None:
+            watch.findings.blocked.append(blocked)
+        else:
+            self._remember(source if source is not None else tab_id, Happening("blocked", url, tab_id, blocked))
+
+    def tab_updated(self, tab_id: int, url: str) -> None:
+        """A guarded tab shows a new URL: a navigation no call made is told with the next call."""
+        if not url or not self._guarding(tab_id):
+            return
+        shown = self._blocked_pages.get(tab_id)
+        if shown is not None and shown[0].url == url:
+            return  # the browser's notice for the blocked navigation, at the blocked URL
+        self._blocked_pages.pop(tab_id, None)
+        previous = self._urls.get(tab_id, ("", ""))[0]
+        if previous == url:
+            return
+        self._urls[tab_id] = (url, previous)
+        if previous and tab_id not in self._watches:
+            self._remember(tab_id, Happening("navigated", url, tab_id))
+
+    def tab_removed(self, tab_id: int) -> None:
+        """A tab closed: it is guarded for nobody."""
+        changed = False
+        for tabs in self._guarded.values():
+            changed |= tabs.pop(tab_id, None) is not None
+        for table in (self._opened_by, self._earlier, self._urls, self._blocked_pages, self._last_tool, self._watches):
+            table.pop(tab_id, None)
+        timer = self._popups.pop(tab_id, None)
+        if timer is not None:
+            timer.cancel()
+        for key in [key for key in self._protect_s if key[1] == tab_id]:
+            del self._protect_s[key]
+        if self._known is not None:
+            self._known.discard(tab_id)
+        if changed:
+            self._schedule_sync()
+
+    def tab_replaced(self, old: int, new: int) -> None:
+        """Chrome swapped a tab for another id: its guard follows."""
+        changed = False
+        for tabs in self._guarded.values():
+            tool = tabs.pop(old, None)
+            if tool is not None:
+                tabs[new] = tool
+                changed = True
+        if self._known is not None:
+            self._known.discard(old)
+            self._known.add(new)
+        if changed:
+            self._schedule_sync()
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _guarding(self, tab_id: int) -> bool:
+        return any(tab_id in tabs for tabs in self._guarded.values())
+
+    def _adopt_popup(self, source: int, tab_id: int, url: str) -> None:
+        timer = self._popups.pop(tab_id, None)
+        if timer is not None:
+            timer.cancel()
+        if tab_id not in self._opened_by:
+            self._opened_by[tab_id] = source
+            for tabs in self._guarded.values():
+                if source in tabs:
+                    tabs[tab_id] = "navigate"
+            watch = self._watches.get(source)
+            if watch is not None:
+                watch.findings.opened.append((tab_id, url))
+            elif url:
+                self._remember(source, Happening("opened", url, tab_id))
+        if self._known is not None:
+            self._known.add(tab_id)
+        self._schedule_sync()
+
+    def _not_a_popup(self, tab_id: int) -> None:
+        timer = self._popups.pop(tab_id, None)
+        if timer is not None:
+            timer.cancel()
+        if self._known is not None and tab_id not in self._opened_by:
+            self._known.add(tab_id)
+            self._schedule_sync()
+
+    def _denial_or_none(self, thread_id: str, url: str, tool: str) -> Any:
+        try:
+            return self.gatekeeper.destination_denied(thread_id, tool, url)
+        except Exception:
+            log.warning("could not judge a blocked navigation to %s", url, exc_info=True)
+            return None
+
+    def _remember(self, tab_id: int, happening: Happening) -> None:
+        notes = self._earlier.setdefault(tab_id, [])
+        notes.append(happening)
+        del notes[:-4 * MAX_NOTES]
+
+    def audit_blocked(self, thread_id: str, tool: str, url: str, decision: Any) -> None:
+        """Record a request to `url` the thread may not make that was stopped elsewhere (a
+        download the guard could not see, cancelled afterwards)."""
+        self._audit(thread_id, tool, Blocked(-1, 0, url, normalize_origin(url).text, decision.code, decision.reason))
+
+    def _audit(self, thread_id: str, tool: str, blocked: Blocked) -> None:
+        where = (f"tab {blocked.tab_id}" if blocked.tab_id != NO_TAB else "no tab") + (
+            f" frame {blocked.frame_id}" if blocked.frame_id else "")
+        if blocked.opened_by is not None:
+            where += f" (opened by tab {blocked.opened_by})"
+        try:
+            self.gatekeeper.record_outcome(thread_id=thread_id, tool=tool or "navigate",
+                                           outcome=ToolCode.NAVIGATION_BLOCKED, target_origin=blocked.origin,
+                                           detail=f"{where}: {blocked.url} ({blocked.code})")
+        except Exception:
+            log.warning("the blocked navigation to %s could not be audited", blocked.origin, exc_info=True)
+
+    async def _close(self, blocked: Blocked) -> None:
+        if blocked.closed:
+            return
+        blocked.closed = True
+        try:
+            await self.bridge.api("tabs.remove", blocked.tab_id)
+        except ToolFailure as problem:
+            blocked.closed = problem.code in (ToolCode.NOT_FOUND, ToolCode.TAB_CLOSED)
+
+
+def _with_note(result: ToolResult, note: str) -> ToolResult:
+    import msgspec
+
+    return msgspec.structs.replace(result, text=f"{result.text}\n{note}")
+
+
+def guarded_calls(tools: Iterable[Any]) -> list[str]:
+    """The names of the tools whose calls the guard protects (for documentation and tests)."""
+    return sorted(spec.name for spec in tools if drives(spec))
+
+
+def drives(spec: Any) -> bool:
+    """Whether a call of this tool drives its tab (a write the tab or a page in it carries out)."""
+    return spec.is_write and spec.target in ("page", "routed")

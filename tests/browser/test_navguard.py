@@ -1,0 +1,213 @@
+"""The navigation guard against a fake extension, called as the REPL calls tools (the one
+authorisation path): a write is sent only once the rules covering its tab are in force, and is
+refused unsent when they cannot be; the rules follow scope locks, the end of a turn and the
+pop-ups a driven page opens; what the browser blocks is audited and told in the call's result,
+or in the next one on that tab when it happened later."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from protocol.messages import BrowserEvent
+
+from host.browser import navguard
+from host.browser.events import handle_event
+from host.browser.gateway import BrowserGateway
+from host.browser.navguard import guard as guard_module
+from host.browser.service import BrowserTools
+from host.calls.authorize import Authorizer
+from host.calls.direct import call_directly
+from host.calls.router import Router
+from host.gatekeeper.service import Gatekeeper
+from host.store import Store
+from tests.support.fake_extension import FakeExtension
+
+A = "http://site.test"
+B = "http://elsewhere.test:8080"
+
+
+class Browser:
+    def __init__(self, gateway: BrowserGateway):
+        self.gateway = gateway
+        self.gatekeeper = gateway.gatekeeper
+        self.authorizer = Authorizer(Router({"browser": BrowserTools(gateway)}), gateway.gatekeeper)
+
+    async def call(self, tool, params, *, thread_id="t", policy="auto"):
+        return await call_directly(self.authorizer, tool, params, thread_id=thread_id, policy=policy)
+
+    def event(self, name: str, **data) -> None:
+        handle_event(self.gateway, BrowserEvent(name=name, data=data))
+
+    async def settle(self) -> None:
+        """Let a scheduled install run."""
+        for _ in range(5):
+            await asyncio.sleep(0.01)
+
+
+@pytest.fixture
+def fake() -> FakeExtension:
+    return FakeExtension()
+
+
+@pytest.fixture
+def store(tmp_path):
+    made = Store(tmp_path / "db.sqlite3")
+    yield made
+    made.close()
+
+
+@pytest.fixture
+def browser(fake, store, tmp_path, monkeypatch) -> Browser:
+    monkeypatch.setenv("TABWARDEN_HOME", str(tmp_path / "home"))
+    monkeypatch.setattr(guard_module, "POPUP_WAIT_S", 0.02)
+    gatekeeper = Gatekeeper(store, user_policy=tmp_path / "user.json", managed_policy=tmp_path / "managed.json")
+    gatekeeper.set_scope_lock("t", [A])
+    return Browser(BrowserGateway(lambda: fake, gatekeeper))
+
+
+async def ready(browser: Browser) -> None:
+    assert (await browser.call("read_page", {"tabId": 1})).ok
+
+
+def tabs_of(rules) -> set[int]:
+    return {tab for rule in rules for tab in rule.tab_ids or ()}
+
+
+def outcomes(store: Store) -> list[tuple[str, str, str]]:
+    return [(r["tool"], r["tool_outcome"], r["target_origin"])
+            for r in store.query("SELECT * FROM audit_log WHERE kind = 'outcome' ORDER BY seq")]
+
+
+async def test_a_write_is_sent_only_once_the_rules_cover_its_tab(browser, fake):
+    await ready(browser)
+    assert fake.guard_installs == [], "reads need no guard"
+    seen = []
+
+    async def content(call):
+        seen.append(tabs_of(fake.guard_installs[-1]) if fake.guard_installs else set())
+        return {"resultText": "Clicked"}
+
+    fake.content = content
+    assert (await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})).ok
+    assert seen == [{1}]
+    rules = fake.guard_installs[-1]
+    assert any(r.tab_ids == [1] and r.action == "block" and r.regex_filter is None and r.request_domains is None
+               for r in rules), "the scope lock blocks everything in the tab..."
+    assert any(r.tab_ids == [1] and r.action == "allow" and "site" in (r.regex_filter or "") for r in rules), "...but A"
+    assert any(r.excluded_tab_ids is not None for r in rules), "and covers the tabs its page may open"
+    assert (await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})).ok
+    assert len(fake.guard_installs) == 1, "nothing is sent per action once the rules are in force"
+
+
+async def test_when_the_rules_cannot_be_installed_the_write_is_refused_unsent(browser, fake):
+    await ready(browser)
+    fake.guard_refused = True
+    result = await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})
+    assert not result.ok and result.error.code == "guard_unavailable", result
+    assert result.error.details["dispatched"] is False
+    assert [c.tool for c in fake.content_calls] == ["read_page"]
+    assert (await browser.call("read_page", {"tabId": 1})).ok, "reads go on"
+    fake.guard_refused = False
+    assert (await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})).ok
+
+
+async def test_an_unavailable_gatekeeper_is_no_guard_either(browser, fake):
+    await ready(browser)
+    guard = browser.gateway.guard
+    browser.gatekeeper.mark_unavailable(RuntimeError("disk gone"))
+    with pytest.raises(Exception) as refused:
+        await guard.protect("t", 1)
+    assert getattr(refused.value, "code", None) == "guard_unavailable"
+    assert not guard.covers("t", 1)
+
+
+async def test_the_rules_follow_the_scope_lock_and_the_end_of_the_turn(browser, fake):
+    await ready(browser)
+    assert (await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})).ok
+    browser.gatekeeper.set_scope_lock("t", None)
+    await browser.settle()
+    assert len(fake.guard_installs) == 2 and not any(r.action == "allow" for r in fake.guard_installs[-1])
+    browser.gatekeeper.add_origin_pattern(B, list_name="blocked")
+    await browser.settle()
+    assert any("elsewhere" in (r.regex_filter or "") for r in fake.guard_installs[-1])
+    browser.gateway.end_turn("t")
+    await browser.settle()
+    assert fake.guard_installs[-1] == [], "a turn that ended drives no tab"
+
+
+async def test_a_navigation_blocked_during_the_call_fails_it_naming_the_origin(browser, fake, store):
+    await ready(browser)
+
+    async def content(call):
+        browser.event("tabs.updated", tabId=1, url=f"{B}/x", status="loading")  # the browser's notice, first
+        browser.event("navigation.blocked", tabId=1, frameId=0, url=f"{B}/x")
+        fake.tabs[1]["url"] = f"{B}/x"
+        return {"resultText": "Clicked"}
+
+    fake.content = content
+    result = await browser.call("click", {"element": "Go", "ref": "sdoc_1_1", "tabId": 1})
+    assert not result.ok and result.error.code == "navigation_blocked", result
+    assert result.error.details["blockedOrigin"] == B and result.error.details["blocked"][0]["reasonCode"] == "scope_lock"
+    assert B in result.text and "nothing was sent there" in result.text
+    assert outcomes(store)[-2:] == [("click", "navigation_blocked", B), ("click", "failed:navigation_blocked", A)]
+    # The tab shows the browser's notice now: page tools say so, and the tab is judged where it was.
+    again = await browser.call("read_page", {"tabId": 1})
+    assert not again.ok and again.error.code == "navigation_blocked" and again.error.details["blockedOrigin"] == B
+    closed = await browser.call("tab_close", {"tabId": 1})
+    assert closed.ok, closed
+
+
+async def test_a_block_after_the_result_comes_with_the_next_result(browser, fake, store):
+    await ready(browser)
+    assert (await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})).ok
+    browser.event("navigation.blocked", tabId=1, frameId=3, url=f"{B}/frame")  # a frame, later
+    assert outcomes(store)[-1] == ("click", "navigation_blocked", B)
+    following = await browser.call("read_page", {"tabId": 1})
+    assert following.ok
+    assert following.text.startswith("Since the previous result on tab 1:\n- a frame of tab 1, to")
+    assert "navigation_blocked" in following.text
+    [note] = following.details["sinceLastCall"]
+    assert note["kind"] == "blocked" and note["origin"] == B and note["frameId"] == 3
+    assert "Since the previous" not in (await browser.call("read_page", {"tabId": 1})).text, "told once"
+
+
+async def test_a_navigation_the_page_made_later_comes_with_the_next_result(browser, fake):
+    await ready(browser)
+    assert (await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})).ok
+    browser.event("tabs.updated", tabId=1, url=f"{A}/next", status="loading")
+    following = await browser.call("read_page", {"tabId": 1})
+    assert following.text.startswith(f"Since the previous result on tab 1:\n- the page navigated to \"{A}/next\"")
+    assert following.details["sinceLastCall"] == [{"kind": "navigated", "url": f"{A}/next", "tabId": 1}]
+
+
+async def test_another_extensions_block_is_not_the_guards(browser, fake, store):
+    await ready(browser)
+    assert (await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})).ok
+    browser.event("navigation.blocked", tabId=1, frameId=2, url=f"{A}/ads.html")  # A is reachable
+    browser.event("navigation.blocked", tabId=2, frameId=0, url=f"{B}/x")  # a tab nobody drives
+    assert [o for o in outcomes(store) if o[1] == "navigation_blocked"] == []
+    assert "Since the previous" not in (await browser.call("read_page", {"tabId": 1})).text
+
+
+async def test_pop_ups_of_a_driven_page_are_guarded_and_the_users_tabs_released(browser, fake):
+    await ready(browser)
+    assert (await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})).ok
+    [new_tabs] = [r.excluded_tab_ids for r in fake.guard_installs[-1] if r.excluded_tab_ids is not None][:1]
+    assert 5 not in new_tabs and 6 not in new_tabs, "tabs the host has not seen are covered"
+    browser.event("tabs.created", tabId=5, openerTabId=2)  # the opener the browser names proves nothing
+    browser.event("navigation.target", sourceTabId=1, tabId=5, url=f"{B}/popup")
+    browser.event("tabs.created", tabId=6, openerTabId=1)  # a tab no page claims: the user's
+    await asyncio.sleep(0.05)
+    await browser.settle()
+    rules = fake.guard_installs[-1]
+    assert 5 in tabs_of(rules), "the pop-up is guarded like its opener"
+    excluded = next(r.excluded_tab_ids for r in rules if r.excluded_tab_ids is not None)
+    assert 6 in excluded and 6 not in tabs_of(rules), "the user's tab is left alone"
+    assert browser.gateway.guard.popups_of(1) == [5]
+
+
+def test_the_package_says_why_it_is_built_this_way():
+    # The choice of mechanism is documented where the guard lives.
+    assert "declarativeNetRequest" in navguard.__doc__ and "CDP `Fetch`" in navguard.__doc__

@@ -1,0 +1,340 @@
+"""The navigation guard in a real browser: while a thread drives a tab, nothing the thread or the
+page does reaches an origin the thread may not reach, under a scope lock (origin A only) and under
+the blocked list (origin B blocked), with the `auto` policy. Every route a page has to leave: a
+link, `location`, a timer after the result, `window.open`, `target=_blank`, a form's `action`
+(submitted by a click, by a field on input, or through `formaction`), the redirect hops of
+`navigate`, `tab_open` (302, 307, meta refresh) and `download`. For each, B's server records no
+request at all, the result (or, for what happens after it, the next result on that tab) names
+`navigation_blocked` and B's origin, and the audit has an outcome naming B's origin.
+
+A is 127.0.0.1 on one port, B 127.0.0.1 on another; one case uses `localhost` (a different host,
+on which the extension has no host permission) for B."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from tests.support.browser import BrowserRun
+from tests.support.browser_tools import hooks_enabled, ref_of
+from tests.support.fake_model import FakeOpenAI, Reply
+from tests.support.hosts import attach, tabwarden_home, write_settings
+from tests.support.scripted_site import Site, html, redirect
+from tests.support.waiting import until
+
+pytestmark = pytest.mark.browser
+
+MODES = ("lock", "blocked")
+
+
+def a_pages(b: str) -> dict[str, Any]:
+    """Origin A's pages; every way out leads to B (`b` is B's base URL)."""
+    return {
+        "/start.html": html("<title>Start</title><h1>Start</h1><a href='/second.html'>Second page</a>"),
+        "/second.html": html("<title>Second</title><h1>Second</h1>"),
+        "/link.html": html(f"<title>Link</title><a href='{b}/b.html?link'>Go to B</a>"),
+        "/location.html": html(f"<title>Location</title><button onclick=\"location = '{b}/b.html?location'\">Leave</button>"),
+        "/timer.html": html(f"<title>Timer</title><button onclick=\"setTimeout(() => location = '{b}/b.html?timer', 50)\">"
+                            "Later</button>"),
+        "/open.html": html(f"<title>Open</title><button onclick=\"window.open('{b}/b.html?open')\">Open B</button>"),
+        "/blank.html": html(f"<title>Blank</title><a target='_blank' href='{b}/b.html?blank'>New tab</a>"),
+        "/form.html": html(f"<title>Form</title><form method='post' action='{b}/b.html?form'>"
+                           "<input name='q' aria-label='Query'><button>Send</button></form>"),
+        "/autosubmit.html": html(f"<title>Auto</title><form action='{b}/b.html'>"
+                                 "<input name='q' aria-label='Query' oninput='this.form.submit()'></form>"),
+        "/formaction.html": html(f"<title>Formaction</title><form action='/second.html'><input name='q' aria-label='Query'>"
+                                 f"<button formaction='{b}/b.html?formaction'>Send</button></form>"),
+        "/frame.html": html("<title>Frame</title><h1>Frame host</h1><iframe id='f' src='/second.html'></iframe>"
+                            f"<button onclick=\"document.getElementById('f').src = '{b}/b.html?frame'\">Reframe</button>"),
+        "/r302": redirect(f"{b}/b.html?r302"),
+        "/r307": redirect(f"{b}/b.html?r307", 307),
+        "/refresh.html": html(f"<title>Refresh</title><meta http-equiv='refresh' content='0;url={b}/b.html?refresh'>"),
+        "/dl": redirect(f"{b}/file.txt"),
+        "/a.txt": (200, {"Content-Type": "text/plain", "Content-Disposition": "attachment"}, b"from A\n"),
+    }
+
+
+@dataclass
+class Env:
+    run: BrowserRun
+    a: Site
+    b: Site
+    model: FakeOpenAI  # the host's tools of its own (download) run only in a conversation
+
+    @property
+    def a_origin(self) -> str:
+        return f"http://127.0.0.1:{self.a.port}"
+
+    @property
+    def b_origin(self) -> str:
+        return f"http://127.0.0.1:{self.b.port}"
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    b = Site("127.0.0.1", {"/b.html": html("<title>B</title><h1>B</h1>"),
+                           "/file.txt": (200, {"Content-Type": "text/plain"}, b"from B\n")})
+    a = Site("127.0.0.1")
+    with a, b, FakeOpenAI() as model, hooks_enabled():
+        a.routes.update(a_pages(f"http://127.0.0.1:{b.port}"))
+        run = BrowserRun(tmp_path_factory.mktemp("navguard"), host_permissions=["http://127.0.0.1/*"])
+        run.prepare()
+        write_settings(run.tw_home, model.url)
+        run.start()
+        with tabwarden_home(run.tw_home):
+            try:
+                yield Env(run, a, b, model)
+            except BaseException:
+                print(run.diagnostics())
+                raise
+            finally:
+                run.stop()
+
+
+class Thread:
+    """One engine thread denied B (by a scope lock on A, or by B on the blocked list), calling
+    tools as the agent would."""
+
+    def __init__(self, env: Env, control: Any, mode: str, b_origin: str):
+        self.env, self.control, self.mode, self.b_origin = env, control, mode, b_origin
+        self.thread_id = ""
+
+    async def op(self, **op: Any) -> dict:
+        return await self.control.call("engine.op", op={"submissionId": uuid.uuid4().hex, **op})
+
+    async def start(self) -> "Thread":
+        self.thread_id = (await self.op(type="thread.create", permissionPolicy="auto"))["threadId"]
+        if self.mode == "lock":
+            await self.op(type="scope.setLock", threadId=self.thread_id, patterns=[self.env.a_origin])
+        else:
+            await self.control.call("gatekeeper.add_origin", pattern=self.b_origin, list="blocked")
+        self.env.b.requests.clear()
+        return self
+
+    async def stop(self) -> None:
+        if self.mode == "blocked":
+            await self.control.call("gatekeeper.remove_origin", pattern=self.b_origin, list="blocked")
+        await self.control.call("browser.end_turn", thread_id=self.thread_id)
+
+    async def call(self, tool: str, **params: Any) -> dict:
+        return await self.control.call("tools.call", tool=tool, params=params, thread_id=self.thread_id, policy="auto")
+
+    async def in_turn(self, tool: str, **params: Any) -> dict:
+        """The result of one call the model makes in a turn of this thread (for the host's own
+        tools, which run only in conversations)."""
+        events: list[dict] = []
+        self.control.listen(lambda event: events.append(event.data) if event.topic == "engine" else None)
+        await self.control.call("host.subscribe", topics=["engine"])
+        self.env.model.replies.clear()
+        self.env.model.add(Reply(tool_calls=[(tool, params)]), Reply(text="Done."))
+        await self.op(type="turn.submit", threadId=self.thread_id, input={"text": f"please {tool}"})
+
+        def result() -> dict | None:
+            return next((e["result"] for e in events if e.get("type") == "item.complete"
+                         and e.get("threadId") == self.thread_id and "tool-call:" in e.get("itemId", "")), None)
+
+        found = await until(result, 60, f"the result of {tool} in a turn", interval=0.05)
+        await until(lambda: any(e.get("type") == "turn.complete" and e.get("threadId") == self.thread_id
+                                for e in events), 30, "the turn to end", interval=0.05)
+        return found
+
+    async def open(self, path: str) -> tuple[int, str]:
+        """Open one of A's pages in a new tab, make it the thread's, and read it."""
+        opened = await self.call("tab_open", url=f"{self.env.a_origin}{path}?v={uuid.uuid4().hex[:8]}")
+        assert opened["ok"], opened
+        await self.control.call("browser.bind_target", thread_id=self.thread_id, tab_id=opened["tabId"])
+        page = await self.call("read_page")
+        assert page["ok"], page
+        return opened["tabId"], page["text"]
+
+    async def outcomes(self) -> list[dict]:
+        rows = await self.control.call("gatekeeper.audit", thread_id=self.thread_id, last=200)
+        return [r for r in rows if r.get("kind") == "outcome"]
+
+    async def wait_blocked(self) -> None:
+        """Until the audit has the guard's block (for what a page does after a result)."""
+        async def audited() -> bool:
+            return any(r["tool_outcome"] == "navigation_blocked" for r in await self.outcomes())
+
+        await until(audited, 10, "the navigation to be blocked", interval=0.05)
+
+    async def assert_blocked(self, *results: dict, where: str = "") -> None:
+        """B got no request; one of `results` is the `navigation_blocked` report naming B; the
+        audit names B's origin."""
+        assert self.env.b.requests == [], self.env.b.requests
+        assert results, "no result to look at"
+        named = [r for r in results if "navigation_blocked" in r["text"] and self.b_origin in r["text"]]
+        assert named, [r["text"] for r in results]
+        if where:
+            assert any(where in r["text"] for r in named), [r["text"] for r in named]
+
+        async def audited() -> list[dict]:
+            return [r for r in await self.outcomes()
+                    if r["tool_outcome"] == "navigation_blocked" and r["target_origin"] == self.b_origin]
+
+        assert await until(audited, 5, lambda: f"an audit outcome naming {self.b_origin}", interval=0.1)
+
+
+@pytest.fixture(params=MODES)
+async def thread(env, request):
+    control = await attach(timeout=30)
+    made = await Thread(env, control, request.param, env.b_origin).start()
+    try:
+        yield made
+    finally:
+        await made.stop()
+        await control.close()
+
+
+# ---------------------------------------------------------------- what a page does
+
+
+async def test_a_link_to_b(thread):
+    tab, page = await thread.open("/link.html")
+    result = await thread.call("click", element="Go to B", ref=ref_of(page, "Go to B"))
+    assert not result["ok"] and result["error"]["code"] == "navigation_blocked", result
+    assert result["error"]["details"]["blockedOrigin"] == thread.b_origin
+    await thread.assert_blocked(result)
+    # The tab shows the browser's notice: page tools say so; navigate goes on from there.
+    again = await thread.call("read_page")
+    assert not again["ok"] and again["error"]["code"] == "navigation_blocked"
+    back = await thread.call("navigate", url=f"{thread.env.a_origin}/second.html")
+    assert back["ok"] and "Second" in back["text"], back
+
+
+async def test_a_button_that_sets_location(thread):
+    tab, page = await thread.open("/location.html")
+    result = await thread.call("click", element="Leave", ref=ref_of(page, "Leave"))
+    await thread.assert_blocked(result)
+    assert result["error"]["code"] == "navigation_blocked"
+
+
+async def test_a_navigation_after_a_timer_is_reported_with_the_next_result(thread):
+    tab, page = await thread.open("/timer.html")
+    result = await thread.call("click", element="Later", ref=ref_of(page, "Later"))
+    await thread.wait_blocked()
+    following = await thread.call("tab_focus", tabId=tab)
+    await thread.assert_blocked(result, following)
+    if "navigation_blocked" not in result["text"]:  # it came after the result, as it usually does
+        assert "Since the previous result on tab" in following["text"]
+        [note] = [n for n in following["details"]["sinceLastCall"] if n["kind"] == "blocked"]
+        assert note["origin"] == thread.b_origin and note["code"] == "navigation_blocked"
+
+
+async def test_window_open_by_a_trusted_click(thread):
+    tab, page = await thread.open("/open.html")
+    before = {t["id"] for t in await thread.control.call("browser.tabs")}
+    result = await thread.call("click_trusted", element="Open B", ref=ref_of(page, "Open B"))
+    await thread.assert_blocked(result, await thread.call("tab_focus", tabId=tab))
+    after = {t["id"] for t in await thread.control.call("browser.tabs")}
+    assert after <= before, "the pop-up at B was closed"
+
+
+async def test_a_target_blank_link(thread):
+    tab, page = await thread.open("/blank.html")
+    before = {t["id"] for t in await thread.control.call("browser.tabs")}
+    result = await thread.call("click", element="New tab", ref=ref_of(page, "New tab"))
+    await thread.assert_blocked(result, await thread.call("tab_focus", tabId=tab))
+    assert "new tab" in result["text"].lower()
+    after = {t["id"] for t in await thread.control.call("browser.tabs")}
+    assert after <= before, "the new tab at B was closed"
+    assert "resultTabId" not in result
+
+
+async def test_a_form_whose_action_is_b(thread):
+    tab, page = await thread.open("/form.html")
+    typed = await thread.call("type", element="Query", ref=ref_of(page, "Query"), text="secret order 42")
+    assert typed["ok"], typed
+    result = await thread.call("click", element="Send", ref=ref_of(page, "Send"))
+    await thread.assert_blocked(result)
+
+
+async def test_a_field_that_submits_itself(thread):
+    tab, page = await thread.open("/autosubmit.html")
+    result = await thread.call("type", element="Query", ref=ref_of(page, "Query"), text="x")
+    await thread.assert_blocked(result, await thread.call("tab_focus", tabId=tab))
+
+
+async def test_a_button_with_formaction(thread):
+    tab, page = await thread.open("/formaction.html")
+    result = await thread.call("click", element="Send", ref=ref_of(page, "Send"))
+    await thread.assert_blocked(result)
+
+
+async def test_a_frame_sent_to_b(thread):
+    tab, page = await thread.open("/frame.html")
+    result = await thread.call("click", element="Reframe", ref=ref_of(page, "Reframe"))
+    await thread.assert_blocked(result, await thread.call("tab_focus", tabId=tab))
+    assert (await thread.call("read_page"))["ok"], "the page itself stays"
+
+
+# ---------------------------------------------------------------- redirect hops the agent starts
+
+
+@pytest.mark.parametrize("path", ["/r302", "/r307"])
+async def test_navigate_through_a_redirect(thread, path):
+    tab, _ = await thread.open("/start.html")
+    result = await thread.call("navigate", url=f"{thread.env.a_origin}{path}")
+    assert not result["ok"] and result["error"]["code"] == "navigation_blocked", result
+    await thread.assert_blocked(result)
+
+
+@pytest.mark.parametrize("path", ["/r302", "/r307", "/refresh.html"])
+async def test_tab_open_through_a_redirect(thread, path):
+    result = await thread.call("tab_open", url=f"{thread.env.a_origin}{path}")
+    await thread.wait_blocked()  # a meta refresh may come after the result
+    later = await thread.call("tab_focus", tabId=result["tabId"])
+    await thread.assert_blocked(result, later)
+
+
+async def test_download_through_a_redirect(thread):
+    result = await thread.in_turn("download", url=f"{thread.env.a_origin}/dl")
+    assert not result["ok"] and result["code"] == "navigation_blocked", result  # a turn's result, as the model reads it
+    assert result["details"]["blockedOrigin"] == thread.b_origin
+    await thread.assert_blocked(result)
+
+
+# ---------------------------------------------------------------- what still works
+
+
+async def test_the_thread_still_goes_where_it_may(thread):
+    tab, page = await thread.open("/start.html")
+    result = await thread.call("click", element="Second page", ref=ref_of(page, "Second page"))
+    assert result["ok"] and "Second" in result["text"], result
+    state = await thread.control.call("browser.guard")
+    assert tab in state["guarded"][thread.thread_id] and state["installedRules"] > 0
+    downloaded = await thread.in_turn("download", url=f"{thread.env.a_origin}/a.txt")
+    assert downloaded["ok"], downloaded
+    with open(downloaded["details"]["filename"], "rb") as saved:
+        assert saved.read() == b"from A\n"
+    assert thread.env.b.requests == []
+    # The turn ended: its tabs are no longer guarded for it.
+    assert thread.thread_id not in (await thread.control.call("browser.guard"))["guarded"]
+
+
+async def test_another_thread_and_the_users_tabs_are_not_held_to_it(thread):
+    tab, page = await thread.open("/link.html")
+    free = await thread.control.call("tools.call", tool="tab_open", params={"url": f"{thread.b_origin}/b.html?free"},
+                                     thread_id=f"free-{uuid.uuid4().hex[:6]}", policy="auto")
+    if thread.mode == "lock":  # only the locked thread is held to A
+        assert free["ok"], free
+        assert [p for _, p in thread.env.b.requests if p != "/favicon.ico"] == ["/b.html?free"]
+    else:  # the blocked list is everyone's
+        assert not free["ok"] and free["error"]["code"] == "denied"
+
+
+async def test_b_spelled_localhost_without_host_permission(env):
+    control = await attach(timeout=30)
+    b_origin = f"http://localhost:{env.b.port}"
+    made = await Thread(env, control, "lock", b_origin).start()
+    try:
+        await made.open("/start.html")
+        env.a.routes["/r302-localhost"] = redirect(f"{b_origin}/b.html?local")
+        result = await made.call("navigate", url=f"{env.a_origin}/r302-localhost")
+        await made.assert_blocked(result)
+    finally:
+        await made.stop()
+        await control.close()
