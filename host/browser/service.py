@@ -157,7 +157,7 @@ class BrowserTools(ToolService):
         had the guard cover it); the result says what the navigation guard saw meanwhile. A tab
         the call opened and adopted shows the indicator too."""
         guard = self.gateway.guard
-        watch = guard.begin(call.thread_id, call.tool, call.tab_id)
+        watch = guard.begin(call.thread_id, call.tool, call.tab_id, loads_page=call.spec.category == "navigate")
         token = current_watch.set(watch)
         try:
             try:

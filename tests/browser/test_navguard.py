@@ -211,3 +211,21 @@ async def test_pop_ups_of_a_driven_page_are_guarded_and_the_users_tabs_released(
 def test_the_package_says_why_it_is_built_this_way():
     # The choice of mechanism is documented where the guard lives.
     assert "declarativeNetRequest" in navguard.__doc__ and "CDP `Fetch`" in navguard.__doc__
+
+
+def test_a_page_load_whose_frames_were_blocked_still_succeeds_but_a_write_does_not():
+    from host.browser.navguard.report import Blocked, blocked_result
+    from host.tools.result import ToolResult
+
+    frame = Blocked(tab_id=1, frame_id=4, url=f"{B}/pay", origin=B, code="scope_lock", reason="outside the lock")
+    loaded = ToolResult(ok=True, tool="navigate", text="[tabId=1] Navigated to a page.", tab_id=1)
+    shown = blocked_result(loaded, [frame], 1, loads_page=True)
+    assert shown.ok and shown.text.startswith(loaded.text) and "navigation_blocked" in shown.text
+    assert f'a frame of tab 1, to "{B}/pay": blocked' in shown.text and shown.details["blocked"][0]["origin"] == B
+    # The page itself was stopped: the load did not do its job.
+    whole = Blocked(tab_id=1, frame_id=0, url=f"{B}/x", origin=B, code="scope_lock", reason="outside the lock")
+    assert not blocked_result(loaded, [whole], 1, loads_page=True).ok
+    # A click whose form posted into a frame was stopped: its effect did not happen.
+    clicked = ToolResult(ok=True, tool="click", text="[tabId=1] Clicked.", tab_id=1)
+    failed = blocked_result(clicked, [frame], 1)
+    assert not failed.ok and failed.error.code == "navigation_blocked" and "What the call itself did" in failed.text

@@ -156,12 +156,34 @@ async def test_the_deep_read_names_the_origin_of_another_origins_frame(driver, s
     assert "[cross-origin, not visible]" in shallow and "Card number" not in shallow
 
 
-async def test_a_scope_lock_keeps_trusted_input_out_of_another_origins_frame(driver, site, kind):
-    pay = site.payment_base(kind)
+async def lock_to_the_shop(driver: L2Driver, site: FramesSite, tab: int | None = None) -> None:
+    """A new engine thread, locked to the shop (and driving `tab`, when given)."""
     thread = await engine_thread(driver)
     await driver.control.call("engine.op", op={"type": "scope.setLock", "submissionId": f"l-{thread}", "threadId": thread,
                                                "patterns": [site.shop]})
+    if tab is not None:
+        await driver.control.call("browser.bind_target", thread_id=thread, tab_id=tab)
+
+
+async def test_under_a_scope_lock_another_origins_frame_is_never_loaded(driver, site, kind):
+    pay = site.payment_base(kind)
+    await lock_to_the_shop(driver, site)
+    await driver.open_l2("checkout.html", pay=pay)  # the shop's page itself loads: the call succeeds
+    opened = driver.last_result
+    assert opened["ok"] and "navigation_blocked" in opened["text"], opened
+    assert f'to "{pay}/l2/payment.html?tag={driver.visit}": blocked' in opened["text"]
+    assert [b["origin"] for b in opened["details"]["blocked"]] == [pay]
+    assert not [line for line in site.browser.other.requests if f"tag={driver.visit}" in line]
+    deep = (await driver.deep())["text"]
+    assert "Card number" not in deep and 'button "Top button"' in deep
+
+
+async def test_a_scope_lock_keeps_trusted_input_out_of_another_origins_frame(driver, site, kind):
+    # The frame was there before the lock (a lock set during a task): the guard does not unload
+    # it, so every input that would land in it is judged at its origin and denied.
+    pay = site.payment_base(kind)
     refs = await checkout(driver, pay)
+    await lock_to_the_shop(driver, site, refs["tab"])
     denied(await driver.call("type_trusted", element="Card number", ref=refs["card"], text="4111 1111 1111 1111"),
            "scope_lock", pay)
     denied(await driver.call("click_trusted", element="Pay", ref=refs["pay"]), "scope_lock", pay)

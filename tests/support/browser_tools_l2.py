@@ -37,7 +37,7 @@ class L2Driver(Driver):
     async def open_l2(self, page: str, **query: str) -> int:
         """Open an L2 fixture page in a fresh background tab; it becomes this thread's tab."""
         self.last_url = self.l2_url(page, **query)
-        result = await self.ok("tab_open", url=self.last_url)
+        result = self.last_result = await self.ok("tab_open", url=self.last_url)
         tab_id = result["tabId"]
         await self.control.call("browser.bind_target", thread_id=self.thread_id, tab_id=tab_id)
         return tab_id
@@ -51,6 +51,7 @@ class L2Driver(Driver):
         return await self.ok("read_page_deep", **params)
 
     last_url = ""
+    last_result: dict = {}  # what the last open_l2's tab_open answered
 
     @property
     def visit(self) -> str:

@@ -61,6 +61,7 @@ class Watch:
     earlier: list[Happening] = field(default_factory=list)
     started: float = field(default_factory=time.perf_counter)
     spent_s: float = 0.0  # the guard's own time on this call (protect, begin, finish)
+    loads_page: bool = False  # the call's job is to show a page (see `blocked_result`)
 
 
 class NavigationGuard:
@@ -138,11 +139,11 @@ class NavigationGuard:
         """The refusal of a call on a tab the guard does not cover."""
         return self._unavailable(tab_id, self._error or "the tab is not guarded")
 
-    def begin(self, thread_id: str, tool: str, tab_id: int | None) -> Watch:
+    def begin(self, thread_id: str, tool: str, tab_id: int | None, *, loads_page: bool = False) -> Watch:
         """A call starts on `tab_id`: what happened there since the previous call is its to tell.
         Set `current_watch` to the returned watch while the call runs."""
         started = time.perf_counter()
-        watch = Watch(thread_id, tool, tab_id)
+        watch = Watch(thread_id, tool, tab_id, loads_page=loads_page)
         if tab_id is not None:
             watch.spent_s = self._protect_s.pop((thread_id, tab_id), 0.0)
             watch.tabs.add(tab_id)
@@ -176,7 +177,8 @@ class NavigationGuard:
             result = _with_note(result, "\n".join(f"The page opened a new tab {tab} at {quoted(url, URL_MAX)}."
                                                    for tab, url in unreported))
         if blocked:
-            result = blocked_result(result, blocked, result.tab_id if result.tab_id is not None else watch.tab_id)
+            result = blocked_result(result, blocked, result.tab_id if result.tab_id is not None else watch.tab_id,
+                                    loads_page=watch.loads_page)
         if watch.earlier and watch.tab_id is not None:
             result = with_earlier(result, watch.tab_id, watch.earlier)
         watch.spent_s += time.perf_counter() - started

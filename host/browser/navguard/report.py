@@ -81,11 +81,21 @@ class Findings:
     opened: list[tuple[int, str]] = field(default_factory=list)  # new tabs the call's page opened
 
 
-def blocked_result(result: ToolResult, blocked: list[Blocked], tab_id: int | None) -> ToolResult:
+def blocked_result(result: ToolResult, blocked: list[Blocked], tab_id: int | None, *,
+                   loads_page: bool = False) -> ToolResult:
     """The call's result as a `navigation_blocked` failure: where the page tried to go, and, when
-    the page itself is still there (only a frame or a pop-up was stopped), what the call did."""
+    the page itself is still there (only a frame or a pop-up was stopped), what the call did.
+
+    A call whose job is to show a page (`loads_page`: navigate, tab_open, history moves) that did
+    show it has done its job even though the page's own frames or pop-ups were stopped: it stays
+    a success, and the blocked requests are listed after it."""
     first = blocked[0]
     left_page = any(b.frame_id == 0 and b.opened_by is None for b in blocked)
+    if loads_page and result.ok and not left_page:
+        note = (f"While the page loaded, the browser blocked what it tried to load from where this task may not "
+                f"reach ({ToolCode.NAVIGATION_BLOCKED}; nothing was sent there):")
+        return msgspec.structs.replace(result, text="\n".join([result.text, note, *(b.line() for b in blocked)]),
+                                       details={**result.details, "blocked": [b.wire() for b in blocked]})
     message = (f"the page tried to go to {quoted(first.origin)}, which this task may not reach ({first.reason}); the browser "
                "blocked the request, so nothing was sent there.")
     if left_page:
