@@ -7,6 +7,11 @@ link, `location`, a timer after the result, `window.open`, `target=_blank`, a fo
 request at all, the result (or, for what happens after it, the next result on that tab) names
 `navigation_blocked` and B's origin, and the audit has an outcome naming B's origin.
 
+Where a read shows the destination (a link's href, a form's action, a button's formaction), the
+gatekeeper refuses the call before anything is sent (`denied`, naming B). The guard is for what
+a read cannot show: each of those routes is also tried with the page pointing the element at B
+only while the click or the typing runs.
+
 A is 127.0.0.1 on one port, B 127.0.0.1 on another; one case uses `localhost` (a different host,
 on which the extension has no host permission) for B."""
 
@@ -47,6 +52,20 @@ def a_pages(b: str) -> dict[str, Any]:
                                  "<input name='q' aria-label='Query' oninput='this.form.submit()'></form>"),
         "/formaction.html": html(f"<title>Formaction</title><form action='/second.html'><input name='q' aria-label='Query'>"
                                  f"<button formaction='{b}/b.html?formaction'>Send</button></form>"),
+        # The same ways out with the destination hidden from a read: the page points the element
+        # at B only while the click or the typing runs (as link-tracking scripts rewrite hrefs).
+        "/link-hidden.html": html(f"<title>Link</title><a href='/second.html' onclick=\"this.href = '{b}/b.html?link'\">"
+                                  "Go to B</a>"),
+        "/blank-hidden.html": html(f"<title>Blank</title><a target='_blank' href='/second.html' "
+                                   f"onclick=\"this.href = '{b}/b.html?blank'\">New tab</a>"),
+        "/form-hidden.html": html(f"<title>Form</title><form method='post' action='/second.html' "
+                                  f"onsubmit=\"this.action = '{b}/b.html?form'\">"
+                                  "<input name='q' aria-label='Query'><button>Send</button></form>"),
+        "/autosubmit-hidden.html": html(f"<title>Auto</title><form action='/second.html'><input name='q' aria-label='Query' "
+                                        f"oninput=\"this.form.action = '{b}/b.html'; this.form.submit()\"></form>"),
+        "/formaction-hidden.html": html(f"<title>Formaction</title><form action='/second.html'>"
+                                        "<input name='q' aria-label='Query'><button formaction='/start.html' "
+                                        f"onclick=\"this.formAction = '{b}/b.html?formaction'\">Send</button></form>"),
         "/frame.html": html("<title>Frame</title><h1>Frame host</h1><iframe id='f' src='/second.html'></iframe>"
                             f"<button onclick=\"document.getElementById('f').src = '{b}/b.html?frame'\">Reframe</button>"),
         "/r302": redirect(f"{b}/b.html?r302"),
@@ -161,6 +180,15 @@ class Thread:
 
         await until(audited, 10, "the navigation to be blocked", interval=0.05)
 
+    def assert_denied_unsent(self, result: dict) -> None:
+        """The call was refused before anything was sent: the read showed where the element leads,
+        and the gatekeeper judged that destination (B's origin), not only the tab's."""
+        assert self.env.b.requests == [], self.env.b.requests
+        assert not result["ok"] and result["error"]["code"] == "denied", result
+        details = result["error"]["details"]
+        assert details["dispatched"] is False and details["reasonCode"] in ("scope_lock", "sensitive_origin"), details
+        assert self.b_origin in result["error"]["message"], result["error"]["message"]
+
     async def assert_blocked(self, *results: dict, where: str = "") -> None:
         """B got no request; one of `results` is the `navigation_blocked` report naming B; the
         audit names B's origin."""
@@ -192,8 +220,13 @@ async def thread(env, request):
 # ---------------------------------------------------------------- what a page does
 
 
-async def test_a_link_to_b(thread):
+async def test_a_link_to_b_is_refused_unsent(thread):
     tab, page = await thread.open("/link.html")
+    thread.assert_denied_unsent(await thread.call("click", element="Go to B", ref=ref_of(page, "Go to B")))
+
+
+async def test_a_link_pointed_at_b_during_the_click(thread):
+    tab, page = await thread.open("/link-hidden.html")
     result = await thread.call("click", element="Go to B", ref=ref_of(page, "Go to B"))
     assert not result["ok"] and result["error"]["code"] == "navigation_blocked", result
     assert result["error"]["details"]["blockedOrigin"] == thread.b_origin
@@ -233,8 +266,13 @@ async def test_window_open_by_a_trusted_click(thread):
     assert after <= before, "the pop-up at B was closed"
 
 
-async def test_a_target_blank_link(thread):
+async def test_a_target_blank_link_to_b_is_refused_unsent(thread):
     tab, page = await thread.open("/blank.html")
+    thread.assert_denied_unsent(await thread.call("click", element="New tab", ref=ref_of(page, "New tab")))
+
+
+async def test_a_target_blank_link_pointed_at_b_during_the_click(thread):
+    tab, page = await thread.open("/blank-hidden.html")
     before = {t["id"] for t in await thread.control.call("browser.tabs")}
     result = await thread.call("click", element="New tab", ref=ref_of(page, "New tab"))
     await thread.assert_blocked(result, await thread.call("tab_focus", tabId=tab))
@@ -244,22 +282,37 @@ async def test_a_target_blank_link(thread):
     assert "resultTabId" not in result
 
 
-async def test_a_form_whose_action_is_b(thread):
+async def test_typing_into_a_form_bound_for_b_is_refused_unsent(thread):
     tab, page = await thread.open("/form.html")
+    thread.assert_denied_unsent(await thread.call("type", element="Query", ref=ref_of(page, "Query"),
+                                                  text="secret order 42"))
+    thread.assert_denied_unsent(await thread.call("click", element="Send", ref=ref_of(page, "Send")))
+
+
+async def test_a_form_sent_to_b_by_its_submit_handler(thread):
+    tab, page = await thread.open("/form-hidden.html")
     typed = await thread.call("type", element="Query", ref=ref_of(page, "Query"), text="secret order 42")
     assert typed["ok"], typed
     result = await thread.call("click", element="Send", ref=ref_of(page, "Send"))
     await thread.assert_blocked(result)
 
 
-async def test_a_field_that_submits_itself(thread):
-    tab, page = await thread.open("/autosubmit.html")
+@pytest.mark.parametrize("path", ["/autosubmit.html", "/formaction.html"])
+async def test_a_field_or_button_bound_for_b_is_refused_unsent(thread, path):
+    tab, page = await thread.open(path)
+    tool, name = ("type", "Query") if "autosubmit" in path else ("click", "Send")
+    params = {"text": "x"} if tool == "type" else {}
+    thread.assert_denied_unsent(await thread.call(tool, element=name, ref=ref_of(page, name), **params))
+
+
+async def test_a_field_that_submits_itself_to_b(thread):
+    tab, page = await thread.open("/autosubmit-hidden.html")
     result = await thread.call("type", element="Query", ref=ref_of(page, "Query"), text="x")
     await thread.assert_blocked(result, await thread.call("tab_focus", tabId=tab))
 
 
-async def test_a_button_with_formaction(thread):
-    tab, page = await thread.open("/formaction.html")
+async def test_a_button_whose_formaction_turns_to_b(thread):
+    tab, page = await thread.open("/formaction-hidden.html")
     result = await thread.call("click", element="Send", ref=ref_of(page, "Send"))
     await thread.assert_blocked(result)
 
