@@ -143,7 +143,10 @@ async def _entry(client: TabClient, step: int, tool: str) -> Entry:
         raise ToolFailure(ToolCode.UNKNOWN, f"the browser described tab {client.tab_id}'s history oddly",
                           phase="resolve", details={"dispatched": False})
     index = current + step
-    if not 0 <= index < len(entries):
+    # A tab tab_open made starts blank and is guarded before it loads its URL; the browser may
+    # keep that blank start as an entry, which is no page to go back to.
+    blank_start = index == 0 and step < 0 and isinstance(entries[0], dict) and entries[0].get("url") == "about:blank"
+    if not 0 <= index < len(entries) or blank_start:
         where = "earlier" if step < 0 else "later"
         raise ToolFailure(ToolCode.NO_HISTORY, f"tab {client.tab_id} has no {where} page to go to with {tool}",
                           phase="resolve", details={"dispatched": False})

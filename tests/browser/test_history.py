@@ -147,6 +147,16 @@ async def test_no_entry_to_go_to_is_no_history_before_anything_is_sent(gateway, 
     assert history_.moves == []
 
 
+async def test_the_blank_start_of_a_tab_is_no_page_to_go_back_to(gateway, browser, fake):
+    history_ = History(fake, browser, ["about:blank", f"{A}/a", f"{A}/b"], current=2)
+    went = await run(gateway, "go_back", {"tabId": TAB})
+    assert went.ok and history_.moves == [11], went
+    history_.current = 1
+    result = await run(gateway, "go_back", {"tabId": TAB})
+    assert not result.ok and result.error.code == "no_history", result
+    assert history_.moves == [11]
+
+
 async def test_an_entry_that_changed_after_the_check_is_target_changed(gateway, browser, fake):
     history_ = History(fake, browser, [f"{A}/start", f"{A}/a"], current=1)
     # The first check sees A's entry; by dispatch the user's navigations put B there.
