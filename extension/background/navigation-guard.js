@@ -108,4 +108,18 @@ export function installNavigationGuard(link) {
   registerBrowserApi("guard.follow", follow);
   // A worker that starts has no host yet: rules a previous worker's host left are lifted.
   liftGuard();
+  resumeStalledStartTabs();
+}
+
+// With the declarativeNetRequest permission, Chromium holds a tab's first request until the
+// extension's rules are loaded; a tab the browser opened before an extension loaded from the
+// command line can stay held for good: `pendingUrl` set, no `url`, status "complete", nothing
+// shown. Loading its URL again lets it go (the request was the browser's or the user's).
+function resumeStalledStartTabs() {
+  chrome.tabs.query({}).then((tabs) => {
+    for (const tab of tabs) {
+      if (tab.url || !tab.pendingUrl || tab.status !== "complete") continue;
+      chrome.tabs.update(tab.id, { url: tab.pendingUrl }).catch(() => {});
+    }
+  }).catch(() => {});
 }

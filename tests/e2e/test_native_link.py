@@ -15,7 +15,7 @@ from protocol.schema import schema_hash
 from tests.support.browser import BrowserRun
 from tests.support.hosts import attach, tabwarden_home
 from tests.support.pages import PageServer
-from tests.support.waiting import wait_until
+from tests.support.waiting import until, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -78,9 +78,14 @@ async def test_three_mib_payload_arrives_whole_through_chunks(run):
 async def test_round_trip_through_the_content_script(run):
     control = await attach()
     try:
-        tabs = await control.call("browser.tabs")
-        fixture = [t for t in tabs if t.get("url", "").endswith("/hello.html")]
-        assert fixture, tabs
+        # A start tab the browser held before the extension loaded is let go by the extension.
+        seen: list = []
+
+        async def start_page() -> list:
+            seen[:] = await control.call("browser.tabs")
+            return [t for t in seen if t.get("url", "").endswith("/hello.html")]
+
+        fixture = await until(start_page, 10, lambda: f"the start page to load: {seen}")
         result = await control.call("diag.roundtrip", n=5, tab_id=fixture[0]["id"])
         assert len(result["samples"]) == 5
         worker = await control.call("diag.roundtrip", n=5)
