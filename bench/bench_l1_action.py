@@ -5,6 +5,10 @@ background tab as the agent normally works. The anchor is a `read_page` of the s
 measured in the same run. The settle wait (at least 250 ms, then 500 ms without DOM changes) is
 most of a write's time.
 
+The cost of destination facts, from the same run: a read and a click of the same page whose links
+and form lead to another origin (computed in the read, carried and checked in the click, judged
+by the gatekeeper), against the page whose do not.
+
 The navigation guard's share, from the same run: the host's own time on the guard per click
 (the check that the installed rules still cover the tab, and the look at what the browser
 reported), against the click's median; the round trip of an install (paid when a thread starts
@@ -32,21 +36,48 @@ PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Action bench</
 <button onclick="document.getElementById('out').textContent = String(Number(document.getElementById('out').textContent) + 1)">Add one</button>
 <form><label for="name">Name</label><input id="name"><button type="button">Save</button></form>
 <ul>""" + "".join(f"<li><a href='#i{i}'>Entry {i}</a></li>" for i in range(50)) + "</ul></body></html>"
+# The same page whose elements lead elsewhere: links to another origin, and "Add one" a submit
+# button of a form posting there (its submit handler counts and stays). The snapshot computes
+# each destination, the click carries it in `expect` and the page checks it, the gatekeeper
+# judges the write at the destination too: the cost of destination facts.
+ELSEWHERE = "http://127.0.0.2:9"
+DEST_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Action bench</title></head><body>
+<h1>Counter</h1><p id="out">0</p>
+<form method="post" action='""" + ELSEWHERE + """/count' onsubmit="event.preventDefault();
+ document.getElementById('out').textContent = String(Number(document.getElementById('out').textContent) + 1)">
+<button>Add one</button></form>
+<form><label for="name">Name</label><input id="name"><button type="button">Save</button></form>
+<ul>""" + "".join(f"<li><a href='{ELSEWHERE}/e{i}'>Entry {i}</a></li>" for i in range(50)) + "</ul></body></html>"
 CHANGED = "https://bench-change.invalid"  # a blocked pattern added and removed to change the rules
 
 
-async def measure(url: str, runs: int) -> tuple[dict[str, list[float]], dict]:
+async def measure(url: str, dest_url: str, runs: int) -> tuple[dict[str, list[float]], dict]:
     control = await attach(client="bench")
     loop = asyncio.get_running_loop()
-    samples: dict[str, list[float]] = {"read_page": [], "click": [], "type": [], "click after a rules change": []}
+    samples: dict[str, list[float]] = {"read_page": [], "click": [], "type": [], "click after a rules change": [],
+                                       "read_page, destinations": [], "click, destinations": []}
     try:
         opened = await control.call("tools.call", tool="tab_open", params={"url": url}, thread_id="bench", policy="auto")
         tab = opened["tabId"]
+        dest_tab = (await control.call("tools.call", tool="tab_open", params={"url": dest_url}, thread_id="bench",
+                                       policy="auto"))["tabId"]
         base = {"thread_id": "bench", "policy": "auto"}
 
-        async def click(button: str) -> dict:
+        async def click(button: str, on: int | None = None) -> dict:
             return await control.call("tools.call", tool="click",
-                                      params={"tabId": tab, "element": "Add one", "ref": button}, **base)
+                                      params={"tabId": on or tab, "element": "Add one", "ref": button}, **base)
+
+        async def destinations() -> None:
+            """A read and a click of the page whose elements lead elsewhere."""
+            started = loop.time()
+            page = await control.call("tools.call", tool="read_page", params={"tabId": dest_tab}, **base)
+            samples["read_page, destinations"].append(loop.time() - started)
+            button = re.search(r'button "Add one" \[posts to http://127\.0\.0\.2:9/count\] \[ref=(\S+)\]',
+                               page["text"]).group(1)
+            started = loop.time()
+            clicked = await click(button, dest_tab)
+            samples["click, destinations"].append(loop.time() - started)
+            assert clicked["ok"] and "Page Changes" in clicked["text"], clicked
 
         for round_ in range(runs + 2):
             started = loop.time()
@@ -70,6 +101,7 @@ async def measure(url: str, runs: int) -> tuple[dict[str, list[float]], dict]:
             changed = await click(button)
             samples["click after a rules change"].append(loop.time() - started)
             assert changed["ok"], changed
+            await destinations()
         guard = await control.call("browser.guard")
         if len(samples["read_page"]) % 2:  # leave the list as it was
             await control.call("gatekeeper.remove_origin", pattern=CHANGED, list="blocked")
@@ -86,13 +118,15 @@ def main() -> None:
         root = Path(tmp) / "pages"
         root.mkdir()
         (root / "action.html").write_text(PAGE)
+        (root / "dest.html").write_text(DEST_PAGE)
         with PageServer(root) as pages:
             run = BrowserRun(Path(tmp) / "run", host_permissions=["http://127.0.0.1/*"])
             run.prepare()
             run.start()
             try:
                 with tabwarden_home(run.tw_home):
-                    samples, guard = asyncio.run(measure(pages.url("action.html"), args.runs))
+                    samples, guard = asyncio.run(measure(pages.url("action.html"), pages.url("dest.html"),
+                                                              args.runs))
             finally:
                 run.stop()
     anchor = median(samples["read_page"])
@@ -108,6 +142,13 @@ def main() -> None:
                   ("click after a change - click", median(samples["click after a rules change"]) * 1000 - click,
                    percentile(samples["click after a rules change"], 95) * 1000 - click,
                    (median(samples["click after a rules change"]) * 1000 - click) / click * 100)]
+    reads = median(samples["read_page"]) * 1000
+    dest_read, dest_click = median(samples["read_page, destinations"]) * 1000, median(samples["click, destinations"]) * 1000
+    print("\ndestination facts, same run, ms: the page whose link and form lead to another origin against the same "
+          "page whose do not")
+    print(table(["call", "without", "with", "added", "% of call"],
+                [("read_page", reads, dest_read, dest_read - reads, (dest_read - reads) / reads * 100),
+                 ("click", click, dest_click, dest_click - click, (dest_click - click) / click * 100)]))
     print(f"\nthe navigation guard's added cost, same run, ms; against the click's median ({click:.1f} ms); "
           f"{len(installs)} installs")
     print(table(["part", "median", "p95", "% of click"], guard_rows))
