@@ -105,8 +105,9 @@ def result_text(node: NodeRow, key: bytes) -> str:
     return body.text
 
 
-def build_messages(path: list[NodeRow], key: bytes) -> tuple[Message, ...]:
-    """The conversation for one model call from a branch (root first)."""
+def build_messages(path: list[NodeRow], key: bytes, provider: str = "") -> tuple[Message, ...]:
+    """The conversation for one model call from a branch (root first). The round-trip data a
+    provider left on its answers (`echo`) goes back only to that same provider."""
     results = {n.body.call_id: n for n in path if n.kind == "tool_result"}
     messages: list[Message] = []
     for node in path:
@@ -120,11 +121,13 @@ def build_messages(path: list[NodeRow], key: bytes) -> tuple[Message, ...]:
             messages.append(Message("user", tuple(parts)))
         elif node.kind == "assistant_message":
             answer: AssistantBody = node.body
-            calls = [ToolCallPart(c.id, c.name, c.arguments if c.arguments is not None else {}) for c in answer.calls]
+            own = bool(provider) and answer.provider == provider
+            calls = [ToolCallPart(c.id, c.name, c.arguments if c.arguments is not None else {}, c.echo if own else None)
+                     for c in answer.calls]
             parts = ([Text(answer.text)] if answer.text else []) + calls
             if not parts:
                 parts = [Text("(no answer)")]
-            messages.append(Message("assistant", tuple(parts)))
+            messages.append(Message("assistant", tuple(parts), answer.echo if own else None))
             if calls:
                 replies = []
                 for call in calls:

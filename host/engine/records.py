@@ -36,6 +36,8 @@ class CallRef(_Body, kw_only=True):
     # Set when the model's arguments were not a JSON object (the call then fails validation).
     raw_arguments: str | None = None
     provider_id: str = ""
+    # What the provider requires back with this call (opaque; sent only to the same provider).
+    echo: dict[str, Any] | None = None
 
 
 class AssistantBody(_Body, kw_only=True):
@@ -47,6 +49,8 @@ class AssistantBody(_Body, kw_only=True):
     provider: str = ""
     model: str = ""
     usage: dict[str, int] = {}
+    # What the provider requires back with this message (opaque; sent only to the same provider).
+    echo: dict[str, Any] | None = None
 
 
 class ToolCallBody(_Body, kw_only=True):

@@ -214,7 +214,7 @@ class TurnRunner:
         return True
 
     async def _model_step(self, finalising: bool, path: list[NodeRow]) -> tuple["Completion", list[CallRef]]:
-        from host.providers.model import Completion, ModelRequest, ReasoningDelta, TextDelta, ToolCallDelta
+        from host.providers.model import Completion, ModelRequest, ReasoningDelta, RetryWait, TextDelta, ToolCallDelta
 
         engine = self.engine
         with engine.store.transaction() as conn:
@@ -224,7 +224,7 @@ class TurnRunner:
         model = self.overrides.get("model") or {}
         provider = engine.providers.get(model.get("connectionId"))
         request = ModelRequest(model=model.get("modelId") or "", system=KERNEL_PROMPT,
-                               messages=build_messages(path, engine.fence_key),
+                               messages=build_messages(path, engine.fence_key, provider.name),
                                tools=() if finalising else tuple(engine.tool_schemas(self.overrides)), max_tokens=0)
         item_id = new_id()
         engine.bus.emit(ui.ItemStart, self.thread_id, turn_id=self.turn_id, item_id=item_id, kind="assistant_message")
@@ -238,13 +238,16 @@ class TurnRunner:
                 elif isinstance(event, ToolCallDelta):
                     engine.bus.delta(self.thread_id, item_id,
                                      progress=f"{event.name or 'tool'} ({event.arguments_chars} characters)")
+                elif isinstance(event, RetryWait):
+                    engine.bus.delta(self.thread_id, item_id,
+                                     progress=f"the model provider: {event.reason}; trying again in {event.seconds:.0f} s")
                 elif isinstance(event, Completion):
                     completion = event
         if completion is None:
             raise AnswerRejected("the model's stream ended without an answer")
         calls = self._calls(completion, run.step, finalising)
         usage = completion.usage
-        body = AssistantBody(text=completion.text, reasoning=completion.reasoning, calls=calls,
+        body = AssistantBody(text=completion.text, reasoning=completion.reasoning, calls=calls, echo=completion.echo,
                              stop_reason=completion.stop_reason, step=run.step, provider=provider.name,
                              model=model.get("modelId") or provider.model,
                              usage={"input": usage.input, "output": usage.output})
@@ -275,7 +278,7 @@ class TurnRunner:
             out.append(CallRef(id=provider_call_id(self.turn_id, step, ordinal), name=call.name or "(unnamed)",
                                arguments=arguments if valid else None,
                                raw_arguments=None if valid else (call.arguments or "")[:4000],
-                               provider_id=call.provider_id[:200]))
+                               provider_id=call.provider_id[:200], echo=call.echo))
         return out
 
     # -- endings --------------------------------------------------------------------------------

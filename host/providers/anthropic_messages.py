@@ -1,5 +1,9 @@
 """Anthropic Messages, streamed: text, thinking and tool use blocks, with the request
-conversation merged into strictly alternating user/assistant turns as the API requires."""
+conversation merged into strictly alternating user/assistant turns as the API requires.
+
+Thinking blocks come back with their signatures (and redacted ones whole) at the head of their
+assistant message while its tool loop is in progress, as the API requires when thinking is on.
+A refusal ends the call as an error. `ping` events keep a stream alive but are not content."""
 
 from __future__ import annotations
 
@@ -11,12 +15,13 @@ import httpx
 
 from host.providers.errors import ProviderError
 from host.providers.http import SseClient, decode_data
-from host.providers.model import (Completion, Image, ModelRequest, ProviderCall, ReasoningDelta, StreamEvent, Text,
-                                  TextDelta, ToolCallPart, ToolCallDelta, ToolResultPart, Usage)
+from host.providers.model import (Completion, Image, ModelRequest, ProviderCall, ReasoningDelta, RetryWait,
+                                  StreamEvent, Text, TextDelta, ToolCallPart, ToolCallDelta, ToolResultPart, Usage)
+from host.providers.openai_chat import current_loop_start
 
 API_VERSION = "2023-06-01"
 _STOP = {"end_turn": "end", "stop_sequence": "end", "pause_turn": "end", "tool_use": "tool_use",
-         "max_tokens": "max_tokens", "refusal": "content_filter"}
+         "max_tokens": "max_tokens", "model_context_window_exceeded": "max_tokens"}
 _ERROR_KINDS = {"authentication_error": "auth", "permission_error": "auth", "rate_limit_error": "rate_limit",
                 "overloaded_error": "overloaded", "api_error": "server", "not_found_error": "bad_model",
                 "invalid_request_error": "bad_request"}
@@ -39,10 +44,14 @@ def to_messages(request: ModelRequest) -> list[dict[str, Any]]:
     """The conversation as Messages turns: consecutive same-role messages merge, tool results
     lead their user turn, and the first turn is the user's."""
     out: list[dict[str, Any]] = []
-    for message in request.messages:
+    loop_start = current_loop_start(request)
+    for position, message in enumerate(request.messages):
         parts = sorted(message.parts, key=lambda p: not isinstance(p, ToolResultPart)) if message.role == "user" \
             else list(message.parts)
         blocks = [b for b in map(_block, parts) if b is not None]
+        thinking = (message.echo or {}).get("thinking_blocks")
+        if message.role == "assistant" and position > loop_start and isinstance(thinking, list):
+            blocks = [dict(b) for b in thinking if isinstance(b, dict)] + blocks
         if not blocks:
             continue
         if out and out[-1]["role"] == message.role:
@@ -107,9 +116,14 @@ class AnthropicMessages:
         stop: str | None = None
         usage: dict[str, int | None] = {"input": 0, "output": 0, "cache_read": None, "cache_write": None}
         finished = False
+        events = self._http.events(self._url, self._headers, self.body(request),
+                                   keepalive=lambda event: event.event == "ping")
         # aclosing: a cancelled turn closes the HTTP stream in its own task, at once.
-        async with aclosing(self._http.events(self._url, self._headers, self.body(request))) as stream:
+        async with aclosing(events) as stream:
             async for event in stream:
+                if isinstance(event, RetryWait):
+                    yield event
+                    continue
                 if not event.data:
                     continue
                 data = decode_data(event, self.name)
@@ -128,10 +142,11 @@ class AnthropicMessages:
                 elif kind == "content_block_start":
                     index = data.get("index")
                     block = data.get("content_block") or {}
-                    if not isinstance(index, int):
+                    if not isinstance(index, int) or not isinstance(block, dict):
                         raise ProviderError("protocol", "content block without an index", provider=self.name)
                     blocks[index] = {"type": block.get("type"), "id": block.get("id", ""), "name": block.get("name", ""),
-                                     "json": []}
+                                     "json": [], "thinking": [str(block.get("thinking") or "")],
+                                     "signature": [str(block.get("signature") or "")], "data": block.get("data")}
                     if block.get("type") == "tool_use":
                         yield ToolCallDelta(index, blocks[index]["name"], 0)
                 elif kind == "content_block_delta":
@@ -144,8 +159,11 @@ class AnthropicMessages:
                         text.append(delta["text"])
                         yield TextDelta(delta["text"])
                     elif delta.get("type") == "thinking_delta" and delta.get("thinking"):
+                        entry["thinking"].append(delta["thinking"])
                         reasoning.append(delta["thinking"])
                         yield ReasoningDelta(delta["thinking"])
+                    elif delta.get("type") == "signature_delta" and delta.get("signature"):
+                        entry["signature"].append(str(delta["signature"]))
                     elif delta.get("type") == "input_json_delta":
                         entry["json"].append(delta.get("partial_json") or "")
                         yield ToolCallDelta(index, entry["name"], sum(map(len, entry["json"])))  # type: ignore[arg-type]
@@ -159,8 +177,24 @@ class AnthropicMessages:
                     break
         if not finished:
             raise ProviderError("network", "the stream ended before message_stop", provider=self.name)
+        if stop == "refusal":
+            raise ProviderError("refused", "".join(text).strip()[:2000] or "the model declined to continue",
+                                provider=self.name, details={"refusal": True})
         calls = tuple(ProviderCall(b["id"], b["name"], "".join(b["json"]) or "{}")
                       for _, b in sorted(blocks.items()) if b["type"] == "tool_use")
         mapped = _STOP.get(stop or "", "tool_use" if calls else "end")
-        yield Completion("".join(text), calls, mapped, Usage(**usage), "".join(reasoning))  # type: ignore[arg-type]
+        thinking = _thinking_blocks(blocks)
+        yield Completion("".join(text), calls, mapped, Usage(**usage), "".join(reasoning),  # type: ignore[arg-type]
+                         {"thinking_blocks": thinking} if thinking else None)
 
+
+def _thinking_blocks(blocks: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The answer's thinking blocks as the API wants them back: signed thinking, redacted whole."""
+    out: list[dict[str, Any]] = []
+    for _, block in sorted(blocks.items()):
+        if block["type"] == "thinking" and "".join(block["signature"]):
+            out.append({"type": "thinking", "thinking": "".join(block["thinking"]),
+                        "signature": "".join(block["signature"])})
+        elif block["type"] == "redacted_thinking" and isinstance(block["data"], str):
+            out.append({"type": "redacted_thinking", "data": block["data"]})
+    return out

@@ -17,6 +17,7 @@ KINDS: dict[str, tuple[str, bool]] = {
     "server": ("the provider had an internal error", True),
     "overloaded": ("the provider is overloaded", True),
     "protocol": ("the provider's answer could not be understood", False),
+    "refused": ("the model refused to answer", False),
     "not_configured": ("no model provider is configured", False),
 }
 

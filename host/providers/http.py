@@ -4,19 +4,24 @@ what can be retried before the first event, and turn every failure into a `Provi
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import json
 import logging
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import httpx
-from httpx_sse import ServerSentEvent, aconnect_sse
 
 from host.providers.errors import ProviderError, classify_status
+from host.providers.model import RetryWait
+from host.providers.sse import Comment, Event, SseTooLarge, read_events
 
 log = logging.getLogger("tabwarden.providers")
 
-MAX_RETRY_WAIT_S = 20.0
+# A wait the provider asks for up to this long is waited out (and shown); a longer one ends the
+# call with the provider's own figure, rather than retrying sooner than it said.
+MAX_RETRY_WAIT_S = 60.0
 
 
 def error_message(body: bytes) -> tuple[str, dict[str, Any]]:
@@ -35,23 +40,36 @@ def error_message(body: bytes) -> tuple[str, dict[str, Any]]:
     return text[:500], {}
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after")
-    if value is None:
+def retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a `Retry-After` header: a number of seconds, or an HTTP date."""
+    if value is None or not value.strip():
         return None
+    text = value.strip()
     try:
-        return max(0.0, float(value))
+        seconds = float(text)
     except ValueError:
-        return None
+        try:
+            when = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return max(0.0, seconds) if seconds == seconds and seconds != float("inf") else None
 
 
 class SseClient:
-    """One provider's HTTP client (connection pool, timeouts, retries)."""
+    """One provider's HTTP client (connection pool, timeouts, retries).
+
+    `timeout_s` bounds the connection, each read, and the quiet time of a stream: only an event
+    with content resets it, so a server that sends nothing but keep-alive comments (or events the
+    adapter calls keep-alive, like `ping`) times out like a silent one."""
 
     def __init__(self, provider: str, *, timeout_s: float, max_retries: int,
                  transport: httpx.AsyncBaseTransport | None = None):
         self.provider = provider
         self.max_retries = max_retries
+        self.idle_s = timeout_s
         self._client = httpx.AsyncClient(timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 15.0)),
                                          transport=transport, follow_redirects=False)
 
@@ -59,50 +77,85 @@ class SseClient:
         """Close the connection pool."""
         await self._client.aclose()
 
-    async def events(self, url: str, headers: dict[str, str], body: dict[str, Any]) -> AsyncIterator[ServerSentEvent]:
-        """The events of one streamed answer. Failures before the first event are retried
-        (rate limits, overload, server errors, network) up to `max_retries` times."""
+    async def events(self, url: str, headers: dict[str, str], body: dict[str, Any], *,
+                     keepalive: Callable[[Event], bool] = lambda event: False) -> AsyncIterator[Event | RetryWait]:
+        """The events of one streamed answer, and a `RetryWait` before each wait for a retry.
+        Failures before the first event are retried (rate limits, overload, server errors,
+        network) up to `max_retries` times, after the wait the provider asked for when it said."""
         attempt = 0
         while True:
             started = False
             try:
-                async with aconnect_sse(self._client, "POST", url, json=body, headers=headers) as source:
-                    response = source.response
+                async with self._client.stream("POST", url, json=body, headers=headers) as response:
                     if response.status_code >= 400:
                         message, details = error_message(await response.aread())
                         raise classify_status(response.status_code, message, provider=self.provider,
-                                              retry_after=_retry_after(response), details=details)
+                                              retry_after=retry_after(response.headers.get("retry-after")),
+                                              details=details)
                     content_type = response.headers.get("content-type", "")
                     if "text/event-stream" not in content_type:
-                        body_bytes = await response.aread()
-                        message, _ = error_message(body_bytes)
+                        message, _ = error_message(await response.aread())
                         raise ProviderError("protocol", f"expected an event stream, got {content_type or 'no content type'}"
                                             f": {message[:200]}", provider=self.provider, status=response.status_code)
-                    async for event in source.aiter_sse():
+                    async for event in self._content(response, keepalive):
                         started = True
                         yield event
                 return
             except ProviderError as exc:
                 if started or not exc.retryable or attempt >= self.max_retries:
                     raise
+                if exc.retry_after is not None and exc.retry_after > MAX_RETRY_WAIT_S:
+                    raise ProviderError(exc.kind, f"{exc.message} (it asks to wait {exc.retry_after:.0f} s before trying "
+                                        "again; try again later)", provider=self.provider, status=exc.status,
+                                        retry_after=exc.retry_after, details=exc.details) from None
                 wait = exc.retry_after if exc.retry_after is not None else 0.5 * 2 ** attempt
+                reason = KIND_WAIT.get(exc.kind, exc.kind)
             except httpx.TimeoutException as exc:
                 error = ProviderError("network", f"timed out ({type(exc).__name__})", provider=self.provider)
                 if started or attempt >= self.max_retries:
                     raise error from None
-                wait = 0.5 * 2 ** attempt
+                wait, reason = 0.5 * 2 ** attempt, "timed out"
             except (httpx.TransportError, httpx.StreamError) as exc:
                 error = ProviderError("network", f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__,
                                       provider=self.provider)
                 if started or attempt >= self.max_retries:
                     raise error from None
-                wait = 0.5 * 2 ** attempt
+                wait, reason = 0.5 * 2 ** attempt, "could not be reached"
             attempt += 1
-            log.info("provider %s: retrying in %.1f s (attempt %d)", self.provider, wait, attempt + 1)
-            await asyncio.sleep(min(wait, MAX_RETRY_WAIT_S))
+            log.info("provider %s: %s; retrying in %.1f s (attempt %d)", self.provider, reason, wait, attempt + 1)
+            yield RetryWait(wait, reason, attempt + 1)
+            await asyncio.sleep(wait)
+
+    async def _content(self, response: httpx.Response,
+                       keepalive: Callable[[Event], bool]) -> AsyncIterator[Event]:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.idle_s
+        reader = read_events(response.aiter_lines())
+        try:
+            while True:
+                try:
+                    async with asyncio.timeout_at(deadline):
+                        item = await anext(reader)
+                except StopAsyncIteration:
+                    return
+                except TimeoutError:
+                    raise ProviderError("network", f"no content for {self.idle_s:g} s (the stream only kept itself "
+                                        "alive)", provider=self.provider, details={"stream": True}) from None
+                except SseTooLarge as exc:
+                    raise ProviderError("protocol", str(exc), provider=self.provider) from None
+                if isinstance(item, Comment) or keepalive(item):
+                    continue
+                deadline = loop.time() + self.idle_s
+                yield item
+        finally:
+            await reader.aclose()
 
 
-def decode_data(event: ServerSentEvent, provider: str) -> Any:
+KIND_WAIT = {"rate_limit": "rate limited", "overloaded": "overloaded", "server": "server error",
+             "network": "could not be reached"}
+
+
+def decode_data(event: Event, provider: str) -> Any:
     """The JSON payload of one event; a ProviderError `protocol` when it is not JSON."""
     try:
         return json.loads(event.data)

@@ -35,11 +35,13 @@ class Image:
 
 @dataclass(frozen=True, slots=True)
 class ToolCallPart:
-    """A call the model made; `id` is the engine's stable id (the provider's is replaced)."""
+    """A call the model made; `id` is the engine's stable id (the provider's is replaced).
+    `echo`: what the provider that made it requires back with it (see `Completion`)."""
 
     id: str
     name: str
     arguments: dict[str, Any]
+    echo: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +61,7 @@ class Message:
 
     role: Literal["user", "assistant"]
     parts: tuple[Part, ...]
+    echo: dict[str, Any] | None = None  # an assistant message's round-trip data (see `Completion`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,17 +107,34 @@ class ProviderCall:
     provider_id: str
     name: str
     arguments: str
+    echo: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Completion:
-    """The whole answer: text, tool calls in order, why it stopped, tokens used."""
+    """The whole answer: text, tool calls in order, why it stopped, tokens used.
+
+    `echo` (on the message and on each call) is what the provider requires to get back, as it
+    sent it, when the conversation continues: DeepSeek's `reasoning_content` beside tool calls,
+    Gemini's thought signatures on its calls, Anthropic's signed thinking blocks. It is stored
+    with the message, opaque to everything but the adapter of the same kind, and sent back only
+    to that provider."""
 
     text: str
     tool_calls: tuple[ProviderCall, ...]
     stop_reason: StopReason
     usage: Usage = field(default_factory=Usage)
     reasoning: str = ""
+    echo: dict[str, Any] | None = None
 
 
-StreamEvent = Union[TextDelta, ReasoningDelta, ToolCallDelta, Completion]
+@dataclass(frozen=True, slots=True)
+class RetryWait:
+    """The call waits `seconds` before trying again (the provider's own figure when it gave one)."""
+
+    seconds: float
+    reason: str  # rate limited, overloaded, server error, could not be reached, timed out
+    attempt: int  # the attempt that follows the wait
+
+
+StreamEvent = Union[TextDelta, ReasoningDelta, ToolCallDelta, RetryWait, Completion]

@@ -1,5 +1,13 @@
 """OpenAI-compatible Chat Completions, streamed: text, reasoning (where servers send it) and
-parallel tool calls assembled from their argument fragments."""
+parallel tool calls assembled from their argument fragments.
+
+Compatible servers differ; what this adapter accepts from them: argument fragments with an
+index, without one (each call's first fragment carries its id), or with an index a second call
+reuses; arguments as a JSON string or as an object; reasoning as `reasoning_content` or
+`reasoning`; fields a server adds to a call (Gemini's `extra_content` with its thought signature)
+or to the message (DeepSeek's `reasoning_content`), which go back exactly as they came; a refusal
+and an error object inside the stream (`{"error": …}`, vLLM's `{"object": "error", …}`, an
+`error` event, a finish reason `error`), which end the call as errors, never as answers."""
 
 from __future__ import annotations
 
@@ -12,8 +20,8 @@ import httpx
 
 from host.providers.errors import ProviderError
 from host.providers.http import SseClient, decode_data
-from host.providers.model import (Completion, Image, ModelRequest, ProviderCall, ReasoningDelta, StreamEvent,
-                                  Text, TextDelta, ToolCallPart, ToolCallDelta, ToolResultPart, Usage)
+from host.providers.model import (Completion, Image, ModelRequest, ProviderCall, ReasoningDelta, RetryWait,
+                                  StreamEvent, Text, TextDelta, ToolCallPart, ToolCallDelta, ToolResultPart, Usage)
 
 _STOP = {"stop": "end", "tool_calls": "tool_use", "function_call": "tool_use", "length": "max_tokens",
          "content_filter": "content_filter"}
@@ -31,19 +39,34 @@ def _user_content(parts: list[Text | Image]) -> str | list[dict[str, Any]]:
     return out
 
 
+def current_loop_start(request: ModelRequest) -> int:
+    """The index of the last message in which the user spoke (not only tool results): the
+    assistant messages after it are the tool loop in progress."""
+    for index in range(len(request.messages) - 1, -1, -1):
+        message = request.messages[index]
+        if message.role == "user" and any(isinstance(p, (Text, Image)) for p in message.parts):
+            return index
+    return -1
+
+
 def to_messages(request: ModelRequest) -> list[dict[str, Any]]:
     """The request's conversation in Chat Completions form: tool results become `tool`
-    messages right after the assistant message that called them."""
+    messages right after the assistant message that called them. A message's round-trip fields
+    go back within the tool loop in progress (DeepSeek requires them there and ignores them in
+    earlier turns); a call's always go back with it."""
     out: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
-    for message in request.messages:
+    loop_start = current_loop_start(request)
+    for position, message in enumerate(request.messages):
         if message.role == "assistant":
             text = "".join(p.text for p in message.parts if isinstance(p, Text))
             calls = [p for p in message.parts if isinstance(p, ToolCallPart)]
             entry: dict[str, Any] = {"role": "assistant", "content": text or None}
             if calls:
-                entry["tool_calls"] = [{"id": c.id, "type": "function",
+                entry["tool_calls"] = [{**(c.echo or {}), "id": c.id, "type": "function",
                                         "function": {"name": c.name, "arguments": json.dumps(c.arguments)}}
                                        for c in calls]
+            if message.echo and position > loop_start:
+                entry.update({k: v for k, v in message.echo.items() if k not in entry})
             out.append(entry)
             continue
         for part in message.parts:
@@ -96,66 +119,156 @@ class OpenAIChat:
         """Stream one answer; the last event is the Completion."""
         text: list[str] = []
         reasoning: list[str] = []
-        calls: dict[int, dict[str, Any]] = {}
+        reasoning_content: list[str] = []  # DeepSeek's field, which it requires back
+        refusal: list[str] = []
+        calls = _Calls(self.name)
         finish: str | None = None
         usage = Usage()
         done = False
         # aclosing: a cancelled turn closes the HTTP stream in its own task, at once.
         async with aclosing(self._http.events(self._url, self._headers, self.body(request))) as stream:
             async for event in stream:
+                if isinstance(event, RetryWait):
+                    yield event
+                    continue
                 if event.data.strip() == "[DONE]":
                     done = True
                     break
                 data = decode_data(event, self.name)
                 if not isinstance(data, dict):
                     raise ProviderError("protocol", "an event that is not a JSON object", provider=self.name)
-                if "error" in data:
-                    error = data["error"]
-                    message = error.get("message") if isinstance(error, dict) else str(error)
-                    raise ProviderError("server", f"error in the stream: {message}", provider=self.name,
-                                        details={"stream": True})
+                _raise_stream_error(event.event, data, self.name)
                 if isinstance(data.get("usage"), dict):
                     usage = _usage(data["usage"])
                 for choice in data.get("choices") or ():
                     if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                         continue
                     delta = choice.get("delta") or {}
+                    if not isinstance(delta, dict):
+                        raise ProviderError("protocol", "a choice whose delta is not an object", provider=self.name)
                     piece = delta.get("content")
                     if isinstance(piece, str) and piece:
                         text.append(piece)
                         yield TextDelta(piece)
-                    thought = delta.get("reasoning_content") or delta.get("reasoning")
-                    if isinstance(thought, str) and thought:
-                        reasoning.append(thought)
-                        yield ReasoningDelta(thought)
+                    if isinstance(delta.get("refusal"), str):
+                        refusal.append(delta["refusal"])
+                    for field in ("reasoning_content", "reasoning"):
+                        thought = delta.get(field)
+                        if isinstance(thought, str) and thought:
+                            reasoning.append(thought)
+                            if field == "reasoning_content":
+                                reasoning_content.append(thought)
+                            yield ReasoningDelta(thought)
+                            break
                     for fragment in delta.get("tool_calls") or ():
-                        yield _merge_call(calls, fragment, self.name)
+                        yield calls.merge(fragment)
                     if choice.get("finish_reason"):
                         finish = str(choice["finish_reason"])
+                        if finish == "error":
+                            raise ProviderError("server", "the stream ended with finish reason \"error\"",
+                                                provider=self.name, details={"stream": True, "partial": "".join(text)[-200:]})
+        if "".join(refusal).strip():
+            raise ProviderError("refused", "".join(refusal).strip()[:2000], provider=self.name,
+                                details={"refusal": True})
         if finish is None and not done:
             raise ProviderError("network", "the stream ended before the answer was complete", provider=self.name)
-        ordered = tuple(ProviderCall(c["id"], c["name"], "".join(c["args"])) for _, c in sorted(calls.items()))
+        ordered = calls.done()
         stop = _STOP.get(finish or "", "tool_use" if ordered else "end")
         if ordered and stop == "end":
             stop = "tool_use"  # several compatible servers finish tool calls with "stop"
-        yield Completion("".join(text), ordered, stop, usage, "".join(reasoning))  # type: ignore[arg-type]
+        echo = {"reasoning_content": "".join(reasoning_content)} if reasoning_content else None
+        yield Completion("".join(text), ordered, stop, usage, "".join(reasoning), echo)  # type: ignore[arg-type]
 
 
-def _merge_call(calls: dict[int, dict[str, Any]], fragment: Any, provider: str) -> ToolCallDelta:
-    if not isinstance(fragment, dict):
-        raise ProviderError("protocol", "a tool call fragment that is not an object", provider=provider)
-    index = fragment.get("index", len(calls))
-    if not isinstance(index, int) or index < 0 or index > 128:
-        raise ProviderError("protocol", f"tool call index {index!r} out of range", provider=provider)
-    entry = calls.setdefault(index, {"id": "", "name": "", "args": []})
-    if isinstance(fragment.get("id"), str) and fragment["id"]:
-        entry["id"] = fragment["id"]
-    function = fragment.get("function") or {}
-    if isinstance(function.get("name"), str) and function["name"] and not entry["name"]:
-        entry["name"] = function["name"]
-    if isinstance(function.get("arguments"), str):
-        entry["args"].append(function["arguments"])
-    return ToolCallDelta(index, entry["name"], sum(map(len, entry["args"])))
+def _raise_stream_error(event_name: str, data: dict[str, Any], provider: str) -> None:
+    """An error sent inside the stream, in any of the shapes compatible servers use."""
+    error: Any = None
+    if "error" in data and data["error"] is not None:
+        error = data["error"]
+    elif data.get("object") == "error" or event_name == "error":
+        error = data
+    if error is None:
+        return
+    message = (error.get("message") or error.get("detail") or json.dumps(error)[:500]) if isinstance(error, dict) \
+        else str(error)
+    details: dict[str, Any] = {"stream": True}
+    if isinstance(error, dict):
+        details.update({k: error[k] for k in ("type", "code") if isinstance(error.get(k), (str, int))})
+    raise ProviderError("server", f"error in the stream: {str(message)[:500]}", provider=provider, details=details)
+
+
+class _Calls:
+    """Tool calls assembled from their fragments.
+
+    A fragment names its call by `index`; without one, a fragment with a new id starts a call
+    and one without an id continues the last. A fragment whose index is taken by a call with
+    another id starts a new call (proxies that number every call 0)."""
+
+    MAX_CALLS = 128
+
+    def __init__(self, provider: str):
+        self.provider = provider
+        self.calls: list[dict[str, Any]] = []
+        self.by_index: dict[int, int] = {}
+
+    def merge(self, fragment: Any) -> ToolCallDelta:
+        """Add one fragment; the delta tells the UI how far the call has got."""
+        if not isinstance(fragment, dict):
+            raise ProviderError("protocol", "a tool call fragment that is not an object", provider=self.provider)
+        index, call_id = fragment.get("index"), fragment.get("id")
+        call_id = call_id if isinstance(call_id, str) and call_id else ""
+        if index is not None and (not isinstance(index, int) or isinstance(index, bool) or not 0 <= index < self.MAX_CALLS):
+            raise ProviderError("protocol", f"tool call index {index!r} out of range", provider=self.provider)
+        position = self._position(index, call_id)
+        entry = self.calls[position]
+        if call_id:
+            entry["id"] = call_id
+        function = fragment.get("function") or {}
+        if not isinstance(function, dict):
+            raise ProviderError("protocol", "a tool call fragment whose function is not an object", provider=self.provider)
+        if isinstance(function.get("name"), str) and function["name"] and not entry["name"]:
+            entry["name"] = function["name"]
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            entry["args"].append(arguments)
+        elif isinstance(arguments, dict):  # some servers send the object itself, whole
+            entry["args"] = [json.dumps(arguments)]
+        elif arguments is not None:
+            raise ProviderError("protocol", f"tool call arguments of type {type(arguments).__name__}", provider=self.provider)
+        for key, value in fragment.items():
+            if key not in ("index", "id", "type", "function"):
+                entry["echo"][key] = _merged(entry["echo"].get(key), value)
+        return ToolCallDelta(position, entry["name"], sum(map(len, entry["args"])))
+
+    def _position(self, index: int | None, call_id: str) -> int:
+        if index is None:
+            known = next((n for n, c in enumerate(self.calls) if call_id and c["id"] == call_id), None)
+            if known is not None:
+                return known
+            if self.calls and not call_id:
+                return len(self.calls) - 1
+            return self._new()
+        position = self.by_index.get(index)
+        if position is None or (call_id and self.calls[position]["id"] and self.calls[position]["id"] != call_id):
+            position = self.by_index[index] = self._new()
+        return position
+
+    def _new(self) -> int:
+        if len(self.calls) >= self.MAX_CALLS:
+            raise ProviderError("protocol", f"more than {self.MAX_CALLS} tool calls in one answer", provider=self.provider)
+        self.calls.append({"id": "", "name": "", "args": [], "echo": {}})
+        return len(self.calls) - 1
+
+    def done(self) -> tuple[ProviderCall, ...]:
+        """The calls in the order they started."""
+        return tuple(ProviderCall(c["id"], c["name"], "".join(c["args"]), c["echo"] or None) for c in self.calls)
+
+
+def _merged(old: Any, new: Any) -> Any:
+    """`new` laid over `old`: objects merge key by key, strings that arrive in pieces join."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        return {**old, **{k: _merged(old.get(k), v) for k, v in new.items()}}
+    return new
 
 
 def _usage(raw: dict[str, Any]) -> Usage:
