@@ -15,6 +15,7 @@ import httpx
 
 from host.providers.errors import ProviderError
 from host.providers.http import SseClient, decode_data
+from host.providers.tool_fit import LeftOut, fit_tools
 from host.providers.model import (Completion, Image, ModelRequest, ProviderCall, ReasoningDelta, RetryWait,
                                   StreamEvent, Text, TextDelta, ToolCallPart, ToolCallDelta, ToolResultPart, Usage)
 from host.providers.openai_chat import current_loop_start
@@ -88,6 +89,7 @@ class AnthropicMessages:
         if api_key:
             self._headers["x-api-key"] = api_key
         self._http = SseClient(name, timeout_s=timeout_s, max_retries=max_retries, transport=transport)
+        self.left_out: list[LeftOut] = []  # tools the last request could not offer, and why
 
     async def aclose(self) -> None:
         """Close the connection pool."""
@@ -103,9 +105,10 @@ class AnthropicMessages:
         }
         if request.system:
             body["system"] = request.system
-        if request.tools:
+        tools, self.left_out = fit_tools(request.tools, "anthropic", self.name)
+        if tools:
             body["tools"] = [{"name": t.name, "description": t.description, "input_schema": t.parameters}
-                             for t in request.tools]
+                             for t in tools]
         return body
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:

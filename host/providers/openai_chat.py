@@ -20,6 +20,7 @@ import httpx
 
 from host.providers.errors import ProviderError
 from host.providers.http import SseClient, decode_data
+from host.providers.tool_fit import LeftOut, fit_tools
 from host.providers.model import (Completion, Image, ModelRequest, ProviderCall, ReasoningDelta, RetryWait,
                                   StreamEvent, Text, TextDelta, ToolCallPart, ToolCallDelta, ToolResultPart, Usage)
 
@@ -96,6 +97,7 @@ class OpenAIChat:
         # OpenAI's own newer models refuse `max_tokens`; compatible servers mostly only know it.
         self._max_field = "max_completion_tokens" if httpx.URL(base_url).host == "api.openai.com" else "max_tokens"
         self._http = SseClient(name, timeout_s=timeout_s, max_retries=max_retries, transport=transport)
+        self.left_out: list[LeftOut] = []  # tools the last request could not offer, and why
 
     async def aclose(self) -> None:
         """Close the connection pool."""
@@ -110,9 +112,10 @@ class OpenAIChat:
             "stream_options": {"include_usage": True},
             self._max_field: request.max_tokens or self.max_tokens,
         }
-        if request.tools:
+        tools, self.left_out = fit_tools(request.tools, "openai", self.name)
+        if tools:
             body["tools"] = [{"type": "function", "function": {"name": t.name, "description": t.description,
-                                                               "parameters": t.parameters}} for t in request.tools]
+                                                               "parameters": t.parameters}} for t in tools]
         return body
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
