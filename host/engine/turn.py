@@ -214,7 +214,8 @@ class TurnRunner:
         return True
 
     async def _model_step(self, finalising: bool, path: list[NodeRow]) -> tuple["Completion", list[CallRef]]:
-        from host.providers.model import Completion, ModelRequest, ReasoningDelta, RetryWait, TextDelta, ToolCallDelta
+        from host.providers.errors import ProviderError
+        from host.providers.model import ModelRequest
 
         engine = self.engine
         with engine.store.transaction() as conn:
@@ -229,20 +230,13 @@ class TurnRunner:
         item_id = new_id()
         engine.bus.emit(ui.ItemStart, self.thread_id, turn_id=self.turn_id, item_id=item_id, kind="assistant_message")
         completion: Completion | None = None
-        async with aclosing(provider.stream(request)) as events:
-            async for event in events:
-                if isinstance(event, TextDelta):
-                    engine.bus.delta(self.thread_id, item_id, text=event.text)
-                elif isinstance(event, ReasoningDelta):
-                    engine.bus.delta(self.thread_id, item_id, reasoning=event.text)
-                elif isinstance(event, ToolCallDelta):
-                    engine.bus.delta(self.thread_id, item_id,
-                                     progress=f"{event.name or 'tool'} ({event.arguments_chars} characters)")
-                elif isinstance(event, RetryWait):
-                    engine.bus.delta(self.thread_id, item_id,
-                                     progress=f"the model provider: {event.reason}; trying again in {event.seconds:.0f} s")
-                elif isinstance(event, Completion):
-                    completion = event
+        streamed: list[str] = []
+        try:
+            completion = await self._stream(provider, request, item_id, streamed)
+        except ProviderError as exc:
+            if streamed:
+                self._keep_partial(item_id, "".join(streamed), exc, run.step, provider.name, model)
+            raise
         if completion is None:
             raise AnswerRejected("the model's stream ended without an answer")
         calls = self._calls(completion, run.step, finalising)
@@ -264,6 +258,46 @@ class TurnRunner:
             raise AnswerRejected(f"the model asked for tools but its answer stopped with {completion.stop_reason}; "
                                  "nothing was run")
         return completion, calls
+
+    async def _stream(self, provider: Any, request: Any, item_id: str, streamed: list[str]) -> "Completion | None":
+        """The provider's answer, its pieces shown as they come (`streamed` collects the text)."""
+        from host.providers.model import Completion, ReasoningDelta, RetryWait, TextDelta, ToolCallDelta
+
+        engine = self.engine
+        completion = None
+        async with aclosing(provider.stream(request)) as events:
+            async for event in events:
+                if isinstance(event, TextDelta):
+                    streamed.append(event.text)
+                    engine.bus.delta(self.thread_id, item_id, text=event.text)
+                elif isinstance(event, ReasoningDelta):
+                    engine.bus.delta(self.thread_id, item_id, reasoning=event.text)
+                elif isinstance(event, ToolCallDelta):
+                    engine.bus.delta(self.thread_id, item_id,
+                                     progress=f"{event.name or 'tool'} ({event.arguments_chars} characters)")
+                elif isinstance(event, RetryWait):
+                    engine.bus.delta(self.thread_id, item_id,
+                                     progress=f"the model provider: {event.reason}; trying again in {event.seconds:.0f} s")
+                elif isinstance(event, Completion):
+                    completion = event
+        return completion
+
+    def _keep_partial(self, item_id: str, text: str, error: Any, step: int, provider: str, model: dict) -> None:
+        """An answer the provider broke off: the text the user already saw is kept, marked as cut
+        off (tool calls not yet complete are dropped, and nothing of them ran)."""
+        engine = self.engine
+        note = f"\n\n[This answer was cut off: {error.describe()[:500]}. Nothing after this point was received.]"
+        body = AssistantBody(text=text + note, stop_reason="error", step=step, provider=provider,
+                             model=model.get("modelId") or "")
+        try:
+            with engine.store.transaction() as conn:
+                engine.store.append_node(conn, self.thread_id, "assistant_message", body, turn_id=self.turn_id,
+                                         node_id=item_id)
+        except Exception:  # the failure itself is what the turn reports
+            log.exception("the partial answer of run %s could not be kept", self.run_id)
+            return
+        engine.bus.delta(self.thread_id, item_id, text=note)
+        engine.bus.emit(ui.ItemComplete, self.thread_id, item_id=item_id, result=ui.ItemResult(ok=False))
 
     def _calls(self, completion: "Completion", step: int, finalising: bool) -> list[CallRef]:
         if finalising or completion.stop_reason in _UNSAFE_WITH_CALLS:

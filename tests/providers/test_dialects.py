@@ -237,3 +237,21 @@ def test_round_trip_data_goes_back_only_within_the_tool_loop_in_progress():
     sent = [m for m in to_messages(request) if m["role"] == "assistant"]
     assert "reasoning_content" not in sent[0] and sent[1]["reasoning_content"] == "new thoughts"
     assert sent[1]["tool_calls"][0]["extra_content"] == {"google": {"thought_signature": "s"}}
+
+
+async def test_a_broken_stream_keeps_what_was_shown_marked_as_cut_off(tmp_path):
+    with ReplayServer(Answer(transcript("vllm-error-chunk.sse")), Answer(transcript("openai-text.sse"))) as server:
+        h = Harness(tmp_path, server.url)
+        await h.start()
+        try:
+            thread = await h.new_thread()
+            await h.submit(thread, "what is the answer?")
+            done = await h.turn_done()
+            assert done["stopReason"] == "error", done
+            await h.submit(thread, "go on")
+            assert (await h.turn_done(2))["stopReason"] == "end"
+        finally:
+            await h.stop()
+        [kept] = [m for m in server.requests[1]["messages"] if m["role"] == "assistant"]
+    assert kept["content"].startswith("The answer is\n\n[This answer was cut off: ")
+    assert "longer than the maximum model length" in kept["content"]
