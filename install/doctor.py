@@ -12,13 +12,13 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from protocol.constants import HOST_NAME
 from protocol.framing import FrameSplitter, browser_encoder, extension_decoder
 from protocol.messages import Ping, Pong
 
-from install import registrations
+from install import installation, registrations
 from install.extension_id import default_extension_id, origin_of
 from install.installer import Environment
 
@@ -73,6 +73,8 @@ def check_entry(entry: dict[str, Any], envr: Environment, timeout: float = 2.0) 
                str(launcher_path) if runnable else
                f"{launcher_path} is missing, relative or not executable: Chrome reports \"Native host has exited.\""):
         return checks
+    if not _installation_check(add, launcher_path, envr):
+        return checks
     wanted = origin_of(default_extension_id())
     origins = doc.get("allowed_origins") or []
     add("extension allowed", wanted in origins,
@@ -86,6 +88,20 @@ def check_entry(entry: dict[str, Any], envr: Environment, timeout: float = 2.0) 
     ok, detail = ping_host(launcher_path, wanted, timeout)
     add("host answers ping", ok, detail)
     return checks
+
+
+def _installation_check(add: Callable[..., bool], launcher_path: Path, envr: Environment) -> bool:
+    # Names the installation the launcher runs (and whether it is this one); fails when it is
+    # unknown or its interpreter is gone, as after deleting the checkout or venv it lived in.
+    runs = installation.of_launcher(launcher_path)
+    if runs is None:
+        return add("runs installation", False, f"{launcher_path} names no Tabwarden installation")
+    this = installation.current(envr.python)
+    if not runs.is_present():
+        return add("runs installation", False,
+                   f"{runs.describe()}: that interpreter is gone, so Chrome reports \"Native host has exited.\"")
+    whose = "this installation" if runs.id == this.id else f"another installation than this one ({this.location})"
+    return add("runs installation", True, f"{whose}: {runs.describe()}")
 
 
 def ping_host(launcher_path: Path, origin: str, timeout: float = 2.0) -> tuple[bool, str]:

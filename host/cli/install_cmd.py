@@ -17,6 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from install.installation import current
     from install.installer import InstallError, install, uninstall
 
     udd = args.user_data_dir.resolve() if args.user_data_dir else None
@@ -42,5 +43,6 @@ def run(args: argparse.Namespace) -> int:
         return 1
     for where in placements:
         print(f"registered for {where.browser}: {where.describe()}")
+    print(f"it runs this installation: {current().describe()}")
     print("check with: tabwarden doctor")
     return 0

@@ -126,7 +126,7 @@ def launch(options: LaunchOptions, say: Callable[[str], None] = print,
         extension = profile.extension_with_site_access(extension, dirs.run, options.site_access)
     try:
         extension_id = default_extension_id(extension)
-        placements = install([found.key], dirs.profile, [extension_id])
+        placements = install([found.key], dirs.profile, [extension_id], warn=say)
     except (InstallError, OSError, KeyError, ValueError) as exc:
         say(f"tabwarden launch: cannot register the host for {dirs.profile}: {exc}")
         profile.remove_run(dirs)
