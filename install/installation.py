@@ -1,7 +1,8 @@
 """Which installation of Tabwarden a registration runs.
 
 Each installation (a checkout's venv, a pipx venv, any dedicated venv) gets a launcher of its own,
-in a folder named by a stable id of its interpreter, the one thing the launcher runs. So another
+in a folder named by a stable id of the environment its interpreter belongs to (the launcher runs
+that interpreter and nothing else). So another
 installation never silently re-points the browsers this one registered, and deleting one breaks
 only the registrations that ran it. A small record beside each launcher says whose it is, for the
 doctor and for the warning when a registration moves from one installation to another.
@@ -50,9 +51,13 @@ class Installation:
 
 
 def installation_id(python: str) -> str:
-    """A stable id for the installation whose interpreter is `python` (its absolute path, not
-    resolved: a venv's interpreter is a link to the base one, which many venvs share)."""
-    return hashlib.sha256(os.path.abspath(python).encode("utf-8")).hexdigest()[:ID_LENGTH]
+    """A stable id for the installation whose interpreter is `python`: a hash of its environment's
+    folder, so `bin/python` and `bin/python3` of one venv are one installation. The path is not
+    resolved: a venv's interpreter links to the base one, which many venvs share."""
+    folder = os.path.dirname(os.path.abspath(python))
+    if os.path.basename(folder).lower() in ("bin", "scripts"):  # a venv's (or prefix's) bin/ or Scripts\
+        folder = os.path.dirname(folder)
+    return hashlib.sha256(os.path.normcase(folder).encode("utf-8")).hexdigest()[:ID_LENGTH]
 
 
 def current(python: str | None = None) -> Installation:

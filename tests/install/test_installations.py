@@ -143,3 +143,10 @@ def test_the_doctor_fails_a_registration_whose_installation_is_gone(tmp_path):
     assert not check.ok and "interpreter is gone" in check.detail
     assert check.fix.startswith("tabwarden install --browser chromium --user-data-dir")
     assert "host answers ping" not in found
+
+
+def test_the_interpreters_of_one_environment_are_one_installation(tmp_path):
+    bin_dir = tmp_path / "venv" / "bin"
+    assert installation.installation_id(str(bin_dir / "python")) == installation.installation_id(str(bin_dir / "python3"))
+    assert installation.installation_id(str(bin_dir / "python")) != installation.installation_id(
+        str(tmp_path / "other" / "bin" / "python"))
