@@ -100,8 +100,9 @@ def _installation_check(add: Callable[..., bool], launcher_path: Path, envr: Env
     if not runs.is_present():
         return add("runs installation", False,
                    f"{runs.describe()}: that interpreter is gone, so Chrome reports \"Native host has exited.\"")
-    whose = "this installation" if runs.id == this.id else f"another installation than this one ({this.location})"
-    return add("runs installation", True, f"{whose}: {runs.describe()}")
+    if runs.id == this.id:
+        return add("runs installation", True, f"this installation: {runs.describe()}")
+    return add("runs installation", True, f"another installation: {runs.describe()}; this doctor runs from {this.location}")
 
 
 def ping_host(launcher_path: Path, origin: str, timeout: float = 2.0) -> tuple[bool, str]:

@@ -44,5 +44,6 @@ def warning(where: Placement, manifest: Path, new: Installation) -> str | None:
     else:
         was = f"ran the installation at {old.describe()}, whose interpreter is gone"
         back = "that installation cannot be restored; reinstall it, then run its `tabwarden install`"
+    # The command goes last, on a line of its own, so that it can be copied as it is.
     return (f"warning: the {subject} registration {was}; it now runs this installation at "
-            f"{new.describe()}. {back[0].upper()}{back[1:]}.")
+            f"{new.describe()}.\n  {back[0].upper()}{back[1:]}")

@@ -74,7 +74,7 @@ def test_taking_over_a_registration_warns_and_says_how_to_go_back(tmp_path):
     text = warnings[0]
     assert text.startswith("warning: the chromium (profile") and f"python {os.path.abspath(sys.executable)}" in text
     assert f"now runs this installation at {installation.current(second.python).describe()}" in text
-    assert f"To go back, run: {sys.executable} -m host install --browser chromium --user-data-dir {profile}" in text
+    assert text.endswith(f"\n  To go back, run: {sys.executable} -m host install --browser chromium --user-data-dir {profile}")
     assert manifest_launcher(profile).parent.name == installation.installation_id(second.python)
     assert first_launcher.is_file()  # the other installation's own launcher is left alone
 
@@ -129,7 +129,7 @@ def test_the_doctor_names_the_installation_each_registration_runs(tmp_path):
     mine = found[(f"chromium ({tmp_path / 'p1'})", "runs installation")]
     theirs = found[(f"chromium ({tmp_path / 'p2'})", "runs installation")]
     assert mine.ok and mine.detail.startswith("this installation: ")
-    assert theirs.ok and theirs.detail.startswith("another installation than this one")
+    assert theirs.ok and theirs.detail.startswith("another installation: ")
     assert second.python in theirs.detail
 
 
