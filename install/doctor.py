@@ -16,6 +16,7 @@ from typing import Any, Callable
 
 from protocol.constants import HOST_NAME
 from protocol.framing import FrameSplitter, browser_encoder, extension_decoder
+from protocol.bundle import BundleError
 from protocol.messages import Ping, Pong
 
 from install import installation, registrations
@@ -166,6 +167,11 @@ async def _ping(launcher_path: Path, origin: str, timeout: float) -> tuple[bool,
 def run(envr: Environment | None = None, timeout: float = 2.0) -> list[Check]:
     """Checks for every recorded registration (one failing check when there are none)."""
     envr = envr or Environment()
+    try:
+        default_extension_id()
+    except BundleError as exc:
+        return [Check("tabwarden", "extension installed", False, exc.message,
+                      "reinstall Tabwarden (pipx install --force <wheel>, or pip install into its venv)")]
     entries = registrations.load()
     if not entries:
         return [Check("tabwarden", "registered", False, "no registration recorded",

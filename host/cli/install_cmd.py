@@ -18,6 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from install.installation import current
+    from protocol.bundle import BundleError
     from install.installer import InstallError, install, uninstall
 
     udd = args.user_data_dir.resolve() if args.user_data_dir else None
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
             return 2
     try:
         placements = install(args.browser, udd, ids)
-    except (InstallError, ValueError) as exc:
+    except (InstallError, BundleError, ValueError) as exc:
         print(f"tabwarden install: {exc}", file=sys.stderr)
         return 1
     for where in placements:

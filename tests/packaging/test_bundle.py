@@ -33,3 +33,15 @@ def test_demo_pages_are_read_from_their_package():
     assert b"<html" in bundle.data_file("host.demo", "shop.html").lower()
     with pytest.raises(bundle.BundleError):
         bundle.data_file("host.demo", "no-such-page.html")
+
+
+def test_install_and_doctor_report_a_missing_extension_instead_of_crashing(tmp_path, monkeypatch, capsys):
+    from host.cli.main import main
+    from install import doctor
+
+    monkeypatch.setenv("TABWARDEN_HOME", str(tmp_path / "tw"))
+    monkeypatch.setattr(bundle, "MANIFEST", "no-such-manifest.json")
+    assert main(["install", "--user-data-dir", str(tmp_path / "profile")]) == 1
+    assert "tabwarden install: the extension's no-such-manifest.json is missing" in capsys.readouterr().err
+    [check] = doctor.run()
+    assert not check.ok and check.name == "extension installed" and "reinstall" in check.fix
