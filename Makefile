@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: all venv chromium test test-fast launch bench generate clean
+.PHONY: all venv chromium test test-fast wheel-check launch bench generate clean
 
 all: test
 
@@ -29,6 +29,10 @@ test: venv chromium
 
 test-fast: venv
 	$(PY) -m pytest -q -p no:cacheprovider -m 'not browser' $(PYTEST_ARGS)
+
+# The built wheel, installed outside the checkout, runs install, doctor and the demo.
+wheel-check: venv chromium
+	PY=$(PY) .ci/wheel-check
 
 launch: venv chromium
 	$(PY) -m host launch $(LAUNCH_ARGS)

@@ -12,13 +12,14 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from protocol.constants import HOST_NAME
 from protocol.framing import FrameSplitter, browser_encoder, extension_decoder
+from protocol.bundle import BundleError
 from protocol.messages import Ping, Pong
 
-from install import registrations
+from install import installation, registrations
 from install.extension_id import default_extension_id, origin_of
 from install.installer import Environment
 
@@ -73,6 +74,8 @@ def check_entry(entry: dict[str, Any], envr: Environment, timeout: float = 2.0) 
                str(launcher_path) if runnable else
                f"{launcher_path} is missing, relative or not executable: Chrome reports \"Native host has exited.\""):
         return checks
+    if not _installation_check(add, launcher_path, envr):
+        return checks
     wanted = origin_of(default_extension_id())
     origins = doc.get("allowed_origins") or []
     add("extension allowed", wanted in origins,
@@ -86,6 +89,21 @@ def check_entry(entry: dict[str, Any], envr: Environment, timeout: float = 2.0) 
     ok, detail = ping_host(launcher_path, wanted, timeout)
     add("host answers ping", ok, detail)
     return checks
+
+
+def _installation_check(add: Callable[..., bool], launcher_path: Path, envr: Environment) -> bool:
+    # Names the installation the launcher runs (and whether it is this one); fails when it is
+    # unknown or its interpreter is gone, as after deleting the checkout or venv it lived in.
+    runs = installation.of_launcher(launcher_path)
+    if runs is None:
+        return add("runs installation", False, f"{launcher_path} names no Tabwarden installation")
+    this = installation.current(envr.python)
+    if not runs.is_present():
+        return add("runs installation", False,
+                   f"{runs.describe()}: that interpreter is gone, so Chrome reports \"Native host has exited.\"")
+    if runs.id == this.id:
+        return add("runs installation", True, f"this installation: {runs.describe()}")
+    return add("runs installation", True, f"another installation: {runs.describe()}; this doctor runs from {this.location}")
 
 
 def ping_host(launcher_path: Path, origin: str, timeout: float = 2.0) -> tuple[bool, str]:
@@ -149,6 +167,11 @@ async def _ping(launcher_path: Path, origin: str, timeout: float) -> tuple[bool,
 def run(envr: Environment | None = None, timeout: float = 2.0) -> list[Check]:
     """Checks for every recorded registration (one failing check when there are none)."""
     envr = envr or Environment()
+    try:
+        default_extension_id()
+    except BundleError as exc:
+        return [Check("tabwarden", "extension installed", False, exc.message,
+                      "reinstall Tabwarden (pipx install --force <wheel>, or pip install into its venv)")]
     entries = registrations.load()
     if not entries:
         return [Check("tabwarden", "registered", False, "no registration recorded",

@@ -11,7 +11,7 @@ import hashlib
 import json
 from pathlib import Path
 
-EXTENSION_DIR = Path(__file__).resolve().parent.parent / "extension"
+from protocol.bundle import extension_dir as bundled_extension_dir
 
 
 def id_from_key(key_b64: str) -> str:
@@ -20,13 +20,14 @@ def id_from_key(key_b64: str) -> str:
     return "".join(chr(ord("a") + int(c, 16)) for c in digest)
 
 
-def manifest_key(extension_dir: Path = EXTENSION_DIR) -> str:
-    """The `key` field of the extension's manifest."""
-    manifest = json.loads((extension_dir / "manifest.json").read_text(encoding="utf-8"))
+def manifest_key(extension_dir: Path | None = None) -> str:
+    """The `key` field of the extension's manifest (default: the bundled extension)."""
+    folder = extension_dir if extension_dir is not None else bundled_extension_dir()
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     return manifest["key"]
 
 
-def default_extension_id(extension_dir: Path = EXTENSION_DIR) -> str:
+def default_extension_id(extension_dir: Path | None = None) -> str:
     """The id Chrome gives our unpacked extension."""
     return id_from_key(manifest_key(extension_dir))
 

@@ -9,14 +9,14 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from protocol.errors import TabwardenError
 
 from host.paths import dirs
 from protocol.constants import HOST_NAME
 
-from install import launcher, registrations
+from install import installation, launcher, registrations, repoint
 from install.browsers import Browser, resolve
 from install.extension_id import default_extension_id, origin_of
 from install.layout import Placement, default_profile_dir, os_family, placement
@@ -39,9 +39,12 @@ class Environment:
     def family(self) -> str:
         return os_family(self.platform)
 
-    def launcher_path(self) -> Path:
-        root = self.launcher_dir or (dirs().data / "bin")
-        return root / launcher.launcher_name(self.family)
+    def launcher_root(self) -> Path:
+        return self.launcher_dir or (dirs().data / "bin")
+
+    def launcher_path(self, installation_id: str) -> Path:
+        """The launcher of one installation: `<bin>/<installation id>/tabwarden-host`."""
+        return self.launcher_root() / installation_id / launcher.launcher_name(self.family)
 
     def the_registry(self) -> HostRegistry | None:
         return self.registry if self.registry is not None else system_registry()
@@ -96,9 +99,13 @@ def install(
     user_data_dir: Path | None = None,
     extension_ids: list[str] | None = None,
     envr: Environment | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> list[Placement]:
-    """Write the launcher, a manifest per placement and (Windows) the registry keys."""
+    """Write this installation's launcher, a manifest per placement and (Windows) the registry
+    keys. Taking a registration over from another installation is reported through `warn`
+    (default: standard error)."""
     envr = envr or Environment()
+    warn = warn or (lambda text: print(text, file=sys.stderr))
     ids = extension_ids or [default_extension_id()]
     placements = plan(browser_names, user_data_dir, envr)
     if not placements:
@@ -108,12 +115,17 @@ def install(
     registry = envr.the_registry() if envr.family == "win32" else None
     if envr.family == "win32" and registry is None:
         raise InstallError("the Windows registry is not available")
-    launcher_path = launcher.write(envr.launcher_path(), envr.family, envr.python)
+    this = installation.current(envr.python)
+    launcher_path = launcher.write(envr.launcher_path(this.id), envr.family, envr.python)
+    installation.write_record(launcher_path.parent, this)
     document = manifest_document(launcher_path, ids)
     entries = [e for e in registrations.load() if e.get("manifest_path") not in {str(p.manifest_path) for p in placements}]
     for where in placements:
         manifest = Path(str(where.manifest_path))
         created = _mkdirs(manifest.parent)
+        message = repoint.warning(where, manifest, this)
+        if message:
+            warn(message)
         manifest.write_text(json.dumps(document, indent=2), encoding="utf-8")
         if registry is not None and where.registry_key:
             registry.set_default(where.registry_key, str(manifest))
@@ -125,6 +137,7 @@ def install(
                 "registry_key": where.registry_key,
                 "user_data_dir": str(where.user_data_dir) if where.user_data_dir else None,
                 "launcher": str(launcher_path),
+                "installation": this.id,
                 "extension_ids": ids,
                 "created_dirs": [str(d) for d in created],
                 "installed_at": time.time(),
@@ -167,11 +180,27 @@ def uninstall(
             except OSError:
                 pass
     registrations.save(kept)
-    if not kept:
-        path = envr.launcher_path()
-        if path.exists() and launcher.is_ours(path):
-            path.unlink()
-            removed.append(str(path))
+    removed += _remove_unused_launchers(envr, {e.get("launcher") for e in kept})
+    return removed
+
+
+def _remove_unused_launchers(envr: Environment, in_use: set[str | None]) -> list[str]:
+    """Remove every launcher of ours (and its record and folder) that no registration runs."""
+    root = envr.launcher_root()
+    name = launcher.launcher_name(envr.family)
+    candidates = [root / name, *(root.glob(f"*/{name}") if root.is_dir() else [])]  # the first: one shared launcher of old
+    removed: list[str] = []
+    for path in candidates:
+        if str(path) in in_use or not path.is_file() or not launcher.is_ours(path):
+            continue
+        path.unlink()
+        removed.append(str(path))
+        if path.parent != root:
+            (path.parent / installation.RECORD_NAME).unlink(missing_ok=True)
+            try:
+                path.parent.rmdir()
+            except OSError:
+                pass
     return removed
 
 

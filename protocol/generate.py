@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from protocol import generate_content, ui
+from protocol.bundle import extension_dir
 from protocol.permissions import APPROVAL_FLAG_DISPLAY_ORDER, DEFAULT_POLICY, VERDICTS
 from protocol.schema import document, schema_hash
 from protocol.visible_text import INVISIBLE_RANGES
 
-OUTPUT = Path(__file__).resolve().parent.parent / "extension" / "generated" / "protocol.js"
+OUTPUT = extension_dir() / "generated" / "protocol.js"
 CONTENT_OUTPUT = OUTPUT.with_name("content-protocol.js")
 
 

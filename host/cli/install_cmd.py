@@ -17,6 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from install.installation import current
+    from protocol.bundle import BundleError
     from install.installer import InstallError, install, uninstall
 
     udd = args.user_data_dir.resolve() if args.user_data_dir else None
@@ -37,10 +39,11 @@ def run(args: argparse.Namespace) -> int:
             return 2
     try:
         placements = install(args.browser, udd, ids)
-    except (InstallError, ValueError) as exc:
+    except (InstallError, BundleError, ValueError) as exc:
         print(f"tabwarden install: {exc}", file=sys.stderr)
         return 1
     for where in placements:
         print(f"registered for {where.browser}: {where.describe()}")
+    print(f"it runs this installation: {current().describe()}")
     print("check with: tabwarden doctor")
     return 0

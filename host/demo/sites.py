@@ -5,16 +5,17 @@ from __future__ import annotations
 
 import http.server
 import threading
-from pathlib import Path
 
-PAGES = Path(__file__).resolve().parent
+from protocol.bundle import data_file
+
+PAGES_PACKAGE = "host.demo"
 
 
 class LocalSite:
     """Serves one bundled page at `/` on 127.0.0.1 (an ephemeral port) from a thread."""
 
     def __init__(self, page: str):
-        body = (PAGES / page).read_bytes()
+        body = data_file(PAGES_PACKAGE, page)
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:  # noqa: N802 - stdlib name

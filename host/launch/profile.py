@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from host.paths import dirs, ensure
-from install.extension_id import EXTENSION_DIR
+from protocol.bundle import extension_dir
 
 PROFILES = "profiles"
 RUN_PREFIX = "tw-launch-"
@@ -77,8 +77,8 @@ def extension_with_site_access(source: Path, run: Path, patterns: list[str]) -> 
 
 
 def bundled_extension() -> Path:
-    """The unpacked extension that ships with this checkout."""
-    return EXTENSION_DIR
+    """The unpacked extension installed with Tabwarden."""
+    return extension_dir()
 
 
 def profile_in_use(profile: Path) -> int | None:

@@ -104,6 +104,7 @@ def launch(options: LaunchOptions, say: Callable[[str], None] = print,
     """Run one launch; returns the exit code. `repl(pid, note=...)` defaults to the debug REPL."""
     from install.extension_id import default_extension_id
     from install.installer import InstallError, install
+    from protocol.bundle import BundleError
 
     try:
         found = find_browser(options.browser)
@@ -121,14 +122,14 @@ def launch(options: LaunchOptions, say: Callable[[str], None] = print,
             "stop it, or pass --profile DIR")
         profile.remove_run(dirs)
         return 1
-    extension = (options.extension or profile.bundled_extension()).resolve()
-    if options.site_access:
-        extension = profile.extension_with_site_access(extension, dirs.run, options.site_access)
     try:
+        extension = (options.extension or profile.bundled_extension()).resolve()
+        if options.site_access:
+            extension = profile.extension_with_site_access(extension, dirs.run, options.site_access)
         extension_id = default_extension_id(extension)
-        placements = install([found.key], dirs.profile, [extension_id])
-    except (InstallError, OSError, KeyError, ValueError) as exc:
-        say(f"tabwarden launch: cannot register the host for {dirs.profile}: {exc}")
+        placements = install([found.key], dirs.profile, [extension_id], warn=say)
+    except (InstallError, BundleError, OSError, KeyError, ValueError) as exc:
+        say(f"tabwarden launch: cannot load the extension or register the host for {dirs.profile}: {exc}")
         profile.remove_run(dirs)
         return 1
     say(f"browser: {found.display} at {found.executable}")

@@ -20,9 +20,9 @@ import argparse
 import copy
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
+from protocol.bundle import extension_dir
 from protocol.errors import ToolCode, code_values
 
 from host.tools import catalog
@@ -31,7 +31,7 @@ from host.tools.params import (EXPECT_KEY, EXPECT_METHOD_MAX, EXPECT_NAME_MAX, E
 from host.tools.schema import provider_schema
 from host.tools.spec import CATEGORIES, ToolSpec
 
-OUTPUT = Path(__file__).resolve().parents[2] / "extension" / "generated" / "tools.js"
+OUTPUT = extension_dir() / "generated" / "tools.js"
 GLOBAL = "__tabwardenTools"
 
 

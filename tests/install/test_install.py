@@ -14,6 +14,7 @@ import pytest
 from install import doctor, registrations
 from install.browsers import BROWSERS
 from install.extension_id import default_extension_id, id_from_key, manifest_key, origin_of
+from install.installation import installation_id
 from install.installer import Environment, InstallError, install, uninstall
 from install.launcher import render
 from install.layout import default_profile_dir, placement
@@ -26,6 +27,11 @@ ROOT = Path(__file__).resolve().parents[2]
 def tw_home(tmp_path, monkeypatch):
     monkeypatch.setenv("TABWARDEN_HOME", str(tmp_path / "tw"))
     return tmp_path / "tw"
+
+
+def launcher_of(envr: Environment) -> Path:
+    """Where install puts the launcher of the installation that runs the tests."""
+    return envr.launcher_path(installation_id(envr.python))
 
 
 def env_for(tmp_path: Path, platform: str, **kw) -> Environment:
@@ -57,7 +63,7 @@ def test_linux_per_user_locations(tmp_path, browser, expected):
     assert doc == {
         "name": "com.tabwarden.host",
         "description": doc["description"],
-        "path": str(tmp_path / "bin" / "tabwarden-host"),
+        "path": str(launcher_of(envr)),
         "type": "stdio",
         "allowed_origins": [origin_of(default_extension_id())],
     }
@@ -163,10 +169,10 @@ def test_uninstall_removes_exactly_what_install_wrote(tmp_path):
     assert not (envr.home / ".config/google-chrome/NativeMessagingHosts/com.tabwarden.host.json").exists()
     assert not (envr.home / ".config/google-chrome").exists()  # folders install created are gone
     assert (config / "NativeMessagingHosts" / "com.tabwarden.host.json").exists()
-    assert (tmp_path / "bin" / "tabwarden-host").exists()  # still used by chromium
+    assert launcher_of(envr).exists()  # still used by chromium
     uninstall(None, envr=envr)
     assert foreign.exists() and foreign.parent.exists()  # never touches what others put there
-    assert not (tmp_path / "bin" / "tabwarden-host").exists()
+    assert not launcher_of(envr).exists()
     assert registrations.load() == []
     assert removed
 
@@ -192,7 +198,8 @@ def test_doctor_is_green_for_a_working_registration(tmp_path):
     install(None, tmp_path / "profile", envr=envr)
     checks = checks_by_name(envr)
     assert all(c.ok for c in checks.values()), checks
-    assert set(checks) == {"manifest exists", "manifest parses", "launcher runnable", "extension allowed", "host answers ping"}
+    assert set(checks) == {"manifest exists", "manifest parses", "launcher runnable", "runs installation",
+                           "extension allowed", "host answers ping"}
 
 
 def test_doctor_without_registration_says_how_to_register(tmp_path):
@@ -212,7 +219,7 @@ def test_doctor_names_a_missing_manifest_like_chrome_does(tmp_path):
 def test_doctor_finds_a_launcher_that_cannot_run(tmp_path):
     envr = env_for(tmp_path, "linux")
     install(["chromium"], envr=envr)
-    (tmp_path / "bin" / "tabwarden-host").chmod(0o644)
+    launcher_of(envr).chmod(0o644)
     check = checks_by_name(envr)["launcher runnable"]
     assert not check.ok and "Native host has exited" in check.detail
 
@@ -227,7 +234,7 @@ def test_doctor_finds_a_missing_allowed_origin(tmp_path):
 def test_doctor_finds_a_host_that_writes_garbage(tmp_path):
     envr = env_for(tmp_path, "linux")
     install(["chromium"], envr=envr)
-    launcher = tmp_path / "bin" / "tabwarden-host"
+    launcher = launcher_of(envr)
     launcher.write_text("#!/bin/sh\necho hello from a broken host\nsleep 5\n")
     check = checks_by_name(envr)["host answers ping"]
     assert not check.ok
@@ -237,7 +244,7 @@ def test_doctor_finds_a_host_that_writes_garbage(tmp_path):
 def test_doctor_finds_a_host_that_exits(tmp_path):
     envr = env_for(tmp_path, "linux")
     install(["chromium"], envr=envr)
-    (tmp_path / "bin" / "tabwarden-host").write_text("#!/bin/sh\necho oops >&2\nexit 3\n")
+    launcher_of(envr).write_text("#!/bin/sh\necho oops >&2\nexit 3\n")
     check = checks_by_name(envr)["host answers ping"]
     assert not check.ok and "Native host has exited" in check.detail and "oops" in check.detail
 
@@ -261,7 +268,7 @@ def test_cli_install_and_doctor_round_trip(tmp_path, tw_home):
     assert out.returncode == 0, out.stderr
     assert "registered for chromium" in out.stdout
     doc = run("doctor")
-    assert doc.returncode == 0 and "10 passed, 0 failed" in doc.stdout, doc.stdout  # 5 registration, 5 settings
+    assert doc.returncode == 0 and "11 passed, 0 failed" in doc.stdout, doc.stdout  # 6 registration, 5 settings
     bad = run("install", "--extension-id", "not-an-id")
     assert bad.returncode == 2 and "not an extension id" in bad.stderr
     gone = run("uninstall", "--user-data-dir", str(profile))
@@ -282,4 +289,4 @@ def test_doctor_names_a_bad_settings_file_and_its_field(tmp_path, tw_home):
     assert doc.returncode == 1, doc.stdout
     assert "[FAIL] settings: mcp.json (MCP servers)" in doc.stdout and "$.servers.gh.url" in doc.stdout
     assert "[FAIL] settings: engine.json (providers)" in doc.stdout and "model" in doc.stdout
-    assert "[ok  ] settings: builtins.json (limits)" in doc.stdout and "8 passed, 2 failed" in doc.stdout
+    assert "[ok  ] settings: builtins.json (limits)" in doc.stdout and "9 passed, 2 failed" in doc.stdout
