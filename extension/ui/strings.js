@@ -166,6 +166,7 @@ const EN = {
   "source.user_setting": "you",
   "source.approval_persist": "“always allow” answer",
   "source.plugin_default": "plug-in default",
+  "source.builtin": "built-in default",
   "settings.origins.section": "Sites",
   "settings.origins.blocked": "Blocked sites",
   "settings.origins.blockedHelp": "Writes are never allowed here, whatever the rules say.",

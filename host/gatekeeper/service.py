@@ -29,7 +29,6 @@ from host.gatekeeper.decision import FLAG_APPROVED, Call, Context, Decision, Tra
 from host.gatekeeper.errors import GatekeeperUnavailable, InvalidInput
 from host.gatekeeper.grants import SessionGrants
 from host.gatekeeper.origins import normalize_origin
-from host.gatekeeper.patterns import PatternError, parse_origin_pattern
 from host.gatekeeper.policy import DEFAULT_POLICY, POLICIES, normalize_policy, resolve_policy
 from host.gatekeeper.policy_files import (
     PolicyFileError,
@@ -40,15 +39,19 @@ from host.gatekeeper.policy_files import (
 )
 from host.gatekeeper.reach import Reach, reach_of
 from host.gatekeeper.rule_storage import RuleStorage
-from host.gatekeeper.rules import Rule, RuleSet, parse_rule
+from host.gatekeeper.patterns import PatternError, parse_origin_pattern, parse_tool_pattern
+from host.gatekeeper.rules import BUILTIN_RULE_PREFIX, Rule, RuleSet, parse_rule
 from host.gatekeeper.schema import COMPONENT, MIGRATIONS
 from host.gatekeeper.scope import ThreadScopes
 from host.gatekeeper.sensitive import BUILTIN_BLOCKED, BUILTIN_GUARDED, OriginLists
+from host.gatekeeper.tool_names import unknown_tool_message
 from host.store.db import Store, StoreError
 from host.tools.catalog import lookup
 
+# Stored like a user's rule (so the user may delete it, and it ranks as it always has) but shown
+# as built in: its id starts with `BUILTIN_RULE_PREFIX`.
 DEFAULT_RULE = Rule(tool="run_javascript", origin="*", verdict="deny", source="user_setting",
-                    id="default:run_javascript-deny")
+                    id=f"{BUILTIN_RULE_PREFIX}run_javascript-deny")
 _SEEDED_META = "gatekeeper.default_rules_seeded_v1"
 
 log = logging.getLogger("tabwarden.gatekeeper")
@@ -112,6 +115,7 @@ class _State:
     sources: tuple[str, ...]
     rules_digest: str
     examples: tuple[tuple[str, dict[str, Any]], ...]
+    warnings: tuple[InvalidInput, ...] = ()
 
 
 class Gatekeeper:
@@ -224,6 +228,7 @@ class Gatekeeper:
     def _build_state(self, layers: list[PolicyLayer]) -> _State:
         stored_rules, blocked, guarded = self._stored()
         views: list[RuleView] = []
+        warnings: list[InvalidInput] = []
         sources = ["builtin"]
         default_policy = None
         examples: list[tuple[str, dict[str, Any]]] = []
@@ -236,16 +241,26 @@ class Gatekeeper:
             blocked = [*blocked, *layer.sensitive_origins]
             guarded = [*guarded, *layer.guarded_origins]
             examples.extend((layer.label, e) for e in layer.examples)
+            warnings.extend(layer.skipped)
         if self._store is not None:
             sources.append(f"store:{self._store.path}")
-        views.extend(RuleView(r, "store", True) for r in stored_rules)
+        for index, rule in enumerate(stored_rules):
+            # Stored before names were checked: kept (the user can see and delete it; it can
+            # never match) and reported.
+            never = unknown_tool_message(parse_tool_pattern(rule.tool))
+            if never is not None:
+                warnings.append(InvalidInput("unknown_tool", f"stored rule {rule.describe()}: {never}",
+                                             f"$.rules[{index}].tool", "stored rules"))
+            views.append(RuleView(rule, "builtin" if rule.id.startswith(BUILTIN_RULE_PREFIX) else "store", True))
         for name, rules in self._injected.items():
             sources.append(f"injected:{name}")
             views.extend(RuleView(r, f"injected:{name}", False) for r in rules)
         rules = [v.rule for v in views]
         lists = OriginLists(blocked, guarded)
+        for warning in warnings:
+            log.warning("rule left out or never matching: %s", warning)
         return _State(default_policy or DEFAULT_POLICY, RuleSet(rules), tuple(views), lists, tuple(sources),
-                      rev.rules_digest(rules), tuple(examples))
+                      rev.rules_digest(rules), tuple(examples), tuple(warnings))
 
     def _check_examples(self, state: _State) -> list[InvalidInput]:
         errors = []
@@ -524,6 +539,13 @@ class Gatekeeper:
         with self._lock:
             self._injected[name] = parsed
             self._rebuild()
+
+    @property
+    def load_warnings(self) -> list[InvalidInput]:
+        """Rules in force that can never match, or left out of a policy file for that reason
+        (each names the nearest tool). Empty when all rules are sound or nothing is loaded."""
+        state = self._state
+        return list(state.warnings) if state is not None else []
 
     def list_rules(self) -> list[RuleView]:
         """Every rule in force with its provenance."""

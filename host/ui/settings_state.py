@@ -68,6 +68,7 @@ def _permissions(engine: Any, state: dict[str, Any], problems: list[str]) -> Non
     state["guarded"] = _origin_entries(BUILTIN_GUARDED, active.guarded_origins, file_guarded)
     state["loaded_sources"] = list(active.loaded_sources)
     state["revision"] = active.revision
+    problems.extend(str(w) for w in engine.gatekeeper.load_warnings)  # rules that name no tool
 
 
 def _providers(engine: Any, state: dict[str, Any], problems: list[str]) -> None:

@@ -26,7 +26,7 @@ async def test_the_state_shows_rules_lists_tools_and_the_default_policy(settings
     state = await settings.state()
     assert state["defaultPolicy"] == "untrusted" and "policyLockedBy" not in state
     seeded = rule(state, "run_javascript", "*")
-    assert seeded["verdict"] == "deny" and seeded["removable"] is True and seeded["provenance"] == "store"
+    assert seeded["verdict"] == "deny" and seeded["removable"] is True and seeded["provenance"] == "builtin"
     blocked = {e["pattern"]: e for e in state["blocked"]}
     assert blocked["*.paypal.com"] == {"pattern": "*.paypal.com", "origin": "builtin", "removable": False}
     assert any(e["pattern"] == "mail.google.com" and not e["removable"] for e in state["guarded"])
