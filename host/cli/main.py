@@ -32,9 +32,11 @@ COMMANDS: dict[str, Command] = {
 
 
 def _usage() -> str:
-    width = max(map(len, COMMANDS))
+    options = {"--version": "print the version and exit", "-h, --help": "show this help and exit"}
+    width = max(map(len, [*COMMANDS, *options]))
     lines = ["usage: tabwarden <command> [options]", "", "commands:"]
     lines += [f"  {name:<{width}}  {cmd.summary}" for name, cmd in COMMANDS.items()]
+    lines += ["", "options:"] + [f"  {name:<{width}}  {summary}" for name, summary in options.items()]
     lines += ["", "Run `tabwarden <command> --help` for a command's options."]
     return "\n".join(lines)
 
@@ -53,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     name, rest = argv[0], argv[1:]
     command = COMMANDS.get(name)
     if command is None:
-        print(f"tabwarden: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        print(f"tabwarden: there is no command {name!r}; `tabwarden --help` lists them", file=sys.stderr)
         return 2
     module = importlib.import_module(command.module)
     parser = argparse.ArgumentParser(prog=f"tabwarden {name}", description=command.summary)
