@@ -2,7 +2,10 @@
 
 It owns the loaded policy files, the stored rules and origin lists, session grants, thread scopes,
 the audit log and the denial-burst monitor, and turns them into a `Context` for the pure
-`decision.check`. Fail closed: when any of that state cannot be loaded or saved, `check` raises
+`decision.check`. A policy file edited by hand is noticed without a restart: at most once a
+second, a use of the gatekeeper compares the files' size and modification time with those it
+last loaded and reloads when they differ (a file that became invalid leaves the previous state
+in force; one fixed after start-up makes the gatekeeper available again). Fail closed: when any of that state cannot be loaded or saved, `check` raises
 `GatekeeperUnavailable` (and the engine treats the call as denied).
 """
 
@@ -124,13 +127,17 @@ class Gatekeeper:
     def __init__(self, store: Store | None = None, *, user_policy: Path | None = None,
                  managed_policy: Path | None = None, clock: Callable[[], float] = time.time,
                  on_alert: Callable[[Alert], None] | None = None, burst_threshold: int = 5,
-                 burst_window_s: float = 60.0) -> None:
+                 burst_window_s: float = 60.0, reload_interval_s: float = 1.0) -> None:
         self._store = store
         self._rule_storage = RuleStorage(store) if store is not None else None
         self._clock = clock
         self._user_path = user_policy if user_policy is not None else user_policy_path()
         self._managed_path = managed_policy if managed_policy is not None else managed_policy_path()
         self._lock = threading.RLock()
+        self._reload_interval_s = reload_interval_s
+        self._files_seen: tuple[Any, ...] = ()
+        self._files_checked_at = time.monotonic()
+        self._reloading = threading.Lock()
         self._error: Exception | None = None
         self._thread_policy: dict[str, str] = {}
         self._injected: dict[str, tuple[Rule, ...]] = {}
@@ -164,6 +171,7 @@ class Gatekeeper:
         return self._error or self.grants.error or self._scopes.error
 
     def _ensure(self) -> _State:
+        self._reload_if_edited()
         error = self.error
         if error is not None:
             raise GatekeeperUnavailable(f"permission state is unavailable: {error}")
@@ -188,9 +196,39 @@ class Gatekeeper:
         # Once per database: the user may have deleted the default rule, so never bring it back.
         self._rule_storage.seed_once(_SEEDED_META, DEFAULT_RULE, self._clock)
 
+    def _file_signatures(self) -> tuple[Any, ...]:
+        out = []
+        for path in (self._managed_path, self._user_path):
+            try:
+                st = path.stat()
+                out.append((st.st_mtime_ns, st.st_size, st.st_ino))
+            except OSError:
+                out.append(None)
+        return tuple(out)
+
+    def _reload_if_edited(self) -> None:
+        now = time.monotonic()
+        if now - self._files_checked_at < self._reload_interval_s:
+            return
+        self._files_checked_at = now
+        if self._file_signatures() == self._files_seen or not self._reloading.acquire(blocking=False):
+            return
+        try:
+            problems = self.reload()
+        except GatekeeperUnavailable:
+            return  # `error` is set: the caller fails closed
+        finally:
+            self._reloading.release()
+        if problems:
+            log.warning("an edited policy file is refused, the previous rules stay in force: %s",
+                        "; ".join(str(p) for p in problems))
+        else:
+            log.info("policy files reloaded after an edit")
+
     def reload(self) -> list[InvalidInput]:
         """(Re)read the policy files and stored rules. On any error the previous state stays in
         force (or, at start-up, nothing does and `check` raises) and the errors are returned."""
+        self._files_seen = self._file_signatures()  # taken first: an edit while reading is seen next time
         errors: list[InvalidInput] = []
         layers: list[PolicyLayer] = []
         for path, managed in ((self._managed_path, True), (self._user_path, False)):
