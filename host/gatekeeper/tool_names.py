@@ -8,20 +8,13 @@ and a prefix must be the start of one of those.
 
 from __future__ import annotations
 
-import difflib
-
 from host.gatekeeper.patterns import ToolPattern
 from host.tools.catalog import ALIASES, CATALOG, MCP_PREFIX, lookup
+from host.tools.catalog import closest_name as closest_tool
 
 
 def _known_names() -> list[str]:
     return [*CATALOG, *ALIASES]
-
-
-def closest_tool(name: str) -> str | None:
-    """The catalogued tool name nearest to `name`, or None when none is close."""
-    found = difflib.get_close_matches(name, _known_names(), n=1, cutoff=0.6)
-    return found[0] if found else None
 
 
 def unknown_tool_message(pattern: ToolPattern) -> str | None:
@@ -39,7 +32,7 @@ def unknown_tool_message(pattern: ToolPattern) -> str | None:
         name = prefix
     else:
         return None  # `*` and categories are checked where they are parsed
-    nearest = closest_tool(name)
+    nearest = closest_tool(name)  # re-exported: the CLI and tests ask for it here
     hint = f"; did you mean {nearest!r}?" if nearest else "; the settings page lists every tool"
     what = "no tool is called" if pattern.kind == "exact" else "no tool name starts with"
     return f"{what} {name!r}, so this rule would never match{hint}"
