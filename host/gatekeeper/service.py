@@ -177,7 +177,8 @@ class Gatekeeper:
             raise GatekeeperUnavailable(f"permission state is unavailable: {error}")
         if self._state is None:
             problems = "; ".join(str(e) for e in self.load_errors) or "not loaded"
-            raise GatekeeperUnavailable(f"permission policy is unavailable: {problems}")
+            raise GatekeeperUnavailable(f"permission policy is unavailable: {problems}. Every tool call is refused "
+                                        "until the file is fixed; the host reads it again within a second")
         return self._state
 
     def mark_unavailable(self, reason: Exception) -> None:

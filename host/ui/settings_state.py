@@ -77,7 +77,8 @@ def _providers(engine: Any, state: dict[str, Any], problems: list[str]) -> None:
     try:
         config = engine.providers.settings()
     except ConfigFileError as exc:
-        problems.append(f"engine settings: {exc}")
+        problems.append(f"engine settings: {exc}. Fix that field in the file: it is read again at each message, "
+                        "and the providers show here once it is valid")
         return
     try:
         keys = engine.providers.key_store()
