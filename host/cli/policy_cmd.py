@@ -63,7 +63,8 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         p = sub.add_parser(action, help=summary, description=summary, epilog=CASE_HELP,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         if action == "test":
-            p.add_argument("file", type=Path, help="JSON Lines file of cases, each with an `expect` verdict")
+            p.add_argument("file", type=Path, help="file of cases (JSON Lines or multi-line objects), each with an "
+                                                   "`expect` verdict")
         else:
             p.add_argument("--cases", type=Path, metavar="FILE", help="read cases from FILE instead of stdin")
         base = p.add_mutually_exclusive_group()
@@ -98,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     else:
         stream = sys.stdin
+        if stream.isatty():  # otherwise it looks as if the command hung
+            print("reading cases from the terminal; end with Ctrl-D (see --help for the format)", file=sys.stderr)
     with stream:
         if args.action == "check":
             return _run_check(stream, base, sys.stdout)
