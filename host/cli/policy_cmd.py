@@ -320,6 +320,9 @@ def _run_test(stream: TextIO, base: Base, out: TextIO) -> int:
             wanted = f"{expect} ({expect_code})" if expect_code else expect
             out.write(f"line {number}{label}: expected {wanted}, got {decision.verdict} ({decision.code}): "
                       f"{decision.reason}\n")
+    if cases == 0:  # an empty file tests nothing: a script must not take it for a pass
+        out.write("policy test FAILED: the file holds no cases\n")
+        return 1
     verdict = "ok" if failures == 0 else "FAILED"
     out.write(f"policy test {verdict}: {cases} cases, {failures} mismatched or invalid\n")
-    return 0 if failures == 0 and cases > 0 else 1
+    return 0 if failures == 0 else 1

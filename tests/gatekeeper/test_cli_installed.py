@@ -108,3 +108,11 @@ def test_an_invalid_installed_policy_is_an_error_not_another_answer(home):
     message = result.stderr.strip()
     assert len(message.splitlines()) == 1
     assert "$.rules[0].origin" in message and "tabwarden doctor" in message and "--bare" in message
+
+
+def test_an_empty_expectations_file_is_a_failure_that_says_so(home, tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    result = tabwarden("policy", "test", str(empty), home=home)
+    assert result.returncode == 1 and "policy test FAILED: the file holds no cases" in result.stdout
+    assert "ok" not in result.stdout.splitlines()[-1]
