@@ -5,8 +5,9 @@ the audit log and the denial-burst monitor, and turns them into a `Context` for 
 `decision.check`. A policy file edited by hand is noticed without a restart: at most once a
 second, a use of the gatekeeper compares the files' size and modification time with those it
 last loaded and reloads when they differ (a file that became invalid leaves the previous state
-in force; one fixed after start-up makes the gatekeeper available again). Fail closed: when any of that state cannot be loaded or saved, `check` raises
-`GatekeeperUnavailable` (and the engine treats the call as denied).
+in force; one fixed after start-up makes the gatekeeper available again). Fail closed: when any
+of that state cannot be loaded or saved, `check` raises `GatekeeperUnavailable` (and the engine
+treats the call as denied).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from host.gatekeeper.decision import FLAG_APPROVED, Call, Context, Decision, Tra
 from host.gatekeeper.errors import GatekeeperUnavailable, InvalidInput
 from host.gatekeeper.grants import SessionGrants
 from host.gatekeeper.origins import normalize_origin
+from host.gatekeeper.patterns import PatternError, parse_origin_pattern, parse_tool_pattern
 from host.gatekeeper.policy import DEFAULT_POLICY, POLICIES, normalize_policy, resolve_policy
 from host.gatekeeper.policy_files import (
     PolicyFileError,
@@ -42,7 +44,6 @@ from host.gatekeeper.policy_files import (
 )
 from host.gatekeeper.reach import Reach, reach_of
 from host.gatekeeper.rule_storage import RuleStorage
-from host.gatekeeper.patterns import PatternError, parse_origin_pattern, parse_tool_pattern
 from host.gatekeeper.rules import BUILTIN_RULE_PREFIX, Rule, RuleSet, parse_rule
 from host.gatekeeper.schema import COMPONENT, MIGRATIONS
 from host.gatekeeper.scope import ThreadScopes
