@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import NamedTuple
 
@@ -62,4 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     module.add_arguments(parser, name)
     args = parser.parse_args(rest)
     args.command = name
-    return int(module.run(args) or 0)
+    try:
+        return int(module.run(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as a shell tool does, instead of a
+        # traceback; output still buffered would fail again at exit, so it goes to /dev/null.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141

@@ -47,3 +47,20 @@ def test_version_is_in_the_help_and_works(home):
     assert version.returncode == 0 and version.stdout.strip() == f"tabwarden {__version__}"
     unknown = tabwarden("polcy", home=home)
     assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1 and "tabwarden --help" in unknown.stderr
+
+
+def test_a_reader_that_goes_away_is_no_traceback(home):
+    import os
+    import subprocess
+    import sys
+
+    from tests.gatekeeper.test_cli import ROOT
+
+    env = {**os.environ, "TABWARDEN_HOME": str(home), "XDG_RUNTIME_DIR": str(home / "run")}
+    case = '{"tool": "type", "origin": "https://a.example", "params": {"ref": "a", "text": "x"}}\n' * 2000
+    proc = subprocess.Popen([sys.executable, "-m", "host", "policy", "explain", "--bare"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=env)
+    proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    _, err = proc.communicate(case.encode(), timeout=60)
+    assert b"Traceback" not in err and proc.returncode == 141
