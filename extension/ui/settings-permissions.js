@@ -85,12 +85,14 @@ export class RulesSection {
     const rules = state.rules || [];
     if (!rules.length) this.body.append(h("tr", {}, h("td", { colspan: 5, class: "muted", text: t("settings.rules.empty") })));
     for (const rule of rules) {
-      const source = has(`source.${rule.source}`) ? t(`source.${rule.source}`) : rule.source;
+      // A rule Tabwarden seeded is stored like the user's (so it can be deleted) but is not theirs.
+      const builtin = rule.provenance === "builtin";
+      const source = builtin ? t("source.builtin") : has(`source.${rule.source}`) ? t(`source.${rule.source}`) : rule.source;
       this.body.append(h("tr", { dataset: { ruleId: rule.id, source: rule.source } },
         h("td", {}, h("code", { text: rule.tool })),
         h("td", {}, h("code", { text: rule.origin || t("settings.rules.noSite") })),
         h("td", {}, h("span", { class: `verdict verdict-${rule.verdict}`, text: t(`verdict.${rule.verdict}`) })),
-        h("td", { class: "small" }, source, rule.provenance !== "store" ? h("div", { class: "muted", text: t("settings.rules.from", { provenance: rule.provenance }) }) : null),
+        h("td", { class: "small" }, source, rule.provenance !== "store" && !builtin ? h("div", { class: "muted", text: t("settings.rules.from", { provenance: rule.provenance }) }) : null),
         h("td", {}, rule.removable
           ? h("button", { type: "button", class: "danger", text: t("settings.rules.delete"),
             "aria-label": `${t("settings.rules.delete")} ${rule.tool} @ ${rule.origin}`,

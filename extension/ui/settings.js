@@ -3,6 +3,7 @@
 // ops, and redraws from the `settings.state` the host sends after every change (to every page).
 import { clear, h } from "./dom.js";
 import { EngineClient } from "./engine-client.js";
+import { linkText } from "./link-text.js";
 import { AuditSection } from "./settings-audit.js";
 import { ExplainSection } from "./settings-explain.js";
 import { McpSection } from "./settings-mcp.js";
@@ -56,8 +57,7 @@ new McpSection($("#mcp"), context);
 client.on("link.state", () => {
   const state = client.link || {};
   const line = $("#link");
-  line.textContent = state.fatal ? t("link.fatal", { message: state.fatal.message })
-    : state.ready ? "" : state.lastError ? t("link.down", { reason: String(state.lastError).replace(/\.$/, "") }) : t("link.connecting");
+  line.textContent = linkText(state);
   line.hidden = !line.textContent;
 });
 client.on("fatal.reload_required", (m) => { $("#link").textContent = t("link.reload", { message: m.message }); $("#link").hidden = false; });

@@ -9,6 +9,7 @@ import { ChatView } from "./chat-view.js";
 import { Composer } from "./composer.js";
 import { clear, h, isEditable } from "./dom.js";
 import { EngineClient } from "./engine-client.js";
+import { linkText } from "./link-text.js";
 import { budgetCard, interactionCard, recoveryCard } from "./request-cards.js";
 import { applyStrings, t } from "./strings.js";
 import { ThreadList } from "./thread-list.js";
@@ -57,8 +58,7 @@ function showLink() {
   const line = $("#link");
   let text = "";
   if (fatal) text = fatal;
-  else if (state.fatal) text = t("link.fatal", { message: state.fatal.message });
-  else if (!state.ready) text = state.lastError ? t("link.down", { reason: String(state.lastError).replace(/\.$/, "") }) : t("link.connecting");
+  else text = linkText(state);
   line.textContent = text;
   line.hidden = !text;
   document.body.classList.toggle("offline", !state.ready);

@@ -8,7 +8,11 @@ const EN = {
 
   // connection
   "link.connecting": "Connecting to the Tabwarden host…",
-  "link.down": "The Tabwarden host is not connected ({reason}). Reconnecting; what you do now is sent when it is back.",
+  "link.down": "The Tabwarden host is not connected ({reason}). Reconnecting; what you do now is sent when it is back. If it does not come back, run `tabwarden doctor` in a terminal.",
+  "link.notRegistered": "The Tabwarden host is not connected: it is not registered with this browser. Run `tabwarden install` in a terminal; this page reconnects by itself.",
+  "link.forbidden": "The Tabwarden host is not connected: its registration does not allow this extension. Run `tabwarden install` in a terminal; this page reconnects by itself.",
+  "link.exited": "The Tabwarden host is not connected: it stopped. Reconnecting; what you do now is sent when it is back. If it keeps stopping, run `tabwarden doctor` in a terminal.",
+  "link.broken": "The Tabwarden host is not connected: the browser could not talk to it. Run `tabwarden doctor` in a terminal to see why.",
   "link.fatal": "The host refused this extension: {message}",
   "link.reload": "This page and the host speak different protocol versions. Reload the extension. ({message})",
   "link.refused": "The host refused this page: {message}",
@@ -166,6 +170,7 @@ const EN = {
   "source.user_setting": "you",
   "source.approval_persist": "“always allow” answer",
   "source.plugin_default": "plug-in default",
+  "source.builtin": "built-in default",
   "settings.origins.section": "Sites",
   "settings.origins.blocked": "Blocked sites",
   "settings.origins.blockedHelp": "Writes are never allowed here, whatever the rules say.",

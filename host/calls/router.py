@@ -79,7 +79,8 @@ class Router:
         resolution). Raises ToolFailure `unknown_tool` / `invalid_params`; sends nothing."""
         spec = catalog.lookup(tool) if isinstance(tool, str) else None
         if spec is None:
-            raise ToolFailure(ToolCode.UNKNOWN_TOOL, f"there is no tool named {tool!r}", phase="validate",
+            raise ToolFailure(ToolCode.UNKNOWN_TOOL, f"there is no tool named {tool!r}{catalog.unknown_name_hint(tool)}",
+                              phase="validate",
                               details={"dispatched": False})
         if self._service_for(spec) is None:
             raise ToolFailure(ToolCode.UNSUPPORTED, f"{spec.name} is a {spec.level} tool this host cannot run",

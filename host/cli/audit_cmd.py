@@ -1,4 +1,8 @@
-"""`tabwarden audit list|export|verify`: read the permission audit log."""
+"""`tabwarden audit list|export|verify`: read the permission audit log.
+
+`list` is for people: newest first, so the last thing that happened is on top (`--limit N` shows
+the newest N). `export` is for programs: oldest first, the order of the hash chain.
+"""
 
 from __future__ import annotations
 
@@ -18,8 +22,8 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     sub = parser.add_subparsers(dest="action", required=True, metavar="{list,export,verify}")
-    for action, summary in (("list", "show audit entries as a table"),
-                            ("export", "write audit entries as JSON Lines"),
+    for action, summary in (("list", "show audit entries as a table, newest first"),
+                            ("export", "write audit entries as JSON Lines, oldest first"),
                             ("verify", "check the hash chain; non-zero exit at the first broken row")):
         p = sub.add_parser(action, help=summary, description=summary)
         p.add_argument("--db", type=Path, metavar="PATH", help="the database (default: the data dir's)")
@@ -31,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
                            help="only entries at or after WHEN: ISO time, epoch seconds, or 30s/15m/2h/7d ago")
             p.add_argument("--until", type=parse_since, metavar="WHEN",
                            help="only entries before WHEN (same forms as --since)")
-            p.add_argument("--limit", type=int, help="at most this many entries")
+            p.add_argument("--limit", type=_count, help="at most this many entries (list: the newest)")
 
 
 def parse_since(text: str) -> float:
@@ -47,6 +51,16 @@ def parse_since(text: str) -> float:
         return datetime.fromisoformat(text).timestamp()
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is no time: use ISO-8601, epoch seconds or 15m/2h/7d") from None
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a count: use a whole number, 0 or more")
+    return value
 
 
 def _open(path: Path | None):
@@ -68,17 +82,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         audit, path = _open(args.db)
         if audit is None:
-            print(f"tabwarden audit: no audit log at {path}", file=sys.stderr)
-            return 0
+            print(f"tabwarden audit: there is no audit log at {path} yet; the host starts it when it judges its "
+                  "first call (`tabwarden doctor` checks that the browser can start the host)", file=sys.stderr)
+            return 1
         if args.action == "verify":
             return _verify(audit)
-        until = getattr(args, "until", None)
         entries = audit.entries(thread=args.thread, tool=args.tool, verdict=args.verdict, since=args.since,
-                                limit=None if until is not None else args.limit)
-        if until is not None:  # the log is in time order: a window is a filter, then the limit
-            entries = [e for e in entries if e.at < until][:args.limit]
+                                until=args.until, limit=args.limit, newest_first=args.action == "list")
     except StoreError as exc:
-        print(f"tabwarden audit: {exc}", file=sys.stderr)
+        print(f"tabwarden audit: the audit log cannot be read: {exc}", file=sys.stderr)
         return 2
     if args.action == "export":
         import msgspec

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from typing import NamedTuple
 
@@ -32,9 +33,11 @@ COMMANDS: dict[str, Command] = {
 
 
 def _usage() -> str:
-    width = max(map(len, COMMANDS))
+    options = {"--version": "print the version and exit", "-h, --help": "show this help and exit"}
+    width = max(map(len, [*COMMANDS, *options]))
     lines = ["usage: tabwarden <command> [options]", "", "commands:"]
     lines += [f"  {name:<{width}}  {cmd.summary}" for name, cmd in COMMANDS.items()]
+    lines += ["", "options:"] + [f"  {name:<{width}}  {summary}" for name, summary in options.items()]
     lines += ["", "Run `tabwarden <command> --help` for a command's options."]
     return "\n".join(lines)
 
@@ -53,11 +56,18 @@ def main(argv: list[str] | None = None) -> int:
     name, rest = argv[0], argv[1:]
     command = COMMANDS.get(name)
     if command is None:
-        print(f"tabwarden: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        print(f"tabwarden: there is no command {name!r}; `tabwarden --help` lists them", file=sys.stderr)
         return 2
     module = importlib.import_module(command.module)
     parser = argparse.ArgumentParser(prog=f"tabwarden {name}", description=command.summary)
     module.add_arguments(parser, name)
     args = parser.parse_args(rest)
     args.command = name
-    return int(module.run(args) or 0)
+    try:
+        return int(module.run(args) or 0)
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as a shell tool does, instead of a
+        # traceback; output still buffered would fail again at exit, so it goes to /dev/null.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141

@@ -1,9 +1,9 @@
 """`tabwarden policy check|explain|test`: ask the gatekeeper about calls, from the command line.
 
-Cases are JSON Lines, one call per line (see `tabwarden policy check --help`). Every case is
-self-contained unless `--installed` or `--policy FILE` provides a base (the installed user and
-managed policy, or one policy file to try before installing it); the case's own rules and lists
-are added on top.
+Cases are JSON Lines, one call per line, or JSON documents over several lines (see `tabwarden
+policy check --help`). Every case is added to the rules the live host uses (stored rules and
+origin lists, the user and managed policy files) unless `--bare` answers it alone or `--policy
+FILE` tries FILE in place of the user's policy file; which set answered is always printed.
 """
 
 from __future__ import annotations
@@ -11,17 +11,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
+
+from host.cli.case_stream import Piece, read_cases
+from host.cli.policy_base import BARE, Base, BaseError, installed
 
 from protocol.permissions import DEFAULT_POLICY, PERMISSION_POLICIES, VERDICTS
 from protocol.errors import TabwardenError
 from protocol.tools import TOOL_EFFECTS, TOOL_LEVELS
 
 CASE_HELP = """\
-A case (one JSON object per line; every field but `tool` may be omitted):
+A case (one JSON object per line, or one object over several lines; every field but `tool`
+may be omitted):
   {"tool": "click", "effects": "write", "level": "L1", "params": {"ref": "s1_2_3"},
    "origin": "https://shop.example.com",           (the tab's origin; "" for origin-less calls)
    "policy": "untrusted",                           (always | untrusted | auto)
@@ -35,7 +37,10 @@ A case (one JSON object per line; every field but `tool` may be omitted):
    "expect": "deny", "expect_code": "rule_deny"}    (for `policy test`)
 Answer per line: {"verdict", "code", "flags", "target_origin", "rule", "reason"}, or
 {"error": {"code", "message", "line", "path"}} for a malformed line (processing goes on).
-Exit status: 0 when every line was a valid case (and, for `test`, met its expectation), else 1."""
+Cases are added to the rules the host uses (`rules: installed ...`, printed first: on stderr for
+`check`, whose output stays JSON Lines); `--bare` answers each case alone.
+Exit status: 0 when every case was valid (and, for `test`, met its expectation), 1 otherwise,
+2 when the cases or the installed rules cannot be read."""
 
 # Older names a case may still use; the gatekeeper maps them onto the three policies.
 LEGACY_POLICY_NAMES = ("read-only", "on-request", "on-failure", "never")
@@ -48,14 +53,6 @@ class CaseError(TabwardenError):
         self.code, self.message, self.path = code, message, path
 
 
-@dataclass
-class Base:
-    policy: str | None
-    rules: tuple
-    blocked: tuple[str, ...]
-    guarded: tuple[str, ...]
-
-
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = CASE_HELP
@@ -66,21 +63,26 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
         p = sub.add_parser(action, help=summary, description=summary, epilog=CASE_HELP,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         if action == "test":
-            p.add_argument("file", type=Path, help="JSON Lines file of cases, each with an `expect` verdict")
+            p.add_argument("file", type=Path, help="file of cases (JSON Lines or multi-line objects), each with an "
+                                                   "`expect` verdict")
         else:
             p.add_argument("--cases", type=Path, metavar="FILE", help="read cases from FILE instead of stdin")
         base = p.add_mutually_exclusive_group()
+        base.add_argument("--bare", action="store_true",
+                          help="answer each case alone: no stored rules, lists or policy files")
         base.add_argument("--installed", action="store_true",
-                          help="start from the installed policy (user and managed files, stored rules)")
-        base.add_argument("--policy", type=Path, metavar="FILE", help="start from this policy file")
+                          help="the installed rules (the default; accepted for older scripts)")
+        base.add_argument("--policy", type=Path, metavar="FILE",
+                          help="the installed rules with FILE in place of the user's policy file")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         base = _load_base(args)
-    except CaseError as exc:
+    except (CaseError, BaseError) as exc:
         print(f"tabwarden policy: {exc.message}", file=sys.stderr)
         return 2
+    _tell_base(base, sys.stderr if args.action == "check" else sys.stdout)
     if args.action == "test":
         try:
             stream = args.file.open(encoding="utf-8")
@@ -97,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
     else:
         stream = sys.stdin
+        if stream.isatty():  # otherwise it looks as if the command hung
+            print("reading cases from the terminal; end with Ctrl-D (see --help for the format)", file=sys.stderr)
     with stream:
         if args.action == "check":
             return _run_check(stream, base, sys.stdout)
@@ -105,38 +109,30 @@ def run(args: argparse.Namespace) -> int:
 
 # -- the base policy -----------------------------------------------------------------------------
 
-def _load_base(args: argparse.Namespace) -> Base | None:
-    if getattr(args, "policy", None) is not None:
+def _load_base(args: argparse.Namespace) -> Base:
+    if args.bare:
+        return BARE
+    path = args.policy
+    if path is not None:
         from host.gatekeeper.policy_files import PolicyFileError, load_policy_file
 
-        try:
-            layer = load_policy_file(args.policy, managed=False)
+        try:  # checked on its own first, for errors that name this file's fields
+            layer = load_policy_file(path, managed=False)
         except PolicyFileError as exc:
             raise CaseError("invalid_policy_file", "; ".join(str(e) for e in exc.errors)) from None
         if layer is None:
-            raise CaseError("invalid_policy_file", f"{args.policy}: no such file")
-        return Base(layer.policy, layer.rules, layer.sensitive_origins, layer.guarded_origins)
-    if getattr(args, "installed", False):
-        from host.gatekeeper.errors import GatekeeperUnavailable
-        from host.gatekeeper.service import Gatekeeper
-        from host.store import Store, StoreError
+            raise CaseError("invalid_policy_file", f"{path}: no such file")
+    return installed(path)
 
-        try:
-            gatekeeper = Gatekeeper(Store())
-            policy, rules, lists = gatekeeper.decision_inputs()
-        except (StoreError, GatekeeperUnavailable) as exc:
-            raise CaseError("policy_unavailable", str(exc)) from None
-        return Base(policy, rules.rules, lists.blocked_extra, lists.guarded_extra)
-    return None
+
+def _tell_base(base: Base, out: TextIO) -> None:
+    out.write(base.label + "\n")
+    for warning in base.warnings:
+        out.write(f"  warning: {warning}\n")
+    out.flush()
 
 
 # -- cases ---------------------------------------------------------------------------------------
-
-def _lines(stream: TextIO) -> Iterator[tuple[int, str]]:
-    for number, line in enumerate(stream, start=1):
-        if line.strip():
-            yield number, line
-
 
 def _field(obj: dict, key: str, kind: type | tuple, default: Any = None) -> Any:
     value = obj.get(key, default)
@@ -158,8 +154,8 @@ _KNOWN = {"tool", "effects", "level", "params", "origin", "policy", "rules", "se
           "guarded_origins", "scope_lock", "grants", "scope_origins", "target", "expect", "expect_code", "name"}
 
 
-def parse_case(line: str, base: Base | None):
-    """Turn one JSON line into (Call, Context, case dict); raise `CaseError` naming the problem."""
+def parse_case(piece: Piece, base: Base):
+    """Turn one read case into (Call, Context, case dict); raise `CaseError` naming the problem."""
     from host.gatekeeper.decision import Call, Context
     from host.gatekeeper.errors import InvalidInput
     from host.gatekeeper.origins import normalize_origin
@@ -169,10 +165,9 @@ def parse_case(line: str, base: Base | None):
     from host.gatekeeper.sensitive import OriginLists
     from host.tools.catalog import lookup
 
-    try:
-        obj = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise CaseError("invalid_json", f"not valid JSON: {exc.msg} at column {exc.colno}") from None
+    if piece.error is not None:
+        raise CaseError("invalid_json", piece.error)
+    obj = piece.value
     if not isinstance(obj, dict):
         raise CaseError("invalid_case", f"a case is a JSON object, got {type(obj).__name__}")
     unknown = sorted(set(obj) - _KNOWN)
@@ -188,20 +183,26 @@ def parse_case(line: str, base: Base | None):
     if level is not None and level not in TOOL_LEVELS:
         raise CaseError("invalid_case", f"level must be {_one_of(TOOL_LEVELS)}, got {level!r}", "$.level")
     if effects is None and lookup(tool) is None:
-        raise CaseError("unknown_tool", f"{tool!r} is not in the tool catalog: give its effects", "$.effects")
+        from host.gatekeeper.tool_names import closest_tool
+
+        nearest = closest_tool(tool)
+        hint = f"did you mean {nearest!r}? If not, " if nearest else ""
+        raise CaseError("unknown_tool", f"no tool is called {tool!r}: {hint}give its `effects` (read or write) "
+                        "to judge it as an outside tool", "$.effects")
     params = _field(obj, "params", dict, {})
     origin = _field(obj, "origin", str, "")
     policy_name = _field(obj, "policy", str)
     if policy_name is not None and policy_name not in POLICY_NAMES:
         raise CaseError("invalid_case", f"unknown policy {policy_name!r}; expected {_one_of(PERMISSION_POLICIES)}",
                         "$.policy")
-    policy = normalize_policy(policy_name) or (base.policy if base and base.policy else DEFAULT_POLICY)
-    rules = list(base.rules) if base else []
+    policy = normalize_policy(policy_name) or base.policy or DEFAULT_POLICY
+    rules = list(base.rules)
     for index, rule in enumerate(_field(obj, "rules", list) or []):
         try:
             rules.append(parse_rule(rule, path=f"$.rules[{index}]"))
         except InvalidInput as exc:
-            raise CaseError("invalid_rule", exc.message, exc.path) from None
+            code = exc.code if exc.code == "unknown_tool" else "invalid_rule"
+            raise CaseError(code, exc.message, exc.path) from None
     patterns: dict[str, list[str]] = {}
     for key in ("sensitive_origins", "guarded_origins", "scope_lock", "scope_origins"):
         patterns[key] = _strings(obj, key)
@@ -211,8 +212,7 @@ def parse_case(line: str, base: Base | None):
                     parse_origin_pattern(text)
                 except PatternError as exc:
                     raise CaseError("invalid_pattern", str(exc), f"$.{key}[{index}]") from None
-    lists = OriginLists([*(base.blocked if base else ()), *patterns["sensitive_origins"]],
-                        [*(base.guarded if base else ()), *patterns["guarded_origins"]])
+    lists = OriginLists([*base.blocked, *patterns["sensitive_origins"]], [*base.guarded, *patterns["guarded_origins"]])
     lock = OriginSet.parse(patterns["scope_lock"]) if obj.get("scope_lock") is not None else None
     grants = set()
     for index, grant in enumerate(_field(obj, "grants", list) or []):
@@ -236,10 +236,10 @@ def _one_of(names: tuple[str, ...]) -> str:
     return f"{', '.join(names[:-1])} or {names[-1]}"
 
 
-def _decide(line: str, base: Base | None):
+def _decide(piece: Piece, base: Base):
     from host.gatekeeper.decision import check
 
-    call, ctx, obj = parse_case(line, base)
+    call, ctx, obj = parse_case(piece, base)
     return check(call, ctx), obj
 
 
@@ -256,11 +256,12 @@ def _error(exc: CaseError, line: int) -> dict[str, Any]:
     return {"error": {"code": exc.code, "message": exc.message, "line": line, "path": exc.path}}
 
 
-def _run_check(stream: TextIO, base: Base | None, out: TextIO) -> int:
+def _run_check(stream: TextIO, base: Base, out: TextIO) -> int:
     status = 0
-    for number, line in _lines(stream):
+    for piece in read_cases(stream):
+        number = piece.line
         try:
-            decision, _ = _decide(line, base)
+            decision, _ = _decide(piece, base)
             answer = _answer(decision)
         except CaseError as exc:
             answer, status = _error(exc, number), 1
@@ -269,11 +270,12 @@ def _run_check(stream: TextIO, base: Base | None, out: TextIO) -> int:
     return status
 
 
-def _run_explain(stream: TextIO, base: Base | None, out: TextIO) -> int:
+def _run_explain(stream: TextIO, base: Base, out: TextIO) -> int:
     status = 0
-    for number, line in _lines(stream):
+    for piece in read_cases(stream):
+        number = piece.line
         try:
-            decision, obj = _decide(line, base)
+            decision, obj = _decide(piece, base)
         except CaseError as exc:
             out.write(f"line {number}: error {exc.code} at {exc.path}: {exc.message}\n\n")
             status = 1
@@ -296,12 +298,13 @@ def _run_explain(stream: TextIO, base: Base | None, out: TextIO) -> int:
     return status
 
 
-def _run_test(stream: TextIO, base: Base | None, out: TextIO) -> int:
+def _run_test(stream: TextIO, base: Base, out: TextIO) -> int:
     cases = failures = 0
-    for number, line in _lines(stream):
+    for piece in read_cases(stream):
+        number = piece.line
         cases += 1
         try:
-            decision, obj = _decide(line, base)
+            decision, obj = _decide(piece, base)
         except CaseError as exc:
             failures += 1
             out.write(f"line {number}: error {exc.code} at {exc.path}: {exc.message}\n")
@@ -317,6 +320,9 @@ def _run_test(stream: TextIO, base: Base | None, out: TextIO) -> int:
             wanted = f"{expect} ({expect_code})" if expect_code else expect
             out.write(f"line {number}{label}: expected {wanted}, got {decision.verdict} ({decision.code}): "
                       f"{decision.reason}\n")
+    if cases == 0:  # an empty file tests nothing: a script must not take it for a pass
+        out.write("policy test FAILED: the file holds no cases\n")
+        return 1
     verdict = "ok" if failures == 0 else "FAILED"
     out.write(f"policy test {verdict}: {cases} cases, {failures} mismatched or invalid\n")
-    return 0 if failures == 0 and cases > 0 else 1
+    return 0 if failures == 0 else 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 
 def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
@@ -27,6 +28,8 @@ def _list_hosts() -> int:
     for entry in hosts:
         started = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(entry.started_at))
         print(f"pid {entry.pid}  started {started}  {entry.transport} {entry.socket_path}")
-    if not hosts:
-        print("no running Tabwarden host (a browser with the extension starts one)")
+    if not hosts:  # exit 1 so a script can tell
+        print("tabwarden repl: no running Tabwarden host; the browser starts one when the Tabwarden extension loads "
+              "(`tabwarden doctor` checks the set-up)", file=sys.stderr)
+        return 1
     return 0

@@ -30,10 +30,18 @@ def _builtins(path: Path) -> None:
     parse_settings(json.loads(path.read_text(encoding="utf-8")), str(path))  # load_settings would fall back
 
 
+def _policy(path: Path, *, managed: bool) -> None:
+    from host.gatekeeper.policy_files import load_policy_file
+
+    layer = load_policy_file(path, managed=managed)
+    if layer is not None and layer.skipped:  # the host leaves these rules out and uses the others
+        raise ValueError("; ".join(str(e) for e in layer.skipped) + " (the file's other rules are in force)")
+
+
 def run() -> list[Check]:
     """One check per settings file the host reads (a missing file is fine: defaults apply)."""
     from host.builtins.settings import settings_path
-    from host.gatekeeper.policy_files import load_policy_file, managed_policy_path, user_policy_path
+    from host.gatekeeper.policy_files import managed_policy_path, user_policy_path
     from host.mcp.config import config_path as mcp_path
     from host.mcp.config import load_mcp_config
     from host.providers.config import config_path as engine_path
@@ -44,9 +52,9 @@ def run() -> list[Check]:
     return [
         _check("engine.json (providers)", engine_path(), load_config,
                "fix the named field, or re-add the provider from the settings page"),
-        _check("policy (user)", user, lambda: load_policy_file(user, managed=False),
+        _check("policy (user)", user, lambda: _policy(user, managed=False),
                "fix the named field; `tabwarden policy check` tries a call against it"),
-        _check("policy (managed)", managed, lambda: load_policy_file(managed, managed=True),
+        _check("policy (managed)", managed, lambda: _policy(managed, managed=True),
                "ask whoever manages this machine to fix the managed policy file"),
         _check("mcp.json (MCP servers)", mcp_path(), load_mcp_config,
                "fix the named field, or edit the server from the settings page"),

@@ -37,7 +37,9 @@ class ControlClient:
         if pid is not None:
             hosts = [h for h in hosts if h.pid == pid]
         if not hosts:
-            raise RequestError(ErrorInfo(code=ErrorCode.NOT_FOUND, message="no running Tabwarden host found" + (f" with pid {pid}" if pid else "")))
+            raise RequestError(ErrorInfo(code=ErrorCode.NOT_FOUND, message="no running Tabwarden host found" + (f" with pid {pid}" if pid else "") + (
+                "; the browser starts it when the Tabwarden extension loads (`tabwarden doctor` checks the set-up, "
+                "`tabwarden launch` starts a browser with it)")))
         return await cls.connect_to(hosts[0], client=client, timeout=timeout)
 
     @classmethod

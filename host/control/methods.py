@@ -25,7 +25,8 @@ def _browser(conn: "ControlConnection"):
     host = conn.server.host
     endpoint = getattr(host, "endpoint", None)
     if endpoint is None or not endpoint.is_open or getattr(host, "session", None) is None:
-        raise ControlError(ErrorCode.NOT_READY, "no browser is connected to this host")
+        raise ControlError(ErrorCode.NOT_READY, "no browser is connected to this host: open the browser with the "
+                          "Tabwarden extension (or start one with `tabwarden launch`)")
     return endpoint
 
 

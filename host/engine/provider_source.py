@@ -53,18 +53,18 @@ class ProviderSource:
         try:
             config = self.settings()
         except ConfigFileError as exc:
-            raise ProviderError("not_configured", f"the engine settings are invalid: {exc}") from None
+            raise ProviderError("not_configured", f"The model settings file has a mistake ({exc}). Fix that field in "
+                                "the file; your next message uses the fixed file.") \
+                from None
         chosen = config.provider(connection_id)
         if chosen is None:
-            wanted = f"provider {connection_id!r}" if connection_id else "a default provider"
-            raise ProviderError("not_configured", f"there is no {wanted} in the engine settings "
-                                "(add one to engine.json or with the engine.set_provider control method)")
+            raise ProviderError("not_configured", _no_provider(config, connection_id), provider=connection_id or "")
         name, provider_config = chosen
         try:
             key = resolve_key(name, provider_config.api_key_env, self.key_store())
         except SecretError as exc:
-            raise ProviderError("not_configured", f"the API key of {name!r} cannot be read: {exc}",
-                                provider=name) from None
+            raise ProviderError("not_configured", f"The API key of the model provider {name!r} cannot be read "
+                                f"({exc}). Enter it again in Settings → Model providers.", provider=name) from None
         digest = hashlib.sha256(json.dumps([name, provider_config.model_dump(), key or ""], sort_keys=True,
                                            default=str).encode()).hexdigest()
         cached = self._cache.get(digest)
@@ -80,3 +80,16 @@ class ProviderSource:
             except Exception:
                 log.debug("closing a provider failed", exc_info=True)
         self._cache.clear()
+
+
+_SETTINGS = "Open Settings → Model providers (from the side panel)"
+
+
+def _no_provider(config: "EngineConfig", wanted: str | None) -> str:
+    """Why no model can answer, and the one thing to do, in the words of the settings page."""
+    if wanted is not None:
+        return (f"The model provider {wanted!r} is not set up (it may have been removed). {_SETTINGS} and "
+                "choose another.")
+    if not config.providers:
+        return f"No model is set up yet. {_SETTINGS}, add a provider and make it the default."
+    return f"No model is chosen as the default. {_SETTINGS} and make one the default."

@@ -116,8 +116,10 @@ class AuditLog:
         return seq
 
     def entries(self, *, thread: str | None = None, tool: str | None = None, verdict: str | None = None,
-                since: float | None = None, limit: int | None = None) -> list[AuditEntry]:
-        """Rows in order, filtered by thread, tool, verdict and time (epoch seconds)."""
+                since: float | None = None, until: float | None = None, limit: int | None = None,
+                newest_first: bool = False) -> list[AuditEntry]:
+        """Rows in order (or newest first), filtered by thread, tool, verdict and time (epoch
+        seconds: `since` inclusive, `until` exclusive); `limit` keeps the first rows of that order."""
         where, args = [], []
         for column, value in (("thread_id", thread), ("tool", tool), ("verdict", verdict)):
             if value is not None:
@@ -126,7 +128,12 @@ class AuditLog:
         if since is not None:
             where.append("at >= ?")
             args.append(since)
+        if until is not None:
+            where.append("at < ?")
+            args.append(until)
         sql = "SELECT * FROM audit_log" + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY seq"
+        if newest_first:
+            sql += " DESC"
         if limit is not None:
             sql += f" LIMIT {int(limit)}"
         return [_entry(row) for row in self._store.query(sql, args)]

@@ -256,11 +256,12 @@ def _explain(gatekeeper: "Gatekeeper", p: _Explain) -> dict[str, Any]:
 async def explain(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
     """Decide a call against the live rules, lists, grants and scope of a thread, without
     auditing it or counting it towards denial alerts: a question, not an attempt."""
-    from host.tools.catalog import lookup
+    from host.tools.catalog import lookup, unknown_name_hint
 
     p = _params(_Explain, params)
     if p.effects is None and lookup(p.tool) is None:
-        raise _error("unknown_tool", f"{p.tool!r} is not in the tool catalog: give its effects", {"path": "$.effects"})
+        raise _error("unknown_tool", f"no tool is called {p.tool!r}{unknown_name_hint(p.tool) or '.'} If it is an outside "
+                     "tool, give its effects (read or write)", {"path": "$.effects"})
     gatekeeper = _gatekeeper(conn)
     return _guarded(lambda: _explain(gatekeeper, p))
 

@@ -15,7 +15,9 @@ whose own examples fail is refused like an invalid one.
 Files in the working directory are never read: permissions belong to the user and the
 administrator, not to whatever folder the host was started from. A file is validated completely
 before any of it is used; an invalid file is reported with the file, the path inside it and what
-was expected, and nothing from it is applied.
+was expected, and nothing from it is applied. One exception: a rule naming a tool that does not
+exist (`clik`) could never match, so it is left out and reported in `PolicyLayer.skipped` (with
+the nearest tool name) while the file's other rules apply.
 """
 
 from __future__ import annotations
@@ -72,6 +74,7 @@ class PolicyLayer:
     sensitive_origins: tuple[str, ...] = ()
     guarded_origins: tuple[str, ...] = ()
     examples: tuple[dict[str, Any], ...] = field(default=())
+    skipped: tuple[InvalidInput, ...] = ()  # rules left out: they name no tool
 
 
 class PolicyFileError(InvalidInput):
@@ -145,13 +148,14 @@ def parse_policy(data: bytes | str, *, source: str, rule_source: str) -> PolicyL
                                _json_path(e["loc"]), source) for e in exc.errors()]
         raise PolicyFileError(errors) from None
     errors: list[InvalidInput] = []
+    skipped: list[InvalidInput] = []
     rules: list[Rule] = []
     for index, rule_model in enumerate(model.rules):
         body = rule_model.model_dump(exclude_none=True)
         try:
             rules.append(parse_rule(body, path=f"$.rules[{index}]", source=source, force_source=rule_source))
         except InvalidInput as exc:
-            errors.append(exc)
+            (skipped if exc.code == "unknown_tool" else errors).append(exc)
     lists: dict[str, list[str]] = {"sensitive_origins": [], "guarded_origins": []}
     for name, values in (("sensitive_origins", model.sensitive_origins), ("guarded_origins", model.guarded_origins)):
         for index, text in enumerate(values):
@@ -168,6 +172,7 @@ def parse_policy(data: bytes | str, *, source: str, rule_source: str) -> PolicyL
         sensitive_origins=tuple(lists["sensitive_origins"]),
         guarded_origins=tuple(lists["guarded_origins"]),
         examples=tuple(e.model_dump() for e in model.examples),
+        skipped=tuple(skipped),
     )
 
 

@@ -29,12 +29,14 @@ from host.gatekeeper.patterns import (
     parse_origin_pattern,
     parse_tool_pattern,
 )
+from host.gatekeeper.tool_names import unknown_tool_message
 
 Source = Literal["managed", "user_setting", "approval_persist", "plugin_default"]
 SOURCES: tuple[str, ...] = get_args(Source)
 SOURCE_RANK = {"managed": 4, "user_setting": 3, "approval_persist": 2, "plugin_default": 1}
 RESTRICTIVENESS = {"deny": 2, "ask": 1, "allow": 0}
 MAX_REGEX_LENGTH = 2000
+BUILTIN_RULE_PREFIX = "default:"  # the id of a rule Tabwarden seeds, as opposed to one a person added
 
 
 class Rule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -51,10 +53,11 @@ class Rule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True
     source_approval_id: str | None = None
 
     def describe(self) -> str:
-        """`tool @ origin (source)`, as quoted in denial reasons."""
+        """`tool @ origin (source)`, as quoted in denial reasons; `(built-in)` for a seeded rule."""
         where = self.origin if self.origin else "(no origin)"
         cond = f" if {', '.join(f'{k}~/{v}/' for k, v in self.args.items())}" if self.args else ""
-        return f"{self.tool} @ {where}{cond} ({self.source})"
+        source = "built-in" if self.id.startswith(BUILTIN_RULE_PREFIX) else self.source
+        return f"{self.tool} @ {where}{cond} ({source})"
 
 
 class CompiledRule:
@@ -93,7 +96,8 @@ def _as_text(value: Any) -> str:
 
 def parse_rule(obj: object, *, path: str = "$", source: str | None = None,
                force_source: str | None = None) -> Rule:
-    """Validate a rule given as plain data; raise `InvalidInput` naming the bad field.
+    """Validate a rule given as plain data; raise `InvalidInput` naming the bad field (code
+    `unknown_tool` when its tool pattern names no tool, with the nearest name).
 
     `force_source` stamps the source (a policy file decides its rules' source itself and a rule
     inside it may not claim another).
@@ -113,7 +117,10 @@ def parse_rule(obj: object, *, path: str = "$", source: str | None = None,
             allowed = VERDICTS if where.endswith(".verdict") else SOURCES
             message += f"; expected one of {', '.join(allowed)}"
         raise InvalidInput("invalid_rule", message, path + where[1:] if where else path, source) from None
-    compile_rule(rule, path=path, source=source)  # validates patterns and regexes
+    compiled = compile_rule(rule, path=path, source=source)  # validates patterns and regexes
+    never = unknown_tool_message(compiled.tool)
+    if never is not None:
+        raise InvalidInput("unknown_tool", never, f"{path}.tool", source)
     return normalize_rule(rule)
 
 

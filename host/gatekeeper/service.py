@@ -2,8 +2,12 @@
 
 It owns the loaded policy files, the stored rules and origin lists, session grants, thread scopes,
 the audit log and the denial-burst monitor, and turns them into a `Context` for the pure
-`decision.check`. Fail closed: when any of that state cannot be loaded or saved, `check` raises
-`GatekeeperUnavailable` (and the engine treats the call as denied).
+`decision.check`. A policy file edited by hand is noticed without a restart: at most once a
+second, a use of the gatekeeper compares the files' size and modification time with those it
+last loaded and reloads when they differ (a file that became invalid leaves the previous state
+in force; one fixed after start-up makes the gatekeeper available again). Fail closed: when any
+of that state cannot be loaded or saved, `check` raises `GatekeeperUnavailable` (and the engine
+treats the call as denied).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from host.gatekeeper.decision import FLAG_APPROVED, Call, Context, Decision, Tra
 from host.gatekeeper.errors import GatekeeperUnavailable, InvalidInput
 from host.gatekeeper.grants import SessionGrants
 from host.gatekeeper.origins import normalize_origin
-from host.gatekeeper.patterns import PatternError, parse_origin_pattern
+from host.gatekeeper.patterns import PatternError, parse_origin_pattern, parse_tool_pattern
 from host.gatekeeper.policy import DEFAULT_POLICY, POLICIES, normalize_policy, resolve_policy
 from host.gatekeeper.policy_files import (
     PolicyFileError,
@@ -40,15 +44,18 @@ from host.gatekeeper.policy_files import (
 )
 from host.gatekeeper.reach import Reach, reach_of
 from host.gatekeeper.rule_storage import RuleStorage
-from host.gatekeeper.rules import Rule, RuleSet, parse_rule
+from host.gatekeeper.rules import BUILTIN_RULE_PREFIX, Rule, RuleSet, parse_rule
 from host.gatekeeper.schema import COMPONENT, MIGRATIONS
 from host.gatekeeper.scope import ThreadScopes
 from host.gatekeeper.sensitive import BUILTIN_BLOCKED, BUILTIN_GUARDED, OriginLists
+from host.gatekeeper.tool_names import unknown_tool_message
 from host.store.db import Store, StoreError
 from host.tools.catalog import lookup
 
+# Stored like a user's rule (so the user may delete it, and it ranks as it always has) but shown
+# as built in: its id starts with `BUILTIN_RULE_PREFIX`.
 DEFAULT_RULE = Rule(tool="run_javascript", origin="*", verdict="deny", source="user_setting",
-                    id="default:run_javascript-deny")
+                    id=f"{BUILTIN_RULE_PREFIX}run_javascript-deny")
 _SEEDED_META = "gatekeeper.default_rules_seeded_v1"
 
 log = logging.getLogger("tabwarden.gatekeeper")
@@ -112,6 +119,7 @@ class _State:
     sources: tuple[str, ...]
     rules_digest: str
     examples: tuple[tuple[str, dict[str, Any]], ...]
+    warnings: tuple[InvalidInput, ...] = ()
 
 
 class Gatekeeper:
@@ -120,13 +128,17 @@ class Gatekeeper:
     def __init__(self, store: Store | None = None, *, user_policy: Path | None = None,
                  managed_policy: Path | None = None, clock: Callable[[], float] = time.time,
                  on_alert: Callable[[Alert], None] | None = None, burst_threshold: int = 5,
-                 burst_window_s: float = 60.0) -> None:
+                 burst_window_s: float = 60.0, reload_interval_s: float = 1.0) -> None:
         self._store = store
         self._rule_storage = RuleStorage(store) if store is not None else None
         self._clock = clock
         self._user_path = user_policy if user_policy is not None else user_policy_path()
         self._managed_path = managed_policy if managed_policy is not None else managed_policy_path()
         self._lock = threading.RLock()
+        self._reload_interval_s = reload_interval_s
+        self._files_seen: tuple[Any, ...] = ()
+        self._files_checked_at = time.monotonic()
+        self._reloading = threading.Lock()
         self._error: Exception | None = None
         self._thread_policy: dict[str, str] = {}
         self._injected: dict[str, tuple[Rule, ...]] = {}
@@ -160,12 +172,14 @@ class Gatekeeper:
         return self._error or self.grants.error or self._scopes.error
 
     def _ensure(self) -> _State:
+        self._reload_if_edited()
         error = self.error
         if error is not None:
             raise GatekeeperUnavailable(f"permission state is unavailable: {error}")
         if self._state is None:
             problems = "; ".join(str(e) for e in self.load_errors) or "not loaded"
-            raise GatekeeperUnavailable(f"permission policy is unavailable: {problems}")
+            raise GatekeeperUnavailable(f"permission policy is unavailable: {problems}. Every tool call is refused "
+                                        "until the file is fixed; the host reads it again within a second")
         return self._state
 
     def mark_unavailable(self, reason: Exception) -> None:
@@ -184,9 +198,39 @@ class Gatekeeper:
         # Once per database: the user may have deleted the default rule, so never bring it back.
         self._rule_storage.seed_once(_SEEDED_META, DEFAULT_RULE, self._clock)
 
+    def _file_signatures(self) -> tuple[Any, ...]:
+        out = []
+        for path in (self._managed_path, self._user_path):
+            try:
+                st = path.stat()
+                out.append((st.st_mtime_ns, st.st_size, st.st_ino))
+            except OSError:
+                out.append(None)
+        return tuple(out)
+
+    def _reload_if_edited(self) -> None:
+        now = time.monotonic()
+        if now - self._files_checked_at < self._reload_interval_s:
+            return
+        self._files_checked_at = now
+        if self._file_signatures() == self._files_seen or not self._reloading.acquire(blocking=False):
+            return
+        try:
+            problems = self.reload()
+        except GatekeeperUnavailable:
+            return  # `error` is set: the caller fails closed
+        finally:
+            self._reloading.release()
+        if problems:
+            log.warning("an edited policy file is refused, the previous rules stay in force: %s",
+                        "; ".join(str(p) for p in problems))
+        else:
+            log.info("policy files reloaded after an edit")
+
     def reload(self) -> list[InvalidInput]:
         """(Re)read the policy files and stored rules. On any error the previous state stays in
         force (or, at start-up, nothing does and `check` raises) and the errors are returned."""
+        self._files_seen = self._file_signatures()  # taken first: an edit while reading is seen next time
         errors: list[InvalidInput] = []
         layers: list[PolicyLayer] = []
         for path, managed in ((self._managed_path, True), (self._user_path, False)):
@@ -224,6 +268,7 @@ class Gatekeeper:
     def _build_state(self, layers: list[PolicyLayer]) -> _State:
         stored_rules, blocked, guarded = self._stored()
         views: list[RuleView] = []
+        warnings: list[InvalidInput] = []
         sources = ["builtin"]
         default_policy = None
         examples: list[tuple[str, dict[str, Any]]] = []
@@ -236,16 +281,26 @@ class Gatekeeper:
             blocked = [*blocked, *layer.sensitive_origins]
             guarded = [*guarded, *layer.guarded_origins]
             examples.extend((layer.label, e) for e in layer.examples)
+            warnings.extend(layer.skipped)
         if self._store is not None:
             sources.append(f"store:{self._store.path}")
-        views.extend(RuleView(r, "store", True) for r in stored_rules)
+        for index, rule in enumerate(stored_rules):
+            # Stored before names were checked: kept (the user can see and delete it; it can
+            # never match) and reported.
+            never = unknown_tool_message(parse_tool_pattern(rule.tool))
+            if never is not None:
+                warnings.append(InvalidInput("unknown_tool", f"stored rule {rule.describe()}: {never}",
+                                             f"$.rules[{index}].tool", "stored rules"))
+            views.append(RuleView(rule, "builtin" if rule.id.startswith(BUILTIN_RULE_PREFIX) else "store", True))
         for name, rules in self._injected.items():
             sources.append(f"injected:{name}")
             views.extend(RuleView(r, f"injected:{name}", False) for r in rules)
         rules = [v.rule for v in views]
         lists = OriginLists(blocked, guarded)
+        for warning in warnings:
+            log.warning("rule left out or never matching: %s", warning)
         return _State(default_policy or DEFAULT_POLICY, RuleSet(rules), tuple(views), lists, tuple(sources),
-                      rev.rules_digest(rules), tuple(examples))
+                      rev.rules_digest(rules), tuple(examples), tuple(warnings))
 
     def _check_examples(self, state: _State) -> list[InvalidInput]:
         errors = []
@@ -524,6 +579,13 @@ class Gatekeeper:
         with self._lock:
             self._injected[name] = parsed
             self._rebuild()
+
+    @property
+    def load_warnings(self) -> list[InvalidInput]:
+        """Rules in force that can never match, or left out of a policy file for that reason
+        (each names the nearest tool). Empty when all rules are sound or nothing is loaded."""
+        state = self._state
+        return list(state.warnings) if state is not None else []
 
     def list_rules(self) -> list[RuleView]:
         """Every rule in force with its provenance."""

@@ -49,7 +49,10 @@ class ProviderError(TabwardenError):
         return KINDS[self.kind][1]
 
     def describe(self) -> str:
-        """`provider "x": the provider refused the API key (HTTP 401): <their message>`."""
+        """`provider "x": the provider refused the API key (HTTP 401): <their message>`; for
+        `not_configured` the message alone, which already says what to do."""
+        if self.kind == "not_configured":
+            return self.message
         who = f'provider "{self.provider}": ' if self.provider else ""
         status = f" (HTTP {self.status})" if self.status is not None else ""
         return f"{who}{KINDS[self.kind][0]}{status}: {self.message}"

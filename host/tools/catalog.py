@@ -239,6 +239,20 @@ def lookup(name: str) -> ToolSpec | None:
     return None
 
 
+def closest_name(name: str) -> str | None:
+    """The catalogued tool name (or alias) nearest to a misspelt `name`, or None when none is close."""
+    import difflib
+
+    found = difflib.get_close_matches(name, [*CATALOG, *ALIASES], n=1, cutoff=0.6)
+    return found[0] if found else None
+
+
+def unknown_name_hint(name: str) -> str:
+    """`; did you mean 'click'?` for a misspelt tool name, else an empty string."""
+    nearest = closest_name(name) if isinstance(name, str) else None
+    return f"; did you mean {nearest!r}?" if nearest else ""
+
+
 _MCP_CACHE: dict[tuple[str, str], ToolSpec] = {}
 
 

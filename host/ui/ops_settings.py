@@ -67,12 +67,13 @@ def policy_explain(ctx: OpContext, client: Client, op: ui.PolicyExplain, mark: s
     rules, lists, grants and scope of a thread; nothing is audited or run."""
     from host.gatekeeper.decision import Call, Context, check
     from host.gatekeeper.errors import GatekeeperUnavailable
-    from host.tools.catalog import lookup
+    from host.tools.catalog import lookup, unknown_name_hint
 
     spec = lookup(op.tool)
     if spec is None:
         return ui.CommandRejected(submission_id=op.submission_id, code="unknown_tool",
-                                  message=f"{op.tool!r} is not a tool Tabwarden knows - at `$.tool`")
+                                  message=f"{op.tool!r} is not a tool Tabwarden knows{unknown_name_hint(op.tool)} "
+                                          "- at `$.tool`")
     gatekeeper = ctx.engine.gatekeeper
     thread_id = op.thread_id or ""
     params = dict(op.params)

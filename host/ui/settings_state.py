@@ -68,6 +68,7 @@ def _permissions(engine: Any, state: dict[str, Any], problems: list[str]) -> Non
     state["guarded"] = _origin_entries(BUILTIN_GUARDED, active.guarded_origins, file_guarded)
     state["loaded_sources"] = list(active.loaded_sources)
     state["revision"] = active.revision
+    problems.extend(str(w) for w in engine.gatekeeper.load_warnings)  # rules that name no tool
 
 
 def _providers(engine: Any, state: dict[str, Any], problems: list[str]) -> None:
@@ -76,7 +77,8 @@ def _providers(engine: Any, state: dict[str, Any], problems: list[str]) -> None:
     try:
         config = engine.providers.settings()
     except ConfigFileError as exc:
-        problems.append(f"engine settings: {exc}")
+        problems.append(f"engine settings: {exc}. Fix that field in the file: it is read again at each message, "
+                        "and the providers show here once it is valid")
         return
     try:
         keys = engine.providers.key_store()

@@ -76,6 +76,7 @@ def test_params_must_be_an_object():
 
 def test_unknown_tool():
     assert bad("teleport", {}).code == "unknown_tool"
+    assert bad("clik", {}).message == "there is no tool named 'clik'; did you mean 'click'?"
 
 
 def test_wait_for_takes_exactly_one_mode():

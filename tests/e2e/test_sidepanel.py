@@ -597,6 +597,7 @@ def test_rules_added_in_settings_change_the_next_decision(site):
     expect(from_repl).to_have_count(0)
     seeded = settings.locator("#rules tbody tr", has_text="run_javascript")
     expect(seeded.locator("button", has_text="Delete")).to_have_count(1)
+    expect(seeded).to_contain_text("built-in default")
     managed = settings.locator("#rules tbody tr[data-source=managed]")
     expect(managed).to_contain_text("download")
     expect(managed).to_contain_text("administrator")

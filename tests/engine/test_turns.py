@@ -297,7 +297,9 @@ async def test_no_provider_configured_is_not_configured(tmp_path):
         await h.submit(thread, "hi")
         await h.turn_done()
         error = h.recorder.of("error")[0]
-        assert error["code"] == "not_configured" and "engine.json" in error["message"]
+        assert error["code"] == "not_configured"
+        assert error["message"] == ("No model is set up yet. Open Settings → Model providers (from the side panel), "
+                                    "add a provider and make it the default.")
     finally:
         await h.stop()
 

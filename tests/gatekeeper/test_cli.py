@@ -98,12 +98,15 @@ def test_policy_test_reports_mismatches_with_line_numbers(home, tmp_path):
         {"tool": "click", "origin": "https://shop.example.com", "expect": "allow", "name": "wrong on purpose"},
         {"tool": "run_javascript", "origin": "https://x.example", "expect": "deny", "expect_code": "rule_deny"},
     ))
-    result = tabwarden("policy", "test", str(expectations), home=home)
+    result = tabwarden("policy", "test", str(expectations), "--bare", home=home)
     assert result.returncode == 1
+    assert result.stdout.startswith("rules: bare")
     mismatches = [line for line in result.stdout.splitlines() if line.startswith("line ")]
     assert mismatches[0].startswith("line 3 [wrong on purpose]: expected allow, got ask (policy_default)")
     assert mismatches[1].startswith("line 4: expected deny (rule_deny), got ask (policy_default)")
     assert len(mismatches) == 2 and "4 cases, 2 mismatched" in result.stdout
+    installed = tabwarden("policy", "test", str(expectations), home=home)  # the built-in rule denies
+    assert "4 cases, 1 mismatched" in installed.stdout and "line 4" not in installed.stdout
 
 
 def test_policy_test_passes_against_a_policy_file(home, tmp_path):

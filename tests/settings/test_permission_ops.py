@@ -26,7 +26,7 @@ async def test_the_state_shows_rules_lists_tools_and_the_default_policy(settings
     state = await settings.state()
     assert state["defaultPolicy"] == "untrusted" and "policyLockedBy" not in state
     seeded = rule(state, "run_javascript", "*")
-    assert seeded["verdict"] == "deny" and seeded["removable"] is True and seeded["provenance"] == "store"
+    assert seeded["verdict"] == "deny" and seeded["removable"] is True and seeded["provenance"] == "builtin"
     blocked = {e["pattern"]: e for e in state["blocked"]}
     assert blocked["*.paypal.com"] == {"pattern": "*.paypal.com", "origin": "builtin", "removable": False}
     assert any(e["pattern"] == "mail.google.com" and not e["removable"] for e in state["guarded"])
@@ -173,3 +173,11 @@ async def test_an_unavailable_gatekeeper_refuses_changes_without_storing_the_ref
     first = await settings.op(op, submission="while-down")
     assert first["code"] == "gatekeeper_unavailable"
     assert settings.engine.store.receipt(settings.client.key, "while-down") is None
+
+
+async def test_a_rule_for_a_tool_that_does_not_exist_is_refused_with_the_nearest_name(settings):
+    before = await settings.state()
+    answer = await settings.op({"type": "rules.add", "tool": "clik", "origin": "*", "verdict": "deny"})
+    assert answer["type"] == "command.rejected" and answer["code"] == "unknown_tool"
+    assert "did you mean 'click'?" in answer["message"] and "$.tool" in answer["message"]
+    assert (await settings.state())["rules"] == before["rules"]
