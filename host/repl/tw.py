@@ -39,6 +39,7 @@ tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
   waits     tw.interactions(thread=None)   (questions, actions for you, page watches, scheduled resumes)
             tw.reply("answer")  tw.reply(choice=N)  tw.reply(done=True)  tw.reply(cancel=True, note=None)
             (add interaction_id=... when several wait)
+  providers tw.remove_provider(name)   (and its stored API key; add them on the settings page)
   memory    tw.memory(query=None)  tw.remember(key, value)  tw.forget(key)  tw.clear_memory()
   mcp       tw.mcp(server=None)   (MCP servers from mcp.json, their state and tools)
             tw.mcp_token(server)  (asks for a bearer token without echo)  tw.mcp_token(server, clear=True)
@@ -383,6 +384,14 @@ class Tabwarden:
     async def clear_memory(self) -> View:
         """Forget every memory."""
         return self._view(await self.client.call("memory.clear"), memory_views.cleared)
+
+    # ------------------------------------------------------------------ model providers
+
+    async def remove_provider(self, name: str) -> Text:
+        """Remove a model provider and its stored API key (the settings page's Remove does the
+        same); says what became of the default."""
+        removed = await self.client.call("engine.remove_provider", name=name)
+        return Text(str(removed.get("message")))
 
     # ------------------------------------------------------------------ MCP servers
 
