@@ -1,7 +1,9 @@
 """Control-socket methods for the browser tools, so tests and the REPL can drive them on the
 running host. Every `tools.call` takes the host's one authorisation path, and so the gatekeeper.
 
-    tools.call    {tool, params?, tab_id?, thread_id?, policy?}  -> ToolResult
+    tools.call    {tool, params?, tab_id?, thread_id?, policy?, ask?}  -> ToolResult (with `ask`, a call that
+                  needs an approval waits for `tools.answer` and this answers at once: approval_required
+                  with details {waiting: true, approvalId, request}; host/calls/control_methods.py)
     tools.list    {}                                             -> tool declarations
     browser.refs  {tab_id}                                       -> the host-side ref map of a tab
     browser.bind_target {thread_id, tab_id}                      -> capture a thread's tab (a submission)
@@ -22,6 +24,7 @@ would land, timed, without judging or sending it: only for testing the executor 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import weakref
@@ -37,6 +40,7 @@ from host.browser.gateway import BrowserGateway
 from host.builtins.netguard import TEST_HOOKS_ENV
 from host.calls.authorize import Authorizer
 from host.calls.direct import call_directly
+from host.calls.held import Held, held_for
 from host.calls.router import Router
 from host.tools.schema import describe
 from host.control.params import parse_params as _params
@@ -84,6 +88,7 @@ class _Call(msgspec.Struct, forbid_unknown_fields=True):
     tab_id: TabIdArg | None = None
     thread_id: ThreadId = "default"
     policy: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    ask: bool = False  # the caller answers approvals later (tools.answer) instead of being refused
 
 
 class _Tab(msgspec.Struct, forbid_unknown_fields=True):
@@ -187,15 +192,48 @@ def router_for(host: Any) -> Router:
 
 async def tools_call(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
     """Run one tool through the host's one authorisation path (validation, target, gatekeeper,
-    dispatch); a call that would need the user's approval is refused."""
+    dispatch); a call that would need the user's approval is refused, or with `ask` waits for
+    `tools.answer` (this then answers at once, saying which approval it waits on)."""
     p = _params(_Call, params)
     tool_params = dict(p.params)
     if p.tab_id is not None:
         tool_params.setdefault("tabId", p.tab_id)
     host = conn.server.host
     authorizer = Authorizer(router_for(host), gateway_for(host).gatekeeper)
-    result = await call_directly(authorizer, p.tool, tool_params, thread_id=p.thread_id, policy=p.policy)
-    return result.to_builtins()
+    if not p.ask:
+        result = await call_directly(authorizer, p.tool, tool_params, thread_id=p.thread_id, policy=p.policy)
+        return result.to_builtins()
+    asked: asyncio.Future[Held] = asyncio.get_running_loop().create_future()
+    running = asyncio.ensure_future(call_directly(
+        authorizer, p.tool, tool_params, thread_id=p.thread_id, policy=p.policy, held=held_for(host),
+        asked=lambda held: asked.done() or asked.set_result(held)))
+    _running.add(running)
+    running.add_done_callback(_running.discard)
+    await asyncio.wait({running, asked}, return_when=asyncio.FIRST_COMPLETED)
+    if running.done():
+        return running.result().to_builtins()
+    held = asked.result()
+    held.outcome = running  # the call goes on once answered; tools.answer returns its result
+    return waiting_result(p.tool, held, held_for(host).clock())
+
+
+# Calls waiting on an approval outlive the request that started them.
+_running: "set[asyncio.Future[Any]]" = set()
+
+
+def waiting_result(tool: str, held: Held, now: float) -> dict[str, Any]:
+    """The answer to a `tools.call` that now waits on approval `held`: the exact command that
+    runs it."""
+    from host.tools.failure import ToolCode, ToolFailure
+    from host.tools.result import failure
+
+    approval = held.approval_id
+    problem = ToolFailure(ToolCode.APPROVAL_REQUIRED, f"waiting for your approval {approval}: "
+                          f"tw.approve('{approval}') runs it, tw.decline('{approval}') does not",
+                          phase="authorize", details={"dispatched": False, "waiting": True, "approvalId": approval,
+                                                      "request": held.request,
+                                                      "remainingMs": held.view(now)["remainingMs"]})
+    return failure(tool, problem, tab_id=held.request.get("tabId")).to_builtins()
 
 
 async def tools_list(params: dict[str, Any], conn: "ControlConnection") -> list[dict[str, Any]]:
