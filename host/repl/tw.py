@@ -20,6 +20,7 @@ from host.repl import render
 from host.repl.errors import UsageError
 from host.repl.style import Style
 from host.repl.views import Text, View
+from host.transport.errors import RequestError
 
 DEFAULT_THREAD = "repl"
 TAIL_INTERVAL_S = 0.5
@@ -36,6 +37,7 @@ tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
   chat      tw.chat(text, thread=None, policy=None)  tw.follow(thread=None)  tw.threads()
             tw.new_thread(title=None, policy=None)  tw.conversation(thread=None)
             tw.approvals(thread=None)  tw.approve(id=None, kind="accept")  tw.decline(id=None, note=None)
+            (a tw.run that needs approval waits for tw.approve() too)
   waits     tw.interactions(thread=None)   (questions, actions for you, page watches, scheduled resumes)
             tw.reply("answer")  tw.reply(choice=N)  tw.reply(done=True)  tw.reply(cancel=True, note=None)
             (add interaction_id=... when several wait)
@@ -102,12 +104,18 @@ class Tabwarden:
         chosen = policy or self.policy
         if chosen is not None:
             args["policy"] = chosen
-        result = await self.client.call("tools.call", **args)
+        # ask: a call that needs an approval waits on the host for tw.approve() / tw.decline()
+        result = await self.client.call("tools.call", ask=True, **args)
+        self._note_tab(result)
+        if _waiting(result):
+            return self._view(result, engine_chat.waiting_card)
+        return self._view(result, render.tool_result)
+
+    def _note_tab(self, result: Any) -> None:
         for key in ("resultTabId", "tabId"):
-            if isinstance(result.get(key), int):
+            if isinstance(result, dict) and isinstance(result.get(key), int):
                 self.last_tab = result[key]
                 break
-        return self._view(result, render.tool_result)
 
     async def tabs(self) -> View:
         """The open tabs (the `tabs_list` tool)."""
@@ -307,27 +315,48 @@ class Tabwarden:
         return self._view(snapshot, engine_chat.conversation)
 
     async def approvals(self, thread: str | None = None) -> View:
-        """Approvals waiting for an answer (in one thread, or all)."""
-        items = await self.client.call("engine.approvals", **_maybe(thread_id=thread))
-        return self._view(items, engine_chat.approvals_table)
+        """Approvals waiting for an answer (in one thread, or all): a chat's and a `tw.run`'s."""
+        return self._view(await self._approvals(thread), engine_chat.approvals_table)
 
-    async def approve(self, approval_id: str | None = None, kind: str = "accept") -> None:
-        """Answer an approval (the only pending one when no id is given), then follow the turn."""
+    async def _approvals(self, thread: str | None = None) -> list[dict[str, Any]]:
+        items = list(await self.client.call("tools.approvals", **_maybe(thread_id=thread)))
+        try:
+            items += await self.client.call("engine.approvals", **_maybe(thread_id=thread))
+        except RequestError:
+            pass  # a host without an engine: only tw.run's approvals
+        return items
+
+    async def approve(self, approval_id: str | None = None, kind: str = "accept") -> View | None:
+        """Answer an approval (the only pending one when no id is given): a `tw.run` call then
+        runs and shows its result; a chat's turn is followed."""
         pending = await self._pending(approval_id)
+        if pending.get("direct"):
+            return await self._answer_run(pending, kind)
         answer = self.client.call("engine.answer", approval_id=pending["approvalId"], kind=kind)
         await engine_chat.follow(self.client, pending["threadId"], self.style, start=answer,
                                  printer=self._printer(pending["threadId"]))
+        return None
 
-    async def decline(self, approval_id: str | None = None, note: str | None = None) -> None:
-        """Decline an approval (optionally saying why), then follow the turn."""
+    async def decline(self, approval_id: str | None = None, note: str | None = None) -> View | None:
+        """Decline an approval (optionally saying why): a `tw.run` call ends unsent; a chat's turn
+        is followed."""
         pending = await self._pending(approval_id)
+        if pending.get("direct"):
+            return await self._answer_run(pending, "decline", note)
         answer = self.client.call("engine.answer", approval_id=pending["approvalId"], kind="decline",
                                   **_maybe(note=note))
         await engine_chat.follow(self.client, pending["threadId"], self.style, start=answer,
                                  printer=self._printer(pending["threadId"]))
+        return None
+
+    async def _answer_run(self, pending: dict[str, Any], kind: str, note: str | None = None) -> View:
+        result = await self.client.call("tools.answer", approval_id=pending["approvalId"], kind=kind,
+                                        **_maybe(note=note))
+        self._note_tab(result)
+        return self._view(result, render.tool_result)
 
     async def _pending(self, approval_id: str | None) -> dict[str, Any]:
-        items = await self.client.call("engine.approvals")
+        items = await self._approvals()
         if approval_id is not None:
             found = [a for a in items if a.get("approvalId") == approval_id]
             if not found:
@@ -440,6 +469,11 @@ class Tabwarden:
         finally:
             self.watched -= added
         return seen
+
+
+def _waiting(result: Any) -> bool:
+    """Whether a `tools.call` answer says the call waits on an approval."""
+    return isinstance(result, dict) and bool((result.get("details") or {}).get("waiting"))
 
 
 def _maybe(**params: Any) -> dict[str, Any]:
