@@ -10,6 +10,7 @@ running host. Every `tools.call` takes the host's one authorisation path, and so
     browser.routes {thread_id}                                   -> a thread's routes
     browser.end_turn {thread_id}                                 -> forget driven tabs and floating locks (and their guard)
     browser.guard {}                                             -> the navigation guard: guarded tabs, rules, timings
+    browser.site_access {origin?}                                -> the sites the extension may script (and whether `origin` is one)
     browser.resume {thread_id}                                   -> lift a manual-takeover pause
     browser.paused {}                                            -> current pauses
     browser.deep_refs {tab_id}                                   -> the latest deep read of a tab
@@ -275,6 +276,27 @@ async def browser_guard(params: dict[str, Any], conn: "ControlConnection") -> di
     return gateway_for(conn.server.host).guard.describe()
 
 
+class _SiteAccess(msgspec.Struct, forbid_unknown_fields=True):
+    origin: Annotated[str, msgspec.Meta(min_length=1, max_length=2048)] | None = None
+
+
+async def browser_site_access(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """The match patterns the extension holds site access for and, given an origin, whether it
+    may script pages there (only a person's click or the launch can grant more)."""
+    p = _params(_SiteAccess, params)
+    gateway = gateway_for(conn.server.host)
+    held = await gateway.bridge.api("permissions.getAll")
+    answer: dict[str, Any] = {"origins": sorted((held or {}).get("origins") or [])}
+    if p.origin is not None:
+        from host.gatekeeper.origins import normalize_origin
+
+        origin = normalize_origin(p.origin).text
+        answer["origin"] = origin
+        web = origin.startswith(("http://", "https://"))
+        answer["granted"] = web and bool(await gateway.bridge.api("permissions.contains", {"origins": [f"{origin}/*"]}))
+    return answer
+
+
 async def browser_resume(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
     """Lift a manual-takeover pause."""
     p = _params(_Thread, params)
@@ -383,6 +405,7 @@ def register(server: "ControlServer") -> None:
     server.register("browser.routes", browser_routes)
     server.register("browser.end_turn", browser_end_turn)
     server.register("browser.guard", browser_guard)
+    server.register("browser.site_access", browser_site_access)
     server.register("browser.resume", browser_resume)
     server.register("browser.paused", browser_paused)
     server.register("browser.deep_refs", browser_deep_refs)

@@ -16,7 +16,7 @@ from host.repl import chat as engine_chat
 from host.repl import interactions as waits
 from host.repl import mcp_view
 from host.repl import memory_view as memory_views
-from host.repl import render
+from host.repl import render, site_access
 from host.repl.errors import UsageError
 from host.repl.style import Style
 from host.repl.views import Text, View
@@ -28,7 +28,7 @@ TAIL_INTERVAL_S = 0.5
 HELP = """\
 tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
   browser   tw.tabs()  tw.use(tab)  tw.snapshot(tab=None)  tw.run(tool, tab=None, **params)
-            tw.tools()  tw.refs(tab=None)
+            tw.tools()  tw.refs(tab=None)  tw.site_access()  tw.grant_site("https://example.com")
   gatekeeper tw.explain(tool, tab=None, ref=None, origin=None, **params)  tw.permissions()
             tw.rules()  tw.allow/ask/deny(tool, origin)  tw.remove_rule(id)
             tw.block(pattern)  tw.guard(pattern)  tw.unblock(pattern)  tw.unguard(pattern)
@@ -142,11 +142,23 @@ class Tabwarden:
         tab = self._tab(tab)
         return self._view(await self.client.call("browser.refs", tab_id=tab), _refs)
 
+    async def site_access(self) -> View:
+        """The sites the extension may script (page tools run only there)."""
+        answer = await self.client.call("browser.site_access")
+        return self._view(answer, lambda d, _s: "\n".join(d.get("origins") or []) or "(no site yet)")
+
+    async def grant_site(self, site: str) -> Text:
+        """Make sure Tabwarden may script `site`; when it may not, say exactly how to grant it
+        (the REPL cannot: Chrome grants site access only from a person's click or at launch)."""
+        answer = await self.client.call("browser.site_access", origin=site_access.site_origin(site))
+        return Text(site_access.explain(answer))
+
     def _tab(self, tab: int | None) -> int:
         if tab is not None:
             return tab
         if self.last_tab is None:
-            raise UsageError("which tab? pass tab=N (see tw.tabs()) or call tw.use(N) first")
+            raise UsageError("which tab? pass tab=<its id> or call tw.use(<its id>) first; tw.tabs() lists the tabs "
+                             "with their ids")
         return self.last_tab
 
     # ------------------------------------------------------------------ gatekeeper

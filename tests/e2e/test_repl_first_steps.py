@@ -96,3 +96,34 @@ async def test_without_asking_the_refusal_says_how_to_allow_it(driver):
     origin = origin_of(driver.site.url("form.html"))
     assert (f"At the REPL, tw.run asks for it (answer with tw.approve()); or allow it ahead with "
             f"tw.allow('click', '{origin}') or tw.policy = 'auto'") in refused["error"]["message"]
+
+
+async def test_grant_site_says_whether_access_is_there_and_how_to_grant_it(driver):
+    tw = tw_for(driver)
+    here = origin_of(driver.site.url("form.html"))
+    assert repr(await tw.grant_site(driver.site.url("form.html"))) == \
+        f"Tabwarden already has access to {here}: page tools can run there."
+    assert "http://127.0.0.1/*" in repr(await tw.site_access())
+    with pytest.raises(UsageError) as missing:
+        await tw.grant_site("example.com")
+    message = str(missing.value)
+    assert "Tabwarden has no access to https://example.com, and the REPL cannot grant it" in message
+    assert message.endswith("make launch LAUNCH_ARGS=\"--site-access 'http://127.0.0.1/*' "
+                            "--site-access https://example.com\"")
+    with pytest.raises(UsageError, match="is not a web site"):
+        await tw.grant_site("file:///etc/passwd")
+
+
+async def test_a_page_tool_without_site_access_names_the_launch_option(driver):
+    from tests.support.pages import PageServer
+
+    tw = tw_for(driver)
+    tab = await driver.open("form.html")
+    with PageServer(host="127.0.0.2") as elsewhere:  # a site this browser was not granted
+        url = elsewhere.url("l1/form.html")
+        await driver.ok("navigate", tabId=tab, url=url)
+        refused = await tw.snapshot(tab)
+    assert refused.data["error"]["code"] == "approval_required", refused.data
+    other = origin_of(url)
+    assert (f"start the browser with it: make launch LAUNCH_ARGS=\"--site-access {other}\" "
+            f"(see tw.grant_site('{other}'))") in refused.data["error"]["message"]
