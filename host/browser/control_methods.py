@@ -204,18 +204,31 @@ async def tools_call(params: dict[str, Any], conn: "ControlConnection") -> dict[
     if not p.ask:
         result = await call_directly(authorizer, p.tool, tool_params, thread_id=p.thread_id, policy=p.policy)
         return result.to_builtins()
+    held = held_for(host)
+    held.timeout_s = _approval_timeout_s(conn, held.timeout_s)
     asked: asyncio.Future[Held] = asyncio.get_running_loop().create_future()
     running = asyncio.ensure_future(call_directly(
-        authorizer, p.tool, tool_params, thread_id=p.thread_id, policy=p.policy, held=held_for(host),
+        authorizer, p.tool, tool_params, thread_id=p.thread_id, policy=p.policy, held=held,
         asked=lambda held: asked.done() or asked.set_result(held)))
     _running.add(running)
     running.add_done_callback(_running.discard)
     await asyncio.wait({running, asked}, return_when=asyncio.FIRST_COMPLETED)
     if running.done():
         return running.result().to_builtins()
-    held = asked.result()
-    held.outcome = running  # the call goes on once answered; tools.answer returns its result
-    return waiting_result(p.tool, held, held_for(host).clock())
+    waiting = asked.result()
+    waiting.outcome = running  # the call goes on once answered; tools.answer returns its result
+    return waiting_result(p.tool, waiting, held.clock())
+
+
+def _approval_timeout_s(conn: "ControlConnection", fallback: float) -> float:
+    """How long an approval waits: the engine's setting (engine.json), as for a chat's."""
+    from host.control.engine_access import running_engine
+    from host.control.errors import ControlError
+
+    try:
+        return float(running_engine(conn).approval_timeout_s())
+    except ControlError:
+        return fallback
 
 
 # Calls waiting on an approval outlive the request that started them.
