@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "02107053ff3903d4c2947383d1160230999a98b7c09b852770fba405ed04fd59";
+export const SCHEMA_HASH = "ac6eb35f544484b897df745e079e584bbdaaa22c39ab9e2eeceef6cfbf80ce8f";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -560,6 +560,7 @@ export const UI = Object.freeze({
     "providers.save",
     "providers.verify",
     "providers.setDefault",
+    "providers.remove",
     "memory.list",
     "memory.set",
     "memory.delete",

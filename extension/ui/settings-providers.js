@@ -1,5 +1,5 @@
 // Settings: model providers — the list (never the keys), add or edit, verify with a real
-// request, choose the default (and with it the default model).
+// request, choose the default (and with it the default model), remove one with its key.
 import { clear, h } from "./dom.js";
 import { t } from "./strings.js";
 
@@ -9,6 +9,8 @@ export class ProvidersSection {
     this.status = h("p", { class: "status small", role: "status" });
     this.body = h("tbody");
     this.verified = new Map(); // provider name -> {text, cls}: kept when the table is redrawn
+    this.asking = null; // the provider whose removal waits for a yes, drawn in its row
+    this.state = null;
     this.fields = {
       name: h("input", { id: "provider-name", required: true, autocomplete: "off", pattern: "[A-Za-z0-9_.\\-]{1,64}" }),
       kind: h("select", { id: "provider-kind" }, h("option", { value: "openai", text: t("settings.providers.kind.openai") }),
@@ -62,6 +64,50 @@ export class ProvidersSection {
     else this.show(provider.name, t("settings.providers.failed", { kind: reply.errorKind || "?", message: reply.message }), "small bad");
   }
 
+  // Removing takes two steps: Remove… asks in the row, and the answer that keeps comes first.
+  askRemove(name) {
+    const before = this.asking;
+    this.asking = name;
+    if (this.state) this.render(this.state);
+    const row = this.body.querySelector(`tr[data-provider="${CSS.escape(name || before || "")}"]`);
+    if (row) row.querySelector(name ? "[data-action=keep]" : "[data-action=remove]")?.focus();
+  }
+
+  async remove(provider) {
+    const others = ((this.state && this.state.providers) || []).filter((p) => p.name !== provider.name);
+    this.asking = null;
+    const reply = await this.context.client.send({ type: "providers.remove", name: provider.name });
+    const bad = reply.type !== "command.ack";
+    let text;
+    if (bad) text = t("settings.providers.removeRefused", { message: reply.message });
+    else if (!others.length) text = t("settings.providers.removedLast", { name: provider.name });
+    else if (provider.isDefault && others.length === 1) text = t("settings.providers.removedDefaultOnly", { name: provider.name, other: others[0].name });
+    else if (provider.isDefault) text = t("settings.providers.removedDefault", { name: provider.name });
+    else text = t("settings.providers.removed", { name: provider.name });
+    this.verified.delete(provider.name);
+    this.status.textContent = text;
+    this.status.classList.toggle("bad", bad);
+    if (bad && this.state) this.render(this.state);
+  }
+
+  actions(provider) {
+    if (this.asking === provider.name) {
+      const id = `provider-remove-${provider.name}`;
+      return h("div", { class: "confirm", role: "group", "aria-labelledby": id },
+        h("p", { id, text: t("settings.providers.removeQuestion", { name: provider.name }) }),
+        h("div", { class: "row" },
+          h("button", { type: "button", dataset: { action: "keep" }, text: t("settings.providers.removeKeep"), onclick: () => this.askRemove(null) }),
+          h("button", { type: "button", class: "danger", text: t("settings.providers.removeConfirm"), onclick: () => this.remove(provider) })));
+    }
+    return h("div", { class: "row" },
+      h("button", { type: "button", text: t("settings.providers.verify"), onclick: () => this.verify(provider) }),
+      h("button", { type: "button", text: t("settings.providers.edit"), onclick: () => this.edit(provider) }),
+      provider.isDefault ? null : h("button", { type: "button", text: t("settings.providers.setDefault"),
+        onclick: () => this.context.change({ type: "providers.setDefault", name: provider.name }, this.status) }),
+      h("button", { type: "button", class: "danger", dataset: { action: "remove" }, text: t("settings.providers.remove"),
+        "aria-label": t("settings.providers.removeLabel", { name: provider.name }), onclick: () => this.askRemove(provider.name) }));
+  }
+
   show(name, text, cls) {
     this.verified.set(name, { text, cls });
     const out = this.body.querySelector(`tr[data-provider="${CSS.escape(name)}"] [role=status]`);
@@ -72,8 +118,10 @@ export class ProvidersSection {
   }
 
   render(state) {
+    this.state = state;
     clear(this.body);
     const providers = state.providers || [];
+    if (this.asking && !providers.some((p) => p.name === this.asking)) this.asking = null;
     if (!providers.length) this.body.append(h("tr", {}, h("td", { colspan: 6, class: "muted", text: t("settings.providers.none") })));
     for (const provider of providers) {
       const shown = this.verified.get(provider.name) || { text: "", cls: "small" };
@@ -84,13 +132,7 @@ export class ProvidersSection {
         h("td", {}, h("code", { text: provider.baseUrl })),
         h("td", {}, h("code", { text: provider.model })),
         h("td", { class: "small", text: t(`settings.providers.key.${provider.key || "none"}`) }),
-        h("td", {},
-          h("div", { class: "row" },
-            h("button", { type: "button", text: t("settings.providers.verify"), onclick: () => this.verify(provider) }),
-            h("button", { type: "button", text: t("settings.providers.edit"), onclick: () => this.edit(provider) }),
-            provider.isDefault ? null : h("button", { type: "button", text: t("settings.providers.setDefault"),
-              onclick: () => this.context.change({ type: "providers.setDefault", name: provider.name }, this.status) })),
-          out)));
+        h("td", {}, this.actions(provider), out)));
     }
   }
 }

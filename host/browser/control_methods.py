@@ -1,13 +1,16 @@
 """Control-socket methods for the browser tools, so tests and the REPL can drive them on the
 running host. Every `tools.call` takes the host's one authorisation path, and so the gatekeeper.
 
-    tools.call    {tool, params?, tab_id?, thread_id?, policy?}  -> ToolResult
+    tools.call    {tool, params?, tab_id?, thread_id?, policy?, ask?}  -> ToolResult (with `ask`, a call that
+                  needs an approval waits for `tools.answer` and this answers at once: approval_required
+                  with details {waiting: true, approvalId, request}; host/calls/control_methods.py)
     tools.list    {}                                             -> tool declarations
     browser.refs  {tab_id}                                       -> the host-side ref map of a tab
     browser.bind_target {thread_id, tab_id}                      -> capture a thread's tab (a submission)
     browser.routes {thread_id}                                   -> a thread's routes
     browser.end_turn {thread_id}                                 -> forget driven tabs and floating locks (and their guard)
     browser.guard {}                                             -> the navigation guard: guarded tabs, rules, timings
+    browser.site_access {origin?}                                -> the sites the extension may script (and whether `origin` is one)
     browser.resume {thread_id}                                   -> lift a manual-takeover pause
     browser.paused {}                                            -> current pauses
     browser.deep_refs {tab_id}                                   -> the latest deep read of a tab
@@ -22,6 +25,7 @@ would land, timed, without judging or sending it: only for testing the executor 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import weakref
@@ -37,6 +41,7 @@ from host.browser.gateway import BrowserGateway
 from host.builtins.netguard import TEST_HOOKS_ENV
 from host.calls.authorize import Authorizer
 from host.calls.direct import call_directly
+from host.calls.held import Held, held_for
 from host.calls.router import Router
 from host.tools.schema import describe
 from host.control.params import parse_params as _params
@@ -84,6 +89,7 @@ class _Call(msgspec.Struct, forbid_unknown_fields=True):
     tab_id: TabIdArg | None = None
     thread_id: ThreadId = "default"
     policy: Annotated[str, msgspec.Meta(max_length=64)] | None = None
+    ask: bool = False  # the caller answers approvals later (tools.answer) instead of being refused
 
 
 class _Tab(msgspec.Struct, forbid_unknown_fields=True):
@@ -187,15 +193,61 @@ def router_for(host: Any) -> Router:
 
 async def tools_call(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
     """Run one tool through the host's one authorisation path (validation, target, gatekeeper,
-    dispatch); a call that would need the user's approval is refused."""
+    dispatch); a call that would need the user's approval is refused, or with `ask` waits for
+    `tools.answer` (this then answers at once, saying which approval it waits on)."""
     p = _params(_Call, params)
     tool_params = dict(p.params)
     if p.tab_id is not None:
         tool_params.setdefault("tabId", p.tab_id)
     host = conn.server.host
     authorizer = Authorizer(router_for(host), gateway_for(host).gatekeeper)
-    result = await call_directly(authorizer, p.tool, tool_params, thread_id=p.thread_id, policy=p.policy)
-    return result.to_builtins()
+    if not p.ask:
+        result = await call_directly(authorizer, p.tool, tool_params, thread_id=p.thread_id, policy=p.policy)
+        return result.to_builtins()
+    held = held_for(host)
+    held.timeout_s = _approval_timeout_s(conn, held.timeout_s)
+    asked: asyncio.Future[Held] = asyncio.get_running_loop().create_future()
+    running = asyncio.ensure_future(call_directly(
+        authorizer, p.tool, tool_params, thread_id=p.thread_id, policy=p.policy, held=held,
+        asked=lambda held: asked.done() or asked.set_result(held)))
+    _running.add(running)
+    running.add_done_callback(_running.discard)
+    await asyncio.wait({running, asked}, return_when=asyncio.FIRST_COMPLETED)
+    if running.done():
+        return running.result().to_builtins()
+    waiting = asked.result()
+    waiting.outcome = running  # the call goes on once answered; tools.answer returns its result
+    return waiting_result(p.tool, waiting, held.clock())
+
+
+def _approval_timeout_s(conn: "ControlConnection", fallback: float) -> float:
+    """How long an approval waits: the engine's setting (engine.json), as for a chat's."""
+    from host.control.engine_access import running_engine
+    from host.control.errors import ControlError
+
+    try:
+        return float(running_engine(conn).approval_timeout_s())
+    except ControlError:
+        return fallback
+
+
+# Calls waiting on an approval outlive the request that started them.
+_running: "set[asyncio.Future[Any]]" = set()
+
+
+def waiting_result(tool: str, held: Held, now: float) -> dict[str, Any]:
+    """The answer to a `tools.call` that now waits on approval `held`: the exact command that
+    runs it."""
+    from host.tools.failure import ToolCode, ToolFailure
+    from host.tools.result import failure
+
+    approval = held.approval_id
+    problem = ToolFailure(ToolCode.APPROVAL_REQUIRED, f"waiting for your approval {approval}: "
+                          f"tw.approve('{approval}') runs it, tw.decline('{approval}') does not",
+                          phase="authorize", details={"dispatched": False, "waiting": True, "approvalId": approval,
+                                                      "request": held.request,
+                                                      "remainingMs": held.view(now)["remainingMs"]})
+    return failure(tool, problem, tab_id=held.request.get("tabId")).to_builtins()
 
 
 async def tools_list(params: dict[str, Any], conn: "ControlConnection") -> list[dict[str, Any]]:
@@ -235,6 +287,27 @@ async def browser_end_turn(params: dict[str, Any], conn: "ControlConnection") ->
 async def browser_guard(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
     """The navigation guard's state: which tabs it guards for whom, its rules and its cost."""
     return gateway_for(conn.server.host).guard.describe()
+
+
+class _SiteAccess(msgspec.Struct, forbid_unknown_fields=True):
+    origin: Annotated[str, msgspec.Meta(min_length=1, max_length=2048)] | None = None
+
+
+async def browser_site_access(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """The match patterns the extension holds site access for and, given an origin, whether it
+    may script pages there (only a person's click or the launch can grant more)."""
+    p = _params(_SiteAccess, params)
+    gateway = gateway_for(conn.server.host)
+    held = await gateway.bridge.api("permissions.getAll")
+    answer: dict[str, Any] = {"origins": sorted((held or {}).get("origins") or [])}
+    if p.origin is not None:
+        from host.gatekeeper.origins import normalize_origin
+
+        origin = normalize_origin(p.origin).text
+        answer["origin"] = origin
+        web = origin.startswith(("http://", "https://"))
+        answer["granted"] = web and bool(await gateway.bridge.api("permissions.contains", {"origins": [f"{origin}/*"]}))
+    return answer
 
 
 async def browser_resume(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
@@ -345,6 +418,7 @@ def register(server: "ControlServer") -> None:
     server.register("browser.routes", browser_routes)
     server.register("browser.end_turn", browser_end_turn)
     server.register("browser.guard", browser_guard)
+    server.register("browser.site_access", browser_site_access)
     server.register("browser.resume", browser_resume)
     server.register("browser.paused", browser_paused)
     server.register("browser.deep_refs", browser_deep_refs)

@@ -82,7 +82,10 @@ class BrowserTools(ToolService):
         tab_id = getattr(call.params, "tab_id", None)
         if call.spec.target == "tab":
             return await get_tab(browser.bridge, tab_id)  # type: ignore[arg-type]
-        return await resolve_page_tab(browser.bridge, browser.routes, call.thread_id, tab_id)
+        # A call that loads a URL is judged at its destination and replaces the page, so it may
+        # start from an empty or new-tab page (nothing there to read or to carry away).
+        loads_url = call.spec.target == "routed" and call.spec.url_param is not None
+        return await resolve_page_tab(browser.bridge, browser.routes, call.thread_id, tab_id, start_ok=loads_url)
 
     def past_blocked_page(self, call: ToolCall, tab: TabTarget) -> TabTarget:
         """A tab showing the browser's notice for a navigation the guard blocked holds nothing of

@@ -1,5 +1,8 @@
 """Resolving the tab a call acts on: an explicit `tabId`, else the thread's route. A closed tab
-or one that is not an http(s) page is an error; the call is never moved to another tab."""
+or one that is not an http(s) page is an error; the call is never moved to another tab. The one
+exception is a call that loads a URL (`navigate`): it may start from an empty tab or the
+browser's new-tab page, since it is judged at its destination and leaves nothing of the start
+page behind."""
 
 from __future__ import annotations
 
@@ -13,6 +16,10 @@ from host.browser.routing import Route, TabRoutes
 from host.gatekeeper.origins import normalize_origin
 
 WEB_SCHEMES = ("http://", "https://")
+# Pages a browser shows in a tab nobody has loaded anything into yet (exactly these URLs: a page
+# that sent itself to about:blank#... or to another browser page is not one).
+START_PAGES = frozenset({"about:blank", "about:newtab", "chrome://newtab/", "chrome://new-tab-page/",
+                         "edge://newtab/", "brave://newtab/"})
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,11 @@ class TabTarget:
     @property
     def is_web_page(self) -> bool:
         return self.url.startswith(WEB_SCHEMES)
+
+    @property
+    def is_start_page(self) -> bool:
+        """An empty tab or the new-tab page (see START_PAGES)."""
+        return self.url in START_PAGES
 
 
 def target_from_tab(tab: dict[str, Any]) -> TabTarget:
@@ -54,33 +66,37 @@ async def get_tab(bridge: Bridge, tab_id: int) -> TabTarget:
     return target_from_tab(tab)
 
 
-def require_web_page(target: TabTarget) -> TabTarget:
-    """Page tools work on http(s) pages only."""
-    if not target.is_web_page:
+def require_web_page(target: TabTarget, start_ok: bool = False) -> TabTarget:
+    """Page tools work on http(s) pages only (`start_ok`: an empty or new-tab page will do too)."""
+    if not target.is_web_page and not (start_ok and target.is_start_page):
         # The page chose its URL (a page can send itself to about:blank#<any words>): data.
         shown = quoted(target.url) if target.url else "an empty tab"
-        raise ToolFailure(ToolCode.NOT_WEB_PAGE, f"tab {target.tab_id} shows {shown}, not an http(s) page",
+        raise ToolFailure(ToolCode.NOT_WEB_PAGE, f"tab {target.tab_id} shows {shown}, not an http(s) page; load "
+                          "one into it with navigate, or pass the tabId of a web page from tabs_list",
                           phase="resolve", details={"dispatched": False})
     return target
 
 
-async def _most_recent_web_tab(bridge: Bridge) -> TabTarget | None:
+async def _most_recent_web_tab(bridge: Bridge, start_ok: bool = False) -> TabTarget | None:
     tabs = await bridge.api("tabs.query", {"active": True})
-    candidates = [t for t in tabs or [] if str(t.get("url") or "").startswith(WEB_SCHEMES)]
+    candidates = [t for t in tabs or [] if str(t.get("url") or "").startswith(WEB_SCHEMES)
+                  or (start_ok and target_from_tab(t).is_start_page)]
     if not candidates:
         return None
     best = max(candidates, key=lambda t: t.get("lastAccessed") or 0)
     return target_from_tab(best)
 
 
-async def resolve_page_tab(bridge: Bridge, routes: TabRoutes, thread_id: str, tab_id: int | None) -> TabTarget:
-    """The http(s) tab a page tool acts on (explicit id, or the thread's default)."""
+async def resolve_page_tab(bridge: Bridge, routes: TabRoutes, thread_id: str, tab_id: int | None,
+                           start_ok: bool = False) -> TabTarget:
+    """The http(s) tab a page tool acts on (explicit id, or the thread's default); with
+    `start_ok`, an empty or new-tab page will do too."""
     if tab_id is not None:
-        return require_web_page(await get_tab(bridge, tab_id))
+        return require_web_page(await get_tab(bridge, tab_id), start_ok)
     route = routes.default(thread_id)
     if route.kind == Route.TAB:
         assert route.tab_id is not None
-        return require_web_page(await get_tab(bridge, route.tab_id))
+        return require_web_page(await get_tab(bridge, route.tab_id), start_ok)
     if route.kind == Route.CLOSED:
         raise ToolFailure(ToolCode.TAB_CLOSED, f"the task's tab {route.tab_id} was closed; pass a tabId from tabs_list",
                           phase="resolve", details={"dispatched": False})
@@ -88,7 +104,7 @@ async def resolve_page_tab(bridge: Bridge, routes: TabRoutes, thread_id: str, ta
         raise ToolFailure(ToolCode.NO_TARGET, "no captured web-page target: the user was not on a web page; "
                           "pass a tabId from tabs_list or open one with tab_open", phase="resolve",
                           details={"dispatched": False})
-    found = await _most_recent_web_tab(bridge)
+    found = await _most_recent_web_tab(bridge, start_ok)
     if found is None:
         raise ToolFailure(ToolCode.NO_TARGET, "no web page is open; open one with tab_open", phase="resolve",
                           details={"dispatched": False})

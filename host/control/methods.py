@@ -169,6 +169,7 @@ async def control_status(params: dict[str, Any], conn: "ControlConnection") -> d
 # Subsystems that serve their own control methods: each module defines `register(server)`.
 SUBSYSTEM_METHODS = (
     "host.browser.control_methods",
+    "host.calls.control_methods",
     "host.gatekeeper.control_methods",
     "host.engine.control_methods",
     "host.ui.control_methods",

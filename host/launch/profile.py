@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from host.launch.errors import LaunchError
 
 from host.paths import dirs, ensure
 from protocol.bundle import extension_dir
@@ -61,6 +64,24 @@ def prepare(browser_key: str, profile: Path | None = None) -> LaunchDirs:
 def remove_run(dirs_: LaunchDirs) -> None:
     """Delete the run folder (after everything that used it has stopped)."""
     shutil.rmtree(dirs_.run, ignore_errors=True)
+
+
+_PATTERN = re.compile(r"^(https?|\*)://(\*|(\*\.)?[^/*:]+)(:\d{1,5})?(/.*)?$")
+
+
+def site_access_pattern(text: str) -> str:
+    """The match pattern `--site-access` grants: a pattern as Chrome writes them
+    (`https://*.example.com/*`, `<all_urls>`), or a plain origin (`https://example.com`), which
+    means all of its pages. Raises LaunchError for anything else (the browser would refuse the
+    extension's manifest)."""
+    text = text.strip()
+    if text == "<all_urls>":
+        return text
+    match = _PATTERN.match(text)
+    if match is None:
+        raise LaunchError(f"--site-access {text!r} is not a site: use an origin such as https://example.com or a "
+                          "match pattern such as 'https://*.example.com/*'")
+    return text if match.group(5) else text + "/*"
 
 
 def extension_with_site_access(source: Path, run: Path, patterns: list[str]) -> Path:

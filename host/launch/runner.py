@@ -112,9 +112,19 @@ def launch(options: LaunchOptions, say: Callable[[str], None] = print,
     except LaunchError as exc:
         say(f"tabwarden launch: {exc}")
         return 2
+    try:
+        patterns = [profile.site_access_pattern(p) for p in options.site_access]
+    except LaunchError as exc:
+        say(f"tabwarden launch: {exc}")
+        return 2
     if not options.headless and no_display():
         say("no display found (DISPLAY and WAYLAND_DISPLAY are unset): starting headless instead")
         options.headless = True
+    if options.headless and not patterns:
+        # Chrome grants site access only from a person's click in the side panel, which a
+        # headless browser has nobody to make: say how to grant it before the first read fails.
+        say("headless: no side panel can grant site access, so page tools work only where --site-access grants it "
+            "up front, e.g. make launch LAUNCH_ARGS=\"--site-access https://example.com\"")
     dirs = profile.prepare(found.key, options.profile)
     holder = profile.profile_in_use(dirs.profile)
     if holder is not None:
@@ -124,8 +134,8 @@ def launch(options: LaunchOptions, say: Callable[[str], None] = print,
         return 1
     try:
         extension = (options.extension or profile.bundled_extension()).resolve()
-        if options.site_access:
-            extension = profile.extension_with_site_access(extension, dirs.run, options.site_access)
+        if patterns:
+            extension = profile.extension_with_site_access(extension, dirs.run, patterns)
         extension_id = default_extension_id(extension)
         placements = install([found.key], dirs.profile, [extension_id], warn=say)
     except (InstallError, BundleError, OSError, KeyError, ValueError) as exc:

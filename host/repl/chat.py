@@ -160,6 +160,16 @@ async def follow(client: ControlClient, thread_id: str, style: Style, start: Any
             await client.unsubscribe(ENGINE_TOPIC)
 
 
+def waiting_card(result: dict[str, Any], style: Style) -> str:
+    """A `tw.run` call that waits on approval: the card, then the exact command that runs it."""
+    details = result.get("details") or {}
+    approval = str(details.get("approvalId"))
+    card = approval_card({"approvalId": approval, "request": details.get("request") or {}}, style, answer_hint=False)
+    return (f"{card}\n  waiting {render.duration(details.get('remainingMs'))} for your answer; to run it type:\n"
+            f"    tw.approve('{approval}')\n"
+            f"  (or tw.approve('{approval}', 'acceptForSession'), tw.decline('{approval}', note='why'))")
+
+
 def approvals_table(items: list[dict[str, Any]], style: Style) -> str:
     """Pending approvals, one row each."""
     rows = [(a.get("approvalId"), a.get("threadId"), a["request"].get("tool"), a["request"].get("targetOrigin"),

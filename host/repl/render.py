@@ -61,6 +61,11 @@ def verdict(word: str, style: Style = PLAIN) -> str:
     return style(word.upper(), "bold", VERDICT_COLOURS.get(word, "magenta"))
 
 
+# Failures about which tab a call acts on, and what to do about them at the REPL.
+TAB_CODES = frozenset({"not_web_page", "tab_closed", "no_target"})
+TAB_HINT = "tw.tabs() lists the open tabs with their ids; pass tab=<id>, or tw.use(<id>) to make one the default"
+
+
 def tool_result(result: dict[str, Any], style: Style = PLAIN) -> str:
     """A ToolResult: a status line (tool, tab, verdict or error code), then its text."""
     tool = result.get("tool", "?")
@@ -86,6 +91,8 @@ def tool_result(result: dict[str, Any], style: Style = PLAIN) -> str:
             lines.append(f"  rule: {details['rule']}")
         if details.get("flags"):
             lines.append(f"  flags: {', '.join(details['flags'])}")
+    if code in TAB_CODES:
+        lines.append(f"  {TAB_HINT}")
     return "\n".join(lines)
 
 

@@ -16,10 +16,11 @@ from host.repl import chat as engine_chat
 from host.repl import interactions as waits
 from host.repl import mcp_view
 from host.repl import memory_view as memory_views
-from host.repl import render
+from host.repl import render, site_access
 from host.repl.errors import UsageError
 from host.repl.style import Style
 from host.repl.views import Text, View
+from host.transport.errors import RequestError
 
 DEFAULT_THREAD = "repl"
 TAIL_INTERVAL_S = 0.5
@@ -27,7 +28,7 @@ TAIL_INTERVAL_S = 0.5
 HELP = """\
 tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
   browser   tw.tabs()  tw.use(tab)  tw.snapshot(tab=None)  tw.run(tool, tab=None, **params)
-            tw.tools()  tw.refs(tab=None)
+            tw.tools()  tw.refs(tab=None)  tw.site_access()  tw.grant_site("https://example.com")
   gatekeeper tw.explain(tool, tab=None, ref=None, origin=None, **params)  tw.permissions()
             tw.rules()  tw.allow/ask/deny(tool, origin)  tw.remove_rule(id)
             tw.block(pattern)  tw.guard(pattern)  tw.unblock(pattern)  tw.unguard(pattern)
@@ -36,9 +37,11 @@ tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
   chat      tw.chat(text, thread=None, policy=None)  tw.follow(thread=None)  tw.threads()
             tw.new_thread(title=None, policy=None)  tw.conversation(thread=None)
             tw.approvals(thread=None)  tw.approve(id=None, kind="accept")  tw.decline(id=None, note=None)
+            (a tw.run that needs approval waits for tw.approve() too)
   waits     tw.interactions(thread=None)   (questions, actions for you, page watches, scheduled resumes)
             tw.reply("answer")  tw.reply(choice=N)  tw.reply(done=True)  tw.reply(cancel=True, note=None)
             (add interaction_id=... when several wait)
+  providers tw.remove_provider(name)   (and its stored API key; add them on the settings page)
   memory    tw.memory(query=None)  tw.remember(key, value)  tw.forget(key)  tw.clear_memory()
   mcp       tw.mcp(server=None)   (MCP servers from mcp.json, their state and tools)
             tw.mcp_token(server)  (asks for a bearer token without echo)  tw.mcp_token(server, clear=True)
@@ -101,12 +104,18 @@ class Tabwarden:
         chosen = policy or self.policy
         if chosen is not None:
             args["policy"] = chosen
-        result = await self.client.call("tools.call", **args)
+        # ask: a call that needs an approval waits on the host for tw.approve() / tw.decline()
+        result = await self.client.call("tools.call", ask=True, **args)
+        self._note_tab(result)
+        if _waiting(result):
+            return self._view(result, engine_chat.waiting_card)
+        return self._view(result, render.tool_result)
+
+    def _note_tab(self, result: Any) -> None:
         for key in ("resultTabId", "tabId"):
-            if isinstance(result.get(key), int):
+            if isinstance(result, dict) and isinstance(result.get(key), int):
                 self.last_tab = result[key]
                 break
-        return self._view(result, render.tool_result)
 
     async def tabs(self) -> View:
         """The open tabs (the `tabs_list` tool)."""
@@ -133,11 +142,23 @@ class Tabwarden:
         tab = self._tab(tab)
         return self._view(await self.client.call("browser.refs", tab_id=tab), _refs)
 
+    async def site_access(self) -> View:
+        """The sites the extension may script (page tools run only there)."""
+        answer = await self.client.call("browser.site_access")
+        return self._view(answer, lambda d, _s: "\n".join(d.get("origins") or []) or "(no site yet)")
+
+    async def grant_site(self, site: str) -> Text:
+        """Make sure Tabwarden may script `site`; when it may not, say exactly how to grant it
+        (the REPL cannot: Chrome grants site access only from a person's click or at launch)."""
+        answer = await self.client.call("browser.site_access", origin=site_access.site_origin(site))
+        return Text(site_access.explain(answer))
+
     def _tab(self, tab: int | None) -> int:
         if tab is not None:
             return tab
         if self.last_tab is None:
-            raise UsageError("which tab? pass tab=N (see tw.tabs()) or call tw.use(N) first")
+            raise UsageError("which tab? pass tab=<its id> or call tw.use(<its id>) first; tw.tabs() lists the tabs "
+                             "with their ids")
         return self.last_tab
 
     # ------------------------------------------------------------------ gatekeeper
@@ -306,27 +327,48 @@ class Tabwarden:
         return self._view(snapshot, engine_chat.conversation)
 
     async def approvals(self, thread: str | None = None) -> View:
-        """Approvals waiting for an answer (in one thread, or all)."""
-        items = await self.client.call("engine.approvals", **_maybe(thread_id=thread))
-        return self._view(items, engine_chat.approvals_table)
+        """Approvals waiting for an answer (in one thread, or all): a chat's and a `tw.run`'s."""
+        return self._view(await self._approvals(thread), engine_chat.approvals_table)
 
-    async def approve(self, approval_id: str | None = None, kind: str = "accept") -> None:
-        """Answer an approval (the only pending one when no id is given), then follow the turn."""
+    async def _approvals(self, thread: str | None = None) -> list[dict[str, Any]]:
+        items = list(await self.client.call("tools.approvals", **_maybe(thread_id=thread)))
+        try:
+            items += await self.client.call("engine.approvals", **_maybe(thread_id=thread))
+        except RequestError:
+            pass  # a host without an engine: only tw.run's approvals
+        return items
+
+    async def approve(self, approval_id: str | None = None, kind: str = "accept") -> View | None:
+        """Answer an approval (the only pending one when no id is given): a `tw.run` call then
+        runs and shows its result; a chat's turn is followed."""
         pending = await self._pending(approval_id)
+        if pending.get("direct"):
+            return await self._answer_run(pending, kind)
         answer = self.client.call("engine.answer", approval_id=pending["approvalId"], kind=kind)
         await engine_chat.follow(self.client, pending["threadId"], self.style, start=answer,
                                  printer=self._printer(pending["threadId"]))
+        return None
 
-    async def decline(self, approval_id: str | None = None, note: str | None = None) -> None:
-        """Decline an approval (optionally saying why), then follow the turn."""
+    async def decline(self, approval_id: str | None = None, note: str | None = None) -> View | None:
+        """Decline an approval (optionally saying why): a `tw.run` call ends unsent; a chat's turn
+        is followed."""
         pending = await self._pending(approval_id)
+        if pending.get("direct"):
+            return await self._answer_run(pending, "decline", note)
         answer = self.client.call("engine.answer", approval_id=pending["approvalId"], kind="decline",
                                   **_maybe(note=note))
         await engine_chat.follow(self.client, pending["threadId"], self.style, start=answer,
                                  printer=self._printer(pending["threadId"]))
+        return None
+
+    async def _answer_run(self, pending: dict[str, Any], kind: str, note: str | None = None) -> View:
+        result = await self.client.call("tools.answer", approval_id=pending["approvalId"], kind=kind,
+                                        **_maybe(note=note))
+        self._note_tab(result)
+        return self._view(result, render.tool_result)
 
     async def _pending(self, approval_id: str | None) -> dict[str, Any]:
-        items = await self.client.call("engine.approvals")
+        items = await self._approvals()
         if approval_id is not None:
             found = [a for a in items if a.get("approvalId") == approval_id]
             if not found:
@@ -384,6 +426,14 @@ class Tabwarden:
         """Forget every memory."""
         return self._view(await self.client.call("memory.clear"), memory_views.cleared)
 
+    # ------------------------------------------------------------------ model providers
+
+    async def remove_provider(self, name: str) -> Text:
+        """Remove a model provider and its stored API key (the settings page's Remove does the
+        same); says what became of the default."""
+        removed = await self.client.call("engine.remove_provider", name=name)
+        return Text(str(removed.get("message")))
+
     # ------------------------------------------------------------------ MCP servers
 
     async def mcp(self, server: str | None = None) -> View:
@@ -431,6 +481,11 @@ class Tabwarden:
         finally:
             self.watched -= added
         return seen
+
+
+def _waiting(result: Any) -> bool:
+    """Whether a `tools.call` answer says the call waits on an approval."""
+    return isinstance(result, dict) and bool((result.get("details") or {}).get("waiting"))
 
 
 def _maybe(**params: Any) -> dict[str, Any]:

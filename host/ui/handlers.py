@@ -38,6 +38,7 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     "providers.save": ops_providers.providers_save,
     "providers.verify": ops_providers.providers_verify,
     "providers.setDefault": ops_providers.providers_set_default,
+    "providers.remove": ops_providers.providers_remove,
     "memory.list": ops_memory.memory_list,
     "memory.set": ops_memory.memory_set,
     "memory.delete": ops_memory.memory_delete,

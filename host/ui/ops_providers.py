@@ -1,5 +1,5 @@
 """Provider ops from the settings page: save a provider (its key into the key store), choose the
-default, and verify one with a real request.
+default, remove one (with its key), and verify one with a real request.
 
 Keys travel from the page to the host once and are never sent back: the page only learns
 whether a key is stored. Verification runs beside the op queue (a slow provider must not hold up
@@ -74,6 +74,13 @@ def providers_set_default(ctx: OpContext, client: Client, op: ui.ProvidersSetDef
         _update(edit)
 
     return change(ctx, client, op, mark, choose)
+
+
+def providers_remove(ctx: OpContext, client: Client, op: ui.ProvidersRemove, mark: str) -> Any:
+    """providers.remove: the provider and its stored key (host/providers/removal.py)."""
+    from host.providers.removal import remove_provider
+
+    return change(ctx, client, op, mark, lambda: remove_provider(op.name, ctx.engine.providers.key_store()))
 
 
 def providers_verify(ctx: OpContext, client: Client, op: ui.ProvidersVerify, mark: str) -> None:

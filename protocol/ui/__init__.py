@@ -49,7 +49,7 @@ from protocol.ui.settings import (
     SettingsGet, SettingsSnapshot, SettingsState, ThreadScope, ToolEntry, TraceLine, Verdict,
 )
 from protocol.ui.providers import (
-    ProviderEntry, ProviderName, ProvidersSave, ProvidersSetDefault, ProvidersVerified, ProvidersVerify,
+    ProviderEntry, ProviderName, ProvidersRemove, ProvidersSave, ProvidersSetDefault, ProvidersVerified, ProvidersVerify,
 )
 from protocol.ui.memory import (
     MemoryClear, MemoryDelete, MemoryEntry, MemoryKey, MemoryList, MemorySet, MemoryState,
@@ -77,7 +77,7 @@ __all__ = [
     "MemoryKey", "MemoryList", "MemorySet", "MemoryState", "ModelRef", "NodeView", "Note", "OriginEntry", "OriginList",
     "OriginsAdd", "OriginsRemove", "Pattern", "PendingApproval", "PendingInteraction", "PendingToolView", "PingOp",
     "PolicyExplain", "PolicyExplained", "PolicyName", "PolicySetDefault", "PongEvent", "ProviderEntry", "ProviderName",
-    "ProvidersSave", "ProvidersSetDefault", "ProvidersVerified", "ProvidersVerify", "QueueRemove", "QueueUpdate",
+    "ProvidersRemove", "ProvidersSave", "ProvidersSetDefault", "ProvidersVerified", "ProvidersVerify", "QueueRemove", "QueueUpdate",
     "QueueUpdated", "ReloadRequired", "RuleEntry", "RulesAdd", "RulesRemove", "RunRecoveryRequired",
     "RunResolveUncertain", "RunResume", "RunState", "RunView", "ScopeSetLock", "SettingsGet", "SettingsSnapshot",
     "SettingsState", "StopReason", "StreamCursor", "SubmissionId", "TabRef", "TabsUpdated", "Text", "TextPart",

@@ -17,7 +17,7 @@ UiOpMessage = Union[
     approvals.ApprovalResponse, approvals.InteractionResponse,
     settings.SettingsGet, settings.PolicySetDefault, settings.PolicyExplain, settings.RulesAdd, settings.RulesRemove,
     settings.OriginsAdd, settings.OriginsRemove, settings.ScopeSetLock, settings.AuditQuery,
-    providers.ProvidersSave, providers.ProvidersVerify, providers.ProvidersSetDefault,
+    providers.ProvidersSave, providers.ProvidersVerify, providers.ProvidersSetDefault, providers.ProvidersRemove,
     memory.MemoryList, memory.MemorySet, memory.MemoryDelete, memory.MemoryClear,
     turns.ArtifactDownload,
     mcp.McpGet, mcp.McpSaveServer, mcp.McpRemoveServer, mcp.McpSetToken, mcp.McpRefresh,

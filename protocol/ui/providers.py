@@ -1,5 +1,5 @@
-"""Model providers (settings page): saving, verifying and choosing the default one. Keys go to
-the key store and are never sent back."""
+"""Model providers (settings page): saving, verifying, choosing the default one and removing
+one. Keys go to the key store and are never sent back."""
 
 from __future__ import annotations
 
@@ -33,6 +33,13 @@ class ProvidersVerify(UiMessage, tag="providers.verify", kw_only=True):
 
 
 class ProvidersSetDefault(UiMessage, tag="providers.setDefault", kw_only=True):
+    submission_id: SubmissionId
+    name: ProviderName
+
+
+class ProvidersRemove(UiMessage, tag="providers.remove", kw_only=True):
+    """Remove a provider and its stored key; removing the default one leaves no default."""
+
     submission_id: SubmissionId
     name: ProviderName
 

@@ -296,3 +296,18 @@ async def test_a_child_tab_opened_by_a_write_becomes_the_default(gateway, fake):
     assert "tab_created" in result.details["evidence"]["observedEffects"]
     assert gateway.routes.default("t").tab_id == 3
     assert gateway.refs.current_snapshot(3) == "skid_1"
+
+
+async def test_navigate_may_start_from_the_new_tab_page_and_is_judged_at_its_destination(gateway, fake):
+    result = await gateway.call("navigate", {"url": "https://shop.example/cart", "tabId": 2}, thread_id="t")
+    assert not result.ok and result.error.code == "approval_required"  # a write under the default policy, not refused
+    assert result.error.details["targetOrigin"] == "https://shop.example"
+    denied = await gateway.call("navigate", {"url": "javascript:alert(1)", "tabId": 2}, thread_id="t")
+    assert not denied.ok and denied.error.code == "denied"
+    page_tool = await gateway.call("read_page", {"tabId": 2}, thread_id="t")
+    assert not page_tool.ok and page_tool.error.code == "not_web_page"
+    assert "load one into it with navigate" in page_tool.error.message
+    # Only the browser's own start pages: a page that sent itself to about:blank#... is not one.
+    fake.tabs[2]["url"] = "about:blank#anything"
+    moved = await gateway.call("navigate", {"url": "https://shop.example/cart", "tabId": 2}, thread_id="t")
+    assert not moved.ok and moved.error.code == "not_web_page"

@@ -65,3 +65,14 @@ def test_views_keep_the_data_and_read_camel_case_fields():
     assert repr(view) == "view of 4"
     assert (view.tab_id, view["text"], view.ok) == (4, "hi", True)
     assert view == {"ok": True, "tabId": 4, "text": "hi"}
+
+
+def test_a_failure_about_the_tab_points_at_tw_tabs():
+    from host.repl.render import tool_result
+
+    shown = tool_result({"ok": False, "tool": "read_page", "tabId": 1843250117,
+                         "error": {"code": "not_web_page", "message": 'tab 1843250117 shows "about:blank", not an '
+                                   "http(s) page; load one into it with navigate, or pass the tabId of a web page "
+                                   "from tabs_list", "phase": "resolve"}})
+    assert shown.splitlines()[-1] == ("  tw.tabs() lists the open tabs with their ids; pass tab=<id>, or tw.use(<id>) "
+                                      "to make one the default")

@@ -73,3 +73,40 @@ async def test_verify_reports_why_a_provider_fails(settings):
         assert answer["ok"] is False and answer["errorKind"] == "auth" and "bad key" in answer["message"]
     unknown = await settings.op({"type": "providers.verify", "name": "nobody"})
     assert unknown["ok"] is False and unknown["errorKind"] == "not_configured"
+
+
+async def test_a_removed_provider_takes_its_stored_key_with_it(settings):
+    for name, key in (("a", "k-a"), ("b", "k-b")):
+        await settings.op({"type": "providers.save", "name": name, "kind": "openai", "baseUrl": "http://127.0.0.1:9/v1",
+                           "model": "m-1", "apiKey": key})
+    assert (await settings.op({"type": "providers.remove", "name": "a"}))["type"] == "command.ack"
+    state = await settings.state()
+    assert [p["name"] for p in state["providers"]] == ["b"]
+    assert settings.engine.providers.key_store().get("a") is None
+    assert settings.engine.providers.key_store().get("b") == "k-b"
+    assert "\"a\"" not in (settings.config / "engine.json").read_text()
+
+
+async def test_removing_the_default_provider_leaves_no_default(settings):
+    for name in ("a", "b", "c"):
+        await settings.op({"type": "providers.save", "name": name, "kind": "anthropic",
+                           "baseUrl": "https://api.example", "model": f"model-{name}", "makeDefault": name == "a"})
+    assert (await settings.state())["defaultProvider"] == "a"
+    assert (await settings.op({"type": "providers.remove", "name": "a"}))["type"] == "command.ack"
+    state = await settings.state()
+    assert state.get("defaultProvider") is None and [p["name"] for p in state["providers"]] == ["b", "c"]
+    assert not any(p.get("isDefault") for p in state["providers"])
+    assert "defaultProvider" not in json.loads((settings.config / "engine.json").read_text())
+
+
+async def test_removing_an_unknown_provider_is_refused_and_changes_nothing(settings):
+    await settings.op({"type": "providers.save", "name": "a", "kind": "openai", "baseUrl": "http://127.0.0.1:9/v1",
+                       "model": "m-1", "apiKey": "k-a", "makeDefault": True})
+    before = (settings.config / "engine.json").read_text()
+    answer = await settings.op({"type": "providers.remove", "name": "nobody"})
+    assert answer["type"] == "command.rejected" and answer["code"] == "provider_not_found"
+    assert "'nobody'" in answer["message"] and "providers: a" in answer["message"]
+    assert (settings.config / "engine.json").read_text() == before
+    assert settings.engine.providers.key_store().get("a") == "k-a"
+    bad = await settings.op({"type": "providers.remove", "name": ""})
+    assert bad["type"] == "command.rejected"
