@@ -1,12 +1,12 @@
 """Control-socket methods that read the engine and change its settings (REPL, tests, benchmarks).
-`engine.op` and `engine.answer` go through the op server: host.ui.control_methods.
+`engine.op`, `engine.answer` and `engine.remove_provider` (which tells open settings pages) go
+through the op server's side: host.ui.control_methods.
 
     engine.threads       {}                     -> thread metas, newest first
     engine.snapshot      {thread_id}            -> a thread snapshot (branch, runs, pending approvals)
     engine.approvals     {thread_id?}           -> pending approvals
     engine.status        {}                     -> epoch, running threads, live runs
     engine.set_provider  {name, kind, base_url, model, ...} -> store a provider (key in the key store)
-    engine.remove_provider {name}               -> remove a provider and its stored key
     engine.configure     {approval_timeout_seconds?, turn_token_budget?, default_provider?}
 
 Events: `host.subscribe {topics: ["engine"]}` streams every engine event (all threads).
@@ -50,10 +50,6 @@ class _Provider(msgspec.Struct, forbid_unknown_fields=True):
     max_retries: int | None = None
     timeout_seconds: float | None = None
     max_tokens: int | None = None
-
-
-class _ProviderName(msgspec.Struct, forbid_unknown_fields=True):
-    name: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 
 
 class _Configure(msgspec.Struct, forbid_unknown_fields=True):
@@ -142,31 +138,6 @@ async def engine_set_provider(params: dict[str, Any], conn: "ControlConnection")
     return result
 
 
-async def engine_remove_provider(params: dict[str, Any], conn: "ControlConnection") -> Any:
-    """Remove a provider from engine.json and its key from the key store (the settings page's
-    `providers.remove` does the same); a removed default leaves no default."""
-    from host.config_files import EditRefused
-    from host.control.server import ControlError
-    from host.providers.removal import NOT_FOUND, remove_provider
-
-    p = _params(_ProviderName, params)
-    engine = _engine(conn)
-    try:
-        removed = remove_provider(p.name, engine.providers.key_store())
-    except EditRefused as exc:
-        code = ErrorCode.NOT_FOUND if exc.code == NOT_FOUND else ErrorCode.INVALID_MESSAGE
-        raise ControlError(code, exc.message, {"reason": exc.code}) from None
-    _broadcast(engine)
-    return removed.to_wire()
-
-
-def _broadcast(engine: Any) -> None:
-    """Tell open settings pages (their provider list changed)."""
-    from host.ui.settings_state import broadcast_settings
-
-    broadcast_settings(engine)
-
-
 async def engine_configure(params: dict[str, Any], conn: "ControlConnection") -> Any:
     """Change engine settings in engine.json (approval timeout, token budget, default provider)."""
     p = _params(_Configure, params)
@@ -188,5 +159,4 @@ def register(server: "ControlServer") -> None:
     server.register("engine.approvals", engine_approvals)
     server.register("engine.status", engine_status)
     server.register("engine.set_provider", engine_set_provider)
-    server.register("engine.remove_provider", engine_remove_provider)
     server.register("engine.configure", engine_configure)

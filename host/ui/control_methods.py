@@ -4,6 +4,8 @@ benchmarks). Command identity: `control:<client>`.
     engine.op            {op, client?}                      -> the op's direct answer (ack, rejected, snapshot, ...)
     engine.answer        {approval_id, kind, note?}         -> approval.response with a fresh submission id
     interactions.answer  {interaction_id, kind, value?, note?} -> interaction.response with a fresh submission id
+    engine.remove_provider {name}                           -> remove a provider and its stored key; open
+                                                               settings pages are told
 
 The first answer to an approval or interaction stands (as from a page).
 """
@@ -16,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import msgspec
 
 from protocol import ui
+from protocol.errors import ErrorCode
 
 from host.control.engine_access import running_engine
 from host.control.params import parse_params as _params
@@ -98,8 +101,33 @@ async def interactions_answer(params: dict[str, Any], conn: "ControlConnection")
     return await _run_op(conn, op, f"control:{conn.client or 'control'}")
 
 
+class _ProviderName(msgspec.Struct, forbid_unknown_fields=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+
+
+async def engine_remove_provider(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    """Remove a provider from engine.json and its key from the key store (the settings page's
+    `providers.remove` does the same); a removed default leaves no default."""
+    from host.config_files import EditRefused
+    from host.control.server import ControlError
+    from host.providers.removal import NOT_FOUND, remove_provider
+    from host.ui.settings_state import broadcast_settings
+
+    p = _params(_ProviderName, params)
+    engine = running_engine(conn)
+    try:
+        removed = remove_provider(p.name, engine.providers.key_store())
+    except EditRefused as exc:
+        code = ErrorCode.NOT_FOUND if exc.code == NOT_FOUND else ErrorCode.INVALID_MESSAGE
+        raise ControlError(code, exc.message, {"reason": exc.code}) from None
+    broadcast_settings(engine)  # open settings pages show the list without it
+    return removed.to_wire()
+
+
+
 def register(server: "ControlServer") -> None:
     """Serve the op server's methods on `server`."""
     server.register("engine.op", engine_op)
     server.register("engine.answer", engine_answer)
     server.register("interactions.answer", interactions_answer)
+    server.register("engine.remove_provider", engine_remove_provider)
