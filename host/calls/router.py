@@ -72,6 +72,15 @@ class Router:
         """The names of `offered()`."""
         return frozenset(spec.name for spec in self.offered())
 
+    def unavailable(self, name: str) -> str | None:
+        """Why a tool that is not offered now cannot be called, if a service knows (an MCP
+        server that is down); None for a name no service knows."""
+        for service in self.services.values():
+            why = service.unavailable(name)
+            if why is not None:
+                return why
+        return None
+
     # -- one call ------------------------------------------------------------------------------
 
     def decode(self, thread_id: str, tool: str, params: Any) -> ToolCall:

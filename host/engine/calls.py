@@ -98,6 +98,9 @@ class CallProcessor:
                               text=f"Invalid parameters for {ref.name}: the arguments are not a JSON object "
                                    f"({(ref.raw_arguments or '')[:200]!r})")
         if spec is None or ref.name not in engine.tool_names():
+            why = engine.tools.unavailable(ref.name) if spec is not None else None
+            if why is not None:  # a known server that is down: say so, not "no such tool"
+                return one.finish(ok=False, code=ToolCode.UNAVAILABLE, counted=True, text=f"{why}.")
             return one.finish(ok=False, code=ToolCode.UNKNOWN_TOOL, counted=True,
                               text=f"There is no tool named {ref.name!r}. Use one of the tools you were given.")
         resumed = await self._resume(one)

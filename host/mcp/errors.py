@@ -8,6 +8,10 @@
     mcp_protocol_error  the server broke the protocol or answered a JSON-RPC error
     mcp_unavailable     the SDK is missing or the credentials cannot be read
     mcp_token_origin_changed  the stored token was given for another origin than the server's now
+    mcp_session_expired the server no longer knows the session (HTTP 404, or 400 "no valid
+                        session"): the request was refused unprocessed; start a new session
+    mcp_tool_changed    the server changed the tool's definition since the call was judged
+    unsupported         the server asked for something the host does not do (sampling...)
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Iterable
 from protocol.errors import TabwardenError
 
 CONNECTION_CLOSED = -32000  # the SDK's JSON-RPC code for a session whose transport ended
+SESSION_STATUSES = (400, 404)  # how servers refuse a session they do not know
 
 
 class McpFailure(TabwardenError):
@@ -44,6 +49,10 @@ def classify(exc: BaseException, server: str, statuses: Iterable[int] = ()) -> M
     found = leaves(exc)
     if any(isinstance(leaf, McpFailure) for leaf in found):
         return next(leaf for leaf in found if isinstance(leaf, McpFailure))  # type: ignore[return-value]
+    statuses = list(statuses)
+    if session_lost(found[0], statuses):
+        status = next(s for s in reversed(statuses) if s in SESSION_STATUSES)
+        return McpFailure("mcp_session_expired", f"MCP server {server!r} no longer knows this session (HTTP {status})")
     denied = [s for s in statuses if s in (401, 403)]
     if denied:
         return McpFailure("mcp_auth_failed", f"MCP server {server!r} refused the credentials (HTTP {denied[-1]}); "
@@ -64,3 +73,14 @@ def classify(exc: BaseException, server: str, statuses: Iterable[int] = ()) -> M
     detail = getattr(leaf, "message", None) or str(leaf) or type(leaf).__name__
     suffix = f" (JSON-RPC error {code})" if isinstance(code, int) else f" ({type(leaf).__name__})"
     return McpFailure("mcp_protocol_error", f"MCP server {server!r}: {detail}{suffix}")
+
+
+def session_lost(leaf: BaseException, statuses: list[int]) -> bool:
+    """Whether `leaf` is the server refusing an unknown session: the SDK's "Session terminated"
+    stand-in for a 404, or a JSON-RPC error about the session carried by a 404 or a 400 (some
+    servers answer 400 "No valid session ID provided" after a restart)."""
+    message = str(getattr(leaf, "message", None) or leaf).lower()
+    # Recent statuses, not only the last: a concurrent request may have answered since.
+    if not any(s in SESSION_STATUSES for s in statuses[-4:]) or getattr(leaf, "code", None) is None:
+        return False
+    return message == "session terminated" or "session" in message

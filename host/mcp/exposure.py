@@ -9,6 +9,7 @@ ignored: every MCP tool is a write (see host.tools.catalog.mcp_tool).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -33,6 +34,9 @@ class ExposedTool:
     label: str
     description: str
     schema: dict[str, Any]
+    # A hash of what the server said the tool is (title, description, input schema): approvals,
+    # grants and rules hold for this definition only.
+    definition: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,4 +90,14 @@ def expose(server: str, listed: Mapping[str, Any]) -> ExposedTool | Skipped:
     # The description is the server's words, not ours: say where it comes from.
     description = f"[MCP server {server!r}] {text}"
     return ExposedTool(name=name, server=server, tool=tool, label=label, description=description,
-                       schema=dict(schema))  # type: ignore[arg-type]
+                       schema=dict(schema), definition=definition_hash(listed))  # type: ignore[arg-type]
+
+
+def definition_hash(listed: Mapping[str, Any]) -> str:
+    """A stable hash of the parts of a listed tool the user approves: its name, title,
+    description and input schema (as the server sent them, before any clipping)."""
+    parts = {key: listed.get(key) for key in ("name", "title", "description", "inputSchema")}
+    parts["annotationsTitle"] = (listed.get("annotations") or {}).get("title") if isinstance(
+        listed.get("annotations"), Mapping) else None
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:32]

@@ -31,6 +31,12 @@ class McpTools(ToolService):
         return [mcp_tool(t.server, t.tool, title=t.label, description=t.description, input_schema=t.schema)
                 for t in self.manager.tools()]
 
+    def unavailable(self, name: str) -> str | None:
+        """Why an `mcp__<server>__…` tool is not offered: its server is down or disabled."""
+        if not name.startswith(MCP_PREFIX):
+            return None
+        return self.manager.unavailable(name[len(MCP_PREFIX):].partition("__")[0])
+
     async def refresh(self, thread_id: str) -> None:
         """A turn starts: connect the configured servers and list their tools."""
         await self.manager.refresh()

@@ -75,11 +75,16 @@ def _build(events: list[str]) -> Any:
 class McpTestServer:
     """`with McpTestServer(token="s3cret") as srv:` -> srv.url, srv.origin, srv.authorizations, srv.events."""
 
-    def __init__(self, token: str | None = None):
+    def __init__(self, token: str | None = None, port: int | None = None, sessions: int | None = None):
         self.token = token
+        # With `sessions` (404 or 400) the server hands out session ids and answers a request with
+        # one it did not hand out (since its last start) with that status, as stateful servers do.
+        self.session_refusal = sessions
+        self._known: set[str] = set()
         self.authorizations: list[str | None] = []
+        self.sessions: list[str | None] = []  # each request's Mcp-Session-Id header
         self.events: list[str] = []
-        self.port = free_port()
+        self.port = port or free_port()
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
@@ -96,6 +101,8 @@ class McpTestServer:
 
         async def guarded(scope: dict[str, Any], receive: Any, send: Any) -> None:
             if scope["type"] == "http":
+                session = dict(scope["headers"]).get(b"mcp-session-id")
+                self.sessions.append(session.decode() if session is not None else None)
                 got = dict(scope["headers"]).get(b"authorization")
                 self.authorizations.append(got.decode() if got is not None else None)
                 if self.token is not None and got != f"Bearer {self.token}".encode():
@@ -103,9 +110,71 @@ class McpTestServer:
                                 "headers": [(b"content-type", b"text/plain")]})
                     await send({"type": "http.response.body", "body": b"unauthorized"})
                     return
+                if self.session_refusal is not None:
+                    if session is not None and session.decode() not in self._known:
+                        await self._refuse_session(send)
+                        return
+                    receive, discover = await self._read_body(receive)
+                    if discover is not None:  # else the SDK's client picks the sessionless protocol
+                        await self._json(send, 200, {"jsonrpc": "2.0", "id": discover,
+                                                     "error": {"code": -32601, "message": "Method not found"}})
+                        return
+                    send = self._noting_sessions(send)
             await app(scope, receive, send)
 
         return guarded
+
+    async def _read_body(self, receive: Any) -> tuple[Any, Any]:
+        """A `receive` that replays the request body read whole, and the id of a
+        `server/discover` request (None for any other)."""
+        import json
+
+        chunks, more = [], True
+        while more:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        discover = None
+        try:
+            parsed = json.loads(body) if body else None
+            if isinstance(parsed, dict) and parsed.get("method") == "server/discover":
+                discover = parsed.get("id")
+        except ValueError:
+            pass
+        sent = False
+
+        async def replay() -> dict[str, Any]:
+            nonlocal sent
+            if not sent:
+                sent = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return replay, discover
+
+    def _noting_sessions(self, send: Any) -> Any:
+        async def noting(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                sid = dict(message.get("headers", [])).get(b"mcp-session-id")
+                if sid is not None:
+                    self._known.add(sid.decode())
+            await send(message)
+
+        return noting
+
+    async def _refuse_session(self, send: Any) -> None:
+        text = "Session not found" if self.session_refusal == 404 else "Bad Request: No valid session ID provided"
+        await self._json(send, self.session_refusal, {"jsonrpc": "2.0", "id": None,
+                                                      "error": {"code": -32000, "message": text}})
+
+    @staticmethod
+    async def _json(send: Any, status: int, payload: dict[str, Any]) -> None:
+        import json
+
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json")]})
+        await send({"type": "http.response.body", "body": json.dumps(payload).encode()})
 
     def __enter__(self) -> "McpTestServer":
         import uvicorn
@@ -124,6 +193,12 @@ class McpTestServer:
         if not self._thread.is_alive():
             raise RuntimeError("the MCP test server stopped before it started")
         return False
+
+    def restart(self) -> None:
+        """Stop and start again on the same port: every session is forgotten."""
+        self.stop()
+        self._known.clear()
+        self.__enter__()
 
     def stop(self) -> None:
         """Stop the server (leaving the `with` block does it too)."""
