@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "02107053ff3903d4c2947383d1160230999a98b7c09b852770fba405ed04fd59";
+export const SCHEMA_HASH = "e8e84e6f7efb4a139ef2a349f3f1b48d4f2a24d441bbdadb90967b1b3df7702f";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

@@ -284,6 +284,7 @@ const EN = {
   "settings.mcp.toolList": "Tools offered to the model ({count})",
   "settings.mcp.toolListEmpty": "No tools listed yet: connect to list them.",
   "settings.mcp.skipped": "Not offered: {tool} ({reason})",
+  "settings.mcp.changed": "definition changed by the server: its permissions were withdrawn and the next call asks again",
   "settings.mcp.connect": "Connect / refresh",
   "settings.mcp.connectServer": "Connect / refresh “{server}”",
   "settings.mcp.connecting": "Connecting…",

@@ -30,6 +30,7 @@ from host.gatekeeper.errors import GatekeeperUnavailable, InvalidInput
 from host.gatekeeper.grants import SessionGrants
 from host.gatekeeper.origins import normalize_origin
 from host.gatekeeper.patterns import PatternError, parse_origin_pattern
+from host.gatekeeper.pins import ToolPins, definition_of
 from host.gatekeeper.policy import DEFAULT_POLICY, POLICIES, normalize_policy, resolve_policy
 from host.gatekeeper.policy_files import (
     PolicyFileError,
@@ -45,7 +46,7 @@ from host.gatekeeper.schema import COMPONENT, MIGRATIONS
 from host.gatekeeper.scope import ThreadScopes
 from host.gatekeeper.sensitive import BUILTIN_BLOCKED, BUILTIN_GUARDED, OriginLists
 from host.store.db import Store, StoreError
-from host.tools.catalog import lookup
+from host.tools.catalog import MCP_PREFIX, lookup
 
 DEFAULT_RULE = Rule(tool="run_javascript", origin="*", verdict="deny", source="user_setting",
                     id="default:run_javascript-deny")
@@ -140,6 +141,7 @@ class Gatekeeper:
         self._state: _State | None = None
         self._layers: tuple[PolicyLayer, ...] = ()
         self.grants = SessionGrants(store)
+        self.pins = ToolPins(store)
         self.audit: AuditLog | None = None
         self._scopes = ThreadScopes(None)
         try:
@@ -367,12 +369,18 @@ class Gatekeeper:
 
     def check(self, request: CheckRequest) -> Decision:
         """Judge one call and audit the decision. Raises `GatekeeperUnavailable` (fail closed)."""
-        state = self._ensure()
+        self._ensure()
+        definition = definition_of(request.target) if request.tool.startswith(MCP_PREFIX) else None
+        pin_key = (request.tool, normalize_origin(request.origin).text if request.origin else "")
+        # At the dispatch of an approved call, what the answer granted is for the new definition.
+        changed = definition is not None and self._definition_changed(
+            *pin_key, definition, forget=request.approved_revision is None)
+        state = self._ensure()  # rules may have been dropped with the old definition
         thread_id = request.thread_id
         policy = resolve_policy(request.policy, self._thread_policy.get(thread_id), state.default_policy)
         ctx = Context(origin=request.origin, policy=policy, rules=state.rules, lists=state.lists,
                       grants=self.grants.for_thread(thread_id), scope_origins=self._scopes.origins_view(thread_id),
-                      scope_lock=self._scopes.lock(thread_id), target=request.target)
+                      scope_lock=self._scopes.lock(thread_id), target=request.target, definition_changed=changed)
         decision = check(Call(request.tool, request.params), ctx)
         revision = rev.authorization_revision(policy, state.rules_digest, state.lists.digest)
         if decision.verdict == "ask" and request.phase == "dispatch" and request.approved_revision is not None:
@@ -384,11 +392,42 @@ class Gatekeeper:
                 decision = msgspec.structs.replace(
                     decision, verdict="allow", flags=(*decision.flags, FLAG_APPROVED),
                     reason=f"approved by the user ({decision.reason})", trace=(*decision.trace, step))
+        if changed and decision.verdict == "allow" and FLAG_APPROVED in decision.flags:
+            try:  # the user approved the new definition: grants and rules are made for it from now on
+                self.pins.pin(*pin_key, definition)  # type: ignore[arg-type]
+            except StoreError as exc:
+                raise self._fail(exc) from exc
         decision = msgspec.structs.replace(decision, revision=revision)
         self._audit_decision(request, decision)
         if decision.verdict == "deny":
             self.monitor.note_denial(thread_id, decision.code)
         return decision
+
+    def _definition_changed(self, tool: str, origin: str, definition: str, *, forget: bool) -> bool:
+        """Whether an MCP tool's definition differs from its pin (the first one seen is pinned).
+        With `forget`, a changed tool loses its session grants and the site rules approvals made
+        for it."""
+        try:
+            pinned = self.pins.pinned(tool, origin)
+            if pinned is None:
+                self.pins.pin(tool, origin, definition)
+                return False
+            if pinned == definition:
+                return False
+            if not forget:
+                return True
+            self.grants.clear_tool(tool, origin)
+            dropped = [v.rule.id for v in self._ensure().views if v.removable and v.rule.tool == tool
+                       and v.rule.origin == origin and v.rule.source == "approval_persist" and v.rule.id]
+            if dropped and self._rule_storage is not None:
+                for rule_id in dropped:
+                    self._rule_storage.delete_rule(rule_id)
+                self._rebuild()
+            if dropped:
+                log.warning("the definition of %s at %s changed: dropped its rules %s", tool, origin, dropped)
+            return True
+        except StoreError as exc:
+            raise self._fail(exc) from exc
 
     def _audit_decision(self, request: CheckRequest, decision: Decision) -> None:
         if self.audit is None:

@@ -5,6 +5,12 @@ A server tool `t` of server `s` becomes `mcp__s__t`. Names must fit every provid
 skipped, with the reason kept for `mcp.tools`. The input schema must be a JSON-schema object
 of bounded size. The server's title is only a label and its annotations (readOnlyHint...) are
 ignored: every MCP tool is a write (see host.tools.catalog.mcp_tool).
+
+Every text the server wrote that the model reads in a declaration (the tool's description, and
+each `description` and `title` inside the input schema) is the server's words, not ours: it is
+prefixed with `[MCP server '<id>']` and given as one quoted string (`host.tools.quoting`),
+clipped, with nothing invisible and no fence markers, so it cannot pass for Tabwarden's text.
+The kernel prompt tells the model what these are.
 """
 
 from __future__ import annotations
@@ -16,11 +22,14 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from host.tools.catalog import mcp_tool_name
+from host.tools.quoting import quoted
 
 PROVIDER_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_SCHEMA_BYTES = 32 * 1024
 MAX_DESCRIPTION_CHARS = 1500
 MAX_LABEL_CHARS = 100
+MAX_SCHEMA_TEXT_CHARS = 300  # a property's description or title
+_SCHEMA_TEXTS = ("description", "title")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -86,11 +95,33 @@ def expose(server: str, listed: Mapping[str, Any]) -> ExposedTool | Skipped:
     title = listed.get("title") or (listed.get("annotations") or {}).get("title")
     label = _clip(title, MAX_LABEL_CHARS) if isinstance(title, str) and title.strip() else name
     text = listed.get("description")
-    text = _clip(text, MAX_DESCRIPTION_CHARS) if isinstance(text, str) and text.strip() else f"Tool {tool!r}."
-    # The description is the server's words, not ours: say where it comes from.
-    description = f"[MCP server {server!r}] {text}"
+    description = server_words(server, text, MAX_DESCRIPTION_CHARS) if isinstance(text, str) and text.strip() \
+        else f"Tool {quoted(tool, 64)} of MCP server {server!r} (no description)."
     return ExposedTool(name=name, server=server, tool=tool, label=label, description=description,
-                       schema=dict(schema), definition=definition_hash(listed))  # type: ignore[arg-type]
+                       schema=marked_schema(server, schema), definition=definition_hash(listed))
+
+
+def server_words(server: str, text: str, limit: int) -> str:
+    """A server's text as the model may read it: prefixed with its server and quoted as data."""
+    return f"[MCP server {server!r}] {quoted(_CONTROL.sub(' ', text).strip(), limit)}"
+
+
+def marked_schema(server: str, schema: Any) -> Any:
+    """A copy of `schema` whose every `description` and `title` text is marked as the server's
+    words (`server_words`) and whose `$comment`s are dropped; the structure is unchanged."""
+    if isinstance(schema, list):
+        return [marked_schema(server, item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "$comment":
+            continue
+        if key in _SCHEMA_TEXTS and isinstance(value, str):
+            out[key] = server_words(server, value, MAX_SCHEMA_TEXT_CHARS)
+        else:
+            out[key] = marked_schema(server, value)
+    return out
 
 
 def definition_hash(listed: Mapping[str, Any]) -> str:

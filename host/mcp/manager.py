@@ -89,6 +89,11 @@ class McpManager:
         self.config_error: ConfigFileError | None = None
         self._loaded = False
         self._background: set[asyncio.Task[None]] = set()
+        # (server, tool) -> the definition last called (or first listed) in this run, and the tools
+        # whose listed definition differs from it: shown by `status()` until a call of the new
+        # definition passes the gatekeeper (which asks about it again).
+        self._definitions: dict[tuple[str, str], str] = {}
+        self.changed: dict[str, set[str]] = {}
         # Called when a turn start's refresh changed what `status()` shows (the engine host
         # broadcasts the new state to open settings pages).
         self.on_change: Callable[[], None] | None = None
@@ -224,6 +229,14 @@ class McpManager:
                 continue
             seen.add(found.name)
             tools.append(found)
+            known = self._definitions.setdefault((found.server, found.tool), found.definition)
+            if known != found.definition:
+                if found.tool not in self.changed.setdefault(found.server, set()):
+                    log.warning("MCP server %s changed the definition of %s; it will be asked about again",
+                                found.server, found.tool)
+                self.changed[found.server].add(found.tool)
+            else:
+                self.changed.get(found.server, set()).discard(found.tool)
             remember_mcp_tool(mcp_tool(found.server, found.tool, title=found.label, description=found.description,
                                        input_schema=found.schema))
         state.tools, state.skipped, state.listed = tools, skipped, True
@@ -313,6 +326,9 @@ class McpManager:
             if definition is not None and current.definition != definition:
                 raise McpFailure("mcp_tool_changed", f"MCP server {server_id!r} changed the definition of {tool!r} "
                                                      "since the call was checked; it was not called")
+            if definition is not None:  # it passed the gatekeeper: this definition is the allowed one
+                self._definitions[(server_id, tool)] = definition
+                self.changed.get(server_id, set()).discard(tool)
             connection = state.connection
             was_live = connection.live  # not live: the call fails before anything is sent
             try:
@@ -359,6 +375,7 @@ class McpManager:
             "servers": [{
                 "id": s.config.id, "url": s.config.url, "enabled": s.config.enabled, "state": s.state,
                 "toolCount": len(s.tools) if s.live else 0, "skipped": len(s.skipped),
+                "changedTools": sorted(self.changed.get(s.config.id, ())),
                 "lastError": {"code": s.last_error.code, "message": s.last_error.message} if s.last_error else None,
             } for s in self.servers.values()],
         }

@@ -12,6 +12,8 @@ from typing import Any
 
 from host.calls.service import ToolService
 from host.mcp.errors import McpFailure
+from host.gatekeeper.pins import FACT
+from host.mcp.exposure import ExposedTool
 from host.mcp.manager import McpManager
 from host.tools.call import Target, ToolCall
 from host.tools.catalog import MCP_PREFIX, mcp_tool
@@ -60,11 +62,18 @@ class McpTools(ToolService):
         if exposed is None:
             raise ToolFailure(ToolCode.UNKNOWN_TOOL, f"{call.tool} is not offered by any connected MCP server now",
                               phase="resolve")
+        before = call.target.handle if call.target is not None else None
+        if isinstance(before, ExposedTool) and before.definition != exposed.definition:
+            # Resolved again at dispatch: what was judged (and maybe approved) is not this tool.
+            raise ToolFailure("mcp_tool_changed", f"MCP server {exposed.server!r} changed the definition of "
+                              f"{call.tool} after the call was checked; it was not called", phase="resolve")
         found = problems(exposed.schema, call.params)
         if found:
             raise ToolFailure(ToolCode.INVALID_PARAMS, f"Invalid parameters for {call.tool}: {'; '.join(found)}",
                               phase="validate")
-        return call.resolved(Target(origin=self.origin(exposed.server), handle=exposed))
+        # The definition goes to the gatekeeper, which holds grants and rules to the one allowed.
+        return call.resolved(Target(origin=self.origin(exposed.server), facts={FACT: exposed.definition},
+                                    handle=exposed))
 
     def origin(self, server_id: str) -> str:
         """The origin of a configured server's URL."""
