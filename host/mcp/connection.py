@@ -21,7 +21,7 @@ from mcp.types import Implementation
 
 from host import __version__
 from host.mcp.config import ServerConfig
-from host.mcp.errors import McpFailure, classify
+from host.mcp.errors import SESSION_STATUSES, McpFailure, classify
 
 log = logging.getLogger("tabwarden.mcp")
 
@@ -38,6 +38,9 @@ class Connection:
         self._token = token
         self._on_tools_changed = on_tools_changed
         self.statuses: list[int] = []  # recent HTTP statuses: the SDK hides a 401 behind a generic error
+        # The server refused our session id (404, or a 400 about the session): it restarted or
+        # expired the session. The SDK may turn that answer into a generic error, so it is noted here.
+        self.session_refused = False
         self.client: Any = None
         self.error: McpFailure | None = None
         self.closed = asyncio.Event()
@@ -97,6 +100,9 @@ class Connection:
 
     async def _saw_response(self, response: Any) -> None:
         self.statuses = [*self.statuses[-7:], response.status_code]
+        if response.status_code in SESSION_STATUSES and response.request.headers.get("mcp-session-id"):
+            if response.status_code == 404 or await _mentions_session(response):
+                self.session_refused = True
 
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
@@ -162,13 +168,29 @@ class Connection:
             try:
                 return job.result()
             except Exception as exc:
-                raise classify(exc, self.config.id, self.statuses) from None
+                failure = classify(exc, self.config.id, self.statuses)
+                if self.session_refused and failure.code in ("mcp_protocol_error", "mcp_unreachable"):
+                    failure = McpFailure("mcp_session_expired", f"MCP server {self.config.id!r} no longer knows "
+                                                                "this session")
+                raise failure from None
         await _cancel(job)
         if ended in done:
             raise self.error or McpFailure("mcp_unreachable", f"MCP server {self.config.id!r} closed the connection "
                                                               f"during {what}")
         raise McpFailure("mcp_timeout", f"MCP server {self.config.id!r} did not answer {what} within {timeout_s:g} s; "
                                         "the request was cancelled")
+
+
+async def _mentions_session(response: Any) -> bool:
+    """Whether a small error answer talks about the session ("No valid session ID provided").
+    Read here (the SDK reads the same cached body later); a large or unreadable one is not."""
+    try:
+        if int(response.headers.get("content-length", "0") or 0) > 4096:
+            return False
+        body = await response.aread()
+    except Exception:
+        return False
+    return b"session" in body[:4096].lower()
 
 
 async def _cancel(job: asyncio.Future[Any]) -> None:

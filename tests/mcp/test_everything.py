@@ -1,0 +1,71 @@
+"""The MCP client against `@modelcontextprotocol/server-everything` from npm, the reference
+server: its tools and results, and a restart mid-session (it answers our old session with 400
+"No valid session ID provided"). Skipped, with the reason, when npx cannot fetch or start it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.mcp.test_client import Tools, run
+from tests.support.everything_server import EverythingServer, EverythingUnavailable
+
+
+@pytest.fixture(scope="module")
+def everything():
+    server = EverythingServer()
+    try:
+        server.start()
+    except EverythingUnavailable as exc:
+        pytest.skip(f"the reference MCP server cannot be started from npm: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def executor(manager, settings, everything):
+    settings.write({"ev": {"url": everything.url}})
+    return Tools(manager)
+
+
+def status(manager):
+    [server] = manager.status()["servers"]
+    return server["state"], (server["lastError"] or {}).get("code")
+
+
+async def test_its_tools_are_offered_and_called(executor):
+    await executor.refresh_tools("t1")
+    names = {t.name for t in executor.tools()}
+    assert {"mcp__ev__echo", "mcp__ev__get-sum", "mcp__ev__get-tiny-image"} <= names
+    outcome = await run(executor, "mcp__ev__get-sum", {"a": 2, "b": 40})
+    assert (outcome.ok, outcome.text) == (True, "The sum of 2 and 40 is 42.")
+
+
+async def test_a_restart_mid_session_is_followed_by_a_new_session(executor, everything):
+    assert (await run(executor, "mcp__ev__echo", {"message": "one"})).text == "Echo: one"
+    first = executor.manager.servers["ev"].connection
+    everything.restart()
+    outcome = await run(executor, "mcp__ev__echo", {"message": "two"})
+    assert (outcome.ok, outcome.text) == (True, "Echo: two")
+    assert executor.manager.servers["ev"].connection is not first
+    assert status(executor.manager) == ("connected", None)
+
+
+async def test_an_outage_says_unavailable_and_the_tools_return_with_the_server(executor, everything):
+    now = [0.0]
+    executor.manager.clock = lambda: now[0]
+    await executor.refresh_tools("t1")
+    everything.stop()
+    outcome = await run(executor, "mcp__ev__echo", {"message": "lost"})
+    assert outcome.ok is False and outcome.code in ("mcp_unreachable", "mcp_session_expired")
+    assert status(executor.manager)[0] == "failed"
+    await executor.refresh_tools("t2")
+    assert not any(t.name.startswith("mcp__ev__") for t in executor.tools())
+    assert "is unavailable" in executor.router.unavailable("mcp__ev__echo")
+    everything.start()
+    now[0] += 3
+    await executor.refresh_tools("t3")
+    assert "mcp__ev__echo" in {t.name for t in executor.tools()}
+    assert status(executor.manager) == ("connected", None)
+    assert (await run(executor, "mcp__ev__echo", {"message": "back"})).text == "Echo: back"
