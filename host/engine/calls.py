@@ -112,7 +112,15 @@ class CallProcessor:
             return one.finish(ok=False, code=problem.code, counted=True, text=f"Error {problem.code}: {problem.message}")
         if spec.interaction and not alone:
             return one.finish(ok=False, code=ToolCode.INVALID_PARAMS, counted=True, text=NOT_ALONE.format(tool=spec.name))
-        return await one.end(await engine.authorizer.process(call, self.context(node_id), one))
+        from host.tools.progress import reset_progress_sink, set_progress_sink
+
+        # What the tool reports while it runs (an MCP server's progress) shows on its card.
+        token = set_progress_sink(lambda line: engine.bus.delta(runner.thread_id, node_id, progress=line))
+        try:
+            ending = await engine.authorizer.process(call, self.context(node_id), one)
+        finally:
+            reset_progress_sink(token)
+        return await one.end(ending)
 
     def context(self, node_id: str) -> Context:
         """The call as the gatekeeper's audit knows it."""

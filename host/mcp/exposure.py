@@ -88,6 +88,11 @@ def expose(server: str, listed: Mapping[str, Any]) -> ExposedTool | Skipped:
     name = mcp_tool_name(server, tool)
     if not PROVIDER_TOOL_NAME.match(name):
         return Skipped(tool, f"{name!r} is not a valid model tool name (1-64 of A-Z a-z 0-9 _ -)")
+    execution = listed.get("execution")
+    if isinstance(execution, Mapping) and execution.get("taskSupport") == "required":
+        # Such a tool only runs as a task (answered later, polled); the host calls tools directly.
+        return Skipped(tool, "it can only run as an MCP task (execution.taskSupport is required), "
+                             "which Tabwarden does not support")
     schema = listed.get("inputSchema")
     problem = schema_problem(schema)
     if problem is not None:

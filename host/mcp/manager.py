@@ -225,6 +225,7 @@ class McpManager:
                 elif found.name in seen:
                     found = Skipped(found.tool, "listed twice")
             if isinstance(found, Skipped):
+                log.info("MCP server %s: %r is not offered: %s", state.config.id, found.tool, found.reason)
                 skipped.append(found)
                 continue
             seen.add(found.name)
@@ -313,6 +314,9 @@ class McpManager:
         called. A session the server no longer knows is started again once and the call sent
         again (the server refused it unprocessed). Raises McpFailure; `sent` tells whether the
         request had gone out."""
+        from host.tools.progress import progress_sink
+
+        sink = progress_sink()  # captured here: the SDK reports progress from its own task
         if not self._loaded:
             await self.reload()
         for attempt in (1, 2):
@@ -332,7 +336,7 @@ class McpManager:
             connection = state.connection
             was_live = connection.live  # not live: the call fails before anything is sent
             try:
-                return await connection.call(tool, arguments)
+                return await connection.call(tool, arguments, on_progress=sink)
             except McpFailure as failure:
                 if failure.code == "mcp_session_expired":
                     log.info("MCP server %s: %s; starting a new session", server_id, failure.message)

@@ -18,7 +18,7 @@ async def call_tool(call: ToolCall, manager: McpManager) -> ToolResult:
     exposed = call.target.handle  # type: ignore[union-attr]
     details = {"server": exposed.server, "tool": exposed.tool}
     try:
-        answer = await manager.call(exposed.server, exposed.tool, call.params, exposed.definition)
+        answer = await manager.call(exposed.server, exposed.tool, call.params, definition=exposed.definition)
     except McpFailure as failure:
         raise ToolFailure(failure.code, failure.message, details={
             **details, "isError": False, "dispatched": failure.sent,

@@ -69,3 +69,25 @@ async def test_an_outage_says_unavailable_and_the_tools_return_with_the_server(e
     assert "mcp__ev__echo" in {t.name for t in executor.tools()}
     assert status(executor.manager) == ("connected", None)
     assert (await run(executor, "mcp__ev__echo", {"message": "back"})).text == "Echo: back"
+
+
+async def test_progress_reaches_the_card_and_keeps_the_call_alive(executor, settings, everything):
+    from host.tools.progress import reset_progress_sink, set_progress_sink
+
+    # Each step takes 0.5 s and the call 3 s in all, over a 1 s timeout: progress keeps it going.
+    settings.write({"ev": {"url": everything.url, "timeoutSeconds": 1}})
+    lines: list[str] = []
+    token = set_progress_sink(lines.append)
+    try:
+        outcome = await run(executor, "mcp__ev__trigger-long-running-operation", {"duration": 3, "steps": 6})
+    finally:
+        reset_progress_sink(token)
+    assert outcome.ok, outcome
+    assert lines[:2] == ["1/6", "2/6"] and lines[-1] == "6/6"
+
+
+async def test_without_progress_the_timeout_still_holds(executor, settings, everything):
+    # One step of 3 s: its only progress comes at the end, after the 1 s timeout.
+    settings.write({"ev": {"url": everything.url, "timeoutSeconds": 1}})
+    outcome = await run(executor, "mcp__ev__trigger-long-running-operation", {"duration": 3, "steps": 1})
+    assert outcome.ok is False and outcome.code == "mcp_timeout"
