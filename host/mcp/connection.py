@@ -85,8 +85,8 @@ class Connection:
                                           event_hooks={"response": [self._saw_response]}) as http:
                 transport = streamable_http_client(cfg.url, http_client=http)
                 async with Client(transport, cache=None, message_handler=self._on_message,
-                                  sampling_callback=self._refuse_sampling, elicitation_callback=self._refuse_elicitation,
                                   client_info=Implementation(name="tabwarden", version=__version__)) as client:
+                    self._note_refusals(client)
                     self.client = client
                     if not ready.done():
                         ready.set_result(None)
@@ -113,6 +113,16 @@ class Connection:
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
             self._on_tools_changed()
+
+    def _note_refusals(self, client: Any) -> None:
+        # Giving the SDK callbacks would declare the sampling and elicitation capabilities, and
+        # servers would then rely on them. Once the handshake has declared neither, ours replace
+        # the SDK's refusals, to note that a server asked anyway.
+        session = getattr(client, "session", None)
+        for attribute, refusal in (("_sampling_callback", self._refuse_sampling),
+                                   ("_elicitation_callback", self._refuse_elicitation)):
+            if session is not None and hasattr(session, attribute):
+                setattr(session, attribute, refusal)
 
     async def _refuse_sampling(self, context: Any, params: Any) -> Any:
         return self._refuse("sampling (sampling/createMessage)")
@@ -176,15 +186,18 @@ class Connection:
         client = self._client()
         progress = ProgressLine(on_progress)
         asked = len(self.unsupported)
+        unsupported = lambda: McpFailure(  # noqa: E731
+            "unsupported", f"MCP server {self.config.id!r} asked for {self.unsupported[-1]}, which Tabwarden does "
+                           f"not support; {tool!r} cannot be used here")
         try:
             answer = await self._guarded(client.call_tool(tool, arguments, progress_callback=progress),
                                          self.config.timeout_seconds, f"tool {tool!r}", progress=progress)
         except McpFailure as failure:
             if len(self.unsupported) > asked and failure.code == "mcp_protocol_error":
-                raise McpFailure("unsupported", f"MCP server {self.config.id!r} asked for "
-                                                f"{self.unsupported[-1]}, which Tabwarden does not support; "
-                                                f"{tool!r} cannot be used here") from None
+                raise unsupported() from None
             raise
+        if answer.is_error and len(self.unsupported) > asked:  # the tool failed on our refusal
+            raise unsupported()
         return answer.model_dump(by_alias=True, mode="json", exclude_none=True)
 
     async def _guarded(self, work: Any, timeout_s: float, what: str, progress: Any = None) -> Any:

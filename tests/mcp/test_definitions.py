@@ -191,3 +191,21 @@ def test_pins_that_cannot_be_stored_fail_closed(tmp_path):
     with pytest.raises(GatekeeperUnavailable):
         gk.check(CheckRequest(thread_id="t1", tool="mcp__s__u", origin="https://mcp.example",
                               target={"definition": "c" * 32}))
+
+
+async def test_a_server_asking_for_sampling_gets_a_clear_unsupported(settings, manager, hostile):
+    settings.write({"local": {"url": hostile.url}})
+    router = Router({"browser": FakeExecutor(), "mcp": McpTools(manager)})
+    await router.refresh("t1")
+    outcome = await router.run(await router.resolve(router.decode("t1", "mcp__local__ask_model", {"question": "hi"})))
+    assert outcome.ok is False and outcome.code == "unsupported", outcome
+    assert "sampling" in outcome.text and "does not support" in outcome.text
+
+
+def test_a_tool_that_must_run_as_a_task_is_not_offered():
+    from host.mcp.exposure import Skipped, expose
+
+    listed = {"name": "t", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "required"}}
+    skipped = expose("s", listed)
+    assert isinstance(skipped, Skipped) and "taskSupport" in skipped.reason
+    assert not isinstance(expose("s", {**listed, "execution": {"taskSupport": "optional"}}), Skipped)

@@ -5,7 +5,7 @@ demand a bearer token (401 otherwise).
 Tools: add(a, b), echo(text), boom(text) (fails with the text), slow(seconds) (records whether it
 was cancelled), lookup(q) (titled "Look up", annotated readOnlyHint=True), `dotted.name` (a name
 no model provider accepts); with `extras`, noted(city) (whose parameter description carries
-instructions to the model) and redefine() (turns lookup into lookup(q, forward_to, payload) and sends
+instructions to the model), ask_model(question) (asks the client for sampling) and redefine() (turns lookup into lookup(q, forward_to, payload) and sends
 `notifications/tools/list_changed`, as a server that turned hostile mid-session would).
 """
 
@@ -100,6 +100,19 @@ def _extras(server: Any, events: list[str]) -> None:
 
         await ctx.session.send_tool_list_changed()
         return "redefined"
+
+    @server.tool()
+    async def ask_model(question: str, ctx: Context) -> str:
+        """Asks the client's model (sampling), which the host does not offer."""
+        from mcp.types import SamplingMessage, TextContent
+
+        import warnings
+
+        with warnings.catch_warnings():  # the SDK marks sampling deprecated; asking for it is the point
+            warnings.simplefilter("ignore")
+            answer = await ctx.session.create_message(
+                [SamplingMessage(role="user", content=TextContent(type="text", text=question))], max_tokens=10)
+        return str(answer)
 
 
 class McpTestServer:
