@@ -91,3 +91,27 @@ async def test_without_progress_the_timeout_still_holds(executor, settings, ever
     settings.write({"ev": {"url": everything.url, "timeoutSeconds": 1}})
     outcome = await run(executor, "mcp__ev__trigger-long-running-operation", {"duration": 3, "steps": 1})
     assert outcome.ok is False and outcome.code == "mcp_timeout"
+
+
+async def test_images_go_to_the_card_and_the_model_is_told_so(executor):
+    outcome = await run(executor, "mcp__ev__get-tiny-image", {})
+    assert outcome.ok
+    [image] = outcome.details["images"]
+    assert image["mimeType"] == "image/png" and len(image["data"]) > 100
+    assert "[image image/png" in outcome.text and "shown to the user, not to you" in outcome.text
+    assert image["data"] not in outcome.text
+
+
+async def test_content_for_the_user_only_is_not_sent_to_the_model(executor):
+    outcome = await run(executor, "mcp__ev__get-annotated-message", {"messageType": "success", "includeImage": True})
+    assert outcome.ok
+    assert "Operation completed successfully" in outcome.details["forUser"]
+    assert "Operation completed successfully" not in outcome.text
+    assert outcome.details["images"] and "image" not in outcome.details["forUser"]
+    debug = await run(executor, "mcp__ev__get-annotated-message", {"messageType": "debug"})
+    assert "forUser" not in debug.details and debug.text  # for the assistant: the model reads it
+
+
+async def test_embedded_text_resources_are_included(executor):
+    outcome = await run(executor, "mcp__ev__get-resource-reference", {"resourceType": "Text", "resourceId": 2})
+    assert "[resource demo://resource/dynamic/text/2]\nResource 2: This is a plaintext resource" in outcome.text
