@@ -22,6 +22,8 @@ from typing import Iterable
 from protocol.errors import TabwardenError
 
 CONNECTION_CLOSED = -32000  # the SDK's JSON-RPC code for a session whose transport ended
+PARSE_ERROR = -32700  # JSON-RPC: the answer was not JSON (or not JSON-RPC)
+MAX_DETAIL = 300
 SESSION_STATUSES = (400, 404)  # how servers refuse a session they do not know
 
 
@@ -70,9 +72,34 @@ def classify(exc: BaseException, server: str, statuses: Iterable[int] = ()) -> M
     code = getattr(leaf, "code", None)
     if code == CONNECTION_CLOSED:
         return McpFailure("mcp_unreachable", f"MCP server {server!r} closed the connection")
-    detail = getattr(leaf, "message", None) or str(leaf) or type(leaf).__name__
+    if code == PARSE_ERROR or _validation_errors(leaf) is not None:
+        return McpFailure("mcp_protocol_error", f"MCP server {server!r} sent a malformed answer: {_what(leaf)}")
     suffix = f" (JSON-RPC error {code})" if isinstance(code, int) else f" ({type(leaf).__name__})"
-    return McpFailure("mcp_protocol_error", f"MCP server {server!r}: {detail}{suffix}")
+    return McpFailure("mcp_protocol_error", f"MCP server {server!r}: {_what(leaf)}{suffix}")
+
+
+def _validation_errors(leaf: BaseException) -> list[dict] | None:
+    errors = getattr(leaf, "errors", None)  # a pydantic ValidationError: the answer had the wrong shape
+    if not callable(errors) or type(leaf).__name__ != "ValidationError":
+        return None
+    try:
+        found = errors(include_input=False, include_url=False)
+    except Exception:
+        return None
+    return found if isinstance(found, list) else None
+
+
+def _what(leaf: BaseException) -> str:
+    """What was wrong, in one bounded line: where the answer broke its schema, else the first
+    line of the error (the SDK's messages run to pages, with the server's bytes in them)."""
+    errors = _validation_errors(leaf)
+    if errors:
+        parts = [f"{'.'.join(str(p) for p in e.get('loc', ())) or '$'}: {e.get('msg', '?')}" for e in errors[:3]]
+        more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+        return f"{'; '.join(parts)}{more}"[:MAX_DETAIL]
+    text = str(getattr(leaf, "message", None) or leaf or type(leaf).__name__)
+    first = text.strip().splitlines()[0] if text.strip() else type(leaf).__name__
+    return first if len(first) <= MAX_DETAIL else first[:MAX_DETAIL - 1] + "…"
 
 
 def session_lost(leaf: BaseException, statuses: list[int]) -> bool:

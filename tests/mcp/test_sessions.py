@@ -66,3 +66,20 @@ def test_a_refused_session_is_told_apart_from_other_errors():
     assert classify(RpcError(-32602, "bad params"), "s", [400]).code == "mcp_protocol_error"
     assert classify(RpcError(-32600, "Session terminated"), "s", [200]).code == "mcp_protocol_error"
     assert isinstance(lost, McpFailure) and lost.sent is False
+
+
+@pytest.mark.parametrize("corrupt,said", [
+    ("not-json", "MCP server 'solo' sent a malformed answer: Failed to parse JSON response"),
+    ("bad-result", "MCP server 'solo' sent a malformed answer: CallToolResult.content: Input should be a valid list"),
+    ("wrong-type", "MCP server 'solo': Unexpected content type: text/html"),
+])
+async def test_a_malformed_answer_is_a_structured_error_naming_the_server(settings, executor, corrupt, said):
+    with McpTestServer() as server:
+        settings.write({"solo": {"url": server.url, "timeoutSeconds": 5}})
+        await executor.refresh_tools("t1")
+        server.corrupt = corrupt
+        outcome = await run(executor, "mcp__solo__echo", {"text": "x"})
+        assert outcome.ok is False and outcome.code == "mcp_protocol_error", outcome
+        message = outcome.error.message
+        assert message.startswith(said) and "\n" not in message and len(message) < 400, message
+        assert outcome.effect_may_have_occurred  # it was sent: the server may have acted

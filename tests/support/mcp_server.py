@@ -129,6 +129,8 @@ class McpTestServer:
                  extras: bool = False):
         self.token = token
         self.extras = extras
+        # "not-json", "bad-result" or "wrong-type": every tools/call gets that malformed answer.
+        self.corrupt: str | None = None
         # With `sessions` (404 or 400) the server hands out session ids and answers a request with
         # one it did not hand out (since its last start) with that status, as stateful servers do.
         self.session_refusal = sessions
@@ -162,13 +164,19 @@ class McpTestServer:
                                 "headers": [(b"content-type", b"text/plain")]})
                     await send({"type": "http.response.body", "body": b"unauthorized"})
                     return
+                if self.corrupt is not None:
+                    receive, request = await self._read_body(receive)
+                    if isinstance(request, dict) and request.get("method") == "tools/call":
+                        await self._corrupt_answer(send, request.get("id"))
+                        return
                 if self.session_refusal is not None:
                     if session is not None and session.decode() not in self._known:
                         await self._refuse_session(send)
                         return
-                    receive, discover = await self._read_body(receive)
-                    if discover is not None:  # else the SDK's client picks the sessionless protocol
-                        await self._json(send, 200, {"jsonrpc": "2.0", "id": discover,
+                    receive, request = await self._read_body(receive)
+                    if isinstance(request, dict) and request.get("method") == "server/discover":
+                        # Refused, or the SDK's client would pick the sessionless protocol.
+                        await self._json(send, 200, {"jsonrpc": "2.0", "id": request.get("id"),
                                                      "error": {"code": -32601, "message": "Method not found"}})
                         return
                     send = self._noting_sessions(send)
@@ -177,8 +185,8 @@ class McpTestServer:
         return guarded
 
     async def _read_body(self, receive: Any) -> tuple[Any, Any]:
-        """A `receive` that replays the request body read whole, and the id of a
-        `server/discover` request (None for any other)."""
+        """A `receive` that replays the request body read whole, and the body parsed as JSON
+        (None when it is not)."""
         import json
 
         chunks, more = [], True
@@ -187,13 +195,10 @@ class McpTestServer:
             chunks.append(message.get("body", b""))
             more = message.get("more_body", False)
         body = b"".join(chunks)
-        discover = None
         try:
             parsed = json.loads(body) if body else None
-            if isinstance(parsed, dict) and parsed.get("method") == "server/discover":
-                discover = parsed.get("id")
         except ValueError:
-            pass
+            parsed = None
         sent = False
 
         async def replay() -> dict[str, Any]:
@@ -203,7 +208,18 @@ class McpTestServer:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        return replay, discover
+        return replay, parsed
+
+    async def _corrupt_answer(self, send: Any, request_id: Any) -> None:
+        if self.corrupt == "not-json":
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": b"{this is not json"})
+        elif self.corrupt == "bad-result":
+            await self._json(send, 200, {"jsonrpc": "2.0", "id": request_id, "result": {"content": "not a list"}})
+        else:  # "wrong-type": an answer that is neither JSON nor an event stream
+            await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", b"text/html")]})
+            await send({"type": "http.response.body", "body": b"<html>proxy login</html>"})
 
     def _noting_sessions(self, send: Any) -> Any:
         async def noting(message: dict[str, Any]) -> None:
