@@ -54,8 +54,8 @@ class Connection:
 
     @property
     def live(self) -> bool:
-        """True while the session is open."""
-        return self.client is not None and not self.closed.is_set()
+        """True while the session is open (and the server has not said it forgot it)."""
+        return self.client is not None and not self.closed.is_set() and not self.session_refused
 
     async def open(self) -> None:
         """Connect and initialise within the connect timeout (raises McpFailure)."""

@@ -60,6 +60,9 @@ class ServerState:
         if self.error is not None:
             return self.error
         if self.connection is not None and not self.connection.live:
+            if self.connection.session_refused:
+                return McpFailure("mcp_session_expired", f"MCP server {self.config.id!r} no longer knows our session "
+                                                         "(it restarted?); a new one starts at the next need")
             return self.connection.error or McpFailure("mcp_unreachable", f"the session with {self.config.id!r} ended")
         return None
 

@@ -115,3 +115,17 @@ async def test_content_for_the_user_only_is_not_sent_to_the_model(executor):
 async def test_embedded_text_resources_are_included(executor):
     outcome = await run(executor, "mcp__ev__get-resource-reference", {"resourceType": "Text", "resourceId": 2})
     assert "[resource demo://resource/dynamic/text/2]\nResource 2: This is a plaintext resource" in outcome.text
+
+
+async def test_a_restart_shows_in_the_state_before_any_call(executor, everything):
+    from tests.support.waiting import until
+
+    await executor.refresh_tools("t1")
+    assert status(executor.manager) == ("connected", None)
+    everything.restart()
+    # The SDK's event stream (GET) comes back to a server that no longer knows the session.
+    await until(lambda: status(executor.manager)[0] != "connected", 20, "the state to follow the restart")
+    assert status(executor.manager) == ("failed", "mcp_session_expired")
+    await executor.refresh_tools("t2")  # a turn start: a new session
+    assert status(executor.manager) == ("connected", None)
+    assert (await run(executor, "mcp__ev__echo", {"message": "fresh"})).text == "Echo: fresh"
