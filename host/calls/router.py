@@ -81,6 +81,15 @@ class Router:
                 return why
         return None
 
+    async def revive(self, name: str) -> None:
+        """Let the services try once more to offer `name` (an MCP server back since the turn
+        started); never raises."""
+        for service in self.services.values():
+            try:
+                await service.revive(name)
+            except Exception:
+                log.exception("reviving %s failed", name)
+
     # -- one call ------------------------------------------------------------------------------
 
     def decode(self, thread_id: str, tool: str, params: Any) -> ToolCall:

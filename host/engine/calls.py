@@ -97,6 +97,8 @@ class CallProcessor:
             return one.finish(ok=False, code=ToolCode.INVALID_PARAMS, counted=True,
                               text=f"Invalid parameters for {ref.name}: the arguments are not a JSON object "
                                    f"({(ref.raw_arguments or '')[:200]!r})")
+        if spec is not None and ref.name not in engine.tool_names() and engine.tools.unavailable(ref.name):
+            await engine.tools.revive(ref.name)  # its server may be back since the turn started
         if spec is None or ref.name not in engine.tool_names():
             why = engine.tools.unavailable(ref.name) if spec is not None else None
             if why is not None:  # a known server that is down: say so, not "no such tool"

@@ -361,6 +361,20 @@ class McpManager:
                 raise
         raise AssertionError("unreachable")
 
+    async def revive(self, server_id: str) -> None:
+        """Connect a configured, enabled server that is down, unless it failed moments ago
+        (RETRY_AFTER_S); failures are kept on its state, never raised."""
+        state = self.servers.get(server_id)
+        if state is None or not state.config.enabled or state.live:
+            return
+        before = self.status()
+        try:
+            await self._ready(state, retry=False)
+        except McpFailure:
+            pass
+        if self.on_change is not None and self.status() != before:
+            self.on_change()
+
     def unavailable(self, server_id: str) -> str | None:
         """Why a configured server's tools are not offered now (None: it is connected, or it is
         not configured). Our words only: the server's error text is not repeated."""

@@ -39,6 +39,12 @@ class McpTools(ToolService):
             return None
         return self.manager.unavailable(name[len(MCP_PREFIX):].partition("__")[0])
 
+    async def revive(self, name: str) -> None:
+        """Connect the server of an `mcp__<server>__…` tool again if it failed (the usual pause
+        between attempts applies), so a server that is back offers its tools mid-turn."""
+        if name.startswith(MCP_PREFIX):
+            await self.manager.revive(name[len(MCP_PREFIX):].partition("__")[0])
+
     async def refresh(self, thread_id: str) -> None:
         """A turn starts: connect the configured servers and list their tools."""
         await self.manager.refresh()

@@ -83,3 +83,20 @@ async def test_a_malformed_answer_is_a_structured_error_naming_the_server(settin
         message = outcome.error.message
         assert message.startswith(said) and "\n" not in message and len(message) < 400, message
         assert outcome.effect_may_have_occurred  # it was sent: the server may have acted
+
+
+async def test_a_server_back_mid_turn_is_revived_by_a_call_of_its_tool(settings, executor):
+    now = [1000.0]
+    executor.manager.clock = lambda: now[0]
+    with McpTestServer() as server:
+        settings.write({"solo": {"url": server.url}})
+        server.stop()
+        await executor.refresh_tools("t1")  # the turn starts while it is down
+        assert executor.router.unavailable("mcp__solo__echo") is not None
+        server.restart()
+        await executor.router.revive("mcp__solo__echo")  # too soon after the failure: left alone
+        assert "mcp__solo__echo" not in executor.router.offered_names()
+        now[0] += 3
+        await executor.router.revive("mcp__solo__echo")
+        assert "mcp__solo__echo" in executor.router.offered_names()
+        assert (await run(executor, "mcp__solo__echo", {"text": "back"})).text == "back"
