@@ -43,6 +43,7 @@ class Connection:
         # The server refused our session id (404, or a 400 about the session): it restarted or
         # expired the session. The SDK may turn that answer into a generic error, so it is noted here.
         self.session_refused = False
+        self.refused_posts = 0  # requests (POST) the server refused for their session: unprocessed
         # What the server asked of us that the host does not do (sampling, elicitation): a call
         # that fails after such a request failed for that reason.
         self.unsupported: list[str] = []
@@ -109,6 +110,8 @@ class Connection:
         if response.status_code in SESSION_STATUSES and response.request.headers.get("mcp-session-id"):
             if response.status_code == 404 or await _mentions_session(response):
                 self.session_refused = True
+                if response.request.method == "POST":
+                    self.refused_posts += 1
 
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
@@ -207,6 +210,7 @@ class Connection:
         job = asyncio.ensure_future(work)
         ended = asyncio.ensure_future(self.closed.wait())
         started = loop.time()
+        refused = self.refused_posts
         limit = started + timeout_s * (PROGRESS_STRETCH if progress is not None else 1)
         try:
             while True:
@@ -228,7 +232,9 @@ class Connection:
                 return job.result()
             except Exception as exc:
                 failure = classify(exc, self.config.id, self.statuses)
-                if self.session_refused and failure.code in ("mcp_protocol_error", "mcp_unreachable"):
+                # Only a request refused for its session is known unprocessed (safe to send again);
+                # a connection reset by a restarting server may have come after the work was done.
+                if self.refused_posts > refused and failure.code == "mcp_protocol_error":
                     failure = McpFailure("mcp_session_expired", f"MCP server {self.config.id!r} no longer knows "
                                                                 "this session")
                 raise failure from None
