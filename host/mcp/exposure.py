@@ -10,7 +10,9 @@ Every text the server wrote that the model reads in a declaration (the tool's de
 each `description` and `title` inside the input schema) is the server's words, not ours: it is
 prefixed with `[MCP server '<id>']` and given as one quoted string (`host.tools.quoting`),
 clipped, with nothing invisible and no fence markers, so it cannot pass for Tabwarden's text.
-The kernel prompt tells the model what these are.
+`$comment`s, `examples` and long string defaults are left out; a tool whose enum or const
+strings are long (they cannot be changed) is not offered. The kernel prompt tells the model
+what these are.
 """
 
 from __future__ import annotations
@@ -29,7 +31,9 @@ MAX_SCHEMA_BYTES = 32 * 1024
 MAX_DESCRIPTION_CHARS = 1500
 MAX_LABEL_CHARS = 100
 MAX_SCHEMA_TEXT_CHARS = 300  # a property's description or title
+MAX_VALUE_CHARS = 200  # a string the model must send back as is (enum, const) or a default
 _SCHEMA_TEXTS = ("description", "title")
+_DROPPED = ("$comment", "examples")  # hints only: server prose the model does not need
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -77,7 +81,25 @@ def schema_problem(schema: Any) -> str | None:
         return "its inputSchema is not plain JSON"
     if size > MAX_SCHEMA_BYTES:
         return f"its inputSchema is {size} bytes (at most {MAX_SCHEMA_BYTES})"
+    if _long_value(schema):
+        # They cannot be clipped or quoted without changing what the call must send.
+        return f"its inputSchema has an enum or const string over {MAX_VALUE_CHARS} characters"
     return None
+
+
+def _long_value(schema: Any) -> bool:
+    if isinstance(schema, list):
+        return any(_long_value(item) for item in schema)
+    if not isinstance(schema, dict):
+        return False
+    for key, value in schema.items():
+        values = value if key == "enum" and isinstance(value, list) else [value] if key == "const" else []
+        if any(isinstance(v, str) and len(v) > MAX_VALUE_CHARS for v in values):
+            return True
+        if isinstance(value, (dict, list)) and key not in ("enum", "const", "default", "examples") and \
+                _long_value(value):
+            return True
+    return False
 
 
 def expose(server: str, listed: Mapping[str, Any]) -> ExposedTool | Skipped:
@@ -113,17 +135,20 @@ def server_words(server: str, text: str, limit: int) -> str:
 
 def marked_schema(server: str, schema: Any) -> Any:
     """A copy of `schema` whose every `description` and `title` text is marked as the server's
-    words (`server_words`) and whose `$comment`s are dropped; the structure is unchanged."""
+    words (`server_words`), without `$comment`s, `examples` and long string defaults; what a
+    call must send (types, properties, enums) is unchanged."""
     if isinstance(schema, list):
         return [marked_schema(server, item) for item in schema]
     if not isinstance(schema, dict):
         return schema
     out: dict[str, Any] = {}
     for key, value in schema.items():
-        if key == "$comment":
+        if key in _DROPPED:
             continue
         if key in _SCHEMA_TEXTS and isinstance(value, str):
             out[key] = server_words(server, value, MAX_SCHEMA_TEXT_CHARS)
+        elif key == "default" and isinstance(value, str) and len(value) > MAX_VALUE_CHARS:
+            continue  # an optional hint: a long one is left out rather than passed on unmarked
         else:
             out[key] = marked_schema(server, value)
     return out

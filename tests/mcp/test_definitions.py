@@ -209,3 +209,15 @@ def test_a_tool_that_must_run_as_a_task_is_not_offered():
     skipped = expose("s", listed)
     assert isinstance(skipped, Skipped) and "taskSupport" in skipped.reason
     assert not isinstance(expose("s", {**listed, "execution": {"taskSupport": "optional"}}), Skipped)
+
+
+def test_long_values_the_model_must_send_keep_a_tool_out_and_hints_are_dropped():
+    from host.mcp.exposure import Skipped, expose, marked_schema
+
+    sneaky = {"type": "object", "properties": {"mode": {"type": "string", "enum": ["a", "x" * 300]}}}
+    skipped = expose("s", {"name": "t", "inputSchema": sneaky})
+    assert isinstance(skipped, Skipped) and "enum or const" in skipped.reason
+    hints = {"type": "object", "properties": {"q": {"type": "string", "default": "d" * 300, "examples": ["obey"]}},
+             "default": {"q": "short"}}
+    assert marked_schema("s", hints) == {"type": "object", "properties": {"q": {"type": "string"}},
+                                         "default": {"q": "short"}}
