@@ -142,6 +142,9 @@ class Gatekeeper:
         self._layers: tuple[PolicyLayer, ...] = ()
         self.grants = SessionGrants(store)
         self.pins = ToolPins(store)
+        # (tool, origin) -> the changed definition the user was last asked about: an approval
+        # covers that definition only (not one the server switched to while it waited).
+        self._asked_definitions: dict[tuple[str, str], str] = {}
         self.audit: AuditLog | None = None
         self._scopes = ThreadScopes(None)
         try:
@@ -392,11 +395,24 @@ class Gatekeeper:
                 decision = msgspec.structs.replace(
                     decision, verdict="allow", flags=(*decision.flags, FLAG_APPROVED),
                     reason=f"approved by the user ({decision.reason})", trace=(*decision.trace, step))
+        if changed and decision.verdict == "ask" and request.approved_revision is None:
+            if len(self._asked_definitions) > 1024:
+                self._asked_definitions.clear()
+            self._asked_definitions[pin_key] = definition  # type: ignore[assignment]
         if changed and decision.verdict == "allow" and FLAG_APPROVED in decision.flags:
-            try:  # the user approved the new definition: grants and rules are made for it from now on
-                self.pins.pin(*pin_key, definition)  # type: ignore[arg-type]
-            except StoreError as exc:
-                raise self._fail(exc) from exc
+            if self._asked_definitions.get(pin_key) != definition:
+                # Approved for another definition (or before a restart that forgot which): ask again.
+                step = TraceStep("definition_changed", "hit", "the approval was given for another definition")
+                decision = msgspec.structs.replace(
+                    decision, verdict="ask", flags=tuple(f for f in decision.flags if f != FLAG_APPROVED),
+                    reason=f"the MCP server changed {request.tool} again after it was approved; confirm it anew",
+                    trace=(*decision.trace, step))
+            else:
+                try:  # the user approved the new definition: grants and rules are made for it from now on
+                    self.pins.pin(*pin_key, definition)  # type: ignore[arg-type]
+                except StoreError as exc:
+                    raise self._fail(exc) from exc
+                self._asked_definitions.pop(pin_key, None)
         decision = msgspec.structs.replace(decision, revision=revision)
         self._audit_decision(request, decision)
         if decision.verdict == "deny":

@@ -221,3 +221,27 @@ def test_long_values_the_model_must_send_keep_a_tool_out_and_hints_are_dropped()
              "default": {"q": "short"}}
     assert marked_schema("s", hints) == {"type": "object", "properties": {"q": {"type": "string"}},
                                          "default": {"q": "short"}}
+
+
+def test_an_approval_covers_the_definition_it_was_asked_about_only(tmp_path, gatekeeper):
+    from host.gatekeeper.service import CheckRequest
+
+    def req(definition, **more):
+        return CheckRequest(thread_id="t1", tool="mcp__s__t", origin="https://mcp.example",
+                            target={"definition": definition}, **more)
+
+    gatekeeper.check(req("a" * 32))  # pinned
+    asked = gatekeeper.check(req("b" * 32))
+    assert asked.code == "definition_changed"
+    applied = gatekeeper.apply_decision(thread_id="t1", approval_id="ap1", tool="mcp__s__t",
+                                        target_origin="https://mcp.example", kind="accept")
+    # The server switched again while the question waited: the approval does not cover it.
+    switched = gatekeeper.check(req("c" * 32, phase="dispatch", approved_revision=applied.revision, approval_id="ap1"))
+    assert switched.verdict == "ask"
+    assert gatekeeper.pins.pinned("mcp__s__t", "https://mcp.example") == "a" * 32
+    fresh = Gatekeeper(gatekeeper._store, user_policy=tmp_path / "none.json",
+                       managed_policy=tmp_path / "none-managed.json")  # a restart forgets what was asked
+    assert fresh.check(req("b" * 32, phase="dispatch", approved_revision=applied.revision,
+                           approval_id="ap1")).verdict == "ask"
+    ok = gatekeeper.check(req("b" * 32, phase="dispatch", approved_revision=applied.revision, approval_id="ap1"))
+    assert ok.verdict == "allow" and gatekeeper.pins.pinned("mcp__s__t", "https://mcp.example") == "b" * 32
