@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "ac6eb35f544484b897df745e079e584bbdaaa22c39ab9e2eeceef6cfbf80ce8f";
+export const SCHEMA_HASH = "f43b6e740ebbbee4ec2da25995f8d7938cff39943750116a31929fdc8e5c5003";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

@@ -84,6 +84,22 @@ function notice(item) {
   return h("article", { class: `item notice notice-${kind.replace(/[^a-z_]/g, "")}`, dataset: { itemId: item.id } }, text);
 }
 
+// What an MCP server's answer holds for the user only (the model never reads it): its text, and
+// its images (the host passes only PNG, JPEG, GIF and WebP, as checked base64).
+const SHOWN_IMAGES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+function serverShown(result) {
+  const details = (result && result.details) || {};
+  const out = [];
+  if (typeof details.forUser === "string" && details.forUser) {
+    out.push(h("p", { class: "small for-user" }, visibleNodes(details.forUser.slice(0, 2000))));
+  }
+  for (const image of Array.isArray(details.images) ? details.images.slice(0, 4) : []) {
+    if (!image || !SHOWN_IMAGES.has(image.mimeType) || typeof image.data !== "string" || !/^[A-Za-z0-9+/=]+$/.test(image.data)) continue;
+    out.push(h("img", { class: "tool-image", alt: t("tool.image"), src: `data:${image.mimeType};base64,${image.data}` }));
+  }
+  return out;
+}
+
 function toolCard(item) {
   const status = item.status || "running";
   const result = item.result || null;
@@ -106,6 +122,7 @@ function toolCard(item) {
     item.targetLine ? h("p", { class: "small" }, h("code", { class: "target-line" }, visibleNodes(t("tool.target", { line: item.targetLine })))) : null,
     item.progress ? h("p", { class: "muted small", text: item.progress }) : null,
     preview ? h("p", { class: "result-preview" }, visibleNodes(preview)) : null,
+    ...serverShown(result),
     result && !result.ok && result.code ? h("p", { class: "code small", text: t("tool.code", { code: result.code }) }) : null,
     diff ? h("details", { class: "diff" }, h("summary", { text: t("tool.pageChanges") }), h("pre", {}, visibleNodes(diff))) : null,
     summary.split("\n").length > PREVIEW_LINES ? h("details", {}, h("summary", { text: t("tool.fullResult") }),

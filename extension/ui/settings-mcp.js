@@ -126,7 +126,8 @@ export class McpSection {
       h("summary", { id: `mcp-tools-${id}`, text: t("settings.mcp.toolList", { count: tools.length }) }),
       tools.length || skipped.length
         ? h("ul", {},
-          tools.map((tool) => h("li", {}, h("code", { text: tool.name }), titled(tool) ? ` — ${tool.label}` : null)),
+          tools.map((tool) => h("li", {}, h("code", { text: tool.name }), titled(tool) ? ` — ${tool.label}` : null,
+            tool.changed ? h("strong", { class: "mcp-changed", text: ` — ${t("settings.mcp.changed")}` }) : null)),
           skipped.map((s) => h("li", { class: "muted", text: t("settings.mcp.skipped", { tool: s.tool, reason: s.reason }) })))
         : h("p", { class: "muted small", text: t("settings.mcp.toolListEmpty") }));
     details.addEventListener("toggle", () => { if (details.open) this.openTools.add(id); else this.openTools.delete(id); });

@@ -51,6 +51,7 @@ const EN = {
 
   // tool cards
   "tool.running": "running",
+  "tool.image": "image from the tool's server",
   "tool.ok": "done",
   "tool.failed": "failed",
   "tool.denied": "denied by policy",
@@ -299,6 +300,7 @@ const EN = {
   "settings.mcp.toolList": "Tools offered to the model ({count})",
   "settings.mcp.toolListEmpty": "No tools listed yet: connect to list them.",
   "settings.mcp.skipped": "Not offered: {tool} ({reason})",
+  "settings.mcp.changed": "definition changed by the server: its permissions were withdrawn and the next call asks again",
   "settings.mcp.connect": "Connect / refresh",
   "settings.mcp.connectServer": "Connect / refresh “{server}”",
   "settings.mcp.connecting": "Connecting…",

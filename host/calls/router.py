@@ -72,6 +72,24 @@ class Router:
         """The names of `offered()`."""
         return frozenset(spec.name for spec in self.offered())
 
+    def unavailable(self, name: str) -> str | None:
+        """Why a tool that is not offered now cannot be called, if a service knows (an MCP
+        server that is down); None for a name no service knows."""
+        for service in self.services.values():
+            why = service.unavailable(name)
+            if why is not None:
+                return why
+        return None
+
+    async def revive(self, name: str) -> None:
+        """Let the services try once more to offer `name` (an MCP server back since the turn
+        started); never raises."""
+        for service in self.services.values():
+            try:
+                await service.revive(name)
+            except Exception:
+                log.exception("reviving %s failed", name)
+
     # -- one call ------------------------------------------------------------------------------
 
     def decode(self, thread_id: str, tool: str, params: Any) -> ToolCall:

@@ -24,6 +24,15 @@ class ToolService:
         """Tools this service declares at run time (an MCP server's), beside the catalog's."""
         return []
 
+    def unavailable(self, name: str) -> str | None:
+        """Why `name`, a tool of this service that is not offered now, cannot be called (a server
+        that is down, say); None when the service does not know the name."""
+        return None
+
+    async def revive(self, name: str) -> None:
+        """Try once more to offer `name`, a tool `unavailable` explained (its server may be back
+        since the turn started); bounded, never raises."""
+
     async def resolve(self, call: ToolCall) -> ToolCall:
         """The call on its target, as it is now; sends nothing that acts. Raises ToolFailure."""
         from host.tools.call import Target

@@ -11,10 +11,11 @@ a cancel ends the turn.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 import msgspec
 
@@ -97,7 +98,12 @@ class CallProcessor:
             return one.finish(ok=False, code=ToolCode.INVALID_PARAMS, counted=True,
                               text=f"Invalid parameters for {ref.name}: the arguments are not a JSON object "
                                    f"({(ref.raw_arguments or '')[:200]!r})")
+        if spec is not None and ref.name not in engine.tool_names() and engine.tools.unavailable(ref.name):
+            await engine.tools.revive(ref.name)  # its server may be back since the turn started
         if spec is None or ref.name not in engine.tool_names():
+            why = engine.tools.unavailable(ref.name) if spec is not None else None
+            if why is not None:  # a known server that is down: say so, not "no such tool"
+                return one.finish(ok=False, code=ToolCode.UNAVAILABLE, counted=True, text=f"{why}.")
             return one.finish(ok=False, code=ToolCode.UNKNOWN_TOOL, counted=True,
                               text=f"There is no tool named {ref.name!r}. Use one of the tools you were given.")
         resumed = await self._resume(one)
@@ -109,7 +115,21 @@ class CallProcessor:
             return one.finish(ok=False, code=problem.code, counted=True, text=f"Error {problem.code}: {problem.message}")
         if spec.interaction and not alone:
             return one.finish(ok=False, code=ToolCode.INVALID_PARAMS, counted=True, text=NOT_ALONE.format(tool=spec.name))
-        return await one.end(await engine.authorizer.process(call, self.context(node_id), one))
+        with self._progress_to_card(node_id):
+            ending = await engine.authorizer.process(call, self.context(node_id), one)
+        return await one.end(ending)
+
+    @contextlib.contextmanager
+    def _progress_to_card(self, node_id: str) -> Iterator[None]:
+        """What the tool reports while it runs (an MCP server's progress) shows on its card."""
+        from host.tools.progress import reset_progress_sink, set_progress_sink
+
+        engine, thread_id = self.engine, self.runner.thread_id
+        token = set_progress_sink(lambda line: engine.bus.delta(thread_id, node_id, progress=line))
+        try:
+            yield
+        finally:
+            reset_progress_sink(token)
 
     def context(self, node_id: str) -> Context:
         """The call as the gatekeeper's audit knows it."""
@@ -166,7 +186,9 @@ class CallProcessor:
             return one.finish(ok=False, code=ToolCode.TARGET_CHANGED, counted=True, text=(
                 f"Error target_changed: the element now leads to {now}, not to {was} as approved (checked again after the host "
                 "restarted); do not reuse the previous approval."))
-        return await one.end(await engine.authorizer.dispatch(call, self.context(one.node_id), one, answer))
+        with self._progress_to_card(one.node_id):
+            ending = await engine.authorizer.dispatch(call, self.context(one.node_id), one, answer)
+        return await one.end(ending)
 
     def _started(self, node_id: str, ref: CallRef, spec: ToolSpec | None) -> None:
         meta = ui.ItemMeta(tool_name=ref.name, label=spec.label if spec else ref.name,

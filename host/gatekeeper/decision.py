@@ -51,7 +51,7 @@ from host.tools.quoting import quoted
 CODES: tuple[str, ...] = (
     "always_allowed", "read_allowed", "read_ask", "script_scheme", "invalid_destination", "ssrf_blocked",
     "sensitive_origin", "guarded_origin", "rule_deny", "rule_ask", "sensitive_payload", "scope_lock",
-    "session_grant", "rule_allow", "policy_default", "unknown_destination",
+    "session_grant", "rule_allow", "policy_default", "unknown_destination", "definition_changed",
 )
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 
@@ -106,6 +106,8 @@ class Context:
     scope_origins: Collection[str] = frozenset()  # normalised origins the user has accepted
     scope_lock: OriginSet | None = None
     target: Mapping[str, Any] | None = None  # element facts, e.g. {"input_type": "password"}
+    # The MCP tool's definition differs from the one its grants and rules were made for.
+    definition_changed: bool = False
 
 
 class _Trace:
@@ -348,6 +350,16 @@ def _check_call(call: Call, ctx: Context) -> Decision:
                     f"{where} is guarded ({guarded.text}): every write there needs confirmation",
                     flag_tuple, None, found)
     trace.ok("guarded_origin", "not a guarded origin")
+
+    # 10b. A tool the server redefined: what was allowed was another tool; grants, allow rules
+    # and the auto policy do not carry over.
+    if ctx.definition_changed:
+        trace.hit("definition_changed", f"the server changed the definition of {name} since it was allowed")
+        return done("ask", "definition_changed",
+                    f"the MCP server changed the description or parameters of {name} since it was allowed; "
+                    "confirm the new definition", flag_tuple, None, found)
+    if is_mcp:
+        trace.ok("definition_changed", "the tool's definition is the one allowed")
 
     # 11. Session grant.
     if (name, origin.text) in ctx.grants:

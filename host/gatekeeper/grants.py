@@ -144,6 +144,14 @@ class SessionGrants:
         """Drop a thread's grants (thread deleted or reset)."""
         self._delete("thread_id = ?", (thread_id,), lambda: self._threads.pop(thread_id, None))
 
+    def clear_tool(self, tool: str, origin: str) -> None:
+        """Drop every thread's grant of `tool` at `origin` (its definition changed)."""
+        def forget() -> None:
+            for keys in self._threads.values():
+                keys.pop((tool, origin), None)
+
+        self._delete("tool = ? AND origin = ?", (tool, origin), forget)
+
     def clear_all(self) -> None:
         """Drop every grant (for example when the browser revoked site permissions)."""
         self._delete("1 = 1", (), self._threads.clear)

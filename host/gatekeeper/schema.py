@@ -72,8 +72,18 @@ def _append_only(conn: sqlite3.Connection) -> None:
                  "BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END")
 
 
+_PINS = """
+CREATE TABLE gk_tool_pins (
+    tool       TEXT NOT NULL,
+    origin     TEXT NOT NULL,
+    definition TEXT NOT NULL,
+    PRIMARY KEY (tool, origin)
+)
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "gatekeeper tables and audit log", sql=_TABLES),
     Migration(2, "audit log is append-only", apply=_append_only),
+    Migration(3, "pinned MCP tool definitions", sql=_PINS),
 )
 COMPONENT = "gatekeeper"

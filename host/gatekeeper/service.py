@@ -34,6 +34,7 @@ from host.gatekeeper.errors import GatekeeperUnavailable, InvalidInput
 from host.gatekeeper.grants import SessionGrants
 from host.gatekeeper.origins import normalize_origin
 from host.gatekeeper.patterns import PatternError, parse_origin_pattern, parse_tool_pattern
+from host.gatekeeper.pins import ToolPins, definition_of
 from host.gatekeeper.policy import DEFAULT_POLICY, POLICIES, normalize_policy, resolve_policy
 from host.gatekeeper.policy_files import (
     PolicyFileError,
@@ -50,7 +51,7 @@ from host.gatekeeper.scope import ThreadScopes
 from host.gatekeeper.sensitive import BUILTIN_BLOCKED, BUILTIN_GUARDED, OriginLists
 from host.gatekeeper.tool_names import unknown_tool_message
 from host.store.db import Store, StoreError
-from host.tools.catalog import lookup
+from host.tools.catalog import MCP_PREFIX, lookup
 
 # Stored like a user's rule (so the user may delete it, and it ranks as it always has) but shown
 # as built in: its id starts with `BUILTIN_RULE_PREFIX`.
@@ -152,6 +153,10 @@ class Gatekeeper:
         self._state: _State | None = None
         self._layers: tuple[PolicyLayer, ...] = ()
         self.grants = SessionGrants(store)
+        self.pins = ToolPins(store)
+        # (tool, origin) -> the changed definition the user was last asked about: an approval
+        # covers that definition only (not one the server switched to while it waited).
+        self._asked_definitions: dict[tuple[str, str], str] = {}
         self.audit: AuditLog | None = None
         self._scopes = ThreadScopes(None)
         try:
@@ -422,12 +427,18 @@ class Gatekeeper:
 
     def check(self, request: CheckRequest) -> Decision:
         """Judge one call and audit the decision. Raises `GatekeeperUnavailable` (fail closed)."""
-        state = self._ensure()
+        self._ensure()
+        definition = definition_of(request.target) if request.tool.startswith(MCP_PREFIX) else None
+        pin_key = (request.tool, normalize_origin(request.origin).text if request.origin else "")
+        # At the dispatch of an approved call, what the answer granted is for the new definition.
+        changed = definition is not None and self._definition_changed(
+            *pin_key, definition, forget=request.approved_revision is None)
+        state = self._ensure()  # rules may have been dropped with the old definition
         thread_id = request.thread_id
         policy = resolve_policy(request.policy, self._thread_policy.get(thread_id), state.default_policy)
         ctx = Context(origin=request.origin, policy=policy, rules=state.rules, lists=state.lists,
                       grants=self.grants.for_thread(thread_id), scope_origins=self._scopes.origins_view(thread_id),
-                      scope_lock=self._scopes.lock(thread_id), target=request.target)
+                      scope_lock=self._scopes.lock(thread_id), target=request.target, definition_changed=changed)
         decision = check(Call(request.tool, request.params), ctx)
         revision = rev.authorization_revision(policy, state.rules_digest, state.lists.digest)
         if decision.verdict == "ask" and request.phase == "dispatch" and request.approved_revision is not None:
@@ -439,11 +450,55 @@ class Gatekeeper:
                 decision = msgspec.structs.replace(
                     decision, verdict="allow", flags=(*decision.flags, FLAG_APPROVED),
                     reason=f"approved by the user ({decision.reason})", trace=(*decision.trace, step))
+        if changed and decision.verdict == "ask" and request.approved_revision is None:
+            if len(self._asked_definitions) > 1024:
+                self._asked_definitions.clear()
+            self._asked_definitions[pin_key] = definition  # type: ignore[assignment]
+        if changed and decision.verdict == "allow" and FLAG_APPROVED in decision.flags:
+            if self._asked_definitions.get(pin_key) != definition:
+                # Approved for another definition (or before a restart that forgot which): ask again.
+                step = TraceStep("definition_changed", "hit", "the approval was given for another definition")
+                decision = msgspec.structs.replace(
+                    decision, verdict="ask", flags=tuple(f for f in decision.flags if f != FLAG_APPROVED),
+                    reason=f"the MCP server changed {request.tool} again after it was approved; confirm it anew",
+                    trace=(*decision.trace, step))
+            else:
+                try:  # the user approved the new definition: grants and rules are made for it from now on
+                    self.pins.pin(*pin_key, definition)  # type: ignore[arg-type]
+                except StoreError as exc:
+                    raise self._fail(exc) from exc
+                self._asked_definitions.pop(pin_key, None)
         decision = msgspec.structs.replace(decision, revision=revision)
         self._audit_decision(request, decision)
         if decision.verdict == "deny":
             self.monitor.note_denial(thread_id, decision.code)
         return decision
+
+    def _definition_changed(self, tool: str, origin: str, definition: str, *, forget: bool) -> bool:
+        """Whether an MCP tool's definition differs from its pin (the first one seen is pinned).
+        With `forget`, a changed tool loses its session grants and the site rules approvals made
+        for it."""
+        try:
+            pinned = self.pins.pinned(tool, origin)
+            if pinned is None:
+                self.pins.pin(tool, origin, definition)
+                return False
+            if pinned == definition:
+                return False
+            if not forget:
+                return True
+            self.grants.clear_tool(tool, origin)
+            dropped = [v.rule.id for v in self._ensure().views if v.removable and v.rule.tool == tool
+                       and v.rule.origin == origin and v.rule.source == "approval_persist" and v.rule.id]
+            if dropped and self._rule_storage is not None:
+                for rule_id in dropped:
+                    self._rule_storage.delete_rule(rule_id)
+                self._rebuild()
+            if dropped:
+                log.warning("the definition of %s at %s changed: dropped its rules %s", tool, origin, dropped)
+            return True
+        except StoreError as exc:
+            raise self._fail(exc) from exc
 
     def _audit_decision(self, request: CheckRequest, decision: Decision) -> None:
         if self.audit is None:

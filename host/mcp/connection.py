@@ -21,13 +21,15 @@ from mcp.types import Implementation
 
 from host import __version__
 from host.mcp.config import ServerConfig
-from host.mcp.errors import McpFailure, classify
+from host.mcp.errors import SESSION_STATUSES, McpFailure, classify
 
 log = logging.getLogger("tabwarden.mcp")
 
 MAX_LIST_PAGES = 20
 MAX_LISTED_TOOLS = 1000
 CANCEL_GRACE_S = 2.0  # how long a cancelled call may take to tell the server
+# While a server reports progress, a call may run past its timeout, up to this many times it.
+PROGRESS_STRETCH = 10
 
 
 class Connection:
@@ -38,6 +40,13 @@ class Connection:
         self._token = token
         self._on_tools_changed = on_tools_changed
         self.statuses: list[int] = []  # recent HTTP statuses: the SDK hides a 401 behind a generic error
+        # The server refused our session id (404, or a 400 about the session): it restarted or
+        # expired the session. The SDK may turn that answer into a generic error, so it is noted here.
+        self.session_refused = False
+        self.refused_posts = 0  # requests (POST) the server refused for their session: unprocessed
+        # What the server asked of us that the host does not do (sampling, elicitation): a call
+        # that fails after such a request failed for that reason.
+        self.unsupported: list[str] = []
         self.client: Any = None
         self.error: McpFailure | None = None
         self.closed = asyncio.Event()
@@ -46,8 +55,8 @@ class Connection:
 
     @property
     def live(self) -> bool:
-        """True while the session is open."""
-        return self.client is not None and not self.closed.is_set()
+        """True while the session is open (and the server has not said it forgot it)."""
+        return self.client is not None and not self.closed.is_set() and not self.session_refused
 
     async def open(self) -> None:
         """Connect and initialise within the connect timeout (raises McpFailure)."""
@@ -78,6 +87,7 @@ class Connection:
                 transport = streamable_http_client(cfg.url, http_client=http)
                 async with Client(transport, cache=None, message_handler=self._on_message,
                                   client_info=Implementation(name="tabwarden", version=__version__)) as client:
+                    self._note_refusals(client)
                     self.client = client
                     if not ready.done():
                         ready.set_result(None)
@@ -97,10 +107,38 @@ class Connection:
 
     async def _saw_response(self, response: Any) -> None:
         self.statuses = [*self.statuses[-7:], response.status_code]
+        if response.status_code in SESSION_STATUSES and response.request.headers.get("mcp-session-id"):
+            if response.status_code == 404 or await _mentions_session(response):
+                self.session_refused = True
+                if response.request.method == "POST":
+                    self.refused_posts += 1
 
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
             self._on_tools_changed()
+
+    def _note_refusals(self, client: Any) -> None:
+        # Giving the SDK callbacks would declare the sampling and elicitation capabilities, and
+        # servers would then rely on them. Once the handshake has declared neither, ours replace
+        # the SDK's refusals, to note that a server asked anyway.
+        session = getattr(client, "session", None)
+        for attribute, refusal in (("_sampling_callback", self._refuse_sampling),
+                                   ("_elicitation_callback", self._refuse_elicitation)):
+            if session is not None and hasattr(session, attribute):
+                setattr(session, attribute, refusal)
+
+    async def _refuse_sampling(self, context: Any, params: Any) -> Any:
+        return self._refuse("sampling (sampling/createMessage)")
+
+    async def _refuse_elicitation(self, context: Any, params: Any) -> Any:
+        return self._refuse("elicitation (elicitation/create)")
+
+    def _refuse(self, what: str) -> Any:
+        from mcp.types import INVALID_REQUEST, ErrorData
+
+        self.unsupported = [*self.unsupported[-3:], what]
+        log.info("MCP server %s asked for %s, which Tabwarden does not support", self.config.id, what)
+        return ErrorData(code=INVALID_REQUEST, message=f"Tabwarden does not support {what}")
 
     async def close(self) -> None:
         """End the session (and its owner task); never raises."""
@@ -140,19 +178,50 @@ class Connection:
         await self._guarded(fetch(), max(self.config.connect_timeout_seconds, 10.0), "tools/list")
         return tools[:MAX_LISTED_TOOLS]
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Call `tool` within the server's timeout; the answer in JSON form. Cancelling the
-        caller cancels the call on the server too. Raises McpFailure."""
+    async def call(self, tool: str, arguments: dict[str, Any],
+                   on_progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+        """Call `tool` within the server's timeout, which progress from the server extends (up
+        to PROGRESS_STRETCH times it); each progress report goes to `on_progress` as a line.
+        The answer in JSON form. Cancelling the caller cancels the call on the server too.
+        Raises McpFailure."""
+        from host.mcp.progress import ProgressLine
+
         client = self._client()
-        answer = await self._guarded(client.call_tool(tool, arguments), self.config.timeout_seconds, f"tool {tool!r}")
+        progress = ProgressLine(on_progress)
+        asked = len(self.unsupported)
+        unsupported = lambda: McpFailure(  # noqa: E731
+            "unsupported", f"MCP server {self.config.id!r} asked for {self.unsupported[-1]}, which Tabwarden does "
+                           f"not support; {tool!r} cannot be used here")
+        try:
+            answer = await self._guarded(client.call_tool(tool, arguments, progress_callback=progress),
+                                         self.config.timeout_seconds, f"tool {tool!r}", progress=progress)
+        except McpFailure as failure:
+            if len(self.unsupported) > asked and failure.code == "mcp_protocol_error":
+                raise unsupported() from None
+            raise
+        if answer.is_error and len(self.unsupported) > asked:  # the tool failed on our refusal
+            raise unsupported()
         return answer.model_dump(by_alias=True, mode="json", exclude_none=True)
 
-    async def _guarded(self, work: Any, timeout_s: float, what: str) -> Any:
-        """Run `work` in its own task, raced against the session ending and the timeout."""
+    async def _guarded(self, work: Any, timeout_s: float, what: str, progress: Any = None) -> Any:
+        """Run `work` in its own task, raced against the session ending and the timeout (pushed
+        back while `progress` reports, up to PROGRESS_STRETCH times the timeout)."""
+        loop = asyncio.get_running_loop()
         job = asyncio.ensure_future(work)
         ended = asyncio.ensure_future(self.closed.wait())
+        started = loop.time()
+        refused = self.refused_posts
+        limit = started + timeout_s * (PROGRESS_STRETCH if progress is not None else 1)
         try:
-            done, _ = await asyncio.wait({job, ended}, timeout=timeout_s, return_when=asyncio.FIRST_COMPLETED)
+            while True:
+                heard = progress.last if progress is not None and progress.last is not None else started
+                deadline = min(max(started, heard) + timeout_s, limit)
+                done, _ = await asyncio.wait({job, ended}, timeout=max(0.0, deadline - loop.time()),
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if done or loop.time() >= limit:
+                    break
+                if progress is None or progress.last is None or progress.last + timeout_s <= loop.time():
+                    break  # no progress within the timeout
         except BaseException:
             await _cancel(job)  # the caller was cancelled (an interrupted turn): so is the server's work
             raise
@@ -162,13 +231,33 @@ class Connection:
             try:
                 return job.result()
             except Exception as exc:
-                raise classify(exc, self.config.id, self.statuses) from None
+                failure = classify(exc, self.config.id, self.statuses)
+                # Only a request refused for its session is known unprocessed (safe to send again);
+                # a connection reset by a restarting server may have come after the work was done.
+                if self.refused_posts > refused and failure.code == "mcp_protocol_error":
+                    failure = McpFailure("mcp_session_expired", f"MCP server {self.config.id!r} no longer knows "
+                                                                "this session")
+                raise failure from None
         await _cancel(job)
         if ended in done:
             raise self.error or McpFailure("mcp_unreachable", f"MCP server {self.config.id!r} closed the connection "
                                                               f"during {what}")
-        raise McpFailure("mcp_timeout", f"MCP server {self.config.id!r} did not answer {what} within {timeout_s:g} s; "
+        waited = loop.time() - started
+        raise McpFailure("mcp_timeout", f"MCP server {self.config.id!r} did not answer {what} within {waited:.3g} s"
+                                        f"{' (its progress had stopped)' if waited > timeout_s + 0.5 else ''}; "
                                         "the request was cancelled")
+
+
+async def _mentions_session(response: Any) -> bool:
+    """Whether a small error answer talks about the session ("No valid session ID provided").
+    Read here (the SDK reads the same cached body later); a large or unreadable one is not."""
+    try:
+        if int(response.headers.get("content-length", "0") or 0) > 4096:
+            return False
+        body = await response.aread()
+    except Exception:
+        return False
+    return b"session" in body[:4096].lower()
 
 
 async def _cancel(job: asyncio.Future[Any]) -> None:

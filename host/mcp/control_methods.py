@@ -74,10 +74,11 @@ async def mcp_tools(params: dict[str, Any], conn: "ControlConnection") -> list[d
             continue
         out.append({
             "server": state.config.id, "state": state.state,
-            "tools": [{"name": t.name, "tool": t.tool, "label": t.label, "description": t.description}
-                      for t in state.tools],
+            "tools": [{"name": t.name, "tool": t.tool, "label": t.label, "description": t.description,
+                       "changed": t.tool in manager.changed.get(state.config.id, set())} for t in state.tools],
             "skipped": [{"tool": s.tool, "reason": s.reason} for s in state.skipped],
-            "lastError": {"code": state.error.code, "message": state.error.message} if state.error else None,
+            "lastError": {"code": state.last_error.code, "message": state.last_error.message}
+            if state.last_error else None,
         })
     return out
 

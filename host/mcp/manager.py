@@ -4,9 +4,15 @@ mcp.json is read again at each `refresh()` (a turn start), so edits apply withou
 new server is connected, a changed one reconnected, a removed or disabled one closed. An
 invalid file disables every server (nothing of it is applied) and its error is kept for
 `mcp.servers`. Servers connect lazily (first refresh or first call), concurrently, each within
-its connect timeout; one that failed is tried again after `RETRY_AFTER_S`, so a dead server
-costs a turn start nothing but that wait. The tool list is fetched at connect and again after
-the server sends `notifications/tools/list_changed`.
+its connect timeout. One that failed is tried again at the next turn start once `RETRY_AFTER_S`
+has passed: a refused connection fails at once, so it is retried after a short pause and its
+tools come back as soon as the server does; one that timed out cost a whole connect timeout,
+so it waits longer. The tool list is fetched at connect and again after the server sends
+`notifications/tools/list_changed`.
+
+A server that restarted forgets its sessions and refuses ours (404, or 400 "no valid
+session"): the session is started again once and the call, which the server did not process,
+is sent again, unless the tool's definition changed meanwhile.
 """
 
 from __future__ import annotations
@@ -25,7 +31,8 @@ from host.mcp.exposure import ExposedTool, Skipped, expose
 
 log = logging.getLogger("tabwarden.mcp")
 
-RETRY_AFTER_S = 30.0
+RETRY_AFTER_S = 2.0  # a failure that costs a turn start little: refused, reset, unauthorised
+RETRY_SLOW_AFTER_S = 30.0  # a connect that timed out
 
 
 @dataclass
@@ -43,13 +50,30 @@ class ServerState:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
     @property
+    def live(self) -> bool:
+        """True while the session is open."""
+        return self.connection is not None and self.connection.live
+
+    @property
+    def last_error(self) -> McpFailure | None:
+        """Why the server is not usable now: the kept failure, or why its session ended."""
+        if self.error is not None:
+            return self.error
+        if self.connection is not None and not self.connection.live:
+            if self.connection.session_refused:
+                return McpFailure("mcp_session_expired", f"MCP server {self.config.id!r} no longer knows our session "
+                                                         "(it restarted?); a new one starts at the next need")
+            return self.connection.error or McpFailure("mcp_unreachable", f"the session with {self.config.id!r} ended")
+        return None
+
+    @property
     def state(self) -> str:
         """disabled | connected | failed | idle."""
         if not self.config.enabled:
             return "disabled"
-        if self.connection is not None and self.connection.live:
+        if self.live:
             return "connected"
-        return "failed" if self.error is not None else "idle"
+        return "failed" if self.last_error is not None else "idle"
 
 
 class McpManager:
@@ -68,6 +92,11 @@ class McpManager:
         self.config_error: ConfigFileError | None = None
         self._loaded = False
         self._background: set[asyncio.Task[None]] = set()
+        # (server, tool) -> the definition last called (or first listed) in this run, and the tools
+        # whose listed definition differs from it: shown by `status()` until a call of the new
+        # definition passes the gatekeeper (which asks about it again).
+        self._definitions: dict[tuple[str, str], str] = {}
+        self.changed: dict[str, set[str]] = {}
         # Called when a turn start's refresh changed what `status()` shows (the engine host
         # broadcasts the new state to open settings pages).
         self.on_change: Callable[[], None] | None = None
@@ -144,13 +173,15 @@ class McpManager:
         async with state.lock:
             if state.retired:
                 raise McpFailure("mcp_not_configured", f"MCP server {state.config.id!r} was removed or changed in mcp.json")
-            if state.connection is not None and state.connection.live and state.listed:
+            if state.live and state.listed:
                 return
-            if (not retry and state.error is not None and state.failed_at is not None
-                    and self.clock() - state.failed_at < RETRY_AFTER_S):
-                raise state.error
+            if not retry and state.error is not None and state.failed_at is not None:
+                wait = RETRY_SLOW_AFTER_S if state.error.code == "mcp_timeout" else RETRY_AFTER_S
+                if self.clock() - state.failed_at < wait:
+                    raise state.error
             try:
-                if state.connection is None or not state.connection.live:
+                if not state.live:
+                    await self._disconnect(state, keep_error=True)  # a session that ended by itself
                     await self._connect(state)
                 await self._list(state)
             except McpFailure as failure:
@@ -197,10 +228,19 @@ class McpManager:
                 elif found.name in seen:
                     found = Skipped(found.tool, "listed twice")
             if isinstance(found, Skipped):
+                log.info("MCP server %s: %r is not offered: %s", state.config.id, found.tool, found.reason)
                 skipped.append(found)
                 continue
             seen.add(found.name)
             tools.append(found)
+            known = self._definitions.setdefault((found.server, found.tool), found.definition)
+            if known != found.definition:
+                if found.tool not in self.changed.setdefault(found.server, set()):
+                    log.warning("MCP server %s changed the definition of %s; it will be asked about again",
+                                found.server, found.tool)
+                self.changed[found.server].add(found.tool)
+            else:
+                self.changed.get(found.server, set()).discard(found.tool)
             remember_mcp_tool(mcp_tool(found.server, found.tool, title=found.label, description=found.description,
                                        input_schema=found.schema))
         state.tools, state.skipped, state.listed = tools, skipped, True
@@ -248,7 +288,7 @@ class McpManager:
 
     def tools(self) -> list[ExposedTool]:
         """The tools offered to the model: those of every connected, enabled server."""
-        return [t for s in self.servers.values() if s.config.enabled and s.connection is not None for t in s.tools]
+        return [t for s in self.servers.values() if s.config.enabled and s.live for t in s.tools]
 
     def find(self, name: str) -> ExposedTool | None:
         """The exposed tool called `name`, if a server offers it now."""
@@ -270,29 +310,84 @@ class McpManager:
             await self.reload()
         await self._ready(self.server(server_id), retry=True)
 
-    async def call(self, server_id: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """Call a server's tool (connecting first if needed); the answer in JSON form. Raises
-        McpFailure; `sent` tells whether the request had gone out."""
+    async def call(self, server_id: str, tool: str, arguments: dict[str, Any],
+                   definition: str | None = None) -> dict[str, Any]:
+        """Call a server's tool (connecting first if needed); the answer in JSON form. With
+        `definition` (the hash the call was judged with) a tool whose definition changed is not
+        called. A session the server no longer knows is started again once and the call sent
+        again (the server refused it unprocessed). Raises McpFailure; `sent` tells whether the
+        request had gone out."""
+        from host.tools.progress import progress_sink
+
+        sink = progress_sink()  # captured here: the SDK reports progress from its own task
         if not self._loaded:
             await self.reload()
-        state = self.server(server_id)
-        await self._ready(state, retry=True)
-        if not any(t.tool == tool for t in state.tools):
-            # Checked at the call, not only when listing: the allow-list (or the server's list) may
-            # have changed since the call was prepared or approved.
-            raise McpFailure("mcp_not_configured", f"MCP server {server_id!r} does not offer {tool!r} now")
-        connection = state.connection
-        was_live = connection.live  # not live: the call fails before anything is sent
+        for attempt in (1, 2):
+            state = self.server(server_id)
+            await self._ready(state, retry=True)
+            current = next((t for t in state.tools if t.tool == tool), None)
+            if current is None:
+                # Checked at the call, not only when listing: the allow-list (or the server's list)
+                # may have changed since the call was prepared or approved.
+                raise McpFailure("mcp_not_configured", f"MCP server {server_id!r} does not offer {tool!r} now")
+            if definition is not None and current.definition != definition:
+                raise McpFailure("mcp_tool_changed", f"MCP server {server_id!r} changed the definition of {tool!r} "
+                                                     "since the call was checked; it was not called")
+            if definition is not None:  # it passed the gatekeeper: this definition is the allowed one
+                self._definitions[(server_id, tool)] = definition
+                self.changed.get(server_id, set()).discard(tool)
+            connection = state.connection
+            was_live = connection.live  # not live: the call fails before anything is sent
+            try:
+                return await connection.call(tool, arguments, on_progress=sink)
+            except McpFailure as failure:
+                if failure.code == "mcp_session_expired":
+                    log.info("MCP server %s: %s; starting a new session", server_id, failure.message)
+                    async with state.lock:
+                        if state.connection is connection:
+                            await self._disconnect(state)
+                    if attempt == 1:
+                        continue
+                    failure = McpFailure("mcp_unreachable", f"MCP server {server_id!r} refused a new session too")
+                    failure.sent = False
+                    state.error, state.failed_at = failure, self.clock()
+                    raise failure from None
+                failure.sent = was_live
+                if failure.code in ("mcp_unreachable", "mcp_auth_failed") or not connection.live:
+                    async with state.lock:  # reconnect at the next need; the state says why until then
+                        if state.connection is connection:
+                            state.error, state.failed_at = failure, self.clock()
+                            await self._disconnect(state, keep_error=True)
+                raise
+        raise AssertionError("unreachable")
+
+    async def revive(self, server_id: str) -> None:
+        """Connect a configured, enabled server that is down, unless it failed moments ago
+        (RETRY_AFTER_S); failures are kept on its state, never raised."""
+        state = self.servers.get(server_id)
+        if state is None or not state.config.enabled or state.live:
+            return
+        before = self.status()
         try:
-            return await connection.call(tool, arguments)
-        except McpFailure as failure:
-            failure.sent = was_live
-            if failure.code == "mcp_unreachable" or not connection.live:  # reconnect at the next need
-                async with state.lock:
-                    if state.connection is connection:
-                        state.error, state.failed_at = failure, self.clock()
-                        await self._disconnect(state, keep_error=True)
-            raise
+            await self._ready(state, retry=False)
+        except McpFailure:
+            pass
+        if self.on_change is not None and self.status() != before:
+            self.on_change()
+
+    def unavailable(self, server_id: str) -> str | None:
+        """Why a configured server's tools are not offered now (None: it is connected, or it is
+        not configured). Our words only: the server's error text is not repeated."""
+        state = self.servers.get(server_id)
+        if state is None:
+            return None
+        if not state.config.enabled:
+            return f"MCP server {server_id!r} is disabled in the settings"
+        if state.live:
+            return None
+        failure = state.last_error
+        why = f" ({failure.code})" if failure is not None else ""
+        return f"MCP server {server_id!r} is unavailable{why}; its tools cannot be called now"
 
     def status(self) -> dict[str, Any]:
         """The servers as `mcp.servers` reports them."""
@@ -300,8 +395,9 @@ class McpManager:
             "configError": str(self.config_error) if self.config_error else None,
             "servers": [{
                 "id": s.config.id, "url": s.config.url, "enabled": s.config.enabled, "state": s.state,
-                "toolCount": len(s.tools), "skipped": len(s.skipped),
-                "lastError": {"code": s.error.code, "message": s.error.message} if s.error else None,
+                "toolCount": len(s.tools) if s.live else 0, "skipped": len(s.skipped),
+                "changedTools": sorted(self.changed.get(s.config.id, ())),
+                "lastError": {"code": s.last_error.code, "message": s.last_error.message} if s.last_error else None,
             } for s in self.servers.values()],
         }
 

@@ -35,13 +35,16 @@ def _entry(manager: "McpManager", state: "ServerState") -> ui.McpServerEntry:
     from host.gatekeeper.origins import destination
 
     config = state.config
+    changed = manager.changed.get(config.id, set())
     return ui.McpServerEntry(
         id=config.id, url=config.url, origin=destination(config.url).origin.text, enabled=config.enabled,
         state=state.state, timeout_seconds=config.timeout_seconds,  # type: ignore[arg-type]
         allow_list=list(config.tools) if config.tools is not None else None, header_names=sorted(config.headers),
         bearer_token_env=config.bearer_token_env, token=_token(manager, state),  # type: ignore[arg-type]
-        last_error=ui.McpError(code=state.error.code, message=state.error.message) if state.error else None,
-        tools=[ui.McpToolEntry(name=t.name, tool=t.tool, label=t.label) for t in state.tools],
+        last_error=ui.McpError(code=state.last_error.code, message=state.last_error.message)
+        if state.last_error else None,
+        tools=[ui.McpToolEntry(name=t.name, tool=t.tool, label=t.label, changed=t.tool in changed)
+               for t in state.tools],
         skipped=[ui.McpSkippedTool(tool=s.tool, reason=s.reason) for s in state.skipped])
 
 

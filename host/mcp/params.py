@@ -1,7 +1,9 @@
 """A small structural check of call parameters against a server tool's input schema: an
-object, required keys present, no unknown keys when `additionalProperties` is false, and each
-top-level property of the declared JSON type. The server validates fully; this catches the
-model's common slips before the user is asked to approve a call that cannot work."""
+object, required keys present, no key outside the declared properties unless the schema opts in
+(`additionalProperties` true or a schema, or `patternProperties`), and each top-level property of
+the declared JSON type. The server validates fully; this catches the model's slips before the
+user is asked to approve a call that cannot work, and keeps a call to what the user approved:
+an argument the tool did not declare is refused, not passed on."""
 
 from __future__ import annotations
 
@@ -38,8 +40,9 @@ def problems(schema: dict[str, Any], params: Any) -> list[str]:
     for key in schema.get("required") or ():
         if isinstance(key, str) and key not in params:
             found.append(f"{path(key)}: required")
-    if schema.get("additionalProperties") is False:
-        found += [f"{path(key)}: unknown parameter" for key in params if key not in properties]
+    if not opens_extra_keys(schema):
+        found += [f"{path(key)}: unknown parameter (the tool declares {_declared(properties)})"
+                  for key in params if key not in properties]
     for key, value in params.items():
         declared = properties.get(key)
         kind = declared.get("type") if isinstance(declared, dict) else None
@@ -48,6 +51,21 @@ def problems(schema: dict[str, Any], params: Any) -> list[str]:
         if kinds and not any(_is(value, k) for k in kinds):
             found.append(f"{path(key)}: expected {' or '.join(kinds)}, got {_json_type(value)}")
     return found
+
+
+def opens_extra_keys(schema: dict[str, Any]) -> bool:
+    """Whether the schema accepts keys beyond its `properties`: only when it says so. JSON Schema
+    allows them when `additionalProperties` is absent, but an undeclared argument is one the user
+    never saw in the tool's definition."""
+    extra = schema.get("additionalProperties")
+    return extra is True or (isinstance(extra, dict) and extra != {"not": {}}) or bool(schema.get("patternProperties"))
+
+
+def _declared(properties: dict[str, Any]) -> str:
+    if not properties:
+        return "no parameters"
+    names = [path(k)[2:] if path(k).startswith("$.") else path(k)[1:-1] for k in list(properties)[:20]]
+    return ", ".join(names) + (", …" if len(properties) > 20 else "")
 
 
 def path(key: str) -> str:

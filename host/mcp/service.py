@@ -12,6 +12,8 @@ from typing import Any
 
 from host.calls.service import ToolService
 from host.mcp.errors import McpFailure
+from host.gatekeeper.pins import FACT
+from host.mcp.exposure import ExposedTool
 from host.mcp.manager import McpManager
 from host.tools.call import Target, ToolCall
 from host.tools.catalog import MCP_PREFIX, mcp_tool
@@ -30,6 +32,18 @@ class McpTools(ToolService):
         """The tools of every connected, enabled server."""
         return [mcp_tool(t.server, t.tool, title=t.label, description=t.description, input_schema=t.schema)
                 for t in self.manager.tools()]
+
+    def unavailable(self, name: str) -> str | None:
+        """Why an `mcp__<server>__…` tool is not offered: its server is down or disabled."""
+        if not name.startswith(MCP_PREFIX):
+            return None
+        return self.manager.unavailable(name[len(MCP_PREFIX):].partition("__")[0])
+
+    async def revive(self, name: str) -> None:
+        """Connect the server of an `mcp__<server>__…` tool again if it failed (the usual pause
+        between attempts applies), so a server that is back offers its tools mid-turn."""
+        if name.startswith(MCP_PREFIX):
+            await self.manager.revive(name[len(MCP_PREFIX):].partition("__")[0])
 
     async def refresh(self, thread_id: str) -> None:
         """A turn starts: connect the configured servers and list their tools."""
@@ -54,11 +68,18 @@ class McpTools(ToolService):
         if exposed is None:
             raise ToolFailure(ToolCode.UNKNOWN_TOOL, f"{call.tool} is not offered by any connected MCP server now",
                               phase="resolve")
+        before = call.target.handle if call.target is not None else None
+        if isinstance(before, ExposedTool) and before.definition != exposed.definition:
+            # Resolved again at dispatch: what was judged (and maybe approved) is not this tool.
+            raise ToolFailure("mcp_tool_changed", f"MCP server {exposed.server!r} changed the definition of "
+                              f"{call.tool} after the call was checked; it was not called", phase="resolve")
         found = problems(exposed.schema, call.params)
         if found:
             raise ToolFailure(ToolCode.INVALID_PARAMS, f"Invalid parameters for {call.tool}: {'; '.join(found)}",
                               phase="validate")
-        return call.resolved(Target(origin=self.origin(exposed.server), handle=exposed))
+        # The definition goes to the gatekeeper, which holds grants and rules to the one allowed.
+        return call.resolved(Target(origin=self.origin(exposed.server), facts={FACT: exposed.definition},
+                                    handle=exposed))
 
     def origin(self, server_id: str) -> str:
         """The origin of a configured server's URL."""

@@ -18,14 +18,20 @@ async def call_tool(call: ToolCall, manager: McpManager) -> ToolResult:
     exposed = call.target.handle  # type: ignore[union-attr]
     details = {"server": exposed.server, "tool": exposed.tool}
     try:
-        answer = await manager.call(exposed.server, exposed.tool, call.params)
+        answer = await manager.call(exposed.server, exposed.tool, call.params, definition=exposed.definition)
     except McpFailure as failure:
         raise ToolFailure(failure.code, failure.message, details={
             **details, "isError": False, "dispatched": failure.sent,
             "effectMayHaveOccurred": failure.sent and failure.code in _MAYBE_ACTED}) from None
     result = summarise(answer)
+    # The card shows these; the model reads a result's text only, never its details.
+    shown: dict[str, object] = {}
+    if result.for_user:
+        shown["forUser"] = result.for_user
+    if result.images:
+        shown["images"] = result.images
     if result.is_error:
-        return ToolResult(ok=False, tool=call.tool, text=result.text, details={**details, "isError": True},
+        return ToolResult(ok=False, tool=call.tool, text=result.text, details={**details, **shown, "isError": True},
                           error=ToolFailure(ToolCode.MCP_TOOL_ERROR, "the tool reported an error",
                                             details={**details, "isError": True}).info())
-    return ToolResult(ok=True, tool=call.tool, text=result.text, details={**details, "isError": False})
+    return ToolResult(ok=True, tool=call.tool, text=result.text, details={**details, **shown, "isError": False})

@@ -76,6 +76,9 @@ class McpToolEntry(Shape, kw_only=True):
     name: str  # as offered to the model: mcp__<server>__<tool>
     tool: str  # the server's own name
     label: str = ""
+    # The server changed its description or parameters since it was last allowed: its grants and
+    # approval-made rules are gone and the next call asks again.
+    changed: bool = False
 
 
 class McpSkippedTool(Shape, kw_only=True):

@@ -98,7 +98,8 @@ class Servers:
     async def refresh(self) -> None:
         return None
 
-    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def call(self, server: str, tool: str, arguments: dict[str, Any],
+                   definition: str | None = None) -> dict[str, Any]:
         raise McpFailure("mcp_protocol_error", f"MCP server 'notes': {NOTICE} (JSON-RPC error -32603)", sent=True)
 
     async def close(self) -> None:

@@ -109,7 +109,7 @@ async def test_server_tools_are_offered_under_mcp_names_with_their_schemas(setti
                            "mcp__local__slow"]
     add = mcp["mcp__local__add"]
     assert add.parameters["type"] == "object" and add.parameters["required"] == ["a", "b"]
-    assert add.description.startswith("[MCP server 'local'] Add two integers")
+    assert add.description == "[MCP server 'local'] \"Add two integers.\""  # the server's words, quoted
     [skipped] = executor.manager.servers["local"].skipped
     assert skipped.tool == "dotted.name" and "not a valid model tool name" in skipped.reason
 

@@ -161,3 +161,34 @@ async def test_tool_levels_can_leave_mcp_out(start, model):
     await harness.turn_done()
     names = [t["function"]["name"] for t in model.requests[0]["body"]["tools"]]
     assert names and not any(n.startswith("mcp__") for n in names)
+
+
+async def test_a_call_of_a_down_servers_tool_tells_the_model_the_server_is_unavailable(start, model, settings):
+    from tests.support.mcp_server import free_port
+
+    settings.write({"gone": {"url": f"http://127.0.0.1:{free_port()}/mcp"}})
+    harness = await start()
+    # The model calls a tool it saw in an earlier turn; the server is down now.
+    model.add(Reply(tool_calls=[("mcp__gone__echo", {"text": "x"})]), Reply(text="It is down."))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "try")
+    await harness.turn_done()
+    [result] = results(harness, thread)
+    assert result["code"] == "unavailable"
+    sent = last_tool_result_text(model.requests[1]["body"])
+    assert "MCP server 'gone' is unavailable (mcp_unreachable)" in sent and "no tool named" not in sent
+
+
+async def test_progress_from_the_server_reaches_the_tool_card(start, model, policy, settings):
+    from tests.support.mcp_server import McpTestServer
+
+    with McpTestServer(extras=True) as server:
+        settings.write({"local": {"url": server.url}})
+        policy(rules=[{"tool": "mcp__local__steps", "origin": server.origin, "verdict": "allow"}])
+        harness = await start()
+        model.add(Reply(tool_calls=[("mcp__local__steps", {"count": 3})]), Reply(text="Done."))
+        thread = await harness.new_thread()
+        await harness.submit(thread, "go")
+        await harness.turn_done()
+        lines = [e["delta"].get("toolProgress") for e in harness.recorder.of("item.delta")]
+        assert "3/3 — step 3" in lines, lines

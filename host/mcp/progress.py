@@ -1,0 +1,45 @@
+"""A server's `notifications/progress` for one call, as the SDK hands them over: remembered
+(when the last came, so the call's timeout can be pushed back) and turned into one short line
+for the tool's card ("3/10 — Fetching page 3"). Numbers and the server's message are data from
+the server: the message is clipped and stripped of control characters."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+from typing import Callable
+
+from host.tools.progress import MAX_LINE
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _number(value: object) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return f"{value:g}"
+
+
+class ProgressLine:
+    """The SDK's progress callback for one call."""
+
+    def __init__(self, sink: Callable[[str], None] | None):
+        self.sink = sink
+        self.last: float | None = None  # loop time of the latest report
+        self.count = 0
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        self.last = asyncio.get_running_loop().time()
+        self.count += 1
+        if self.sink is None:
+            return
+        done, whole = _number(progress), _number(total)
+        line = f"{done}/{whole}" if done and whole else done or ""
+        if isinstance(message, str) and message.strip():
+            text = _CONTROL.sub(" ", message).strip()
+            line = f"{line} — {text}" if line else text
+        try:
+            self.sink(line[:MAX_LINE] or "working…")
+        except Exception:  # the card is a nicety: a sink failing must not fail the call
+            pass
