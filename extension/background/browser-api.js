@@ -3,12 +3,21 @@
 import { CODES, failure } from "./failures.js";
 
 const LOAD_POLL_MS = 100;
+// A navigation that did not start: Chromium holds a request while the declarativeNetRequest
+// rules change and now and then never lets it go (status "complete" with only a pendingUrl), and
+// a background tab just created may drop a load sent before its blank page settled (it stays
+// "unloaded" at `fromUrl`). Past this long in either state the load is sent again, once.
+const HELD_MS = 1500;
 
 // Resolve when the tab has finished loading (and, when `fromUrl` is given, has left it).
+// `url`: the URL the host is loading in the tab, sent again if the load did not start.
 async function waitForLoad(tabId, options = {}) {
   const timeoutMs = Math.min(Math.max(Number(options.timeoutMs) || 15000, 0), 60000);
   const fromUrl = typeof options.fromUrl === "string" ? options.fromUrl : null;
+  const loading = typeof options.url === "string" ? options.url : null;
   const deadline = Date.now() + timeoutMs;
+  let heldSince = 0;
+  let resent = false;
   for (;;) {
     let tab;
     try {
@@ -18,7 +27,19 @@ async function waitForLoad(tabId, options = {}) {
     }
     const url = tab.url || tab.pendingUrl || "";
     const moved = fromUrl === null || url !== fromUrl;
-    if (tab.status === "complete" && moved) return { closed: false, timedOut: false, tab };
+    const pending = tab.status === "complete" && !!tab.pendingUrl && tab.pendingUrl !== tab.url;
+    const dropped = loading !== null && tab.status === "unloaded" && !tab.pendingUrl && url === fromUrl;
+    const held = pending || dropped;
+    if (held) {
+      heldSince = heldSince || Date.now();
+      if (!resent && Date.now() - heldSince >= HELD_MS) {
+        resent = true;
+        await chrome.tabs.update(tabId, { url: pending ? tab.pendingUrl : loading }).catch(() => {});
+      }
+    } else {
+      heldSince = 0;
+    }
+    if (tab.status === "complete" && moved && !held) return { closed: false, timedOut: false, tab };
     if (Date.now() >= deadline) return { closed: false, timedOut: true, tab };
     await new Promise((resolve) => setTimeout(resolve, LOAD_POLL_MS));
   }

@@ -89,7 +89,7 @@ async def tab_open(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
             await browser.bridge.api("tabs.remove", tab_id)
         raise
     await browser.bridge.api("tabs.update", tab_id, {"url": href})
-    loaded = await snapshots.wait_for_load(browser.bridge, tab_id, from_url=BLANK, timeout_s=LOAD_TIMEOUT_S)
+    loaded = await snapshots.wait_for_load(browser.bridge, tab_id, from_url=BLANK, timeout_s=LOAD_TIMEOUT_S, url=href)
     tab = target_from_tab(loaded["tab"]) if isinstance(loaded.get("tab"), dict) else await get_tab(browser.bridge, tab_id)
     note = "" if not loaded.get("timedOut") else " (still loading)"
     where = tab.url or href

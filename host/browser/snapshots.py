@@ -33,11 +33,15 @@ async def fresh_snapshot(bridge: Bridge, refs: RefMap, tab_id: int, max_tokens: 
     return result.result_text
 
 
-async def wait_for_load(bridge: Bridge, tab_id: int, *, from_url: str | None = None, timeout_s: float = 10.0) -> dict:
+async def wait_for_load(bridge: Bridge, tab_id: int, *, from_url: str | None = None, timeout_s: float = 10.0,
+                        url: str | None = None) -> dict:
     """Wait until the tab finished loading (and left `from_url`); returns the extension's answer
-    ({closed, timedOut, tab})."""
+    ({closed, timedOut, tab}). `url`, the URL being loaded, is sent again by the extension if the
+    browser dropped or held its load."""
     options: dict[str, Any] = {"timeoutMs": int(timeout_s * 1000)}
     if from_url is not None:
         options["fromUrl"] = from_url
+    if url is not None:
+        options["url"] = url
     answer = await bridge.api("tabs.waitForLoad", tab_id, options, timeout=timeout_s + 5)
     return answer if isinstance(answer, dict) else {}
