@@ -36,32 +36,26 @@ class Bridge:
 
     async def api(self, name: str, *args: Any, timeout: float = 10.0) -> Any:
         """Call the extension API `name` (e.g. "tabs.get") with `args`."""
-        endpoint = self._live()
-        try:
-            return await endpoint.request(lambda i: BrowserCall(id=i, api=name, args=list(args), deadline_ms=int(timeout * 1000)),
-                                          timeout)
-        except RemoteError as exc:
-            raise ToolFailure.from_info(exc.info) from None
-        except RequestTimeout as exc:
-            raise ToolFailure(ToolCode.TIMEOUT, exc.info.message, phase="dispatch", retryable=True) from None
-        except (Disconnected, Overloaded) as exc:
-            raise ToolFailure(exc.code, exc.info.message, phase="dispatch", retryable=True) from None
-        except RequestError as exc:
-            raise ToolFailure(exc.code, exc.info.message, phase="dispatch") from None
+        return await self._request(lambda i: BrowserCall(id=i, api=name, args=list(args),
+                                                         deadline_ms=int(timeout * 1000)), timeout, "dispatch")
 
     async def install_guard(self, rules: list[GuardRule], *, timeout: float = 10.0) -> Any:
         """Replace the navigation guard's rules in the browser; returns once they are in force."""
+        return await self._request(lambda i: GuardInstall(id=i, rules=rules), timeout, "precheck")
+
+    async def _request(self, build: Any, timeout: float, phase: str) -> Any:
+        """One request; its failures as ToolFailures of `phase`."""
         endpoint = self._live()
         try:
-            return await endpoint.request(lambda i: GuardInstall(id=i, rules=rules), timeout)
+            return await endpoint.request(build, timeout)
         except RemoteError as exc:
             raise ToolFailure.from_info(exc.info) from None
         except RequestTimeout as exc:
-            raise ToolFailure(ToolCode.TIMEOUT, exc.info.message, phase="precheck", retryable=True) from None
+            raise ToolFailure(ToolCode.TIMEOUT, exc.info.message, phase=phase, retryable=True) from None
         except (Disconnected, Overloaded) as exc:
-            raise ToolFailure(exc.code, exc.info.message, phase="precheck", retryable=True) from None
+            raise ToolFailure(exc.code, exc.info.message, phase=phase, retryable=True) from None
         except RequestError as exc:
-            raise ToolFailure(exc.code, exc.info.message, phase="precheck") from None
+            raise ToolFailure(exc.code, exc.info.message, phase=phase) from None
 
     async def content(self, tab_id: int, tool: str, params: dict[str, Any], *, write: bool, deadline_ms: int = 15_000,
                       frame_id: int = 0) -> ExecuteResult:
