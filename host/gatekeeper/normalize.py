@@ -15,7 +15,7 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
-__all__ = ["fold", "compact", "digits", "ascii_digits", "percent_decode", "strip_invisible", "SEPARATORS"]
+__all__ = ["fold", "plain", "compact", "digits", "ascii_digits", "percent_decode", "strip_invisible", "SEPARATORS"]
 
 # Percent-decoding repeats until stable; a bound keeps hostile input (%2525...) cheap.
 _MAX_DECODE_ROUNDS = 4
@@ -79,17 +79,24 @@ def _plain_separators(text: str) -> str:
     return "".join(out)
 
 
-def fold(text: str) -> str:
-    """The comparison form of `text`: percent-decoded, NFKC-normalised (fullwidth `＠` is `@`),
-    format characters removed, all decimal digits ASCII, all whitespace a plain space and all
-    dashes a hyphen, casefolded.
-    Separators are kept, so word and group boundaries still show."""
+def plain(text: str) -> str:
+    """`fold(text)` without the casefolding, for shapes whose case matters (tokens, base64):
+    percent-decoded, NFKC, no format characters, ASCII digits, plain spaces and hyphens."""
     text = percent_decode(text)
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
         text = strip_invisible(text)
         text = ascii_digits(text)
         text = _plain_separators(text)
+    return text
+
+
+def fold(text: str) -> str:
+    """The comparison form of `text`: percent-decoded, NFKC-normalised (fullwidth `＠` is `@`),
+    format characters removed, all decimal digits ASCII, all whitespace a plain space and all
+    dashes a hyphen, casefolded. Separators are kept, so word and group boundaries still show."""
+    text = plain(text)
+    if not text.isascii():
         # Casefolding can undo NFKC (a combining accent split off again): normalise once more.
         return unicodedata.normalize("NFKC", text.casefold())
     return text.casefold()
