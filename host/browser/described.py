@@ -32,7 +32,13 @@ def facts(call: ToolCall, tab_id: int, browser: "BrowserGateway") -> dict[str, A
     if not used:
         return None
     deep = [browser.deep_refs.peek(tab_id, ref) for ref in used if is_deep_ref(ref)]
-    found = target_facts(browser.refs.lookup(tab_id, ref) for ref in used if not is_deep_ref(ref))
+    hints = [browser.refs.lookup(tab_id, ref) for ref in used if not is_deep_ref(ref)]
+    values = {}
+    for hint in hints:
+        value = browser.refs.value_of(tab_id, hint) if hint is not None else None
+        if value is not None:
+            values[hint.ref] = value  # what text typed in append mode adds to
+    found = target_facts(hints, values)
     if deep:
         extra = deep_facts(deep)
         found["hints"] = [*found["hints"], *extra["hints"]]

@@ -41,8 +41,11 @@ from protocol.permissions import FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN, FLAG_S
 
 from host.gatekeeper.origins import NO_ORIGIN, destination, normalize_origin
 from host.gatekeeper.patterns import OriginSet
-from host.gatekeeper.payload import ALWAYS_FORCING, CREDENTIAL_TARGET, EMAIL_ADDRESS, scan_params, targets_password
+from host.gatekeeper.credential_target import targets_credential
+from host.gatekeeper.field_values import resulting_values
+from host.gatekeeper.payload import ALWAYS_FORCING, CREDENTIAL_TARGET, EMAIL_ADDRESS, scan_params, scan_texts
 from host.gatekeeper.policy import DEFAULT_POLICY, normalize_policy
+from host.gatekeeper.rule_subject import rule_subject
 from host.gatekeeper.rules import EMPTY_RULES, Rule, RuleSet
 from host.gatekeeper.sensitive import DEFAULT_LISTS, OriginLists
 from host.tools.catalog import MCP_PREFIX, lookup
@@ -105,7 +108,9 @@ class Context:
     grants: Collection[tuple[str, str]] = frozenset()  # (tool, normalised origin) of this thread
     scope_origins: Collection[str] = frozenset()  # normalised origins the user has accepted
     scope_lock: OriginSet | None = None
-    target: Mapping[str, Any] | None = None  # element facts, e.g. {"input_type": "password"}
+    # Element facts, e.g. {"input_type": "password", "autocomplete": "cc-number", "hints": [...],
+    # "values": {ref: the field's value before the call}}
+    target: Mapping[str, Any] | None = None
     # The MCP tool's definition differs from the one its grants and rules were made for.
     definition_changed: bool = False
 
@@ -293,8 +298,9 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     findings: frozenset[str] = frozenset()
     forced = False
     if origin.text:
-        findings = scan_params(params)
-        if category == "fill" and targets_password(ctx.target):
+        # Judged on what the fields will hold, not only on this call's piece of it.
+        findings = scan_params(params) | scan_texts(resulting_values(name, params, ctx.target))
+        if category == "fill" and targets_credential(ctx.target):
             findings = findings | {CREDENTIAL_TARGET}
         if findings:
             forced = bool(findings & ALWAYS_FORCING) or (
@@ -310,7 +316,8 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     flag_tuple = tuple(flags)
 
     # 6. Rules (one lookup; the winner is used by steps 6, 8 and 12).
-    rule = ctx.rules.match(name, category, origin, params) if len(ctx.rules) else None
+    # Conditions see the host's facts about the element, never the model's words for it.
+    rule = ctx.rules.match(name, category, origin, rule_subject(params, ctx.target)) if len(ctx.rules) else None
     if rule is not None and rule.verdict == "deny":
         trace.hit("rule_deny", f"denied by {rule.describe()}")
         return done("deny", "rule_deny", f"denied by rule {rule.describe()}", flag_tuple, rule, found)

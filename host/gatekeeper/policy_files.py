@@ -4,13 +4,15 @@ Format (JSON):
     {"version": 1,
      "policy": "untrusted",
      "rules": [{"tool": "click", "origin": "*.shop.example", "verdict": "allow",
-                "args": {"element": "^Add to cart"}}],
+                "args": {"name": "^Add to cart"}}],
      "sensitive_origins": ["*.mybank.example"],
      "guarded_origins": ["crm.example.com"],
      "examples": [{"tool": "click", "origin": "https://a.shop.example", "expect": "allow"}]}
-Rules in the user file get source `user_setting`, in the managed file `managed`. `action` is
-accepted as another name for `verdict`. `examples` are checked when the file loads: a file
-whose own examples fail is refused like an invalid one.
+`args` of a tool that acts on an element match the host's facts about it (`name`, `role`, `to`);
+a condition on `element`, the model's own description, is refused. Rules in the user file get
+source `user_setting`, in the managed file `managed`. `action` is accepted as another name for
+`verdict`. `examples` are checked when the file loads: a file whose own examples fail is refused
+like an invalid one.
 
 Files in the working directory are never read: permissions belong to the user and the
 administrator, not to whatever folder the host was started from. A file is validated completely
