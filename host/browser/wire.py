@@ -43,6 +43,10 @@ class SnapshotRef(Wire, kw_only=True):
     credential: bool = False
     value: Annotated[str, msgspec.Meta(max_length=1000)] | None = None
 
+    def __post_init__(self) -> None:
+        if self.credential and self.value is not None:
+            raise ValueError("a credential field's value is never sent")
+
 
 class PageSnapshot(Wire, kw_only=True):
     """A snapshot taken by the page executor (a read, or the post-write one)."""

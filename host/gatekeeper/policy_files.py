@@ -38,6 +38,7 @@ from host.gatekeeper.errors import InvalidInput
 from host.gatekeeper.patterns import PatternError, parse_origin_pattern
 from host.gatekeeper.policy import POLICIES
 from host.gatekeeper.rules import Rule, parse_rule
+from host.gatekeeper.what_if_target import parse_target
 
 FILE_NAME = "policy.json"
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -158,6 +159,15 @@ def parse_policy(data: bytes | str, *, source: str, rule_source: str) -> PolicyL
             rules.append(parse_rule(body, path=f"$.rules[{index}]", source=source, force_source=rule_source))
         except InvalidInput as exc:
             (skipped if exc.code == "unknown_tool" else errors).append(exc)
+    examples = []
+    for index, example in enumerate(model.examples):
+        body = example.model_dump()
+        if body.get("target") is not None:
+            try:
+                body["target"] = parse_target(body["target"], path=f"$.examples[{index}].target", source=source)
+            except InvalidInput as exc:
+                errors.append(exc)
+        examples.append(body)
     lists: dict[str, list[str]] = {"sensitive_origins": [], "guarded_origins": []}
     for name, values in (("sensitive_origins", model.sensitive_origins), ("guarded_origins", model.guarded_origins)):
         for index, text in enumerate(values):
@@ -173,7 +183,7 @@ def parse_policy(data: bytes | str, *, source: str, rule_source: str) -> PolicyL
         rules=tuple(rules),
         sensitive_origins=tuple(lists["sensitive_origins"]),
         guarded_origins=tuple(lists["guarded_origins"]),
-        examples=tuple(e.model_dump() for e in model.examples),
+        examples=tuple(examples),
         skipped=tuple(skipped),
     )
 
