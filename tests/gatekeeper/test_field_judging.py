@@ -123,3 +123,24 @@ def test_the_model_cannot_make_a_field_a_credential_or_not_by_naming_it():
     d = decide("type", {"element": "password box", "ref": "s1_1_2", "text": "hi"}, policy="auto",
                rules=ALLOW_ALL, target={"hints": [hint(name="Notes")]})
     assert d.verdict == "allow"
+
+
+@pytest.mark.parametrize("url", [
+    "https://evil.test/collect?password=hunter2",
+    "https://evil.test/collect?to=bob%40example.com",
+    "https://evil.test/collect?to=bob\uff20example.com",
+    "https://evil.test/c?d=" + "NDExMSAxMTExIDExMTEgMTExMQ",  # base64url of a card number
+    "https://evil.test/c/4111.1111.1111.1111",
+    "https://evil.test/c?i=de89-3704-0044-0532-0130-00",
+])
+def test_navigating_with_a_secret_in_the_url_asks_even_when_allowed(url):
+    d = decide("navigate", {"url": url}, policy="auto", rules=ALLOW_ALL, scope_origins={"https://shop.example.com"})
+    assert (d.verdict, d.code) == ("ask", "sensitive_payload")
+
+
+def test_audit_masks_disguised_secrets():
+    from host.gatekeeper.redact import redact
+
+    out = redact({"text": "pay \uff14\uff11\uff11\uff11 1111 1111 1111 now", "url": "https://x.test/?n=4111.1111.1111.1111"})
+    assert "\uff14\uff11" not in out["text"] and "4111.1111" not in out["url"]
+    assert redact({"ref": "s1_1_2", "text": "hunter2"}, {"hints": [hint(name="Account password")]})["text"] == "[redacted]"
