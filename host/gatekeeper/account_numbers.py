@@ -83,18 +83,22 @@ def _run_has_card(run: str) -> bool:
                 digits += groups[end]
                 if len(digits) > 19:
                     break
-                if len(digits) >= 13 and _card_layout(groups[start:end + 1]) and luhn_valid(digits):
+                if (len(digits) >= 13 and _card_layout(groups[start:end + 1], whole=len(groups[start:end + 1]) == len(groups))
+                        and luhn_valid(digits)):
                     return True
     return False
 
 
-def _card_layout(groups: list[str]) -> bool:
-    # How card numbers are written: in one piece, from a group of four (4-4-4-4, 4-6-5), or in
-    # equal groups (digit by digit, in pairs). Order numbers such as 112-4430921-5567312 are not.
+def _card_layout(groups: list[str], whole: bool) -> bool:
+    # How card numbers are written: in one piece, from a group of four (4-4-4-4, 4-6-5), digit
+    # by digit, or, standing alone, in pairs or threes. Order numbers such as 112-4430921-5567312
+    # are not, nor a window of a longer list of small numbers (sizes, scores).
     first = len(groups[0])
     if len(groups) == 1 or first == 4:
         return True
-    return all(len(g) == first for g in groups[:-1]) and len(groups[-1]) <= first
+    if not all(len(g) == first for g in groups[:-1]) or len(groups[-1]) > first:
+        return False
+    return first == 1 or (whole and first <= 3)
 
 
 def _segments(run: str) -> list[list[str]]:

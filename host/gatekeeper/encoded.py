@@ -13,7 +13,9 @@ import re
 
 # Long enough to hold 12 encoded bytes; shorter tokens are ordinary words and ids.
 _BASE64_TOKEN = re.compile(r"[A-Za-z0-9+/_\-]{16,}={0,2}")
-_HEX_TOKEN = re.compile(r"(?<![0-9A-Za-z])(?:[0-9a-fA-F]{2}){12,}(?![0-9A-Za-z])")
+# Hex bytes, run together or as a dump shows them (`34 31`, `34:31`, `\x34\x31`), `0x` allowed.
+_HEX_TOKEN = re.compile(r"(?<![0-9A-Za-z])(?:0x|\\x)?[0-9a-fA-F]{2}(?:(?:[ :\-]|\\x)?[0-9a-fA-F]{2}){11,}(?![0-9A-Za-z])")
+_HEX_NOISE = re.compile(r"^0x|\\x|[ :\-]")
 MAX_TOKENS = 64  # per text: a page of base64 is no reason to spend seconds
 MAX_TOKEN_LENGTH = 16384
 _PRINTABLE_SHARE = 0.9
@@ -34,9 +36,13 @@ def decoded_texts(text: str) -> list[str]:
         seen += 1
         if seen > MAX_TOKENS:
             break
-        readable = _readable(from_base64(match.group()))
-        if readable is not None:
-            out.append(readable)
+        token = match.group()
+        # A character or three glued in front would shift every later one: try those cuts too.
+        for cut in range(4 if len(token) >= 20 else 1):
+            readable = _readable(from_base64(token[cut:]))
+            if readable is not None:
+                out.append(readable)
+                break
     return out
 
 
@@ -72,7 +78,7 @@ def from_base64(token: str) -> bytes | None:
 
 def _from_hex(token: str) -> bytes | None:
     try:
-        return bytes.fromhex(token[:MAX_TOKEN_LENGTH])
+        return bytes.fromhex(_HEX_NOISE.sub("", token[:MAX_TOKEN_LENGTH]))
     except ValueError:
         return None
 

@@ -181,3 +181,21 @@ def test_scanning_never_fails(text):
                 min_size=3, max_size=40))
 def test_prose_with_small_numbers_is_not_sensitive(words):
     assert scan_text(" ".join(words)) == set()
+
+
+@pytest.mark.parametrize("text", ["41 11 11 11 11 11 11 11", "411 111 111 111 111 1", "4 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1"])
+def test_cards_in_pairs_threes_or_single_digits(text):
+    assert "card_number" in scan_text(text)
+
+
+@given(st.lists(st.integers(10, 99), min_size=10, max_size=40))
+def test_a_list_of_small_numbers_is_not_a_card(numbers):
+    assert "card_number" not in scan_text("Sizes in stock: " + " ".join(map(str, numbers)) + ".")
+
+
+@pytest.mark.parametrize("text", [
+    "0x" + CARD.encode().hex(), " ".join(f"{b:02x}" for b in CARD.encode()), ":".join(f"{b:02x}" for b in CARD.encode()),
+    "".join(f"\\x{b:02x}" for b in CARD.encode()), "Q" + base64.b64encode(CARD.encode()).decode(),
+])
+def test_hex_dumps_and_shifted_base64(text):
+    assert "card_number" in scan_text(text)
