@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from host.gatekeeper.normalize import fold
+from host.gatekeeper.normalize import LOOKALIKES, fold
 
 # `autocomplete` tokens (HTML autofill detail tokens) whose field holds a secret.
 CREDENTIAL_AUTOCOMPLETE = frozenset({
@@ -48,7 +48,7 @@ def names_credential(text: str) -> bool:
     """True when a field's name, label or placeholder names a credential."""
     if not text:
         return False
-    words = _WORD.findall(fold(_CAMEL.sub(" ", text)))
+    words = _WORD.findall(fold(_CAMEL.sub(" ", text)).translate(LOOKALIKES))
     if any(word in CREDENTIAL_WORDS for word in words):
         return True
     joined = " ".join(words)

@@ -5,6 +5,7 @@ characters or percent-encoding (repeated) all reduce to the same compact form.
     fold("4111%C2%A01111")        -> "4111 1111"         NFKC, ASCII digits, casefold, decoded
     compact("DE89-3704.0044 0532") -> "de89370400440532"  fold, then every separator dropped
     digits("٤١١١.١١١١/١١١١")       -> "411111111111"      only the decimal digits, as ASCII
+    skeleton("раss_word")          -> "password"          compact, Cyrillic/Greek lookalikes as Latin
 
 The forms are for *comparison and detection* only; never show or store them instead of the text.
 """
@@ -15,7 +16,7 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
-__all__ = ["fold", "plain", "compact", "digits", "ascii_digits", "percent_decode", "strip_invisible", "SEPARATORS"]
+__all__ = ["fold", "plain", "compact", "skeleton", "digits", "LOOKALIKES", "ascii_digits", "percent_decode", "strip_invisible", "SEPARATORS"]
 
 # Percent-decoding repeats until stable; a bound keeps hostile input (%2525...) cheap.
 _MAX_DECODE_ROUNDS = 4
@@ -108,6 +109,23 @@ def compact(text: str) -> str:
     joined = "".join(ch for ch in fold(text) if ch not in SEPARATORS and not ch.isspace())
     # Dropping a separator can bring a letter and a combining mark together: compose them.
     return joined if joined.isascii() else unicodedata.normalize("NFKC", joined)
+
+
+# Cyrillic and Greek letters drawn like Latin ones (NFKC keeps them apart): `раssword` with a
+# Cyrillic р and а must still read `password` where a key or label is compared with a list.
+LOOKALIKES = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c",
+    "т": "t", "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "ԁ": "d", "ԛ": "q", "ԝ": "w",
+    "һ": "h", "ӏ": "l", "α": "a", "β": "b", "ε": "e", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p",
+    "τ": "t", "υ": "u", "χ": "x", "ω": "w",
+})
+
+
+def skeleton(text: str) -> str:
+    """`compact(text)` with Cyrillic and Greek lookalikes read as the Latin letters they mimic:
+    for comparing keys and labels with word lists, never for showing."""
+    form = compact(text)
+    return form if form.isascii() else form.translate(LOOKALIKES)
 
 
 def digits(text: str) -> str:

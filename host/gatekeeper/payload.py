@@ -29,7 +29,7 @@ from host.gatekeeper.account_numbers import has_card, has_iban, iban_valid, luhn
 from host.gatekeeper.credential_target import targets_credential
 from host.gatekeeper.encoded import decoded_private_key, decoded_texts
 from host.gatekeeper.labelled_secrets import has_labelled_secret
-from host.gatekeeper.normalize import compact, fold, plain
+from host.gatekeeper.normalize import fold, plain, skeleton
 from host.gatekeeper.url_parts import url_parts
 
 __all__ = ["scan_text", "scan_params", "scan_texts", "is_credential_key", "normalize_key", "luhn_valid",
@@ -58,6 +58,9 @@ CREDENTIAL_KEYS = frozenset({
 CREDENTIAL_KEY_ENDINGS = ("password", "passwd", "passphrase", "secret", "secretkey", "secretaccesskey", "apikey",
                           "privatekey", "accesstoken", "refreshtoken", "authtoken", "sessiontoken", "apitoken")
 
+# `bob [at] example (dot) com`: brackets make the words unambiguous, bare " at " would not be.
+_AT_WORD = re.compile(r"\s*[\[({<]\s*at\s*[\])}>]\s*")
+_DOT_WORD = re.compile(r"\s*[\[({<]\s*dot\s*[\])}>]\s*")
 _EMAIL = re.compile(r"[a-z0-9._%+\-]+@[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?(?:\.[a-z0-9\-]+)*\.[a-z]{2,}")
 _PRIVATE_KEY = re.compile(r"-----begin (?:[a-z0-9]+ )*private key(?: block)?-----|putty-user-key-file-[0-9]")
 _JWT = re.compile(r"eyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*")
@@ -84,8 +87,9 @@ MAX_SCANNED = 200_000  # characters of one text; a longer one is looked at in it
 
 
 def normalize_key(key: str) -> str:
-    """`API-Key` → `apikey`: the form compared with `CREDENTIAL_KEYS`."""
-    return compact(key)
+    """`API-Key` → `apikey`: the form compared with `CREDENTIAL_KEYS` (lookalike letters of other
+    scripts read as Latin)."""
+    return skeleton(key)
 
 
 _KEY_CACHE: dict[str, bool] = {}
@@ -120,6 +124,8 @@ def _scan(text: str, depth: int) -> set[str]:
     found: set[str] = set()
     cased = plain(text)
     folded = fold(text)
+    if "at" in folded and _AT_WORD.search(folded):
+        folded = _DOT_WORD.sub(".", _AT_WORD.sub("@", folded))
     if "@" in folded and _EMAIL.search(folded):
         found.add(EMAIL_ADDRESS)
     if len(folded) < MIN_INTERESTING_LENGTH and len(text) < MIN_INTERESTING_LENGTH:

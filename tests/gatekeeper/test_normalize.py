@@ -53,3 +53,11 @@ def test_forms_are_stable(text):
     assert digits(text) == digits(text).strip()
     assert set(digits(text)) <= set("0123456789")
     assert compact(text) == compact(compact(text)) or "%" in text
+
+
+def test_skeleton_reads_lookalike_letters_as_latin():
+    from host.gatekeeper.normalize import skeleton
+
+    assert skeleton("раss_word") == "password"  # Cyrillic р and а
+    assert skeleton("ΑΡΙ-Key") == "apikey"  # Greek capitals fold to lookalikes too
+    assert skeleton("Straße") == "strasse"

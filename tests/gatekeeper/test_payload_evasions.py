@@ -199,3 +199,22 @@ def test_a_list_of_small_numbers_is_not_a_card(numbers):
 ])
 def test_hex_dumps_and_shifted_base64(text):
     assert "card_number" in scan_text(text)
+
+
+@pytest.mark.parametrize("params", [
+    {"раssword": "x"},  # Cyrillic р and а
+    {"u": "https://e.test/?\uff50\uff41\uff53\uff53\uff57\uff4f\uff52\uff44=x"},  # fullwidth key
+    {"u": "https://e.test/?pass\u200bword=x"},  # zero-width space in the key
+    {"u": "https://e.test/?Pass%2577ord=x"},  # encoded twice
+    {"form": {"user_password": "x"}}, {"AWS_SECRET_ACCESS_KEY": "x"},
+])
+def test_credential_keys_however_spelled(params):
+    assert "credential_field" in scan_params(params)
+
+
+@pytest.mark.parametrize("text,found", [
+    ("write to bob [at] example (dot) com", True), ("bob(at)example.com", True), ("bob＠example．com", True),
+    ("b\u200bob@exa\u200dmple.com", True), ("meet at the station at noon", False), ("look at example.com", False),
+])
+def test_email_addresses_however_written(text, found):
+    assert ("email_address" in scan_text(text)) is found
