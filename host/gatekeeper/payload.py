@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from host.gatekeeper.account_numbers import has_card, has_iban, iban_valid, luhn_valid
@@ -117,7 +118,17 @@ def _has_token(text: str) -> bool:
 def scan_text(text: str) -> set[str]:
     """The findings in one string (its own keys aside): as written, folded, decoded and, for
     URLs, part by part."""
+    if len(text) <= MAX_CACHED:
+        return set(_scan_short(text))
     return _scan(text[:MAX_SCANNED], 0)
+
+
+MAX_CACHED = 512  # element descriptions, refs and short texts recur from call to call
+
+
+@lru_cache(maxsize=4096)
+def _scan_short(text: str) -> frozenset[str]:
+    return frozenset(_scan(text, 0))
 
 
 def _scan(text: str, depth: int) -> set[str]:
