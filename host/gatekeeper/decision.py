@@ -37,7 +37,7 @@ from typing import Any
 
 import msgspec
 
-from protocol.permissions import FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN, FLAG_SENSITIVE_PAYLOAD
+from protocol.permissions import FLAG_CREDENTIAL_TARGET, FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN, FLAG_SENSITIVE_PAYLOAD
 
 from host.gatekeeper.origins import NO_ORIGIN, destination, normalize_origin
 from host.gatekeeper.patterns import OriginSet
@@ -307,6 +307,8 @@ def _check_call(call: Call, ctx: Context) -> Decision:
                 EMAIL_ADDRESS in findings and origin.text not in ctx.scope_origins)
             if forced:
                 flags.append(FLAG_SENSITIVE_PAYLOAD)
+            if CREDENTIAL_TARGET in findings:
+                flags.append(FLAG_CREDENTIAL_TARGET)  # the card says what the element is
     if level == "L2":
         flags.append(FLAG_ESCALATION_L2)
     guarded = ctx.lists.guarded(origin)

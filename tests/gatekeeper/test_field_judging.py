@@ -109,6 +109,7 @@ def test_credential_targets_from_facts(facts):
     d = decide("type", {"element": "Comment box", "ref": "s1_1_2", "text": "hunter2"}, policy="auto",
                rules=ALLOW_ALL, target=facts)
     assert d.code == "sensitive_payload" and "credential_target" in d.findings
+    assert "credential_target" in d.flags  # the approval card says what the element is
 
 
 @pytest.mark.parametrize("label", ["Search", "Shipping address", "Pinterest handle", "Spinner", "Order notes",
