@@ -296,10 +296,13 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     flags: list[str] = []
     # Payload findings (skipped for origin-less calls, which send nothing anywhere).
     findings: frozenset[str] = frozenset()
+    held: frozenset[str] = frozenset()
     forced = False
     if origin.text:
         # Judged on what the fields will hold, not only on this call's piece of it.
-        findings = scan_params(params) | scan_texts(resulting_values(name, params, ctx.target))
+        carried = scan_params(params)
+        held = scan_texts(resulting_values(name, params, ctx.target)) - carried
+        findings = carried | held
         if category == "fill" and targets_credential(ctx.target):
             findings = findings | {CREDENTIAL_TARGET}
         if findings:
@@ -345,9 +348,12 @@ def _check_call(call: Call, ctx: Context) -> Decision:
 
     # 9. Sensitive payload: neither a grant nor an allow rule silences it.
     if forced:
-        trace.hit("sensitive_payload", f"the parameters carry {', '.join(found)}")
-        return done("ask", "sensitive_payload",
-                    f"the parameters carry {', '.join(found)} bound for {where}; confirm before sending",
+        parts = [f"the parameters carry {', '.join(sorted(findings - held))}"] if findings - held else []
+        if held:
+            parts.append(f"the field would then hold {', '.join(sorted(held))}")
+        what = " and ".join(parts)
+        trace.hit("sensitive_payload", what)
+        return done("ask", "sensitive_payload", f"{what} bound for {where}; confirm before sending",
                     flag_tuple, None, found)
     trace.ok("sensitive_payload", f"findings {', '.join(found)} do not force a question" if found
              else "no sensitive data in the parameters")
