@@ -3,9 +3,8 @@ it, never on the model's description: a password input, an `autocomplete` token 
 a one-time code or card data, or a field name, label or placeholder that names one ("Account
 password", `name="passwd"`, "PIN", "CVV").
 
-The page executor keeps the same word lists (`extension/content/dom-info.js`,
-`credentialField`) so that such a field's value is never shown in a snapshot; a test holds the
-two lists equal.
+The page executor keeps the same word lists (`extension/content/field-facts.js`) so that such a
+field's value is never shown in a snapshot nor sent to the host; a test holds the lists equal.
 """
 
 from __future__ import annotations

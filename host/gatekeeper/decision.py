@@ -39,10 +39,10 @@ import msgspec
 
 from protocol.permissions import FLAG_CREDENTIAL_TARGET, FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN, FLAG_SENSITIVE_PAYLOAD
 
-from host.gatekeeper.origins import NO_ORIGIN, destination, normalize_origin
-from host.gatekeeper.patterns import OriginSet
 from host.gatekeeper.credential_target import targets_credential
 from host.gatekeeper.field_values import resulting_values
+from host.gatekeeper.origins import NO_ORIGIN, destination, normalize_origin
+from host.gatekeeper.patterns import OriginSet
 from host.gatekeeper.payload import ALWAYS_FORCING, CREDENTIAL_TARGET, EMAIL_ADDRESS, scan_params, scan_texts
 from host.gatekeeper.policy import DEFAULT_POLICY, normalize_policy
 from host.gatekeeper.rule_subject import rule_subject

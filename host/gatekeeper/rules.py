@@ -4,11 +4,11 @@ A rule is `{tool, origin, verdict, source, args?, created_at}`. `args` maps a pa
 regular expression that must be found in the parameter's value (all of them must match). For a
 tool that acts on an element, the conditions see the host's facts about it (`role`, `name`,
 `to`: `rule_subject.py`), never the model's `element` text: a rule keyed on `element` is
-refused. The
-winner among matching rules is decided by, in order: specificity (tool part + origin part),
-whether it has `args` conditions, source (managed > user_setting > approval_persist
-> plugin_default), restrictiveness (deny > ask > allow) and recency. Managed rules form a tier of
-their own: a user's rule may be stricter than the managed winner but never looser.
+refused. The winner among matching rules is decided by, in order: specificity (tool part +
+origin part), whether it has `args` conditions, source (managed > user_setting >
+approval_persist > plugin_default), restrictiveness (deny > ask > allow) and recency. Managed
+rules form a tier of their own: a user's rule may be stricter than the managed winner but never
+looser.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ SOURCES: tuple[str, ...] = get_args(Source)
 SOURCE_RANK = {"managed": 4, "user_setting": 3, "approval_persist": 2, "plugin_default": 1}
 RESTRICTIVENESS = {"deny": 2, "ask": 1, "allow": 0}
 MAX_REGEX_LENGTH = 2000
+BUILTIN_RULE_PREFIX = "default:"  # the id of a rule Tabwarden seeds, as opposed to one a person added
 # Keys a condition may not use, with what to use instead.
 REFUSED_ARGS = {
     "element": "`element` is the model's own description of the element and proves nothing about what is "
@@ -49,7 +50,6 @@ REFUSED_ARGS = {
 class Several(tuple):
     """The values of one fact for each element a call acts on (a batch acts on several): a deny or
     ask condition holds when any of them matches, an allow condition only when all of them do."""
-BUILTIN_RULE_PREFIX = "default:"  # the id of a rule Tabwarden seeds, as opposed to one a person added
 
 
 class Rule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
