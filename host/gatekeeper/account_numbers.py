@@ -57,15 +57,6 @@ def iban_valid(text: str) -> bool:
     return int(number) % 97 == 1
 
 
-def card_spans(folded: str) -> list[tuple[int, int]]:
-    """Where card numbers are in `folded` text, as (start, end) of their digit runs."""
-    spans = []
-    for match in _NUMBER_RUN.finditer(folded):
-        if len(match.group()) >= 13 and _run_has_card(match.group()):
-            spans.append(match.span())
-    return spans
-
-
 def has_card(folded: str) -> bool:
     """True when `folded` text holds a card number."""
     return any(len(m.group()) >= 13 and _run_has_card(m.group()) for m in _NUMBER_RUN.finditer(folded))
