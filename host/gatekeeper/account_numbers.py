@@ -81,11 +81,11 @@ def _run_has_card(run: str) -> bool:
 
 
 def _card_layout(groups: list[str], whole: bool) -> bool:
-    # How card numbers are written: in one piece, from a group of four (4-4-4-4, 4-6-5), digit
-    # by digit, or, standing alone, in pairs or threes. Order numbers such as 112-4430921-5567312
-    # are not, nor a window of a longer list of small numbers (sizes, scores).
+    # How card numbers are written: in one piece, from a group of four or more (4-4-4-4, 4-6-5,
+    # 12-4), digit by digit, or, standing alone, in pairs or threes. Order numbers such as
+    # 112-4430921-5567312 are not, nor a window of a longer list of small numbers (sizes, scores).
     first = len(groups[0])
-    if len(groups) == 1 or first == 4:
+    if len(groups) == 1 or first >= 4:
         return True
     if not all(len(g) == first for g in groups[:-1]) or len(groups[-1]) > first:
         return False

@@ -218,3 +218,29 @@ def test_credential_keys_however_spelled(params):
 ])
 def test_email_addresses_however_written(text, found):
     assert ("email_address" in scan_text(text)) is found
+
+
+SCRIPTS = [str.maketrans({}), ARABIC_INDIC, EXTENDED_ARABIC, FULLWIDTH, BENGALI,
+           str.maketrans("0123456789", "०१२३४५६७८९"), str.maketrans("0123456789", "๐๑๒๓๔๕๖๗๘๙")]
+SEPARATORS = ["", " ", "\u00a0", ".", "-", "/", "_", "\u2009", "\u3000", "\u2013", "\uff0e", "\uff0f"]
+INVISIBLE = ["", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad"]
+
+
+@settings(max_examples=300)
+@given(st.lists(st.integers(0, 9), min_size=14, max_size=14), st.sampled_from("3456"),
+       st.lists(st.sampled_from(SEPARATORS), min_size=3, max_size=3),
+       st.lists(st.sampled_from(range(len(SCRIPTS))), min_size=16, max_size=16),
+       st.lists(st.sampled_from(INVISIBLE), min_size=16, max_size=16),
+       st.sampled_from(["", "pay with ", "card: ", "x"]))
+def test_a_card_number_survives_any_mix_of_spellings(body, first, seps, scripts, invisible, prefix):
+    digits = first + "".join(map(str, body))
+    number = digits + next(d for d in "0123456789" if luhn_valid(digits + d))
+    chars = [ch.translate(SCRIPTS[s]) + z for ch, s, z in zip(number, scripts, invisible)]
+    groups = ["".join(chars[i:i + 4]) for i in range(0, 16, 4)]
+    text = prefix + groups[0] + seps[0] + groups[1] + seps[1] + groups[2] + seps[2] + groups[3]
+    assert "card_number" in scan_text(text)
+
+
+@given(st.text(alphabet=st.characters(exclude_categories=("Nd", "No", "Nl", "Cs")), max_size=300))
+def test_text_without_digits_holds_no_card_or_iban(text):
+    assert not scan_text(text) & {"card_number", "iban"}
