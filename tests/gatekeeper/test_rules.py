@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from host.gatekeeper.errors import InvalidInput
 from host.gatekeeper.origins import normalize_origin
@@ -228,3 +230,10 @@ def test_a_policy_file_keying_a_condition_on_element_is_refused():
     body["rules"][0]["args"] = {"name": "^Add to cart"}
     layer = parse_policy(json.dumps(body), source="policy.json", rule_source="user_setting")
     assert layer.rules[0].args == {"name": "^Add to cart"}
+
+
+@given(st.text(max_size=80), st.sampled_from(["Delete my account", "Transfer funds", "Remove", ""]))
+def test_no_element_text_makes_a_name_condition_match_another_element(element, real_name):
+    d = decide("click", {"element": "Add to cart " + element, "ref": "s1_1_9"}, policy="untrusted",
+               rules=[ADD_TO_CART], target={"hints": [{"ref": "s1_1_9", "role": "button", "name": real_name}]})
+    assert d.code == "policy_default"
