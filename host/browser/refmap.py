@@ -98,7 +98,8 @@ class RefMap:
                 label=(wire.label or None) and wire.label[:200],
                 placeholder=(wire.placeholder or None) and wire.placeholder[:200],
                 destination=msgspec.to_builtins(wire.destination) if wire.destination is not None else None,
-                snapshot=label, element_key=wire.element_key, autocomplete=(wire.autocomplete or None) and wire.autocomplete[:200],
+                snapshot=label, element_key=wire.element_key,
+                autocomplete=(wire.autocomplete or None) and wire.autocomplete[:200],
                 field_name=(wire.field_name or None) and wire.field_name[:200], credential=wire.credential,
             )
             if wire.element_key is not None:

@@ -74,8 +74,8 @@ def _run_has_card(run: str) -> bool:
                 digits += groups[end]
                 if len(digits) > 19:
                     break
-                if (len(digits) >= 13 and _card_layout(groups[start:end + 1], whole=len(groups[start:end + 1]) == len(groups))
-                        and luhn_valid(digits)):
+                window = groups[start:end + 1]
+                if len(digits) >= 13 and _card_layout(window, whole=len(window) == len(groups)) and luhn_valid(digits):
                     return True
     return False
 

@@ -16,7 +16,8 @@ import re
 import unicodedata
 from urllib.parse import unquote
 
-__all__ = ["fold", "plain", "compact", "skeleton", "digits", "LOOKALIKES", "ascii_digits", "percent_decode", "strip_invisible", "SEPARATORS"]
+__all__ = ["fold", "plain", "compact", "skeleton", "digits", "ascii_digits", "percent_decode", "strip_invisible",
+           "SEPARATORS", "LOOKALIKES"]
 
 # Percent-decoding repeats until stable; a bound keeps hostile input (%2525...) cheap.
 _MAX_DECODE_ROUNDS = 4

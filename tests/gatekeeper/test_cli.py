@@ -197,8 +197,8 @@ def test_target_facts_reproduce_decisions_on_facts(home):
     card_rest = {"tool": "type", "params": {"ref": "s1_1_2", "element": "Notes", "text": "1111 1111", "mode": "append"},
                  "origin": "https://shop.example", "policy": "auto",
                  "target": {"role": "textbox", "name": "Notes", "value": "4111 1111 "}}
-    cvv = {"tool": "type", "params": {"ref": "s1_1_3", "element": "box", "text": "123"}, "origin": "https://shop.example",
-           "policy": "auto", "target": {"autocomplete": "cc-csc", "name": "Code"}}
+    cvv = {"tool": "type", "params": {"ref": "s1_1_3", "element": "box", "text": "123"},
+           "origin": "https://shop.example", "policy": "auto", "target": {"autocomplete": "cc-csc", "name": "Code"}}
     add = {"tool": "click", "params": {"ref": "s1_1_4", "element": "Add to cart (the second button)"},
            "origin": "https://shop.example", "policy": "untrusted",
            "rules": [{"tool": "click", "origin": "*", "verdict": "allow", "args": {"name": "^Add to cart"}}],
