@@ -39,6 +39,11 @@ def facts(call: ToolCall, tab_id: int, browser: "BrowserGateway") -> dict[str, A
         if value is not None:
             values[hint.ref] = value  # what text typed in append mode adds to
     found = target_facts(hints, values)
+    if len(hints) == 1 and hints[0] is not None:
+        # A number typed box by box over several calls (card forms with a box per group).
+        before, after = browser.refs.neighbour_values(tab_id, hints[0])
+        if any(before) or any(after):
+            found["fields_before"], found["fields_after"] = before, after
     if deep:
         extra = deep_facts(deep)
         found["hints"] = [*found["hints"], *extra["hints"]]

@@ -134,6 +134,20 @@ class RefMap:
             return None
         return entry.values.get(hint.element_key)
 
+    def neighbour_values(self, tab_id: int, hint: RefHint, span: int = 3) -> tuple[list[str], list[str]]:
+        """The values of up to `span` form fields before and after the field `hint` names, in
+        document order, from the latest snapshot (a credential or unknown value reads "")."""
+        entry = self._tabs.get(tab_id)
+        if entry is None or hint.element_key is None:
+            return [], []
+        fields = [h.element_key for h in entry.current.values() if h.element_key is not None]
+        if hint.element_key not in fields:
+            return [], []
+        at = fields.index(hint.element_key)
+        values = entry.values
+        return ([values.get(k, "") for k in fields[max(0, at - span):at]],
+                [values.get(k, "") for k in fields[at + 1:at + 1 + span]])
+
     def is_current(self, tab_id: int, ref: str) -> bool:
         """True when `ref` belongs to the tab's latest snapshot."""
         entry = self._tabs.get(tab_id)

@@ -4,7 +4,9 @@
 The field's value before the call comes from the target facts: `values` (ref -> value, which
 the host keeps from the page's snapshots) or, for a one-field call, `value`. Actions of a batch
 that type into the same field (the same ref, or refs of the same element) accumulate, and the
-texts of a batch are also judged together, as a number spread over several boxes.
+texts of a batch are also judged together, as a number spread over several boxes. A box of a few
+digits is judged with the boxes right before and after it (`fields_before`, `fields_after`: their
+values in document order), so that boxes filled one call at a time read whole too.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from host.gatekeeper.normalize import compact, digits
+
 MAX_VALUE = 200_000  # more than any field a person fills; keeps a hostile batch cheap
+MAX_BOX_DIGITS = 6  # card forms split numbers into boxes of 4 to 6 digits
 
 
 def resulting_values(tool: str, params: Mapping[str, Any], target: Mapping[str, Any] | None) -> list[str]:
@@ -41,7 +46,44 @@ def resulting_values(tool: str, params: Mapping[str, Any], target: Mapping[str, 
     if len(steps) > 1:
         # A number spread over several fields of one batch (card forms with a box per group).
         found.append(" ".join(text for _, text, _ in steps)[-MAX_VALUE:])
+    if len(held) == 1:
+        boxes = _with_neighbour_boxes(next(iter(held.values())), facts)
+        if boxes is not None:
+            found.append(boxes)
     return found
+
+
+def _with_neighbour_boxes(value: str, facts: Mapping[str, Any]) -> str | None:
+    """The field's value joined with the short all-digit values of the fields right before and
+    after it (`fields_before`, `fields_after`), when it is such a box itself: a number typed box
+    by box over several calls reads whole. None when there is nothing to join."""
+    if not _is_box(value):
+        return None
+    before = _strings(facts.get("fields_before"))
+    after = _strings(facts.get("fields_after"))
+    run_before: list[str] = []
+    for other in reversed(before):
+        if not _is_box(other):
+            break
+        run_before.insert(0, other)
+    run_after: list[str] = []
+    for other in after:
+        if not _is_box(other):
+            break
+        run_after.append(other)
+    if not run_before and not run_after:
+        return None
+    return " ".join([*run_before, value, *run_after])
+
+
+def _is_box(value: str) -> bool:
+    # One box of a number typed group by group: a few digits and nothing else.
+    form = digits(value)
+    return 0 < len(form) <= MAX_BOX_DIGITS and len(form) == len(compact(value))
+
+
+def _strings(value: Any) -> list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def _typing_steps(tool: str, params: Mapping[str, Any]) -> list[tuple[str, str, bool]]:

@@ -6,8 +6,10 @@ that a decision on facts can be reproduced from the command line.
                "field_name": "passwd", "input_type": "text", "value": "4111 1111 ",
                "destination": "https://pay.example/x", "method": "POST"}
 
-`value` is the field's value before the call (what `type` in append mode adds to); a batch names
-its elements in `hints` (one per ref) and their values in `values` (ref -> value).
+`value` is the field's value before the call (what `type` in append mode adds to);
+`fields_before` and `fields_after` the values of the fields around it, in document order (boxes
+of one number); a batch names its elements in `hints` (one per ref) and their values in `values`
+(ref -> value).
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ class TargetFacts(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True
     credential: bool | None = None
     value: str | None = None
     values: dict[str, str] | None = None
+    fields_before: list[str] | None = None  # the values of the fields right before it, in order
+    fields_after: list[str] | None = None
     hints: list[Hint] | None = None
     destination: str | None = None
     method: str | None = None

@@ -96,3 +96,12 @@ def test_field_values_follow_the_element_across_snapshots_and_never_credentials(
     assert facts["values"] == {"sdoc_1_1": "4111 1111 "}
     assert all("value" not in hint for hint in facts["hints"])  # hints are shown; values are not in them
     assert "4111" not in str(refs.describe(1))
+
+
+def test_the_values_of_the_fields_around_one_are_known_in_document_order():
+    refs = RefMap()
+    refs.record(1, "doc", 1, wire(*({"ref": f"sdoc_1_{i}", "role": "textbox", "elementKey": f"e{i}", "value": v}
+                                    for i, v in enumerate(["a", "4111", "1111", "", "9"], start=1)),
+                                  {"ref": "sdoc_1_9", "role": "button"}))
+    hint = refs.lookup(1, "sdoc_1_4")
+    assert hint is not None and refs.neighbour_values(1, hint) == (["a", "4111", "1111"], ["9"])

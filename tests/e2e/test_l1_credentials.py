@@ -50,3 +50,15 @@ async def test_a_card_number_typed_in_two_appends_is_caught(driver):
     page = (await driver.read())["text"]
     await driver.ok("type", element="Order notes", ref=ref_of(page, 'textbox "Order notes"'), text=" thanks",
                     mode="append")
+
+
+async def test_a_number_typed_box_by_box_is_caught_on_the_last_box(driver):
+    await driver.open("credentials.html")
+    for box, group in ((1, "4111"), (2, "1111"), (3, "1111")):
+        page = (await driver.read())["text"]
+        await driver.ok("type", element=f"box {box}", ref=ref_of(page, f'textbox "Group {box}"'), text=group)
+    page = (await driver.read())["text"]
+    result = await driver.call("type", element="box 4", ref=ref_of(page, 'textbox "Group 4"'), text="1111")
+    assert not result["ok"] and result["error"]["code"] == "approval_required", result
+    assert result["error"]["details"]["reasonCode"] == "sensitive_payload"
+    assert await driver.evaluate("credentials.html", "document.getElementById('g4').value") == ""

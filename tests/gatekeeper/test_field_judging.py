@@ -145,3 +145,21 @@ def test_audit_masks_disguised_secrets():
     out = redact({"text": "pay \uff14\uff11\uff11\uff11 1111 1111 1111 now", "url": "https://x.test/?n=4111.1111.1111.1111"})
     assert "\uff14\uff11" not in out["text"] and "4111.1111" not in out["url"]
     assert redact({"ref": "s1_1_2", "text": "hunter2"}, {"hints": [hint(name="Account password")]})["text"] == "[redacted]"
+
+
+def test_boxes_filled_one_call_at_a_time_read_whole():
+    facts = {"hints": [hint()], "fields_before": ["Jane", "4111", "1111", "1111"], "fields_after": ["", "12/27"]}
+    d = decide("type", typed("1111", mode="replace"), policy="auto", rules=ALLOW_ALL, target=facts)
+    assert d.code == "sensitive_payload" and "card_number" in d.findings
+
+
+@pytest.mark.parametrize("before,text,after", [
+    (["12", "05"], "1990", ["94103"]),  # a birth date in boxes, then a postcode
+    (["415", "555"], "0100", []),  # a phone number in boxes
+    (["4111", "1111", "1111"], "hello", []),  # not a box of digits
+    (["4111", "x", "1111"], "1112", []),  # another field in between; Luhn-invalid anyway
+])
+def test_ordinary_boxes_are_not_a_card(before, text, after):
+    d = decide("type", typed(text, mode="replace"), policy="auto", rules=ALLOW_ALL,
+               target={"hints": [hint()], "fields_before": before, "fields_after": after})
+    assert d.verdict == "allow"
