@@ -24,6 +24,11 @@ def rule_subject(params: Mapping[str, Any], target: Mapping[str, Any] | None) ->
     """The values `args` conditions see for a call with `params` on the element(s) `target`
     describes (facts replace parameters of the same name)."""
     subject = {key: value for key, value in params.items() if key not in MODEL_TEXT_KEYS}
+    actions = subject.get("actions")
+    if isinstance(actions, list):
+        # A batch's actions carry the model's words too: a condition on `actions` never sees them.
+        subject["actions"] = [{k: v for k, v in a.items() if k not in MODEL_TEXT_KEYS} if isinstance(a, Mapping) else a
+                              for a in actions]
     if not _acts_on_elements(params):
         return subject
     for key in FACT_KEYS:

@@ -237,3 +237,10 @@ def test_no_element_text_makes_a_name_condition_match_another_element(element, r
     d = decide("click", {"element": "Add to cart " + element, "ref": "s1_1_9"}, policy="untrusted",
                rules=[ADD_TO_CART], target={"hints": [{"ref": "s1_1_9", "role": "button", "name": real_name}]})
     assert d.code == "policy_default"
+
+
+def test_a_condition_on_a_batchs_actions_does_not_see_the_models_element_text():
+    actions = [{"action": "click", "element": "Add to cart", "ref": "s1_1_9"}]
+    rule = dict(tool="batch_actions", origin="*", verdict="allow", args={"actions": "Add to cart"})
+    d = decide("batch_actions", {"actions": actions}, policy="untrusted", rules=[rule], target={"hints": [DELETE]})
+    assert d.code == "policy_default"
