@@ -9,7 +9,7 @@ Findings (stable strings):
   private_key       a PEM/OpenSSH/PGP/PuTTY private key, or a private key's encoded body
   jwt               a JSON Web Token
   api_token         a well-known API token shape (AWS, GitHub, GitLab, Slack, Stripe, OpenAI-style,
-                    Google, npm, Hugging Face) or a Bearer credential
+                    Google, npm, Hugging Face), or a Bearer or Basic credential
   secret_value      a random-looking value beside a secret's label, or an AWS secret access key
   credential_target the call types into a credential field (added by the decision, from facts)
 
@@ -28,7 +28,7 @@ from typing import Any
 
 from host.gatekeeper.account_numbers import has_card, has_iban, iban_valid, luhn_valid
 from host.gatekeeper.credential_target import targets_credential
-from host.gatekeeper.encoded import decoded_private_key, decoded_texts
+from host.gatekeeper.encoded import decoded_private_key, decoded_texts, from_base64
 from host.gatekeeper.labelled_secrets import has_labelled_secret
 from host.gatekeeper.normalize import fold, plain, skeleton
 from host.gatekeeper.url_parts import url_parts
@@ -66,6 +66,7 @@ _EMAIL = re.compile(r"[a-z0-9._%+\-]+@[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?(?:\.[a-z0
 _PRIVATE_KEY = re.compile(r"-----begin (?:[a-z0-9]+ )*private key(?: block)?-----|putty-user-key-file-[0-9]")
 _JWT = re.compile(r"eyJ[A-Za-z0-9_\-]{4,}\.eyJ[A-Za-z0-9_\-]{4,}\.[A-Za-z0-9_\-]*")
 _BEARER = re.compile(r"\b[Bb]earer [A-Za-z0-9._~+/\-]{20,}=*")
+_BASIC = re.compile(r"\b[Bb]asic ([A-Za-z0-9+/]{8,}={0,2})")
 # Token shapes, tried only inside runs of token characters long enough to hold one: cheaper than
 # scanning all text with a many-branched regex.
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_\-]{16,}")
@@ -112,7 +113,15 @@ def _has_token(text: str) -> bool:
     for run in _TOKEN_RUN.findall(text):
         if _API_TOKEN.search(run):
             return True
-    return ("earer " in text) and _BEARER.search(text) is not None
+    if "earer " in text and _BEARER.search(text) is not None:
+        return True
+    return "asic " in text and any(_is_basic_credential(m.group(1)) for m in _BASIC.finditer(text))
+
+
+def _is_basic_credential(token: str) -> bool:
+    # `Basic <base64 of user:password>`, as an Authorization header carries it.
+    data = from_base64(token)
+    return data is not None and b":" in data and data.isascii() and data.decode("ascii").isprintable()
 
 
 def scan_text(text: str) -> set[str]:

@@ -244,3 +244,9 @@ def test_a_card_number_survives_any_mix_of_spellings(body, first, seps, scripts,
 @given(st.text(alphabet=st.characters(exclude_categories=("Nd", "No", "Nl", "Cs")), max_size=300))
 def test_text_without_digits_holds_no_card_or_iban(text):
     assert not scan_text(text) & {"card_number", "iban"}
+
+
+def test_basic_credentials_in_a_header():
+    header = "Authorization: Basic " + base64.b64encode(b"alice:correct-horse").decode()
+    assert "api_token" in scan_text(header)
+    assert "api_token" not in scan_text("Basic training starts on Monday at the gym")
