@@ -16,6 +16,7 @@ export const EXECUTOR_FILES = [
   "generated/tools.js",
   "content/core.js",
   "content/dom-info.js",
+  "content/field-facts.js",
   "content/snapshot.js",
   "content/refs.js",
   "content/overlay.js",

@@ -149,7 +149,7 @@
 
   async function dispatchType(run, target, params) {
     const el = target.el;
-    const secret = TW.isPassword(el);
+    const secret = TW.isCredentialField(el);
     const before = TW.input.currentText(el);
     dispatching(run, target);
     const expected = await TW.input.type(el, params.text, { mode: params.mode, slowly: params.slowly, signal: run.signal });

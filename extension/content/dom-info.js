@@ -145,7 +145,7 @@
   TW.isPassword = (el) => el.localName === "input" && el.type === "password";
 
   // State attributes, always in the same order, so an unchanged element gives the same line
-  // (the post-write diff compares lines). Password values are never shown.
+  // (the post-write diff compares lines). Credential values are never shown (field-facts.js).
   TW.attributesOf = (el, role) => {
     const attrs = [];
     const tag = el.localName;
@@ -156,7 +156,7 @@
       const type = tag === "input" ? el.type : "";
       if (type && !TYPES_SAID_BY_ROLE.has(type)) attrs.push(`type=${type}`);
       if ((type === "checkbox" || type === "radio") && el.checked) attrs.push("checked");
-      else if (type === "password") {
+      else if (TW.isCredentialField(el)) {
         if (el.value) attrs.push("value hidden");
       } else if (!BUTTON_INPUT_TYPES.has(type) && type !== "checkbox" && type !== "radio" && type !== "file" && el.value) {
         attrs.push(`value=${TW.quote(TW.clip(el.value, 40))}`);
@@ -210,7 +210,8 @@
     return { role, name: TW.nameOf(el, TW.nameFromContent(role, el)) };
   };
 
-  // What the host and ref recovery know an element by. The value is deliberately left out.
+  // What the host and ref recovery know an element by. A field's value goes to the host only,
+  // and never a credential's (field-facts.js).
   TW.hintOf = (el, role, name) => {
     const hint = { role, name, tag: el.localName };
     if (el.localName === "input") hint.inputType = el.type;
@@ -220,6 +221,8 @@
     if (placeholder) hint.placeholder = placeholder.slice(0, 200);
     const destination = TW.destinationOf(el);
     if (destination) hint.destination = destination;
+    const field = TW.fieldFactsOf(el);
+    if (field) Object.assign(hint, field);
     return hint;
   };
 

@@ -122,7 +122,7 @@
   TW.reads.get_selection = async () => {
     let text = String(window.getSelection() || "");
     const active = document.activeElement;
-    if (!text && active && (active.localName === "textarea" || TW.isTextInput(active)) && !TW.isPassword(active)) {
+    if (!text && active && (active.localName === "textarea" || TW.isTextInput(active)) && !TW.isCredentialField(active)) {
       const { selectionStart: from, selectionEnd: to } = active;
       if (typeof from === "number" && to > from) text = active.value.slice(from, to);
     }

@@ -32,7 +32,18 @@ def facts(call: ToolCall, tab_id: int, browser: "BrowserGateway") -> dict[str, A
     if not used:
         return None
     deep = [browser.deep_refs.peek(tab_id, ref) for ref in used if is_deep_ref(ref)]
-    found = target_facts(browser.refs.lookup(tab_id, ref) for ref in used if not is_deep_ref(ref))
+    hints = [browser.refs.lookup(tab_id, ref) for ref in used if not is_deep_ref(ref)]
+    values = {}
+    for hint in hints:
+        value = browser.refs.value_of(tab_id, hint) if hint is not None else None
+        if value is not None:
+            values[hint.ref] = value  # what text typed in append mode adds to
+    found = target_facts(hints, values)
+    if len(hints) == 1 and hints[0] is not None:
+        # A number typed box by box over several calls (card forms with a box per group).
+        before, after = browser.refs.neighbour_values(tab_id, hints[0])
+        if any(before) or any(after):
+            found["fields_before"], found["fields_after"] = before, after
     if deep:
         extra = deep_facts(deep)
         found["hints"] = [*found["hints"], *extra["hints"]]

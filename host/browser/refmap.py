@@ -18,6 +18,7 @@ from host.browser.wire import SnapshotRef
 
 MAX_PRIOR = 500
 MAX_REFS_PER_SNAPSHOT = 50_000
+MAX_VALUES = 2000
 _REF = re.compile(r"^s([0-9a-z]+)_(\d+)_(\d+)$")
 
 class RefHint(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
@@ -34,12 +35,18 @@ class RefHint(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
     destination: dict[str, Any] | None = None
     # The snapshot the ref belongs to ("s<doc>_<n>"): its generation.
     snapshot: str = ""
+    # Form fields: the element across snapshots, its autocomplete and name attributes, and
+    # whether the page marks it as a credential (whose value the host is never sent).
+    element_key: str | None = None
+    autocomplete: str | None = None
+    field_name: str | None = None
+    credential: bool = False
 
 
 class TabRefs:
     """The refs of one tab."""
 
-    __slots__ = ("doc_token", "snapshot_id", "snapshot", "text", "current", "prior")
+    __slots__ = ("doc_token", "snapshot_id", "snapshot", "text", "current", "prior", "values")
 
     def __init__(self) -> None:
         self.doc_token = ""
@@ -48,6 +55,9 @@ class TabRefs:
         self.text = ""  # the latest snapshot text: the baseline of the next diff
         self.current: dict[str, RefHint] = {}
         self.prior: OrderedDict[str, RefHint] = OrderedDict()
+        # element key -> the field's latest known value: kept apart from the hints, which are
+        # shown and passed around, and looked up by element so that an older ref finds it too.
+        self.values: OrderedDict[str, str] = OrderedDict()
 
 
 def snapshot_of(ref: str) -> tuple[str, int] | None:
@@ -88,8 +98,16 @@ class RefMap:
                 label=(wire.label or None) and wire.label[:200],
                 placeholder=(wire.placeholder or None) and wire.placeholder[:200],
                 destination=msgspec.to_builtins(wire.destination) if wire.destination is not None else None,
-                snapshot=label,
+                snapshot=label, element_key=wire.element_key,
+                autocomplete=(wire.autocomplete or None) and wire.autocomplete[:200],
+                field_name=(wire.field_name or None) and wire.field_name[:200], credential=wire.credential,
             )
+            if wire.element_key is not None:
+                entry.values.pop(wire.element_key, None)
+                if wire.value is not None and not wire.credential:
+                    entry.values[wire.element_key] = wire.value
+        while len(entry.values) > MAX_VALUES:
+            entry.values.popitem(last=False)
         entry.doc_token = doc_token
         entry.snapshot_id = snapshot_id
         entry.snapshot = label
@@ -107,6 +125,28 @@ class RefMap:
         if entry is None:
             return None
         return entry.current.get(ref) or entry.prior.get(ref)
+
+    def value_of(self, tab_id: int, hint: RefHint) -> str | None:
+        """The latest value the page reported for the field `hint` names (None: not a field, a
+        credential, or unknown)."""
+        entry = self._tabs.get(tab_id)
+        if entry is None or hint.element_key is None:
+            return None
+        return entry.values.get(hint.element_key)
+
+    def neighbour_values(self, tab_id: int, hint: RefHint, span: int = 3) -> tuple[list[str], list[str]]:
+        """The values of up to `span` form fields before and after the field `hint` names, in
+        document order, from the latest snapshot (a credential or unknown value reads "")."""
+        entry = self._tabs.get(tab_id)
+        if entry is None or hint.element_key is None:
+            return [], []
+        fields = [h.element_key for h in entry.current.values() if h.element_key is not None]
+        if hint.element_key not in fields:
+            return [], []
+        at = fields.index(hint.element_key)
+        values = entry.values
+        return ([values.get(k, "") for k in fields[max(0, at - span):at]],
+                [values.get(k, "") for k in fields[at + 1:at + 1 + span]])
 
     def is_current(self, tab_id: int, ref: str) -> bool:
         """True when `ref` belongs to the tab's latest snapshot."""
@@ -147,11 +187,14 @@ class RefMap:
         }
 
 
-def target_facts(hints: Iterable[RefHint | None]) -> dict[str, Any]:
-    """Element facts for the gatekeeper: the input types and hints of the refs an action uses."""
+def target_facts(hints: Iterable[RefHint | None], values: dict[str, str] | None = None) -> dict[str, Any]:
+    """Element facts for the gatekeeper: the input types and hints of the refs an action uses,
+    and `values` (ref -> the field's current value) for the fields whose value is known."""
     known = [h for h in hints if h is not None]
     types = [h.input_type for h in known if h.input_type]
     facts: dict[str, Any] = {"hints": [msgspec.to_builtins(h) for h in known]}
+    if values:
+        facts["values"] = dict(values)
     leads = [h.destination for h in known if h.destination]
     if leads:
         facts["destinations"] = leads

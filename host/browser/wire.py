@@ -25,7 +25,9 @@ class Destination(Wire, kw_only=True):
 
 
 class SnapshotRef(Wire, kw_only=True):
-    """One ref of a snapshot with the hint the host keeps (never the element's value)."""
+    """One ref of a snapshot with the hint the host keeps. A form field adds its facts: a key
+    naming the element across snapshots, its autocomplete and name attributes, and either
+    `credential` (its value is never sent) or the tail of its current value."""
 
     ref: Annotated[str, msgspec.Meta(max_length=64)]
     role: Short
@@ -35,6 +37,15 @@ class SnapshotRef(Wire, kw_only=True):
     label: Short | None = None
     placeholder: Short | None = None
     destination: Destination | None = None
+    element_key: Annotated[str, msgspec.Meta(max_length=32)] | None = None
+    autocomplete: Short | None = None
+    field_name: Short | None = None
+    credential: bool = False
+    value: Annotated[str, msgspec.Meta(max_length=1000)] | None = None
+
+    def __post_init__(self) -> None:
+        if self.credential and self.value is not None:
+            raise ValueError("a credential field's value is never sent")
 
 
 class PageSnapshot(Wire, kw_only=True):

@@ -31,9 +31,12 @@ may be omitted):
    "sensitive_origins": [], "guarded_origins": [], "scope_lock": null,
    "grants": [["click", "https://shop.example.com"]],
    "scope_origins": ["https://shop.example.com"],
-   "target": {"input_type": "password",             (facts of the acted-on element; where it
-              "destination": "https://pay.example/x",  leads, and how: a link, or the form its
-              "method": "POST"},                        value is sent with)
+   "target": {"input_type": "password",             (facts of the acted-on element: what the
+              "role": "textbox", "name": "PIN",         page says it is; its autocomplete token
+              "autocomplete": "cc-csc",                 and name attribute; its value before the
+              "field_name": "pin", "value": "4111 ",    call; where it leads, and how: a link, or
+              "destination": "https://pay.example/x",  the form its value is sent with; `hints`
+              "method": "POST"},                        and `values` for the refs of a batch)
    "expect": "deny", "expect_code": "rule_deny"}    (for `policy test`)
 Answer per line: {"verdict", "code", "flags", "target_origin", "rule", "reason"}, or
 {"error": {"code", "message", "line", "path"}} for a malformed line (processing goes on).
@@ -220,7 +223,7 @@ def parse_case(piece: Piece, base: Base):
             raise CaseError("invalid_case", "a grant is [tool, origin]", f"$.grants[{index}]")
         spec = lookup(grant[0])
         grants.add((spec.name if spec else grant[0], normalize_origin(grant[1]).text))
-    target = _field(obj, "target", dict)
+    target = _target(obj)
     for key in ("expect",):
         value = _field(obj, key, str)
         if value is not None and value not in VERDICTS:
@@ -230,6 +233,19 @@ def parse_case(piece: Piece, base: Base):
                   scope_origins={normalize_origin(o).text for o in patterns["scope_origins"]}, scope_lock=lock,
                   target=target)
     return Call(tool, params, effects, level), ctx, obj
+
+
+def _target(obj: dict) -> dict[str, Any] | None:
+    from host.gatekeeper.errors import InvalidInput
+    from host.gatekeeper.what_if_target import parse_target
+
+    raw = _field(obj, "target", dict)
+    if raw is None:
+        return None
+    try:
+        return parse_target(raw)
+    except InvalidInput as exc:
+        raise CaseError(exc.code, exc.message, exc.path) from None
 
 
 def _one_of(names: tuple[str, ...]) -> str:

@@ -37,12 +37,15 @@ from typing import Any
 
 import msgspec
 
-from protocol.permissions import FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN, FLAG_SENSITIVE_PAYLOAD
+from protocol.permissions import FLAG_CREDENTIAL_TARGET, FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN, FLAG_SENSITIVE_PAYLOAD
 
+from host.gatekeeper.credential_target import targets_credential
+from host.gatekeeper.field_values import resulting_values
 from host.gatekeeper.origins import NO_ORIGIN, destination, normalize_origin
 from host.gatekeeper.patterns import OriginSet
-from host.gatekeeper.payload import ALWAYS_FORCING, CREDENTIAL_TARGET, EMAIL_ADDRESS, scan_params, targets_password
+from host.gatekeeper.payload import ALWAYS_FORCING, CREDENTIAL_TARGET, EMAIL_ADDRESS, scan_params, scan_texts
 from host.gatekeeper.policy import DEFAULT_POLICY, normalize_policy
+from host.gatekeeper.rule_subject import rule_subject
 from host.gatekeeper.rules import EMPTY_RULES, Rule, RuleSet
 from host.gatekeeper.sensitive import DEFAULT_LISTS, OriginLists
 from host.tools.catalog import MCP_PREFIX, lookup
@@ -105,7 +108,9 @@ class Context:
     grants: Collection[tuple[str, str]] = frozenset()  # (tool, normalised origin) of this thread
     scope_origins: Collection[str] = frozenset()  # normalised origins the user has accepted
     scope_lock: OriginSet | None = None
-    target: Mapping[str, Any] | None = None  # element facts, e.g. {"input_type": "password"}
+    # Element facts, e.g. {"input_type": "password", "autocomplete": "cc-number", "hints": [...],
+    # "values": {ref: the field's value before the call}}
+    target: Mapping[str, Any] | None = None
     # The MCP tool's definition differs from the one its grants and rules were made for.
     definition_changed: bool = False
 
@@ -291,16 +296,22 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     flags: list[str] = []
     # Payload findings (skipped for origin-less calls, which send nothing anywhere).
     findings: frozenset[str] = frozenset()
+    held: frozenset[str] = frozenset()
     forced = False
     if origin.text:
-        findings = scan_params(params)
-        if category == "fill" and targets_password(ctx.target):
+        # Judged on what the fields will hold, not only on this call's piece of it.
+        carried = scan_params(params)
+        held = scan_texts(resulting_values(name, params, ctx.target)) - carried
+        findings = carried | held
+        if category == "fill" and targets_credential(ctx.target):
             findings = findings | {CREDENTIAL_TARGET}
         if findings:
             forced = bool(findings & ALWAYS_FORCING) or (
                 EMAIL_ADDRESS in findings and origin.text not in ctx.scope_origins)
             if forced:
                 flags.append(FLAG_SENSITIVE_PAYLOAD)
+            if CREDENTIAL_TARGET in findings:
+                flags.append(FLAG_CREDENTIAL_TARGET)  # the card says what the element is
     if level == "L2":
         flags.append(FLAG_ESCALATION_L2)
     guarded = ctx.lists.guarded(origin)
@@ -310,7 +321,8 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     flag_tuple = tuple(flags)
 
     # 6. Rules (one lookup; the winner is used by steps 6, 8 and 12).
-    rule = ctx.rules.match(name, category, origin, params) if len(ctx.rules) else None
+    # Conditions see the host's facts about the element, never the model's words for it.
+    rule = ctx.rules.match(name, category, origin, rule_subject(params, ctx.target)) if len(ctx.rules) else None
     if rule is not None and rule.verdict == "deny":
         trace.hit("rule_deny", f"denied by {rule.describe()}")
         return done("deny", "rule_deny", f"denied by rule {rule.describe()}", flag_tuple, rule, found)
@@ -336,9 +348,12 @@ def _check_call(call: Call, ctx: Context) -> Decision:
 
     # 9. Sensitive payload: neither a grant nor an allow rule silences it.
     if forced:
-        trace.hit("sensitive_payload", f"the parameters carry {', '.join(found)}")
-        return done("ask", "sensitive_payload",
-                    f"the parameters carry {', '.join(found)} bound for {where}; confirm before sending",
+        parts = [f"the parameters carry {', '.join(sorted(findings - held))}"] if findings - held else []
+        if held:
+            parts.append(f"the field would then hold {', '.join(sorted(held))}")
+        what = " and ".join(parts)
+        trace.hit("sensitive_payload", what)
+        return done("ask", "sensitive_payload", f"{what} bound for {where}; confirm before sending",
                     flag_tuple, None, found)
     trace.ok("sensitive_payload", f"findings {', '.join(found)} do not force a question" if found
              else "no sensitive data in the parameters")

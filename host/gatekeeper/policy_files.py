@@ -4,13 +4,15 @@ Format (JSON):
     {"version": 1,
      "policy": "untrusted",
      "rules": [{"tool": "click", "origin": "*.shop.example", "verdict": "allow",
-                "args": {"element": "^Add to cart"}}],
+                "args": {"name": "^Add to cart"}}],
      "sensitive_origins": ["*.mybank.example"],
      "guarded_origins": ["crm.example.com"],
      "examples": [{"tool": "click", "origin": "https://a.shop.example", "expect": "allow"}]}
-Rules in the user file get source `user_setting`, in the managed file `managed`. `action` is
-accepted as another name for `verdict`. `examples` are checked when the file loads: a file
-whose own examples fail is refused like an invalid one.
+`args` of a tool that acts on an element match the host's facts about it (`name`, `role`, `to`);
+a condition on `element`, the model's own description, is refused. Rules in the user file get
+source `user_setting`, in the managed file `managed`. `action` is accepted as another name for
+`verdict`. `examples` are checked when the file loads: a file whose own examples fail is refused
+like an invalid one.
 
 Files in the working directory are never read: permissions belong to the user and the
 administrator, not to whatever folder the host was started from. A file is validated completely
@@ -36,6 +38,7 @@ from host.gatekeeper.errors import InvalidInput
 from host.gatekeeper.patterns import PatternError, parse_origin_pattern
 from host.gatekeeper.policy import POLICIES
 from host.gatekeeper.rules import Rule, parse_rule
+from host.gatekeeper.what_if_target import parse_target
 
 FILE_NAME = "policy.json"
 MAX_FILE_BYTES = 4 * 1024 * 1024
@@ -156,6 +159,15 @@ def parse_policy(data: bytes | str, *, source: str, rule_source: str) -> PolicyL
             rules.append(parse_rule(body, path=f"$.rules[{index}]", source=source, force_source=rule_source))
         except InvalidInput as exc:
             (skipped if exc.code == "unknown_tool" else errors).append(exc)
+    examples = []
+    for index, example in enumerate(model.examples):
+        body = example.model_dump()
+        if body.get("target") is not None:
+            try:
+                body["target"] = parse_target(body["target"], path=f"$.examples[{index}].target", source=source)
+            except InvalidInput as exc:
+                errors.append(exc)
+        examples.append(body)
     lists: dict[str, list[str]] = {"sensitive_origins": [], "guarded_origins": []}
     for name, values in (("sensitive_origins", model.sensitive_origins), ("guarded_origins", model.guarded_origins)):
         for index, text in enumerate(values):
@@ -171,7 +183,7 @@ def parse_policy(data: bytes | str, *, source: str, rule_source: str) -> PolicyL
         rules=tuple(rules),
         sensitive_origins=tuple(lists["sensitive_origins"]),
         guarded_origins=tuple(lists["guarded_origins"]),
-        examples=tuple(e.model_dump() for e in model.examples),
+        examples=tuple(examples),
         skipped=tuple(skipped),
     )
 

@@ -7,21 +7,30 @@ from collections.abc import Mapping
 from typing import Any
 
 from host.gatekeeper import payload as P
+from host.gatekeeper.account_numbers import has_card, iban_valid
 
 MASK = "[redacted]"
 _PEM_BLOCK = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*-----|$)",
                         re.DOTALL)
+_IBAN = re.compile(r"\b[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}\b")
 _TYPED_KEYS = frozenset({"text", "value", "values", "keys", "key"})
+
+
+_CARD_RUN = re.compile(r"[0-9](?:[ .\-/_]{0,3}[0-9]){12,}")
+# What a masked text may still hold: an e-mail address is kept on purpose (the audit must say
+# where a message went), a credential key is masked by key.
+_KEPT = frozenset({P.EMAIL_ADDRESS, P.CREDENTIAL_FIELD})
 
 
 def _mask_cards(text: str) -> str:
     def replace(match: re.Match[str]) -> str:
-        return f"[redacted:{P.CARD_NUMBER}]" if P._has_card(match.group()) else match.group()
-    return P._DIGIT_RUN.sub(replace, text)
+        return f"[redacted:{P.CARD_NUMBER}]" if has_card(match.group()) else match.group()
+    return _CARD_RUN.sub(replace, text)
 
 
 def redact_text(text: str) -> str:
-    """`text` with card numbers, IBANs, private keys, JWTs and API tokens masked."""
+    """`text` with card numbers, IBANs, private keys, JWTs and API tokens masked. A secret that
+    is disguised (other scripts' digits, encoded, split by odd separators) masks the whole text."""
     if len(text) < P.MIN_INTERESTING_LENGTH:
         return text
     if "-----BEGIN" in text:
@@ -30,8 +39,12 @@ def redact_text(text: str) -> str:
         text = P._JWT.sub(f"[redacted:{P.JWT}]", text)
     text = P._API_TOKEN.sub(f"[redacted:{P.API_TOKEN}]", text)
     text = P._BEARER.sub(f"Bearer [redacted:{P.API_TOKEN}]", text)
-    text = P._IBAN.sub(lambda m: f"[redacted:{P.IBAN}]" if P.iban_valid(m.group()) else m.group(), text)
-    return _mask_cards(text)
+    text = _IBAN.sub(lambda m: f"[redacted:{P.IBAN}]" if iban_valid(m.group()) else m.group(), text)
+    text = _mask_cards(text)
+    left = P.scan_text(text) - _KEPT
+    if left:
+        return f"[redacted:{','.join(sorted(left))}]"
+    return text
 
 
 def redact(params: Any, target: Mapping[str, Any] | None = None) -> Any:

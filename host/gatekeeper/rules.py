@@ -1,11 +1,14 @@
 """Permission rules: the model, validation, and an index that finds the winner fast.
 
 A rule is `{tool, origin, verdict, source, args?, created_at}`. `args` maps a parameter name to a
-regular expression that must be found in the parameter's value (all of them must match). The
-winner among matching rules is decided by, in order: specificity (tool part + origin part),
-whether it has `args` conditions, source (managed > user_setting > approval_persist
-> plugin_default), restrictiveness (deny > ask > allow) and recency. Managed rules form a tier of
-their own: a user's rule may be stricter than the managed winner but never looser.
+regular expression that must be found in the parameter's value (all of them must match). For a
+tool that acts on an element, the conditions see the host's facts about it (`role`, `name`,
+`to`: `rule_subject.py`), never the model's `element` text: a rule keyed on `element` is
+refused. The winner among matching rules is decided by, in order: specificity (tool part +
+origin part), whether it has `args` conditions, source (managed > user_setting >
+approval_persist > plugin_default), restrictiveness (deny > ask > allow) and recency. Managed
+rules form a tier of their own: a user's rule may be stricter than the managed winner but never
+looser.
 """
 
 from __future__ import annotations
@@ -37,6 +40,16 @@ SOURCE_RANK = {"managed": 4, "user_setting": 3, "approval_persist": 2, "plugin_d
 RESTRICTIVENESS = {"deny": 2, "ask": 1, "allow": 0}
 MAX_REGEX_LENGTH = 2000
 BUILTIN_RULE_PREFIX = "default:"  # the id of a rule Tabwarden seeds, as opposed to one a person added
+# Keys a condition may not use, with what to use instead.
+REFUSED_ARGS = {
+    "element": "`element` is the model's own description of the element and proves nothing about what is "
+               "acted on; use `name` (the element's accessible name), `role` (its role) or `to` (where it leads)",
+}
+
+
+class Several(tuple):
+    """The values of one fact for each element a call acts on (a batch acts on several): a deny or
+    ask condition holds when any of them matches, an allow condition only when all of them do."""
 
 
 class Rule(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -79,11 +92,18 @@ class CompiledRule:
                          -rule.created_at, -order)
 
     def args_match(self, params: Mapping[str, Any]) -> bool:
-        """True when every `args` condition finds its regex in the named parameter."""
+        """True when every `args` condition finds its regex in the named value (for `Several`
+        values: in any of them for a deny or ask rule, in all of them for an allow rule)."""
         for name, regex in self.args:
             if name not in params:
                 return False
-            if regex.search(_as_text(params[name])) is None:
+            value = params[name]
+            if isinstance(value, Several):
+                hits = [regex.search(_as_text(v)) is not None for v in value]
+                held = bool(hits) and (all(hits) if self.rule.verdict == "allow" else any(hits))
+                if not held:
+                    return False
+            elif regex.search(_as_text(value)) is None:
                 return False
         return True
 
@@ -117,6 +137,9 @@ def parse_rule(obj: object, *, path: str = "$", source: str | None = None,
             allowed = VERDICTS if where.endswith(".verdict") else SOURCES
             message += f"; expected one of {', '.join(allowed)}"
         raise InvalidInput("invalid_rule", message, path + where[1:] if where else path, source) from None
+    for key, why in REFUSED_ARGS.items():
+        if rule.args and key in rule.args:
+            raise InvalidInput("invalid_rule", why, f"{path}.args.{key}", source)
     compiled = compile_rule(rule, path=path, source=source)  # validates patterns and regexes
     never = unknown_tool_message(compiled.tool)
     if never is not None:

@@ -57,7 +57,7 @@ def test_malformed_hints_are_refused_at_the_wire_boundary():
     import pytest
 
     for bad in ({"role": "button"}, {"ref": "sdoc_1_1", "role": "button", "name": 3}, {"ref": "x" * 65, "role": "b"},
-                {"ref": "sdoc_1_1", "role": "button", "value": "secret"}):
+                {"ref": "sdoc_1_1", "role": "textbox", "credential": True, "value": "secret"}):
         with pytest.raises(msgspec.ValidationError):
             wire(bad)
 
@@ -79,3 +79,29 @@ def test_target_facts_name_password_fields():
     assert facts["input_type"] == "password" and facts["input_types"] == ["password"]
     facts = target_facts([refs.lookup(1, "sdoc_1_9"), None])
     assert "input_type" not in facts and facts["hints"][0]["name"] == "Go"
+
+
+def test_field_values_follow_the_element_across_snapshots_and_never_credentials():
+    refs = RefMap()
+    refs.record(1, "doc", 1, wire({"ref": "sdoc_1_1", "role": "textbox", "elementKey": "e1", "value": "4111 "},
+                                  {"ref": "sdoc_1_2", "role": "textbox", "elementKey": "e2", "credential": True,
+                                   "autocomplete": "current-password", "fieldName": "passwd"}))
+    refs.record(1, "doc", 2, wire({"ref": "sdoc_2_1", "role": "textbox", "elementKey": "e1", "value": "4111 1111 "}))
+    old = refs.lookup(1, "sdoc_1_1")
+    assert old is not None and refs.value_of(1, old) == "4111 1111 "  # the older ref finds the latest value
+    secret = refs.lookup(1, "sdoc_1_2")
+    assert secret is not None and secret.credential and secret.field_name == "passwd"
+    assert refs.value_of(1, secret) is None
+    facts = target_facts([old], {old.ref: "4111 1111 "})
+    assert facts["values"] == {"sdoc_1_1": "4111 1111 "}
+    assert all("value" not in hint for hint in facts["hints"])  # hints are shown; values are not in them
+    assert "4111" not in str(refs.describe(1))
+
+
+def test_the_values_of_the_fields_around_one_are_known_in_document_order():
+    refs = RefMap()
+    refs.record(1, "doc", 1, wire(*({"ref": f"sdoc_1_{i}", "role": "textbox", "elementKey": f"e{i}", "value": v}
+                                    for i, v in enumerate(["a", "4111", "1111", "", "9"], start=1)),
+                                  {"ref": "sdoc_1_9", "role": "button"}))
+    hint = refs.lookup(1, "sdoc_1_4")
+    assert hint is not None and refs.neighbour_values(1, hint) == (["a", "4111", "1111"], ["9"])

@@ -78,3 +78,15 @@ def test_listener_candidates_are_innermost_and_bounded():
     assert [n["nodeId"] for n in picked] == ["4", "6"]  # generic and paragraph; the root holds interactive nodes
     assert innermost_candidates(main, taken={4}, limit=1)[0]["nodeId"] == "6"
     assert is_interactive(main.nodes["3"]) and not is_interactive(main.nodes["5"])
+
+
+def test_a_field_named_as_a_credential_never_shows_its_value():
+    from host.browser.l2.ax_tree import attributes
+
+    def field(name: str, value: str) -> dict:
+        return {"nodeId": "9", "role": {"value": "textbox"}, "name": {"value": name}, "value": {"value": value},
+                "backendDOMNodeId": 9}
+
+    assert attributes(field("Account password", "hunter2")) == ["value hidden"]
+    assert attributes(field("PIN", "1234")) == ["value hidden"]
+    assert attributes(field("Search", "shoes")) == ['value="shoes"']

@@ -235,7 +235,7 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
 
 
 NOTES = """<!doctype html><html><head><meta charset="utf-8"><title>Notes</title></head><body>
-<p><label>Comment type=password <input id="comment" type="text"></label></p>
+<p><label>Comment [value hidden] <input id="comment" type="text"></label></p>
 <p><label>Note \u202egnp.exe <input id="note" type="text"></label></p>
 </body></html>"""
 
@@ -250,16 +250,17 @@ def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site
     site.model.replies.clear()
     site.model.add(*read_then(
         "Reading the notes.",
-        Act("Typing the comment.", "type", "Comment field", 'textbox "Comment type=password"', {"text": typed}),
+        Act("Typing the comment.", "type", "Comment field", 'textbox "Comment [value hidden]"', {"text": typed}),
         Act("Typing the note.", "type", "Note\u202e field", 'textbox "Note', {"text": "invoice\u202efdp.exe\u200b"}),
         done="Both are filled in."))
     panel = site.panel
     site.new_task("Fill in the notes.", tab=notes)
 
-    # The page's label says "type=password"; the host's facts say a text field: nothing is masked.
+    # The page's label mimics the snapshot's mark of a hidden value; the host's facts (input type,
+    # autocomplete, names) say an ordinary text field: nothing is masked.
     card = panel.locator(".approval")
     expect(card).to_have_count(1)
-    expect(card.locator(".target-line")).to_contain_text('textbox "Comment type=password"')
+    expect(card.locator(".target-line")).to_contain_text('textbox "Comment [value hidden]"')
     expect(card.locator(".params")).to_contain_text(typed)
     expect(card.locator(".secret")).to_have_count(0)
     expect(card.locator(".flag-sensitive_payload")).to_contain_text("Sensitive data")

@@ -191,3 +191,28 @@ def test_check_judges_where_an_element_leads(home):
     assert (out[0]["verdict"], out[0]["code"], out[0]["target_origin"]) == \
         ("deny", "scope_lock", "https://pay.attacker.example")
     assert (out[1]["verdict"], out[1]["target_origin"]) == ("allow", "https://shop.example")
+
+
+def test_target_facts_reproduce_decisions_on_facts(home):
+    card_rest = {"tool": "type", "params": {"ref": "s1_1_2", "element": "Notes", "text": "1111 1111", "mode": "append"},
+                 "origin": "https://shop.example", "policy": "auto",
+                 "target": {"role": "textbox", "name": "Notes", "value": "4111 1111 "}}
+    cvv = {"tool": "type", "params": {"ref": "s1_1_3", "element": "box", "text": "123"},
+           "origin": "https://shop.example", "policy": "auto", "target": {"autocomplete": "cc-csc", "name": "Code"}}
+    add = {"tool": "click", "params": {"ref": "s1_1_4", "element": "Add to cart (the second button)"},
+           "origin": "https://shop.example", "policy": "untrusted",
+           "rules": [{"tool": "click", "origin": "*", "verdict": "allow", "args": {"name": "^Add to cart"}}],
+           "target": {"role": "button", "name": "Delete my account"}}
+    bad_key = {"tool": "type", "target": {"autocompletion": "cc-csc"}}
+    bad_type = {"tool": "type", "target": {"value": 4111}}
+    on_element = {"tool": "click", "rules": [{"tool": "click", "origin": "*", "verdict": "allow",
+                                             "args": {"element": "^Add"}}]}
+    result = tabwarden("policy", "check", stdin=lines(card_rest, cvv, add, bad_key, bad_type, on_element), home=home)
+    out = [json.loads(line) for line in result.stdout.splitlines()]
+    assert (out[0]["verdict"], out[0]["code"]) == ("ask", "sensitive_payload")
+    assert (out[1]["verdict"], out[1]["code"]) == ("ask", "sensitive_payload")
+    assert (out[2]["verdict"], out[2]["code"]) == ("ask", "policy_default")
+    assert out[3]["error"]["path"] == "$.target"
+    assert "autocomplete" in out[3]["error"]["message"]
+    assert out[4]["error"]["path"] == "$.target.value"
+    assert out[5]["error"]["path"] == "$.rules[0].args.element" and "`name`" in out[5]["error"]["message"]

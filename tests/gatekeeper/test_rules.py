@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from host.gatekeeper.errors import InvalidInput
 from host.gatekeeper.origins import normalize_origin
@@ -146,3 +148,99 @@ def test_index_finds_the_same_winner_as_a_linear_scan():
         brute = sorted((c for c in compiled if tool_ok(c) and OriginSet([c.origin]).match(o)), key=lambda c: c.sort_key)
         got = rs.match(tool, cat, o, {})
         assert (got.id if got else None) == (brute[0].rule.id if brute else None)
+
+
+# -- conditions on facts, never on the model's words -------------------------------------------
+
+DELETE = {"ref": "s1_1_9", "role": "button", "name": "Delete my account"}
+ADD = {"ref": "s1_1_4", "role": "button", "name": "Add to cart"}
+ADD_TO_CART = dict(tool="click", origin="*", verdict="allow", args={"name": "^Add to cart"})
+
+
+def test_a_condition_on_name_matches_the_elements_accessible_name_not_the_models_text():
+    params = {"element": "Add to cart (the second button)", "ref": "s1_1_9"}
+    d = decide("click", params, policy="untrusted", rules=[ADD_TO_CART], target={"hints": [DELETE]})
+    assert (d.verdict, d.code) == ("ask", "policy_default")
+    d = decide("click", {"element": "the red one", "ref": "s1_1_4"}, policy="untrusted", rules=[ADD_TO_CART],
+               target={"hints": [ADD]})
+    assert (d.verdict, d.code) == ("allow", "rule_allow")
+
+
+def test_without_facts_a_fact_condition_does_not_match():
+    d = decide("click", {"element": "Add to cart", "ref": "s1_1_4"}, policy="untrusted", rules=[ADD_TO_CART])
+    assert d.code == "policy_default"
+
+
+def test_parameters_cannot_pose_as_facts():
+    d = decide("click", {"element": "x", "ref": "s1_1_9", "name": "Add to cart"}, policy="untrusted",
+               rules=[ADD_TO_CART], target={"hints": [DELETE]})
+    assert d.code == "policy_default"
+
+
+def test_role_and_destination_conditions():
+    rules = [dict(tool="click", origin="*", verdict="deny", args={"to": r"^https://evil\.test/"}),
+             dict(tool="click", origin="*", verdict="allow", args={"role": "^link$"})]
+    link = {"ref": "s1_1_5", "role": "link", "name": "Docs", "destination": {"url": "https://shop.example.com/d"}}
+    d = decide("click", {"element": "x", "ref": "s1_1_5"}, policy="untrusted", rules=rules,
+               target={"hints": [link], "destinations": [{"url": "https://shop.example.com/d"}]})
+    assert d.code == "rule_allow"
+    d = decide("click", {"element": "x", "ref": "s1_1_5"}, policy="untrusted", rules=rules,
+               target={"hints": [link], "destinations": [{"url": "https://evil.test/x"}]})
+    assert d.code == "rule_deny"
+
+
+def test_in_a_batch_an_allow_needs_every_element_and_a_deny_any():
+    actions = [{"action": "click", "element": "Add to cart", "ref": "s1_1_4"},
+               {"action": "click", "element": "Add to cart", "ref": "s1_1_9"}]
+    facts = {"hints": [ADD, DELETE]}
+    allow = dict(tool="batch_actions", origin="*", verdict="allow", args={"name": "^Add to cart"})
+    assert decide("batch_actions", {"actions": actions}, policy="untrusted", rules=[allow],
+                  target=facts).code == "policy_default"
+    deny = dict(tool="batch_actions", origin="*", verdict="deny", args={"name": "Delete"})
+    assert decide("batch_actions", {"actions": actions}, policy="auto", rules=[deny], target=facts).code == "rule_deny"
+    assert decide("batch_actions", {"actions": actions}, policy="untrusted", rules=[allow],
+                  target={"hints": [ADD, ADD]}).code == "rule_allow"
+
+
+def test_a_condition_on_element_is_refused_with_what_to_use_instead():
+    with pytest.raises(InvalidInput) as info:
+        parse_rule({"tool": "click", "origin": "*", "verdict": "allow", "args": {"element": "^Add to cart"}})
+    assert info.value.code == "invalid_rule" and info.value.path == "$.args.element"
+    assert "`name`" in info.value.message and "`role`" in info.value.message and "`to`" in info.value.message
+
+
+def test_a_stored_rule_on_element_never_matches():
+    stored = dict(tool="click", origin="*", verdict="allow", args={"element": "^Add"})
+    d = decide("click", {"element": "Add to cart", "ref": "s1_1_4"}, policy="untrusted", rules=[stored],
+               target={"hints": [ADD]})
+    assert d.code == "policy_default"
+
+
+def test_a_policy_file_keying_a_condition_on_element_is_refused():
+    import json
+
+    from host.gatekeeper.policy_files import PolicyFileError, parse_policy
+
+    body = {"version": 1, "rules": [{"tool": "click", "origin": "*.shop.example", "verdict": "allow",
+                                     "args": {"element": "^Add to cart"}}]}
+    with pytest.raises(PolicyFileError) as info:
+        parse_policy(json.dumps(body), source="policy.json", rule_source="user_setting")
+    [error] = info.value.errors
+    assert error.path == "$.rules[0].args.element" and "`name`" in error.message
+    body["rules"][0]["args"] = {"name": "^Add to cart"}
+    layer = parse_policy(json.dumps(body), source="policy.json", rule_source="user_setting")
+    assert layer.rules[0].args == {"name": "^Add to cart"}
+
+
+@given(st.text(max_size=80), st.sampled_from(["Delete my account", "Transfer funds", "Remove", ""]))
+def test_no_element_text_makes_a_name_condition_match_another_element(element, real_name):
+    d = decide("click", {"element": "Add to cart " + element, "ref": "s1_1_9"}, policy="untrusted",
+               rules=[ADD_TO_CART], target={"hints": [{"ref": "s1_1_9", "role": "button", "name": real_name}]})
+    assert d.code == "policy_default"
+
+
+def test_a_condition_on_a_batchs_actions_does_not_see_the_models_element_text():
+    actions = [{"action": "click", "element": "Add to cart", "ref": "s1_1_9"}]
+    rule = dict(tool="batch_actions", origin="*", verdict="allow", args={"actions": "Add to cart"})
+    d = decide("batch_actions", {"actions": actions}, policy="untrusted", rules=[rule], target={"hints": [DELETE]})
+    assert d.code == "policy_default"

@@ -76,8 +76,17 @@ def is_interactive(node: dict[str, Any]) -> bool:
     return role in INTERACTIVE_ROLES or prop(node, "focusable") is True and role not in STRUCTURAL_ROLES
 
 
+def _hides_value(node: dict[str, Any], input_type: str | None) -> bool:
+    # A text field the page labels "Account password" or "PIN" holds a secret as much as a
+    # password input does (the same judgement as the gatekeeper's credential targets).
+    from host.gatekeeper.credential_target import names_credential
+
+    return input_type == "password" or names_credential(str((node.get("name") or {}).get("value") or ""))
+
+
 def attributes(node: dict[str, Any], input_type: str | None = None) -> list[str]:
-    """The bracketed states of a node, in a fixed order (values of password fields never)."""
+    """The bracketed states of a node, in a fixed order (values of password fields, and of fields
+    whose name names a credential, never)."""
     out = []
     level = prop(node, "level")
     if level is not None:
@@ -90,9 +99,11 @@ def attributes(node: dict[str, Any], input_type: str | None = None) -> list[str]
         out.append("checked")
     elif checked == "mixed":
         out.append("checked=mixed")
-    if role in EDITABLE_ROLES and input_type != "password":
+    if role in EDITABLE_ROLES:
         value = " ".join(str((node.get("value") or {}).get("value") or "").split())
-        if value:
+        if value and _hides_value(node, input_type):
+            out.append("value hidden")
+        elif value:
             out.append(f"value={quote(clip(value, VALUE_LIMIT))}")
     if prop(node, "disabled") is True:
         out.append("disabled")

@@ -24,6 +24,7 @@ from host.browser.l2.screenshot import capture, save
 from host.browser.l2.session import Action, debugger
 from host.browser.l2.shown import confirm_shown
 from host.browser.l2.targets import NodeTarget, Writer, cdp_failure, resolve_target
+from host.gatekeeper.credential_target import names_credential
 from host.tools.browser_params import (ClickTrustedParams, ClickXYParams, DragParams, PressKeyParams, ReadPageDeepParams,
                                  ScreenshotParams, TypeTrustedParams, UploadFileParams)
 from host.tools.result import ToolResult, success
@@ -218,7 +219,8 @@ async def type_trusted(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
         writer = action.writer = Writer(client, target.epoch)
         point = await _aim(client, writer, target)
         before = await _call_on(Writer(client, target.epoch), target, _READ_VALUE)  # a read: not counted
-        hidden = target.input_type == "password"
+        # What is typed into a credential field is never repeated back, a password input or not.
+        hidden = target.input_type == "password" or names_credential(target.name)
         strategy: list[str] = []
 
         async def perform(send: Writer) -> None:
