@@ -105,6 +105,10 @@ const EN = {
   "flag.guarded_origin": "Guarded site: mail, documents, accounts and similar sites always ask before any change.",
   "flag.host_permission": "Tabwarden has no access to this site yet. Allowing also asks Chrome to grant access to {origin}.",
   "flag.credential_target": "The element is a password field.",
+  "flag.untrusted_value": "Not from you: the agent would send a value that is not in your request. It may come from a page trying to redirect the task.",
+  "approval.untrustedValues": "Not in your request",
+  "approval.seenAt": "{what} {value}, seen only in content from {origin}",
+  "approval.notSeen": "{what} {value}, not in your request",
 
   // questions and recovery
   "ask.title": "The agent asks",

@@ -18,7 +18,7 @@ from typing import Any
 
 from host.gatekeeper.provenance import Provenance
 from host.gatekeeper.values import Value, kind_words, name_key, scan, site_of, web_value
-from host.tools.catalog import MCP_PREFIX
+from host.tools.catalog import MCP_PREFIX, lookup
 from host.tools.quoting import quoted
 from host.tools.spec import ToolSpec
 
@@ -56,19 +56,16 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
     """The values of a write to `tab_origin` (the tab's or server's origin) that the user did not
     give, in the order the call carries them (each once)."""
     found: dict[str, UntrustedValue] = {}
-    url_param = spec.url_param if spec is not None else None
-    if url_param is not None:
-        raw = params.get(url_param)
+    if spec is not None and spec.url_param is not None:
+        raw = params.get(spec.url_param)
         value = web_value(str(raw)) if isinstance(raw, str) and raw else None
         # A host-side fetch or download has no tab: its resolved origin is where it goes.
-        here = _site(tab_origin) if spec is not None and spec.target != "destination" else ""
+        here = _site(tab_origin) if spec.target != "destination" else ""
         if value is not None and value.site != here and not prov.is_trusted(value):
             found[value.key] = _untrusted(value, prov)
         return list(found.values())
-    if spec is not None and not tool.startswith(MCP_PREFIX) and spec.category not in ("fill", "eval", None):
-        return []
     fill = spec is not None and spec.category == "fill"
-    for key, text in _strings(params, fill):
+    for key, text in sent_strings(params, tool, spec):
         for value in scan(text):
             if value.key not in found and not prov.is_trusted(value):
                 found[value.key] = _untrusted(value, prov)
@@ -79,6 +76,21 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
                 if seen is not None or prov.dropped:
                     found[name] = UntrustedValue("name", "name", text.strip(), seen)
     return list(found.values())
+
+
+def sent_strings(params: Mapping[str, Any], tool: str, spec: ToolSpec | None = None) -> Iterator[tuple[str, str]]:
+    """(key, text) of what a call of `tool` sends: a URL-bearing tool's URL, what a fill types or
+    chooses, a script, every string argument of an MCP or unknown tool; nothing for the rest."""
+    if spec is None:
+        spec = lookup(tool)
+    if spec is not None and spec.url_param is not None:
+        raw = params.get(spec.url_param)
+        if isinstance(raw, str):
+            yield spec.url_param, raw
+        return
+    if spec is not None and not tool.startswith(MCP_PREFIX) and spec.category not in ("fill", "eval"):
+        return
+    yield from _strings(params, spec is not None and spec.category == "fill")
 
 
 def _untrusted(value: Value, prov: Provenance) -> UntrustedValue:
