@@ -5,18 +5,19 @@ approval card, values they accepted on a card) are *trusted*; everything a tool 
 *untrusted*, labelled with its origin. Values and names are extracted once, when a text is
 added, so a decision only looks keys up.
 
-Bounded: at most `max_untrusted` untrusted values and names are kept (the oldest go first) and a
-text longer than `max_text_chars` is read from its end. Dropping can only make the gatekeeper
+Bounded: at most `max_untrusted` untrusted values and `max_text_chars` of untrusted text (where
+typed names are looked for) are kept, the oldest going first, and a text longer than that is
+read from its end. Dropping can only make the gatekeeper
 stricter: trust comes from the user's words alone, and once untrusted content was dropped a
 name the user never wrote asks even when it is no longer known where it was seen (`dropped`).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 
-from host.gatekeeper.values import EMAIL, NUMBER, WEB, Value, name_keys, scan, site_of, web_value, words_form
+from host.gatekeeper.values import EMAIL, NUMBER, WEB, Value, name_pattern, scan, scannable, site_of, web_value, words_form
 
 MAX_UNTRUSTED = 200_000
 MAX_TEXT_CHARS = 4_000_000
@@ -35,7 +36,7 @@ class Seen:
 class Provenance:
     """The provenance index of one thread (or of one what-if case)."""
 
-    __slots__ = ("_trusted", "_sites", "_paths", "_trusted_words", "_trusted_chars", "_places", "_untrusted", "_names",
+    __slots__ = ("_trusted", "_sites", "_paths", "_trusted_words", "_trusted_chars", "_places", "_untrusted", "_texts", "_text_chars",
                  "max_untrusted", "max_text_chars", "dropped", "texts")
 
     def __init__(self, *, max_untrusted: int = MAX_UNTRUSTED, max_text_chars: int = MAX_TEXT_CHARS) -> None:
@@ -46,7 +47,9 @@ class Provenance:
         self._places: set[str] = set()  # sites the user asked from, or whose e-mail addresses they gave
         self._trusted_chars = 0
         self._untrusted: OrderedDict[str, Seen] = OrderedDict()
-        self._names: OrderedDict[str, Seen] = OrderedDict()
+        # Untrusted texts as names are searched in (lowered), newest last, with their origin.
+        self._texts: deque[tuple[str, Seen]] = deque()
+        self._text_chars = 0
         self.max_untrusted = max_untrusted
         self.max_text_chars = max_text_chars
         self.dropped = False  # some untrusted content is no longer indexed
@@ -101,10 +104,15 @@ class Provenance:
             text = text[-self.max_text_chars:]
             self.dropped = True
         seen = Seen(origin or "an unnamed source")
-        for value in scan(text):
+        text = scannable(text)
+        for value in scan(text, prepared=True):
             self._remember(self._untrusted, value.key, seen)
-        for name in name_keys(text):
-            self._remember(self._names, name, seen)
+        low = text.lower()
+        self._texts.append((low, seen))
+        self._text_chars += len(low)
+        while self._text_chars > self.max_text_chars and len(self._texts) > 1:
+            self._text_chars -= len(self._texts.popleft()[0])
+            self.dropped = True
 
     def _remember(self, table: OrderedDict[str, Seen], key: str, seen: Seen) -> None:
         if key in table:
@@ -158,9 +166,17 @@ class Provenance:
         return any(needle in words for words in self._trusted_words)
 
     def name_seen_at(self, key: str) -> str | None:
-        """The origin a name was last seen at in untrusted content (None when not seen)."""
-        seen = self._names.get(key)
-        return seen.origin if seen is not None else None
+        """The origin a name was last seen at in untrusted content (None when not seen). Names are
+        looked for only when a typed value is one, so texts are searched then, newest first."""
+        first = key.split(" ", 1)[0]
+        pattern = None
+        for text, seen in reversed(self._texts):
+            if first not in text:
+                continue
+            pattern = pattern or name_pattern(key)
+            if pattern.search(text) is not None:
+                return seen.origin
+        return None
 
     def __len__(self) -> int:
-        return len(self._untrusted) + len(self._names)
+        return len(self._untrusted)

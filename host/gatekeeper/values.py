@@ -13,10 +13,11 @@ rules (what counts, how addresses, domains and numbers compare).
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 from host.gatekeeper.normalize import fold, percent_decode
 
@@ -37,25 +38,34 @@ vn id ph ar cl pe ve uy ec""".split())
 # a registrable domain is one label more there. A small list instead of the public suffix list.
 _SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "edu", "ac", "or", "ne", "go", "gob", "mil", "nom"})
 
+_SHORT_TEXT = 4096
+_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 _SPACE_LIKE = "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
 _INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff\u180e"
 _DASH_LIKE = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
 
-_EMAIL_RE = re.compile(r"[a-z0-9._+\-]+@[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?(?:\.[a-z0-9\-]+)*\.[a-z]{2,24}", re.I)
-_URL_RE = re.compile(r"\bhttps?://[^\s<>\"'`()\[\]{}|\\^]+", re.I)
-_HOSTISH_RE = re.compile(
-    r"(?<![\w@.\-/])((?:[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?\.)+([a-z]{2,24}))((?:/[^\s<>\"'`()\[\]{}|\\^]*)?)", re.I)
+_EMAIL_LOCAL_END = re.compile(r"(?<![a-z0-9._+\-])[a-z0-9._+\-]{1,64}$", re.I)
+_EMAIL_DOMAIN = re.compile(r"[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?(?:\.[a-z0-9\-]+)*\.[a-z]{2,24}(?![a-z0-9\-])", re.I)
+# A dot before a top-level domain: with `://` and `www.` (found by plain search) the anchors of
+# web addresses. It starts with a literal, so the regex engine skips ahead to dots quickly.
+_TLD_ANCHOR = re.compile(r"\.([A-Za-z]{2,24})(?![A-Za-z0-9\-])")
+_SCHEME_END = re.compile(r"(?<![a-z])https?$", re.I)
+_HOST_END = re.compile(r"(?<![a-z0-9\-.])(?:[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?$",
+                       re.I)
+_HOST_CHARS = re.compile(r"[a-z0-9.\-]+")
+_URL_REST = re.compile(r"[^\s<>\"'`()\[\]{}|\\^]*")
+# Runs too short to hold a long number (or an IBAN's check digits and account) are never read.
+_DIGIT_RUN = re.compile(r"[0-9][0-9 ().\-/+]{%d,}" % (MIN_NUMBER_DIGITS - 1))
+_NUMBER_PART = re.compile(r"\+?(?:\(?[0-9]+\)?[ \-./]?)*[0-9]+")
 # Country code, check digits, then groups (a separator between groups of four; a last shorter group).
 _IBAN_RE = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2}[0-9]{2}(?:[ \-.]?[A-Za-z0-9]){11,30})(?![A-Za-z0-9])")
-_NUMBER_RE = re.compile(r"(?<![A-Za-z0-9])\+?(?:\(?[0-9]+\)?[ \-.]?){2,}[0-9]*(?![A-Za-z0-9])|"
-                        r"(?<![A-Za-z0-9])[0-9]{9,}(?![A-Za-z0-9])")
 _DATE_TIME_RE = re.compile(r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\b|"
                            r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
+_IBAN_BANK_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}[ \-.]?[A-Za-z]{4}[ \-.]$")
 _GROUP_SPLIT = re.compile(r"[ \-.]")
 
 # A name: one to four capitalised words (letters, apostrophes, hyphens, a dot after an initial).
 _NAME_WORD = r"[^\W\d_][^\W\d_'’\-]*(?:['’\-][^\W\d_]+)*\.?"
-_CAP_RUN_RE = re.compile(r"(?<![\w])(?:[A-Z\u00c0-\u00de][\w'’\-]*\.?)(?:[ ](?:[A-Z\u00c0-\u00de][\w'’\-]*\.?)){0,7}")
 _NON_WORD = re.compile(r"[\W_]+")
 _NAME_RE = re.compile(rf"^{_NAME_WORD}(?: {_NAME_WORD}){{0,3}}$")
 MAX_NAME_WORDS = 4
@@ -67,8 +77,7 @@ june july august september october november december the a an i we you he she th
 """.split())
 
 
-@dataclass(frozen=True, slots=True)
-class Value:
+class Value(NamedTuple):
     """One decisive value: `kind` (email, web, iban, number), `key` (its comparison form) and
     `shown` (as written, for the reason). For web values `site` is the registrable domain and
     `path` the normalised path."""
@@ -98,13 +107,18 @@ def _table() -> dict[int, str | None]:
 
 
 def scannable(text: str) -> str:
-    """`text` in the form the scanners read: percent-decoded where it holds escapes, and
-    translated as `_table` says (cheap: no full Unicode normalisation of long texts)."""
+    """`text` in the form the scanners read: percent-decoded (a long text only where an `@` is
+    escaped), and its non-ASCII runs translated as `_table` says (no full Unicode normalisation
+    of long texts)."""
     if "%" in text:
-        text = percent_decode(text)
+        if len(text) <= _SHORT_TEXT:
+            text = percent_decode(text)
+        elif "%40" in text or "%2540" in text:
+            text = text.replace("%2540", "@").replace("%40", "@")
     if text.isascii():
         return text
-    return text.translate(_table())
+    table = _table()
+    return _NON_ASCII.sub(lambda m: m.group(0).translate(table), text)
 
 
 def site_of(host: str) -> str:
@@ -123,8 +137,13 @@ def site_of(host: str) -> str:
 
 def _path(raw: str) -> str:
     path = raw.split("?", 1)[0].split("#", 1)[0]
-    path = fold(path).rstrip("/.,;:!")
+    path = _fold(path).rstrip("/.,;:!")
     return path if path.startswith("/") or not path else "/" + path
+
+
+def _fold(text: str) -> str:
+    # Most values are plain ASCII without escapes: lowercasing is their whole fold.
+    return text.lower() if text.isascii() and "%" not in text else fold(text)
 
 
 def web_value(text: str) -> Value | None:
@@ -133,8 +152,8 @@ def web_value(text: str) -> Value | None:
     rest = raw.split("://", 1)[1] if "://" in raw[:12] else raw
     host, _, path = rest.partition("/")
     host = host.rsplit("@", 1)[-1].split(":", 1)[0]
-    host = fold(host).rstrip(".")
-    if "." not in host or not re.fullmatch(r"[a-z0-9.\-]+", host):
+    host = _fold(host).rstrip(".")
+    if "." not in host or not _HOST_CHARS.fullmatch(host):
         return None
     site = site_of(host)
     normal = _path("/" + path) if path else ""
@@ -150,7 +169,7 @@ def _iban_groups(raw: str) -> str:
         return raw
     kept = [groups[0]]
     for index, group in enumerate(groups[1:], start=1):
-        if group.isalpha() and index > 1:
+        if group.isalpha() and (index > 1 or len(groups[0]) != 4):
             break
         kept.append(group)
     end = sum(len(g) for g in kept) + len(kept) - 1
@@ -164,50 +183,121 @@ def _iban_key(raw: str) -> str | None:
     return f"iban:{compact}"
 
 
-def scan(text: str) -> list[Value]:
-    """Every decisive value in `text` (duplicates kept out), read from its scannable form."""
-    text = scannable(text)
+class _Spans:
+    """Spans of the text already taken by a value, so no later scanner reads a value inside one."""
+
+    __slots__ = ("starts", "ends")
+
+    def __init__(self) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+
+    def add(self, start: int, end: int) -> None:
+        index = bisect.bisect(self.starts, start)
+        self.starts.insert(index, start)
+        self.ends.insert(index, end)
+
+    def covers(self, start: int, end: int) -> bool:
+        index = bisect.bisect(self.starts, end) - 1
+        return index >= 0 and self.ends[index] > start and self.starts[index] < end
+
+
+def scan(text: str, *, prepared: bool = False) -> list[Value]:
+    """Every decisive value in `text` (each once), read from its scannable form. Each kind is
+    found from a rare anchor (`@`, `://`, `www.`, a known TLD, a run of digits) and read around
+    it, so long page text costs a few fast passes. `prepared`: `text` is scannable already."""
+    if not prepared:
+        text = scannable(text)
     found: dict[str, Value] = {}
-    blank = list(text) if text else []
-
-    def erase(start: int, end: int) -> None:
-        blank[start:end] = " " * (end - start)
-
-    for match in _EMAIL_RE.finditer(text):
-        shown = match.group(0).strip(".")
-        key = f"email:{fold(shown)}"
-        found.setdefault(key, Value(EMAIL, key, shown))
-        erase(*match.span())
-    rest = "".join(blank)
-    for match in _URL_RE.finditer(rest):
-        value = web_value(match.group(0))
-        if value is not None:
-            found.setdefault(value.key, value)
-        erase(*match.span())
-    rest = "".join(blank)
-    for match in _HOSTISH_RE.finditer(rest):
-        host = match.group(1)
-        if match.group(2).lower() not in _BARE_TLDS and not host.lower().startswith("www."):
+    taken = _Spans()
+    at = text.find("@")
+    while at != -1:
+        left = _EMAIL_LOCAL_END.search(text, max(0, at - 64), at)
+        right = _EMAIL_DOMAIN.match(text, at + 1)
+        if left is not None and right is not None:
+            start, end = left.start(), right.end()
+            shown = text[start:end]
+            key = f"email:{_fold(shown)}"
+            found.setdefault(key, Value(EMAIL, key, shown))
+            taken.add(start, end)
+        at = text.find("@", at + 1)
+    for start, anchor_end, kind in _web_anchors(text):
+        if taken.covers(start, start + 1):
             continue
-        value = web_value(match.group(0))
+        if kind == "scheme":  # read back to the scheme's start
+            scheme = _SCHEME_END.search(text, max(0, start - 5), start)
+            if scheme is None:
+                continue
+            start = scheme.start()
+        elif kind == "www":
+            if start > 0 and (text[start - 1].isalnum() or text[start - 1] in ".-"):
+                continue
+        else:  # `.tld`: read back over the host's labels
+            back = _HOST_END.search(text, max(0, start - 253), start)
+            if back is None or (back.start() > 0 and text[back.start() - 1] in "@/.:"):
+                continue
+            start = back.start()
+        rest = _URL_REST.match(text, anchor_end)
+        end = rest.end() if rest is not None else anchor_end
+        if taken.covers(start, end):
+            continue
+        value = web_value(text[start:end])
         if value is not None:
             found.setdefault(value.key, value)
-        erase(*match.span())
-    rest = "".join(blank)
-    for match in _IBAN_RE.finditer(rest):
-        raw = _iban_groups(match.group(1))
-        key = _iban_key(raw)
-        if key is not None:
-            found.setdefault(key, Value(IBAN_KIND, key, raw))
-            erase(match.start(1), match.start(1) + len(raw))
-    rest = _DATE_TIME_RE.sub(lambda m: " " * len(m.group(0)), "".join(blank))
-    for match in _NUMBER_RE.finditer(rest):
-        shown = match.group(0).strip(" -.")
+            taken.add(start, end)
+    for match in _DIGIT_RUN.finditer(text):
+        start, end = match.span()
+        if taken.covers(start, end):
+            continue
+        head = None
+        if start >= 2 and text[start - 2:start].isalpha() and (start == 2 or not text[start - 3].isalnum()):
+            head = start - 2
+        elif start >= 9 and text[start - 1] in " -." and text[start - 2].isalpha():
+            bank = _IBAN_BANK_HEAD.search(text, start - 11, start)  # `GB82 WEST ` before the digits
+            head = bank.start() if bank is not None else None
+        if head is not None:
+            iban = _IBAN_RE.match(text, head)
+            if iban is not None:
+                raw = _iban_groups(iban.group(1))
+                key = _iban_key(raw)
+                if key is not None:
+                    found.setdefault(key, Value(IBAN_KIND, key, raw))
+                    taken.add(head, head + len(raw))
+                    continue
+        run = match.group(0)
+        if start > 0 and text[start - 1] in "+(":
+            run = text[start - 1] + run
+        _numbers(run, found)
+    return list(found.values())
+
+
+def _web_anchors(text: str) -> list[tuple[int, int, str]]:
+    """(position, end, kind) of every `://`, `www.` and `.tld` with a known TLD, in text order."""
+    out = []
+    for needle, kind in (("://", "scheme"), ("www.", "www"), ("WWW.", "www")):
+        at = text.find(needle)
+        while at != -1:
+            out.append((at, at + len(needle), kind))
+            at = text.find(needle, at + 1)
+    for match in _TLD_ANCHOR.finditer(text):
+        if match.group(1).lower() in _BARE_TLDS:
+            out.append((match.start(), match.end(), "tld"))
+    out.sort()
+    return out
+
+
+def _numbers(run: str, found: dict[str, Value]) -> None:
+    """The long numbers of one run of digits and separators (dates and times left out)."""
+    if len(run) < MIN_NUMBER_DIGITS:
+        return
+    if _DATE_TIME_RE.search(run):
+        run = _DATE_TIME_RE.sub("  ", run)
+    for part in _NUMBER_PART.finditer(run):
+        shown = part.group(0).strip(" -.()/")
         digits = "".join(c for c in shown if c.isdigit())
         if len(digits) >= MIN_NUMBER_DIGITS:
             key = f"number:{digits}"
             found.setdefault(key, Value(NUMBER, key, shown))
-    return list(found.values())
 
 
 def is_card(value: Value) -> bool:
@@ -244,18 +334,16 @@ def name_key(text: str) -> str | None:
     return key
 
 
-def name_keys(text: str) -> set[str]:
-    """The comparison forms of every run of capitalised words in `text` and of their shorter
-    runs (up to four words), so that a name typed alone matches where it was written in a sentence."""
+def name_pattern(key: str) -> re.Pattern[str]:
+    """A search for the name `key` (a `name_key`) as whole words in lowered text, whatever
+    punctuation or spaces stand between its words."""
+    return re.compile(r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) for w in key.split(" ")) + r"(?![^\W_])")
+
+
+def lowered(text: str) -> str:
+    """The form names are searched in: scannable, then lowercased (cheap for long texts)."""
     text = scannable(text)
-    out: set[str] = set()
-    for match in _CAP_RUN_RE.finditer(text):
-        words = [w.rstrip(".,") for w in match.group(0).split(" ")]
-        n = len(words)
-        for i in range(n):
-            for j in range(i + 1, min(n, i + MAX_NAME_WORDS) + 1):
-                out.add(" ".join(words[i:j]))
-    return {word_key(k) for k in out if k} - {""}
+    return text.lower() if text.isascii() else fold(text)
 
 
 def word_key(text: str) -> str:
