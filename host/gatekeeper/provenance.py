@@ -171,11 +171,12 @@ class Provenance:
         first = key.split(" ", 1)[0]
         pattern = None
         for text, seen in reversed(self._texts):
-            if first not in text:
-                continue
-            pattern = pattern or name_pattern(key)
-            if pattern.search(text) is not None:
-                return seen.origin
+            at = text.find(first)
+            while at != -1:
+                pattern = pattern or name_pattern(key)
+                if (at == 0 or not text[at - 1].isalnum()) and pattern.match(text, at) is not None:
+                    return seen.origin
+                at = text.find(first, at + 1)
         return None
 
     def __len__(self) -> int:

@@ -335,9 +335,15 @@ def name_key(text: str) -> str | None:
 
 
 def name_pattern(key: str) -> re.Pattern[str]:
-    """A search for the name `key` (a `name_key`) as whole words in lowered text, whatever
-    punctuation or spaces stand between its words."""
-    return re.compile(r"(?<![^\W_])" + r"[\W_]+".join(re.escape(w) for w in key.split(" ")) + r"(?![^\W_])")
+    """A match for the name `key` (a `name_key`) in lowered text at the start of its first word,
+    whatever punctuation or spaces stand between its words."""
+    return _name_pattern(key)
+
+
+@lru_cache(maxsize=256)
+def _name_pattern(key: str) -> re.Pattern[str]:
+    # Matched where the first word was found (the caller checks the boundary before it).
+    return re.compile(r"[\W_]+".join(re.escape(w) for w in key.split(" ")) + r"(?![^\W_])")
 
 
 def lowered(text: str) -> str:

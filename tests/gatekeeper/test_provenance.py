@@ -60,6 +60,11 @@ def test_an_email_address_is_one_value_in_every_spelling(spelling):
     assert keys(spelling) == {"email:mark.black-2134@gmail.com"}
 
 
+def test_an_iban_with_a_bank_code_in_letters_is_one_value():
+    assert keys("pay GB82 WEST 1234 5698 7654 32 today") == {"iban:GB82WEST12345698765432"}
+    assert keys("gb82-west-1234-5698-7654-32") == {"iban:GB82WEST12345698765432"}
+
+
 def test_words_after_an_iban_and_dates_are_not_part_of_a_value():
     assert keys(f"Pay {OWN} and more on 2024-05-13 10:20") == {"iban:DE89370400440532013000"}
     assert keys("see setup.py and notes.md, call at 13.05.2024") == set()
