@@ -83,3 +83,36 @@ async def test_an_accepted_value_does_not_ask_twice_even_after_a_restart(harness
     await harness.turn_done()
     assert [p.get("text") for t, p in harness.executor.executed if t == "type"] == [ATTACKER_IBAN,
                                                                                    ATTACKER_IBAN.replace(" ", "")]
+
+
+async def test_an_iban_the_user_gives_in_answer_to_a_question_is_theirs(harness, server):
+    on_bank(harness)
+    server.add(Reply(tool_calls=[("ask_user", {"question": "Which IBAN should I pay?"})]),
+               Reply(tool_calls=[typing(OWN_IBAN)]), Reply(tool_calls=[typing(ATTACKER_IBAN)]), Reply(text="done"))
+    thread = await harness.new_thread(permissionPolicy="auto")
+    await harness.submit(thread, "Pay my landlord's rent on www.mybank.example")
+    asked = await harness.recorder.wait_for("interaction.request")
+    await harness.op({"type": "interaction.response", "interactionId": asked["interactionId"],
+                      "response": {"kind": "submit", "value": f"it is {OWN_IBAN.lower()}"}})
+    request = await harness.recorder.wait_for("approval.request")
+    assert request["request"]["untrustedValues"] == [
+        {"kind": "iban", "what": "IBAN", "value": ATTACKER_IBAN, "seenAt": None}]
+    await harness.answer(request["approvalId"], "decline")
+    await harness.turn_done()
+    assert [p.get("text") for t, p in harness.executor.executed if t == "type"] == [OWN_IBAN]
+
+
+async def test_a_history_that_cannot_be_read_refuses_the_call(harness, server, monkeypatch):
+    from host.store.db import StoreError
+
+    def broken(thread_id: str):
+        raise StoreError("disk I/O error")
+
+    monkeypatch.setattr(harness.engine.authorizer, "provenance", broken)
+    server.add(Reply(tool_calls=[typing(OWN_IBAN)]), Reply(text="could not"))
+    thread = await harness.new_thread(permissionPolicy="auto")
+    await harness.submit(thread, TASK)
+    await harness.turn_done()
+    assert harness.executor.executed == [] and harness.recorder.of("approval.request") == []
+    result = [n for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "tool_result"][0]
+    assert result.body["code"] == "gatekeeper_unavailable" and "history cannot be read" in result.body["text"]
