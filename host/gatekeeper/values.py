@@ -125,6 +125,8 @@ def site_of(host: str) -> str:
     """The registrable domain of `host` (`mail.google.com` -> `google.com`, `a.b.co.uk` ->
     `b.co.uk`), by a short list of second-level suffixes rather than the public suffix list."""
     host = host.strip(".").lower()
+    if host.replace(".", "").isdigit() or host.startswith("["):
+        return host  # an IP address is its own site
     if host.startswith("www."):
         host = host[4:]
     labels = host.split(".")
