@@ -258,4 +258,4 @@ def test_trace_explains_every_step_and_ends_with_the_deciding_one():
 def test_every_code_is_reachable_and_listed():
     assert set(CODES) >= {"always_allowed", "read_allowed", "read_ask", "script_scheme", "sensitive_origin",
                           "guarded_origin", "rule_deny", "rule_ask", "sensitive_payload", "scope_lock",
-                          "session_grant", "rule_allow", "policy_default", "ssrf_blocked"}
+                          "session_grant", "rule_allow", "policy_default", "ssrf_blocked", "untrusted_value"}
