@@ -9,11 +9,16 @@ shown came from.
                              an answer the user gave to ask_user: the user's words
     approval decision        a note the user typed: their words; an accept: the accepted call's
                              values (and a typed name) become the user's for the thread
+    memory_write / _read     see below
     model text, notices      nothing (the model's words are not the user's)
 
 Nodes are read once each, in append order (`seq`), when a result is written and before a call
-is judged; a restart rebuilds an index from the stored nodes on first use. Memory the model wrote
-comes back through memory_read as untrusted content, whatever it was derived from.
+is judged; a restart rebuilds an index from the stored nodes on first use.
+
+Memory the model wrote carries the provenance of what it was derived from: when a memory_write
+succeeds, the values of the memory that were the user's in that thread are recorded with its key
+(`eng_memory_trust`); a memory_read result is untrusted content, except those recorded values of
+the memories it lists, which are the user's in the reading thread too.
 """
 
 from __future__ import annotations
@@ -34,12 +39,13 @@ _ENV_URL = re.compile(r'url="((?:[^"\\]|\\.)*)"')
 
 
 class _Entry:
-    __slots__ = ("index", "seq", "calls")
+    __slots__ = ("index", "seq", "calls", "by_call")
 
     def __init__(self) -> None:
         self.index = Provenance()
         self.seq = 0
         self.calls: OrderedDict[str, ToolCallBody] = OrderedDict()  # recent call nodes, for accepts
+        self.by_call: OrderedDict[str, ToolCallBody] = OrderedDict()  # the same by call id, for results
 
 
 class ThreadProvenance:
@@ -58,7 +64,7 @@ class ThreadProvenance:
             self._threads.popitem(last=False)
         for node in self._store.nodes(thread_id):
             if node.seq > entry.seq:
-                _read(entry, node)
+                _read(entry, node, self._store)
                 entry.seq = node.seq
         return entry.index
 
@@ -67,7 +73,7 @@ class ThreadProvenance:
         self._threads.pop(thread_id, None)
 
 
-def _read(entry: _Entry, node: NodeRow) -> None:
+def _read(entry: _Entry, node: NodeRow, store: EngineStore) -> None:
     index, body = entry.index, node.body
     if isinstance(body, UserBody):
         index.add_user(body.text)
@@ -79,16 +85,39 @@ def _read(entry: _Entry, node: NodeRow) -> None:
                 index.add_place(found.group(1).replace('\\"', '"'))
             index.add_untrusted(body.environment, "the tab you asked from")
     elif isinstance(body, ToolCallBody):
-        entry.calls[node.id] = body
-        while len(entry.calls) > 64:
-            entry.calls.popitem(last=False)
+        for table, key in ((entry.calls, node.id), (entry.by_call, body.call_id)):
+            table[key] = body
+            while len(table) > 64:
+                table.popitem(last=False)
     elif isinstance(body, ToolResultBody):
         if body.tool in _USER_ANSWERS and body.provenance == "user" and body.ok:
             index.add_user(body.text)
         else:
             index.add_untrusted(body.text, body.origin or body.tool)
+        if body.tool == "memory_write" and body.ok:
+            _wrote_memory(entry, entry.by_call.get(body.call_id), node.created_at, store)
+        elif body.tool == "memory_read" and body.ok:
+            _read_memory(index, body.text, store)
     elif isinstance(body, DecisionBody):
         _read_decision(entry, body)
+
+
+def _wrote_memory(entry: _Entry, call: ToolCallBody | None, at: float, store: EngineStore) -> None:
+    """A memory the model wrote keeps which of its values were the user's in this thread."""
+    if call is None or not isinstance(call.params.get("key"), str):
+        return
+    value = call.params.get("value")
+    users = [v.key for v in scan(value) if entry.index.is_trusted(v)] if isinstance(value, str) else []
+    store.put_memory_trust(call.params["key"].strip(), users, at)
+
+
+def _read_memory(index: Provenance, text: str, store: EngineStore) -> None:
+    """Values of memories that were the user's when the model wrote them are the user's again."""
+    recorded = store.memory_trust()
+    users = {k for memory, keys in recorded.items() if f"- {memory}:" in text for k in keys}
+    for value in scan(text):
+        if value.key in users:
+            index.trust(value)
 
 
 def _read_block(index: Provenance, block: dict[str, Any]) -> None:
