@@ -33,7 +33,7 @@ _BARE_TLDS = frozenset("""
 com net org io co app dev ai me info biz edu gov mil int xyz online site shop store tech blog news cloud page
 travel bank money finance email link live world today us uk de fr es it nl be ch at se no dk fi pl pt ie cn jp kr
 in ru br au ca mx nz za eu tv gg ly fm ws cz gr hu ro sk si hr bg lt lv ee is lu li mc tr il ae sa sg hk tw my th
-vn id ph ar cl pe ve uy ec""".split())
+vn id ph ar cl pe ve uy ec example test localhost internal local""".split())
 # Second-level labels under a country code that are public suffixes themselves (co.uk, com.au):
 # a registrable domain is one label more there. A small list instead of the public suffix list.
 _SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "edu", "ac", "or", "ne", "go", "gob", "mil", "nom"})
