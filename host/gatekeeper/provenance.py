@@ -15,7 +15,7 @@ name the user never wrote asks even when it is no longer known where it was seen
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from host.gatekeeper.values import EMAIL, NUMBER, WEB, Value, name_pattern, scan, scannable, site_of, web_value, words_form
 
@@ -26,8 +26,7 @@ MAX_TRUSTED_CHARS = 2_000_000
 _MAX_PREFIX_DIGITS = 3
 
 
-@dataclass(frozen=True, slots=True)
-class Seen:
+class Seen(NamedTuple):
     """Where an untrusted value was last seen (an origin, an MCP server, a URL)."""
 
     origin: str

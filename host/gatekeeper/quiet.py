@@ -16,19 +16,25 @@ content shows, and an unnamed element asks.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
 
-COMMIT_WORDS = re.compile(
+COMMIT_WORDS = (
     r"\b(send|sent|submit|share|sharing|invite|add|delete|remove|trash|bin|discard|erase|empty|clear|reset|"
     r"forward|reply|post|publish|pay|payment|transfer|confirm|book|reserve|purchase|buy|order|checkout|"
     r"check out|save|create|schedule|grant|allow|accept|approve|sign|upload|move|rename|revoke|leave|block|"
     r"unsubscribe|update|change|apply|yes|ok|done|finish|continue|next|join|kick|ban|archive|restore|"
-    r"install|authorize|authorise|permit|connect|disconnect|enable|disable|mark|set)\b", re.I)
+    r"install|authorize|authorise|permit|connect|disconnect|enable|disable|mark|set)\b")
 _QUIET_NAVIGATION = frozenset({"navigate", "go_back", "go_forward", "tab_focus", "tab_open", "tab_close"})
 _QUIET_KEYS = frozenset({"tab", "shift+tab", "escape", "arrowup", "arrowdown", "arrowleft", "arrowright", "pageup",
                          "pagedown", "home", "end"})
+
+
+@functools.cache
+def _commit_words() -> re.Pattern[str]:
+    return re.compile(COMMIT_WORDS, re.I)  # compiled on first use: host start-up stays short
 
 
 def quiet_on_guarded(tool: str, category: str | None, params: Mapping[str, Any],
@@ -55,7 +61,7 @@ def quiet_on_guarded(tool: str, category: str | None, params: Mapping[str, Any],
         names = _element_names(target)
         if names is None:
             return None
-        committing = [n for n in names if COMMIT_WORDS.search(n)]
+        committing = [n for n in names if _commit_words().search(n)]
         return None if committing else "the element opens or shows something; it is not named for sending or removing"
     return None
 
