@@ -179,7 +179,7 @@ def _iban_groups(raw: str) -> str:
 
 
 def _iban_key(raw: str) -> str | None:
-    compact = re.sub(r"[ \-.]", "", raw).upper()
+    compact = _GROUP_SPLIT.sub("", raw).upper()
     if not 15 <= len(compact) <= 34 or not any(c.isdigit() for c in compact[4:]):
         return None
     return f"iban:{compact}"
@@ -275,7 +275,9 @@ def scan(text: str, *, prepared: bool = False) -> list[Value]:
 
 def _web_anchors(text: str) -> list[tuple[int, int, str]]:
     """(position, end, kind) of every `://`, `www.` and `.tld` with a known TLD, in text order."""
-    out = []
+    out: list[tuple[int, int, str]] = []
+    if "." not in text:
+        return out
     for needle, kind in (("://", "scheme"), ("www.", "www"), ("WWW.", "www")):
         at = text.find(needle)
         while at != -1:
