@@ -327,7 +327,7 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     found = tuple(sorted(findings))
     flag_tuple = tuple(flags)
 
-    # 6. Rules (one lookup; the winner is used by steps 6, 8 and 12).
+    # 6. Rules (one lookup; the winner is used by steps 6, 8 and 13).
     rule = ctx.rules.match(name, category, origin, params) if len(ctx.rules) else None
     if rule is not None and rule.verdict == "deny":
         trace.hit("rule_deny", f"denied by {rule.describe()}")
@@ -354,6 +354,7 @@ def _check_call(call: Call, ctx: Context) -> Decision:
 
     # 9. Values the user did not give: neither a grant, an allow rule nor `auto` silences it.
     prov = ctx.provenance
+    released = False
     if prov is not None and origin.text:
         foreign = untrusted_values(spec, tool, params, prov, ctx.origin if dest is not None else origin.text)
         if foreign:
@@ -366,9 +367,8 @@ def _check_call(call: Call, ctx: Context) -> Decision:
         if forced and findings <= USERS_OWN_FINDINGS and (
                 origin.text in ctx.scope_origins or prov.site_is_users(site_of(origin.host))):
             # The user's own IBAN, card or address, to a site they named: what they asked for.
-            forced = False
+            forced, released = False, True
             flag_tuple = tuple(f for f in flag_tuple if f != FLAG_SENSITIVE_PAYLOAD)
-            trace.ok("sensitive_payload", f"{', '.join(found)}: the user's own values, bound for a site they named")
     else:
         trace.skip("untrusted_value", "no provenance known" if prov is None else "an origin-less call sends nothing")
 
@@ -378,8 +378,11 @@ def _check_call(call: Call, ctx: Context) -> Decision:
         return done("ask", "sensitive_payload",
                     f"the parameters carry {', '.join(found)} bound for {where}; confirm before sending",
                     flag_tuple, None, found)
-    trace.ok("sensitive_payload", f"findings {', '.join(found)} do not force a question" if found
-             else "no sensitive data in the parameters")
+    if released:
+        trace.ok("sensitive_payload", f"{', '.join(found)}: the user's own values, bound for a site they named")
+    else:
+        trace.ok("sensitive_payload", f"findings {', '.join(found)} do not force a question" if found
+                 else "no sensitive data in the parameters")
 
     # 11. Guarded origins: writes ask, whatever the grants or rules. Under `auto`, with the values
     # judged by step 9, only writes that send, commit or remove something still ask.
