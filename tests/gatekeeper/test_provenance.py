@@ -243,3 +243,12 @@ def test_an_email_address_matches_however_its_at_sign_is_written(local, domain, 
     prov = index([f"write to {address.upper()}"])
     values = scan(f"{local}{encode}{domain}.com")
     assert len(values) == 1 and prov.is_trusted(values[0])
+
+
+def test_the_users_own_iban_skips_the_payload_question_only_for_a_site_they_named():
+    prov = index([f"Pay my rent on www.mybank.example to {OWN}"])
+    own = typed(OWN, prov=prov)
+    assert own.verdict == "allow" and any("the user's own values" in s.detail for s in own.trace)
+    elsewhere = typed(OWN, origin="https://pay.other.example", prov=prov)
+    assert elsewhere.code == "sensitive_payload"
+    assert typed(OWN, prov=None).code == "sensitive_payload"  # without provenance, as before
