@@ -13,7 +13,9 @@ shown came from.
     model text, notices      nothing (the model's words are not the user's)
 
 Nodes are read once each, in append order (`seq`), when a result is written and before a call
-is judged; a restart rebuilds an index from the stored nodes on first use.
+is judged; a restart rebuilds an index from the stored nodes on first use. Every branch of the
+thread counts: what the user wrote on an abandoned branch is still theirs, and what a tool
+showed there is still untrusted.
 
 Memory the model wrote carries the provenance of what it was derived from: when a memory_write
 succeeds, the values of the memory that were the user's in that thread are recorded with its key
@@ -67,10 +69,6 @@ class ThreadProvenance:
                 _read(entry, node, self._store)
                 entry.seq = node.seq
         return entry.index
-
-    def forget(self, thread_id: str) -> None:
-        """Drop a thread's index (deleted thread)."""
-        self._threads.pop(thread_id, None)
 
 
 def _read(entry: _Entry, node: NodeRow, store: EngineStore) -> None:
