@@ -35,7 +35,7 @@ from host.gatekeeper.provenance import Provenance
 from host.gatekeeper.provenance_check import sent_strings
 from host.gatekeeper.values import name_key, scan, web_value
 
-MAX_THREADS = 64
+MAX_THREADS = 16
 _USER_ANSWERS = frozenset({"ask_user"})
 _ENV_URL = re.compile(r'url="((?:[^"\\]|\\.)*)"')
 

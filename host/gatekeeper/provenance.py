@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 from host.gatekeeper.values import EMAIL, NUMBER, WEB, Value, name_pattern, scan, scannable, site_of, web_value, words_form
 
-MAX_UNTRUSTED = 200_000
-MAX_TEXT_CHARS = 4_000_000
+MAX_UNTRUSTED = 20_000
+MAX_TEXT_CHARS = 2_000_000
 MAX_TRUSTED_CHARS = 2_000_000
 # A number with a country code (up to three digits) or a trunk `0` is the same number without it.
 _MAX_PREFIX_DIGITS = 3
