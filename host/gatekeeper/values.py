@@ -61,7 +61,7 @@ _NUMBER_PART = re.compile(r"\+?(?:\(?[0-9]+\)?[ \-./]?)*[0-9]+")
 _IBAN_RE = re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2}[0-9]{2}(?:[ \-.]?[A-Za-z0-9]){11,30})(?![A-Za-z0-9])")
 _DATE_TIME_RE = re.compile(r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}\b|"
                            r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
-_IBAN_BANK_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}[ \-.]?[A-Za-z]{4}[ \-.]$")
+_IBAN_BANK_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}[ \-.]?[A-Za-z]{4}[ \-.]?$")
 _GROUP_SPLIT = re.compile(r"[ \-.]")
 
 # A name: one to four capitalised words (letters, apostrophes, hyphens, a dot after an initial).
@@ -254,7 +254,7 @@ def scan(text: str, *, prepared: bool = False) -> list[Value]:
         head = None
         if start >= 2 and text[start - 2:start].isalpha() and (start == 2 or not text[start - 3].isalnum()):
             head = start - 2
-        elif start >= 9 and text[start - 1] in " -." and text[start - 2].isalpha():
+        elif start >= 8 and (text[start - 1] in " -." or text[start - 1].isalpha()):
             bank = _IBAN_BANK_HEAD.search(text, start - 11, start)  # `GB82 WEST ` before the digits
             head = bank.start() if bank is not None else None
         if head is not None:

@@ -63,6 +63,7 @@ def test_an_email_address_is_one_value_in_every_spelling(spelling):
 def test_an_iban_with_a_bank_code_in_letters_is_one_value():
     assert keys("pay GB82 WEST 1234 5698 7654 32 today") == {"iban:GB82WEST12345698765432"}
     assert keys("gb82-west-1234-5698-7654-32") == {"iban:GB82WEST12345698765432"}
+    assert keys("refund GB29NWBK60161331926819 now") == {"iban:GB29NWBK60161331926819"}
 
 
 def test_words_after_an_iban_and_dates_are_not_part_of_a_value():
