@@ -68,7 +68,6 @@ _GROUP_SPLIT = re.compile(r"[ \-.]")
 _NAME_WORD = r"[^\W\d_][^\W\d_'’\-]*(?:['’\-][^\W\d_]+)*\.?"
 _NON_WORD = re.compile(r"[\W_]+")
 _NAME_RE = re.compile(rf"^{_NAME_WORD}(?: {_NAME_WORD}){{0,3}}$")
-MAX_NAME_WORDS = 4
 # Capitalised words that are no one's name: greetings, answers, days, months, UI words.
 _NOT_NAMES = frozenset("""
 hello hi hey dear thanks thank yes no ok okay sure please done search send submit cancel save next back continue
@@ -348,12 +347,6 @@ def name_pattern(key: str) -> re.Pattern[str]:
 def _name_pattern(key: str) -> re.Pattern[str]:
     # Matched where the first word was found (the caller checks the boundary before it).
     return re.compile(r"[\W_]+".join(re.escape(w) for w in key.split(" ")) + r"(?![^\W_])")
-
-
-def lowered(text: str) -> str:
-    """The form names are searched in: scannable, then lowercased (cheap for long texts)."""
-    text = scannable(text)
-    return text.lower() if text.isascii() else fold(text)
 
 
 def word_key(text: str) -> str:
