@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "f43b6e740ebbbee4ec2da25995f8d7938cff39943750116a31929fdc8e5c5003";
+export const SCHEMA_HASH = "0492507fb1b861836a66891f4a41400bff9c145c5300a33841edcfd9d59c0555";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -305,6 +305,7 @@ export const EXTENSION_MESSAGE_FIELDS = Object.freeze({
 export const UI = Object.freeze({
   "approvalFlagOrder": [
     "host_permission",
+    "untrusted_value",
     "sensitive_payload",
     "credential_target",
     "guarded_origin",
@@ -315,7 +316,8 @@ export const UI = Object.freeze({
     "escalation_l2",
     "host_permission",
     "guarded_origin",
-    "credential_target"
+    "credential_target",
+    "untrusted_value"
   ],
   "auditKinds": [
     "decision",

@@ -59,6 +59,11 @@ export class ApprovalCard {
           h("dd", {}, h("code", { class: "target-line" }, visibleNodes(request.targetLine)))] : null,
         (request.destinations || []).length ? [h("dt", { text: t("approval.destination") }),
           h("dd", { class: "destinations" }, request.destinations.map((to) => h("code", { class: "destination" }, visibleNodes(to))))]
+          : null,
+        (request.untrustedValues || []).length ? [h("dt", { text: t("approval.untrustedValues") }),
+          h("dd", { class: "untrusted-values" }, request.untrustedValues.map((v) => h("p", { class: "untrusted-value" },
+            visibleNodes(t(v.seenAt ? "approval.seenAt" : "approval.notSeen",
+              { what: v.what, value: v.value, origin: v.seenAt || "" })))))]
           : null),
       flags.length ? h("ul", { class: "flags" }, flags.map((flag) =>
         h("li", { class: `flag flag-${flag}`, dataset: { flag } }, t(`flag.${flag}`, { origin })))) : null,

@@ -102,9 +102,13 @@ const EN = {
   "approval.accessRefused": "Chrome did not grant access to {origin}, so nothing was sent. Decline, or try again.",
   "flag.sensitive_payload": "Sensitive data: the parameters carry something secret or personal (a card number, a password, a key or token, or an e-mail address going to a site this task has not used).",
   "flag.escalation_l2": "Uses the browser debugger: Chrome shows a banner saying Tabwarden started debugging this browser while it acts.",
-  "flag.guarded_origin": "Guarded site: mail, documents, accounts and similar sites always ask before any change.",
+  "flag.guarded_origin": "Guarded site: mail, documents, accounts and similar sites ask before changes (under the auto policy, before anything is sent, saved or removed).",
   "flag.host_permission": "Tabwarden has no access to this site yet. Allowing also asks Chrome to grant access to {origin}.",
   "flag.credential_target": "The element is a password field.",
+  "flag.untrusted_value": "Not from you: the agent would send a value that is not in your request. It may come from a page trying to redirect the task.",
+  "approval.untrustedValues": "Not in your request",
+  "approval.seenAt": "{what} {value}, seen only in content from {origin}",
+  "approval.notSeen": "{what} {value}, not in your request",
 
   // questions and recovery
   "ask.title": "The agent asks",

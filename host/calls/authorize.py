@@ -19,6 +19,7 @@ before a call is sent. The path ends with an `Ending` the caller turns into its 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
@@ -182,6 +183,9 @@ class Authorizer:
 
     router: Router
     gatekeeper: Any
+    # The provenance index of a thread (None for callers without a conversation, such as the
+    # console): where the values the model was shown came from.
+    provenance: Callable[[str], Any] | None = None
 
     async def process(self, call: ToolCall, ctx: Context, steps: Steps) -> Ending:
         """Take a decoded call through the whole path (see the module docstring)."""
@@ -245,12 +249,17 @@ class Authorizer:
 
         target = call.target
         try:
+            known = self.provenance(ctx.thread_id) if self.provenance is not None else None
+        except Exception as exc:  # the thread's messages cannot be read: fail closed
+            log.warning("the provenance of thread %s cannot be read", ctx.thread_id, exc_info=True)
+            return Unavailable(f"the thread's history cannot be read: {exc}", phase, call)
+        try:
             decision = self.gatekeeper.check(CheckRequest(
                 thread_id=ctx.thread_id, tool=call.tool, params=call.wire_params(), origin=call.origin,
                 turn_id=ctx.turn_id, call_id=ctx.call_id, policy=ctx.policy,
                 target=target.facts if target is not None else None, phase=phase,
                 approved_revision=approved.revision if approved else None,
-                approval_id=approved.approval_id if approved else None))
+                approval_id=approved.approval_id if approved else None, provenance=known))
         except GatekeeperUnavailable as exc:
             return Unavailable(str(exc), phase, call)
         verdict, flags, reason = decision.verdict, tuple(decision.flags), decision.reason

@@ -37,8 +37,12 @@ may be omitted):
               "field_name": "pin", "value": "4111 ",    call; where it leads, and how: a link, or
               "destination": "https://pay.example/x",  the form its value is sent with; `hints`
               "method": "POST"},                        and `values` for the refs of a batch)
+   "provenance": {"user": ["the user's words", ...],  (what the thread's model was shown: the
+                  "untrusted": [{"origin": "https://bank.example",   user's own words, and what
+                                 "text": "what a tool showed"}]},     tools showed, with origin;
+                                                    without it values are not judged by origin)
    "expect": "deny", "expect_code": "rule_deny"}    (for `policy test`)
-Answer per line: {"verdict", "code", "flags", "target_origin", "rule", "reason"}, or
+Answer per line: {"verdict", "code", "flags", "target_origin", "rule", "reason", "untrusted_values"?}, or
 {"error": {"code", "message", "line", "path"}} for a malformed line (processing goes on).
 Cases are added to the rules the host uses (`rules: installed ...`, printed first: on stderr for
 `check`, whose output stays JSON Lines); `--bare` answers each case alone.
@@ -154,7 +158,46 @@ def _strings(obj: dict, key: str) -> list[str]:
 
 
 _KNOWN = {"tool", "effects", "level", "params", "origin", "policy", "rules", "sensitive_origins",
-          "guarded_origins", "scope_lock", "grants", "scope_origins", "target", "expect", "expect_code", "name"}
+          "guarded_origins", "scope_lock", "grants", "scope_origins", "target", "expect", "expect_code", "name",
+          "provenance"}
+
+
+def parse_provenance(value: Any, path: str = "$.provenance"):
+    """The what-if provenance of a case as an index; `CaseError` naming the path of a bad part."""
+    from host.gatekeeper.provenance import Provenance
+
+    if not isinstance(value, dict):
+        raise CaseError("invalid_provenance", f"expected object, got {type(value).__name__}", path)
+    unknown = sorted(set(value) - {"user", "untrusted"})
+    if unknown:
+        raise CaseError("invalid_provenance", f"unknown field {unknown[0]!r}; expected user or untrusted",
+                        f"{path}.{unknown[0]}")
+    index = Provenance()
+    user = value.get("user", [])
+    if not isinstance(user, list):
+        raise CaseError("invalid_provenance", f"expected array of str, got {type(user).__name__}", f"{path}.user")
+    for number, text in enumerate(user):
+        if not isinstance(text, str):
+            raise CaseError("invalid_provenance", f"expected str, got {type(text).__name__}", f"{path}.user[{number}]")
+        index.add_user(text)
+    seen = value.get("untrusted", [])
+    if not isinstance(seen, list):
+        raise CaseError("invalid_provenance", f"expected array of objects, got {type(seen).__name__}",
+                        f"{path}.untrusted")
+    for number, item in enumerate(seen):
+        where = f"{path}.untrusted[{number}]"
+        if not isinstance(item, dict):
+            raise CaseError("invalid_provenance", f"expected object, got {type(item).__name__}", where)
+        extra = sorted(set(item) - {"origin", "text"})
+        if extra:
+            raise CaseError("invalid_provenance", f"unknown field {extra[0]!r}; expected origin and text",
+                            f"{where}.{extra[0]}")
+        for key in ("origin", "text"):
+            if not isinstance(item.get(key), str):
+                got = type(item.get(key)).__name__ if key in item else "nothing"
+                raise CaseError("invalid_provenance", f"expected str, got {got}", f"{where}.{key}")
+        index.add_untrusted(item["text"], item["origin"])
+    return index
 
 
 def parse_case(piece: Piece, base: Base):
@@ -229,9 +272,10 @@ def parse_case(piece: Piece, base: Base):
         if value is not None and value not in VERDICTS:
             raise CaseError("invalid_case", f"expect must be {_one_of(VERDICTS)}, got {value!r}", "$.expect")
     _field(obj, "expect_code", str)
+    provenance = parse_provenance(obj["provenance"]) if obj.get("provenance") is not None else None
     ctx = Context(origin=origin, policy=policy, rules=RuleSet(rules), lists=lists, grants=grants,
                   scope_origins={normalize_origin(o).text for o in patterns["scope_origins"]}, scope_lock=lock,
-                  target=target)
+                  target=target, provenance=provenance)
     return Call(tool, params, effects, level), ctx, obj
 
 
@@ -265,7 +309,7 @@ def _answer(decision) -> dict[str, Any]:
     return {"verdict": decision.verdict, "code": decision.code, "flags": list(decision.flags),
             "target_origin": decision.target_origin,
             "rule": msgspec.to_builtins(decision.rule) if decision.rule is not None else None,
-            "reason": decision.reason}
+            "reason": decision.reason, **({"untrusted_values": list(decision.untrusted)} if decision.untrusted else {})}
 
 
 def _error(exc: CaseError, line: int) -> dict[str, Any]:
@@ -308,6 +352,9 @@ def _run_explain(stream: TextIO, base: Base, out: TextIO) -> int:
             out.write(f"  flags: {', '.join(decision.flags)}\n")
         if decision.findings:
             out.write(f"  findings: {', '.join(decision.findings)}\n")
+        for value in decision.untrusted:
+            out.write(f"  not from the user: {value['what']} {json.dumps(value['value'], ensure_ascii=False)} "
+                      f"(seen at {value['seenAt'] or 'nowhere still known'})\n")
         if decision.rule is not None:
             out.write(f"  rule: {decision.rule.describe()}\n")
         out.write("\n")

@@ -230,7 +230,8 @@ class _Call:
             target_origin=decision.target_origin or call.origin, flags=sorted(set(judgement.flags)),
             reason=judgement.reason, code=decision.code, level=spec.level,
             target_line=call.target.line if call.target else None, destinations=leaving(call),
-            password_target=targets_password(call.target.facts if call.target else None))
+            password_target=targets_password(call.target.facts if call.target else None),
+            untrusted_values=[dict(v) for v in decision.untrusted])
         with engine.store.transaction() as conn:
             engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
                                      node_id=self.node_id)
@@ -409,6 +410,10 @@ class _Call:
             engine.store.append_node(conn, runner.thread_id, "tool_result", result, turn_id=runner.turn_id,
                                      node_id=f"{self.node_id}:result")
             engine.store.update_run(conn, runner.run_id, pending_tool=None)
+        try:  # indexed as it arrives, so the next decision only looks values up
+            engine.provenance.of(runner.thread_id)
+        except Exception:  # read again (or failed closed) when the next call is judged
+            log.debug("provenance of %s not updated", runner.thread_id, exc_info=True)
         engine.bus.emit(ui.ItemComplete, runner.thread_id, item_id=self.node_id,
                         result=ui.ItemResult(ok=ok, text=text[:EVENT_TEXT_CHARS], code=code, details=details or None))
         return False

@@ -22,6 +22,7 @@ from host.engine.events import COALESCE_S, EventBus
 from host.calls.authorize import Authorizer
 from host.calls.router import Router
 from host.engine.interaction_tools import InteractionTools
+from host.engine.provenance import ThreadProvenance
 from host.engine.provider_source import ProviderSource
 from host.engine.records import NoticeBody, WaitRow
 from host.engine.store import EngineStore
@@ -46,7 +47,8 @@ class Engine:
         # The engine's own tools (questions to the user, waits) join the host's.
         tools.add("interactions", InteractionTools(self))
         self.tools = tools
-        self.authorizer = Authorizer(tools, gatekeeper)
+        self.provenance = ThreadProvenance(self.store)
+        self.authorizer = Authorizer(tools, gatekeeper, self.provenance.of)
         self.providers = providers or ProviderSource()
         self._approval_timeout_s = approval_timeout_s
         self.bus = EventBus(self.store.next_epoch(), coalesce_s)

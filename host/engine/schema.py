@@ -111,9 +111,19 @@ CREATE TABLE eng_attachments (
 CREATE INDEX eng_attachments_thread ON eng_attachments (thread_id, created_at)
 """
 
+_MEMORY_TRUST = """
+CREATE TABLE eng_memory_trust (
+    memory_key TEXT PRIMARY KEY,
+    value_keys TEXT NOT NULL,
+    written_at REAL NOT NULL
+)
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "engine threads, nodes, runs, approvals and command receipts", sql=_TABLES),
     Migration(2, "questions to the user (interactions)", sql=_INTERACTIONS),
     Migration(3, "thread attachments (artifacts the model wrote)", sql=_ATTACHMENTS),
+    Migration(4, "which values of a memory the model wrote were the user's (provenance across threads)",
+              sql=_MEMORY_TRUST),
 )
 COMPONENT = "engine"

@@ -355,6 +355,22 @@ class EngineStore:
                              "ORDER BY created_at, rowid", (thread_id,))
         return [_attachment(r) for r in rows]
 
+    # -- provenance of memories -------------------------------------------------------------
+
+    def put_memory_trust(self, memory_key: str, value_keys: list[str], written_at: float) -> None:
+        """Record which values of a memory the model wrote were the user's when it was written
+        (an older write, read again after a restart, never replaces a newer one)."""
+        with self.transaction() as conn:
+            conn.execute("INSERT INTO eng_memory_trust (memory_key, value_keys, written_at) VALUES (?, ?, ?) "
+                         "ON CONFLICT(memory_key) DO UPDATE SET value_keys = excluded.value_keys, "
+                         "written_at = excluded.written_at WHERE excluded.written_at >= eng_memory_trust.written_at",
+                         (memory_key, encode(sorted(value_keys)), written_at))
+
+    def memory_trust(self) -> dict[str, list[str]]:
+        """{memory key: the value keys that were the user's when the model wrote it}."""
+        rows = self.db.query("SELECT memory_key, value_keys FROM eng_memory_trust")
+        return {r["memory_key"]: list(msgspec.json.decode(r["value_keys"])) for r in rows}
+
     # -- receipts ---------------------------------------------------------------------------
 
     def receipt(self, client_id: str, submission_id: str) -> sqlite3.Row | None:

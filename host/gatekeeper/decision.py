@@ -10,11 +10,15 @@ Order (the first step that hits decides):
    6 deny rule                                     deny   rule_deny
    7 outside the thread's scope lock               deny   scope_lock
    8 ask rule                                      ask    rule_ask
-   9 sensitive payload                             ask    sensitive_payload
-  10 guarded origin                                ask    guarded_origin
-  11 session grant                                 allow  session_grant
-  12 allow rule                                    allow  rule_allow
-  13 the policy's default                          ask | allow  policy_default
+   9 a decisive value the user did not give        ask    untrusted_value
+  10 sensitive payload                             ask    sensitive_payload
+  11 guarded origin (under `auto` with provenance:  ask    guarded_origin
+     only writes that send, commit or remove)
+  12 session grant                                 allow  session_grant
+  13 allow rule                                    allow  rule_allow
+  14 the policy's default                          ask | allow  policy_default
+Step 9 needs the thread's provenance (`Context.provenance`); without it the step is skipped and
+the guarded tier asks on every write, as before provenance was known.
 The scope lock is checked before every ask, so that a write outside the lock is always *denied*,
 never turned into a question the user might wave through.
 
@@ -37,15 +41,21 @@ from typing import Any
 
 import msgspec
 
-from protocol.permissions import FLAG_CREDENTIAL_TARGET, FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN, FLAG_SENSITIVE_PAYLOAD
+from protocol.permissions import (FLAG_CREDENTIAL_TARGET, FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN,
+                                  FLAG_SENSITIVE_PAYLOAD, FLAG_UNTRUSTED_VALUE)
 
 from host.gatekeeper.credential_target import targets_credential
 from host.gatekeeper.field_values import resulting_values
 from host.gatekeeper.origins import NO_ORIGIN, destination, normalize_origin
 from host.gatekeeper.patterns import OriginSet
-from host.gatekeeper.payload import ALWAYS_FORCING, CREDENTIAL_TARGET, EMAIL_ADDRESS, scan_params, scan_texts
+from host.gatekeeper.payload import (ALWAYS_FORCING, CARD_NUMBER, CREDENTIAL_TARGET, EMAIL_ADDRESS, IBAN, scan_params,
+                                     scan_texts)
 from host.gatekeeper.policy import DEFAULT_POLICY, normalize_policy
+from host.gatekeeper.provenance import Provenance
+from host.gatekeeper.provenance_check import untrusted_values
+from host.gatekeeper.quiet import quiet_on_guarded
 from host.gatekeeper.rule_subject import rule_subject
+from host.gatekeeper.values import site_of
 from host.gatekeeper.rules import EMPTY_RULES, Rule, RuleSet
 from host.gatekeeper.sensitive import DEFAULT_LISTS, OriginLists
 from host.tools.catalog import MCP_PREFIX, lookup
@@ -54,8 +64,10 @@ from host.tools.quoting import quoted
 CODES: tuple[str, ...] = (
     "always_allowed", "read_allowed", "read_ask", "script_scheme", "invalid_destination", "ssrf_blocked",
     "sensitive_origin", "guarded_origin", "rule_deny", "rule_ask", "sensitive_payload", "scope_lock",
-    "session_grant", "rule_allow", "policy_default", "unknown_destination", "definition_changed",
+    "session_grant", "rule_allow", "policy_default", "unknown_destination", "definition_changed", "untrusted_value",
 )
+# Payload findings that are values step 9 judges: the user's own may go where the user named.
+USERS_OWN_FINDINGS = frozenset({IBAN, CARD_NUMBER, EMAIL_ADDRESS})
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 
 # Not one of the approval flags (no request carries it): marks a decision that the user's answer
@@ -84,6 +96,8 @@ class Decision(msgspec.Struct, frozen=True):
     findings: tuple[str, ...] = ()
     tool: str = ""
     revision: str = ""
+    # The decisive values the user did not give ({"kind", "what", "value", "seenAt"}), for the card.
+    untrusted: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(slots=True)
@@ -113,6 +127,8 @@ class Context:
     target: Mapping[str, Any] | None = None
     # The MCP tool's definition differs from the one its grants and rules were made for.
     definition_changed: bool = False
+    # What the thread's model was shown and where it came from (None: not known, step 9 skipped).
+    provenance: Provenance | None = None
 
 
 class _Trace:
@@ -166,7 +182,8 @@ def check(call: Call, ctx: Context) -> Decision:
     findings = tuple(sorted({*own.findings, *decided.findings}))
     trace = (*own.trace, TraceStep("destinations", "hit", "; ".join(notes)), *decided.trace)
     return Decision(decided.verdict, decided.code, f"it leads to {_where(decided.target_origin, 'an unknown place')}: "
-                    f"{decided.reason}", flags, decided.target_origin, decided.rule, trace, findings, own.tool)
+                    f"{decided.reason}", flags, decided.target_origin, decided.rule, trace, findings, own.tool,
+                    untrusted=decided.untrusted or own.untrusted)
 
 
 def destinations_of(target: Mapping[str, Any] | None) -> list[Mapping[str, Any]]:
@@ -239,8 +256,9 @@ def _check_call(call: Call, ctx: Context) -> Decision:
         trace.ok("tool", f"{tool} is not in the tool catalog: treated as {effects}")
 
     def done(verdict: str, code: str, reason: str, flags: tuple[str, ...] = (), rule: Rule | None = None,
-             findings: tuple[str, ...] = ()) -> Decision:
-        return Decision(verdict, code, reason, flags, origin.text, rule, tuple(trace.steps), findings, name)
+             findings: tuple[str, ...] = (), untrusted: tuple[dict[str, Any], ...] = ()) -> Decision:
+        return Decision(verdict, code, reason, flags, origin.text, rule, tuple(trace.steps), findings, name,
+                        untrusted=untrusted)
 
     # 1. Built-ins that cannot act on the world.
     if spec is not None and spec.always_allowed:
@@ -320,7 +338,7 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     found = tuple(sorted(findings))
     flag_tuple = tuple(flags)
 
-    # 6. Rules (one lookup; the winner is used by steps 6, 8 and 12).
+    # 6. Rules (one lookup; the winner is used by steps 6, 8 and 13).
     # Conditions see the host's facts about the element, never the model's words for it.
     rule = ctx.rules.match(name, category, origin, rule_subject(params, ctx.target)) if len(ctx.rules) else None
     if rule is not None and rule.verdict == "deny":
@@ -346,7 +364,27 @@ def _check_call(call: Call, ctx: Context) -> Decision:
         return done("ask", "rule_ask", f"rule {rule.describe()} requires confirmation", flag_tuple, rule, found)
     trace.ok("rule_ask", "no ask rule wins")
 
-    # 9. Sensitive payload: neither a grant nor an allow rule silences it.
+    # 9. Values the user did not give: neither a grant, an allow rule nor `auto` silences it.
+    prov = ctx.provenance
+    released = False
+    if prov is not None and origin.text:
+        foreign = untrusted_values(spec, tool, params, prov, ctx.origin if dest is not None else origin.text)
+        if foreign:
+            said = "; ".join(v.describe() for v in foreign[:3]) + ("; and more" if len(foreign) > 3 else "")
+            trace.hit("untrusted_value", said)
+            return done("ask", "untrusted_value", f"{name} @ {where} would send values you did not give: {said}. "
+                        "Confirm only if you meant them", (*flag_tuple, FLAG_UNTRUSTED_VALUE), None, found,
+                        tuple(v.fact() for v in foreign))
+        trace.ok("untrusted_value", "every decisive value is the user's")
+        if forced and findings <= USERS_OWN_FINDINGS and (
+                origin.text in ctx.scope_origins or prov.site_is_users(site_of(origin.host))):
+            # The user's own IBAN, card or address, to a site they named: what they asked for.
+            forced, released = False, True
+            flag_tuple = tuple(f for f in flag_tuple if f != FLAG_SENSITIVE_PAYLOAD)
+    else:
+        trace.skip("untrusted_value", "no provenance known" if prov is None else "an origin-less call sends nothing")
+
+    # 10. Sensitive payload: neither a grant nor an allow rule silences it.
     if forced:
         parts = [f"the parameters carry {', '.join(sorted(findings - held))}"] if findings - held else []
         if held:
@@ -355,18 +393,27 @@ def _check_call(call: Call, ctx: Context) -> Decision:
         trace.hit("sensitive_payload", what)
         return done("ask", "sensitive_payload", f"{what} bound for {where}; confirm before sending",
                     flag_tuple, None, found)
-    trace.ok("sensitive_payload", f"findings {', '.join(found)} do not force a question" if found
-             else "no sensitive data in the parameters")
+    if released:
+        trace.ok("sensitive_payload", f"{', '.join(found)}: the user's own values, bound for a site they named")
+    else:
+        trace.ok("sensitive_payload", f"findings {', '.join(found)} do not force a question" if found
+                 else "no sensitive data in the parameters")
 
-    # 10. Guarded origins: writes always ask, whatever the grants, rules or policy.
+    # 11. Guarded origins: writes ask, whatever the grants or rules. Under `auto`, with the values
+    # judged by step 9, only writes that send, commit or remove something still ask.
     if guarded is not None:
-        trace.hit("guarded_origin", f"{where} matches the guarded pattern {guarded.text}")
-        return done("ask", "guarded_origin",
-                    f"{where} is guarded ({guarded.text}): every write there needs confirmation",
-                    flag_tuple, None, found)
-    trace.ok("guarded_origin", "not a guarded origin")
+        quiet = quiet_on_guarded(name, category, params, ctx.target) if policy == "auto" and prov is not None \
+            else None
+        if quiet is None:
+            trace.hit("guarded_origin", f"{where} matches the guarded pattern {guarded.text}")
+            return done("ask", "guarded_origin",
+                        f"{where} is guarded ({guarded.text}): every write there needs confirmation",
+                        flag_tuple, None, found)
+        trace.ok("guarded_origin", f"{where} is guarded ({guarded.text}), but under auto {quiet}")
+    else:
+        trace.ok("guarded_origin", "not a guarded origin")
 
-    # 10b. A tool the server redefined: what was allowed was another tool; grants, allow rules
+    # 11b. A tool the server redefined: what was allowed was another tool; grants, allow rules
     # and the auto policy do not carry over.
     if ctx.definition_changed:
         trace.hit("definition_changed", f"the server changed the definition of {name} since it was allowed")
@@ -376,19 +423,19 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     if is_mcp:
         trace.ok("definition_changed", "the tool's definition is the one allowed")
 
-    # 11. Session grant.
+    # 12. Session grant.
     if (name, origin.text) in ctx.grants:
         trace.hit("session_grant", f"granted for this session: {name} @ {where}")
         return done("allow", "session_grant", f"allowed for this session: {name} @ {where}", flag_tuple, None, found)
     trace.ok("session_grant", "no session grant")
 
-    # 12. Allow rule.
+    # 13. Allow rule.
     if rule is not None:
         trace.hit("rule_allow", f"allowed by {rule.describe()}")
         return done("allow", "rule_allow", f"allowed by rule {rule.describe()}", flag_tuple, rule, found)
     trace.ok("rule_allow", "no allow rule matches")
 
-    # 13. The policy's default.
+    # 14. The policy's default.
     if policy == "auto":
         trace.hit("policy_default", "the auto policy allows writes")
         return done("allow", "policy_default", f"the auto policy allows {name} @ {where}", flag_tuple, None, found)

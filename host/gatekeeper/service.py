@@ -76,6 +76,9 @@ class CheckRequest(msgspec.Struct, kw_only=True):
     phase: Literal["initial", "dispatch"] = "initial"
     approved_revision: str | None = None  # the revision the user approved (dispatch phase)
     approval_id: str | None = None  # the approval that covered this call (dispatch phase)
+    # Where the thread's values came from (`host.gatekeeper.provenance.Provenance`); None: unknown
+    # (a direct call from the console), and the decision's provenance step is skipped.
+    provenance: Any = None
 
 
 class AppliedDecision(msgspec.Struct, frozen=True):
@@ -438,7 +441,8 @@ class Gatekeeper:
         policy = resolve_policy(request.policy, self._thread_policy.get(thread_id), state.default_policy)
         ctx = Context(origin=request.origin, policy=policy, rules=state.rules, lists=state.lists,
                       grants=self.grants.for_thread(thread_id), scope_origins=self._scopes.origins_view(thread_id),
-                      scope_lock=self._scopes.lock(thread_id), target=request.target, definition_changed=changed)
+                      scope_lock=self._scopes.lock(thread_id), target=request.target, definition_changed=changed,
+                      provenance=request.provenance)
         decision = check(Call(request.tool, request.params), ctx)
         revision = rev.authorization_revision(policy, state.rules_digest, state.lists.digest)
         if decision.verdict == "ask" and request.phase == "dispatch" and request.approved_revision is not None:

@@ -98,6 +98,9 @@ class ApprovalRequestPayload(Shape, kw_only=True):
     # The host's element facts (the input types of its ref map) say the call types into a
     # password field: the card masks the typed text.
     password_target: bool = False
+    # Values the call would send that the user did not give (code `untrusted_value`): each as
+    # {kind, what, value, seenAt} (seenAt: where it was seen, or null), for the card to show plainly.
+    untrusted_values: list[dict[str, Any]] = []
 
 
 class PendingApproval(Shape, kw_only=True):

@@ -105,7 +105,7 @@ async def test_download_goes_through_the_extension_to_the_judged_url(harness, se
     server.add(Reply(tool_calls=[("download", {"url": "HTTPS://Files.Example/a b.pdf", "filename": "a.pdf"})]),
                Reply(text="Downloaded."))
     thread = await harness.new_thread(permissionPolicy="auto")
-    await harness.submit(thread, "get the pdf")
+    await harness.submit(thread, "get the pdf from files.example")
     await harness.turn_done()
     [(name, (options,))] = [c for c in bridge.calls if c[0] == "downloads.download"]
     assert options["url"] == "https://files.example/a%20b.pdf" and options["filename"] == "a.pdf"

@@ -157,7 +157,8 @@ async def test_download_and_artifact_land_in_the_downloads_folder(env):
                                                   "filename": "notes-from-site.txt"})]),
                   Reply(tool_calls=[("artifact", {"name": "summary.md", "content": "# Summary\nAll done ✓\n"})]),
                   Reply(text="Saved both."))
-        thread = await engine.start("save things", await tab_of(engine, "watch.html"))
+        thread = await engine.start(f"save things: the notes at {site.url('127.0.0.1', '/notes.txt')}",
+                                    await tab_of(engine, "watch.html"))
         assert (await engine.wait("turn.complete", thread))["stopReason"] == "end"
         downloaded, artifact = engine.results(thread)
         assert downloaded["ok"], downloaded

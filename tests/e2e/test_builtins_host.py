@@ -102,7 +102,9 @@ async def test_fetch_url_through_the_test_configuration_and_denied_by_default(tm
     await browser.start()
     try:
         await open_panel(browser)
-        one = await submit(browser, "read the report", n=1)
+        # The user names the addresses: a URL only the model chose would ask first.
+        one = await submit(browser, f"read the report at http://pages.test:{private.port}/report.html, or else at "
+                                    f"http://public.test:{public.port}/moved", n=1)
         assert (await browser.wait_for("turn.complete", timeout=60))["stopReason"] == "end"
         two = await submit(browser, "read it another way", n=2)
         assert (await browser.wait_for("turn.complete", 2, timeout=60))["stopReason"] == "end"

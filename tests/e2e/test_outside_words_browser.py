@@ -187,7 +187,7 @@ async def test_a_download_whose_server_chose_the_url_and_the_name(env):
     engine = await EngineOverControl.attach()
     try:
         get = Reply(tool_calls=[("download", {"url": site.url("127.0.0.1", "/get")})])
-        bodies = await turn(engine, model, [get, Reply(text="done")], "get the report",
+        bodies = await turn(engine, model, [get, Reply(text="done")], f"get the report at {site.url('127.0.0.1', '/get')}",
                             await tab_of(engine, "plain.html"))
         check(bodies)
     finally:

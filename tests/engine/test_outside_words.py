@@ -215,7 +215,7 @@ async def download_done(h: Engine, browser: Browser, model: FakeOpenAI) -> None:
                         "finalUrl": f"https://files.example/get?f=%5BTabwarden%20notice%5D-{MARKER}",
                         "filename": f"/home/u/Downloads/{NOTICE}.txt", "fileSize": 12, "bytesReceived": 12}
     model.add(Reply(tool_calls=[("download", {"url": "https://files.example/report"})]), Reply(text="done"))
-    await h.task("get it")
+    await h.task("download https://files.example/report")
 
 
 async def download_interrupted(h: Engine, browser: Browser, model: FakeOpenAI) -> None:
@@ -223,14 +223,14 @@ async def download_interrupted(h: Engine, browser: Browser, model: FakeOpenAI) -
     browser.download = {"state": "interrupted", "url": "https://files.example/report", "error": f"SERVER_FAILED {NOTICE}",
                         "filename": f"/home/u/Downloads/{NOTICE}.txt"}
     model.add(Reply(tool_calls=[("download", {"url": "https://files.example/report"})]), Reply(text="done"))
-    await h.task("get it")
+    await h.task("download https://files.example/report")
 
 
 async def download_refused(h: Engine, browser: Browser, model: FakeOpenAI) -> None:
     """The browser refused to start the download, quoting what it was given."""
     browser.fail["downloads.download"] = f"downloads.download: Invalid filename {NOTICE}"
     model.add(Reply(tool_calls=[("download", {"url": "https://files.example/report"})]), Reply(text="done"))
-    await h.task("get it")
+    await h.task("download https://files.example/report")
 
 
 async def watch_cannot_read(h: Engine, browser: Browser, model: FakeOpenAI) -> None:

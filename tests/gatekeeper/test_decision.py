@@ -250,7 +250,7 @@ def test_trace_explains_every_step_and_ends_with_the_deciding_one():
     d = decide("click", {"ref": "s1"}, rules=[dict(tool="click", origin="*", verdict="allow")])
     steps = [s.step for s in d.trace]
     assert steps == ["always_allowed", "read", "destination", "sensitive_origin", "rule_deny", "scope_lock",
-                     "rule_ask", "sensitive_payload", "guarded_origin", "session_grant", "rule_allow"]
+                     "rule_ask", "untrusted_value", "sensitive_payload", "guarded_origin", "session_grant", "rule_allow"]
     assert d.trace[-1].outcome == "hit" and all(s.outcome != "hit" for s in d.trace[:-1])
     assert all(s.detail for s in d.trace)
 
@@ -258,4 +258,4 @@ def test_trace_explains_every_step_and_ends_with_the_deciding_one():
 def test_every_code_is_reachable_and_listed():
     assert set(CODES) >= {"always_allowed", "read_allowed", "read_ask", "script_scheme", "sensitive_origin",
                           "guarded_origin", "rule_deny", "rule_ask", "sensitive_payload", "scope_lock",
-                          "session_grant", "rule_allow", "policy_default", "ssrf_blocked"}
+                          "session_grant", "rule_allow", "policy_default", "ssrf_blocked", "untrusted_value"}

@@ -91,7 +91,7 @@ async def test_an_email_for_a_server_outside_the_task_scope_is_asked_even_with_a
     before = list(mcp_server.events)
     model.add(Reply(tool_calls=[("mcp__local__lookup", {"q": "ada@example.com"})]), Reply(text="Not sent."))
     thread = await harness.new_thread()
-    await harness.submit(thread, "look her up")
+    await harness.submit(thread, "look up ada@example.com")  # hers: the payload check, not provenance, asks
     request = await harness.recorder.wait_for("approval.request")
     assert request["request"]["tool"] == "mcp__local__lookup"
     assert "email_address" in json.dumps(request["request"])  # the card says why it asks

@@ -1,0 +1,150 @@
+"""`ThreadProvenance`: each thread's provenance index (`host.gatekeeper.provenance`), kept up to
+date from the thread's stored nodes, so the gatekeeper knows where every value the model was
+shown came from.
+
+    user message             its text: the user's words; attached page or selection blocks and
+                             the submission tab's title: untrusted (their origin); the tab's site:
+                             a place the user chose
+    tool result              untrusted, labelled with its origin (page, MCP server, fetched URL);
+                             an answer the user gave to ask_user: the user's words
+    approval decision        a note the user typed: their words; an accept: the accepted call's
+                             values (and a typed name) become the user's for the thread
+    memory_write / _read     see below
+    model text, notices      nothing (the model's words are not the user's)
+
+Nodes are read once each, in append order (`seq`), when a result is written and before a call
+is judged; a restart rebuilds an index from the stored nodes on first use. Every branch of the
+thread counts: what the user wrote on an abandoned branch is still theirs, and what a tool
+showed there is still untrusted.
+
+Memory the model wrote carries the provenance of what it was derived from: when a memory_write
+succeeds, the values of the memory that were the user's in that thread are recorded with its key
+(`eng_memory_trust`); a memory_read result is untrusted content, except those recorded values of
+the memories it lists, which are the user's in the reading thread too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from typing import Any
+
+from host.engine.records import DecisionBody, NodeRow, ToolCallBody, ToolResultBody, UserBody
+from host.engine.store import EngineStore
+from host.gatekeeper.provenance import Provenance
+from host.gatekeeper.provenance_check import sent_strings
+from host.gatekeeper.values import name_key, scan, web_value
+
+MAX_THREADS = 16
+_USER_ANSWERS = frozenset({"ask_user"})
+_ENV_URL = re.compile(r'url="((?:[^"\\]|\\.)*)"')
+
+
+class _Entry:
+    __slots__ = ("index", "seq", "calls", "by_call")
+
+    def __init__(self) -> None:
+        self.index = Provenance()
+        self.seq = 0
+        self.calls: OrderedDict[str, ToolCallBody] = OrderedDict()  # recent call nodes, for accepts
+        self.by_call: OrderedDict[str, ToolCallBody] = OrderedDict()  # the same by call id, for results
+
+
+class ThreadProvenance:
+    """The provenance index of every busy thread (bounded; an evicted one is rebuilt on use)."""
+
+    def __init__(self, store: EngineStore) -> None:
+        self._store = store
+        self._threads: OrderedDict[str, _Entry] = OrderedDict()
+
+    def of(self, thread_id: str) -> Provenance:
+        """The thread's index, with every node stored so far read. Raises the store's error when
+        the nodes cannot be read (the caller fails closed)."""
+        entry = self._threads.pop(thread_id, None) or _Entry()
+        self._threads[thread_id] = entry
+        while len(self._threads) > MAX_THREADS:
+            self._threads.popitem(last=False)
+        for node in self._store.nodes(thread_id):
+            if node.seq > entry.seq:
+                _read(entry, node, self._store)
+                entry.seq = node.seq
+        return entry.index
+
+
+def _read(entry: _Entry, node: NodeRow, store: EngineStore) -> None:
+    index, body = entry.index, node.body
+    if isinstance(body, UserBody):
+        index.add_user(body.text)
+        for block in body.context:
+            _read_block(index, block)
+        if body.environment:
+            found = _ENV_URL.search(body.environment)
+            if found is not None:
+                index.add_place(found.group(1).replace('\\"', '"'))
+            index.add_untrusted(body.environment, "the tab you asked from")
+    elif isinstance(body, ToolCallBody):
+        for table, key in ((entry.calls, node.id), (entry.by_call, body.call_id)):
+            table[key] = body
+            while len(table) > 64:
+                table.popitem(last=False)
+    elif isinstance(body, ToolResultBody):
+        if body.tool in _USER_ANSWERS and body.provenance == "user" and body.ok:
+            index.add_user(body.text)
+        else:
+            index.add_untrusted(body.text, body.origin or body.tool)
+        if body.tool == "memory_write" and body.ok:
+            _wrote_memory(entry, entry.by_call.get(body.call_id), node.created_at, store)
+        elif body.tool == "memory_read" and body.ok:
+            _read_memory(index, body.text, store)
+    elif isinstance(body, DecisionBody):
+        _read_decision(entry, body)
+
+
+def _wrote_memory(entry: _Entry, call: ToolCallBody | None, at: float, store: EngineStore) -> None:
+    """A memory the model wrote keeps which of its values were the user's in this thread."""
+    if call is None or not isinstance(call.params.get("key"), str):
+        return
+    value = call.params.get("value")
+    users = [v.key for v in scan(value) if entry.index.is_trusted(v)] if isinstance(value, str) else []
+    store.put_memory_trust(call.params["key"].strip(), users, at)
+
+
+def _read_memory(index: Provenance, text: str, store: EngineStore) -> None:
+    """Values of memories that were the user's when the model wrote them are the user's again."""
+    recorded = store.memory_trust()
+    users = {k for memory, keys in recorded.items() if f"- {memory}:" in text for k in keys}
+    for value in scan(text):
+        if value.key in users:
+            index.trust(value)
+
+
+def _read_block(index: Provenance, block: dict[str, Any]) -> None:
+    kind = str(block.get("kind", "page"))
+    texts = [str(p.get("text", "")) for p in block.get("content") or () if isinstance(p, dict) and p.get("type") != "image"]
+    for text in texts:
+        # Only a block the user wrote is theirs; pages, selections, files and resources are not.
+        if block.get("provenance") == "user" and block.get("trust") == "trusted":
+            index.add_user(text)
+        else:
+            index.add_untrusted(text, str(block.get("origin") or block.get("label") or kind))
+
+
+def _read_decision(entry: _Entry, body: DecisionBody) -> None:
+    decision = body.decision if isinstance(body.decision, dict) else {}
+    note = decision.get("note")
+    if isinstance(note, str) and body.by == "user":
+        entry.index.add_user(note)
+    kind = str(decision.get("kind", ""))
+    if not kind.startswith("accept") or body.by != "user":
+        return
+    call = entry.calls.get(body.item_id)
+    if call is None:
+        return
+    for key, text in sent_strings(call.params, call.tool):
+        for value in scan(text):
+            entry.index.trust(value)
+        url = web_value(text) if key == "url" else None
+        if url is not None:
+            entry.index.trust(url)
+        if name_key(text) is not None:
+            entry.index.trust_name(text)

@@ -1,0 +1,182 @@
+"""`Provenance`: what a thread's model has been shown, and where each decisive value came from.
+
+The user's own words (their messages, their answers to questions, notes they typed on an
+approval card, values they accepted on a card) are *trusted*; everything a tool returned is
+*untrusted*, labelled with its origin. Values and names are extracted once, when a text is
+added, so a decision only looks keys up.
+
+Bounded: at most `max_untrusted` untrusted values and `max_text_chars` of untrusted text (where
+typed names are looked for) are kept, the oldest going first, and a text longer than that is
+read from its end. Dropping can only make the gatekeeper
+stricter: trust comes from the user's words alone, and once untrusted content was dropped a
+name the user never wrote asks even when it is no longer known where it was seen (`dropped`).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from typing import NamedTuple
+
+from host.gatekeeper.values import EMAIL, NUMBER, WEB, Value, name_pattern, scan, scannable, site_of, web_value, words_form
+
+MAX_UNTRUSTED = 20_000
+MAX_TEXT_CHARS = 2_000_000
+MAX_TRUSTED_CHARS = 2_000_000
+# A number with a country code (up to three digits) or a trunk `0` is the same number without it.
+_MAX_PREFIX_DIGITS = 3
+
+
+class Seen(NamedTuple):
+    """Where an untrusted value was last seen (an origin, an MCP server, a URL)."""
+
+    origin: str
+
+
+class Provenance:
+    """The provenance index of one thread (or of one what-if case)."""
+
+    __slots__ = ("_trusted", "_sites", "_paths", "_trusted_words", "_trusted_chars", "_places", "_untrusted", "_texts", "_text_chars",
+                 "max_untrusted", "max_text_chars", "dropped", "texts")
+
+    def __init__(self, *, max_untrusted: int = MAX_UNTRUSTED, max_text_chars: int = MAX_TEXT_CHARS) -> None:
+        self._trusted: set[str] = set()
+        self._sites: set[str] = set()  # registrable domains the user named without a path
+        self._paths: dict[str, set[str]] = {}  # site -> paths the user named under it
+        self._trusted_words: list[str] = []
+        self._places: set[str] = set()  # sites the user asked from, or whose e-mail addresses they gave
+        self._trusted_chars = 0
+        self._untrusted: OrderedDict[str, Seen] = OrderedDict()
+        # Untrusted texts as names are searched in (lowered), newest last, with their origin.
+        self._texts: deque[tuple[str, Seen]] = deque()
+        self._text_chars = 0
+        self.max_untrusted = max_untrusted
+        self.max_text_chars = max_text_chars
+        self.dropped = False  # some untrusted content is no longer indexed
+        self.texts = 0
+
+    # -- adding ---------------------------------------------------------------------------------
+
+    def add_user(self, text: str) -> None:
+        """The user's own words: every value in them is trusted, and names in them are theirs."""
+        if not text:
+            return
+        self.texts += 1
+        for value in scan(text):
+            self.trust(value)
+        form = words_form(text)
+        self._trusted_words.append(form)
+        self._trusted_chars += len(form)
+        while self._trusted_chars > MAX_TRUSTED_CHARS and len(self._trusted_words) > 1:
+            # Forgetting the user's oldest words can only make the gatekeeper ask more.
+            self._trusted_chars -= len(self._trusted_words.pop(0))
+
+    def trust(self, value: Value) -> None:
+        """Make one value the user's (they wrote it, or accepted it on a card)."""
+        self._trusted.add(value.key)
+        if value.kind == EMAIL:
+            self._places.add(site_of(value.key.rsplit("@", 1)[1]))
+        if value.kind == WEB:
+            if value.path:
+                self._paths.setdefault(value.site, set()).add(value.path)
+            else:
+                self._sites.add(value.site)
+
+    def add_place(self, url: str) -> None:
+        """The tab the user asked from: its site is one they chose to work on."""
+        value = web_value(url)
+        if value is not None:
+            self._places.add(value.site)
+
+    def trust_name(self, text: str) -> None:
+        """Make a name the user's (accepted on a card)."""
+        form = words_form(text)
+        self._trusted_words.append(form)
+        self._trusted_chars += len(form)
+
+    def add_untrusted(self, text: str, origin: str) -> None:
+        """Content a tool returned, seen at `origin`. A text over the bound is read from its end
+        (the newest part of a long page is what the model read last)."""
+        if not text:
+            return
+        self.texts += 1
+        if len(text) > self.max_text_chars:
+            text = text[-self.max_text_chars:]
+            self.dropped = True
+        seen = Seen(origin or "an unnamed source")
+        text = scannable(text)
+        for value in scan(text, prepared=True):
+            self._remember(self._untrusted, value.key, seen)
+        low = text.lower()
+        self._texts.append((low, seen))
+        self._text_chars += len(low)
+        while self._text_chars > self.max_text_chars and len(self._texts) > 1:
+            self._text_chars -= len(self._texts.popleft()[0])
+            self.dropped = True
+
+    def _remember(self, table: OrderedDict[str, Seen], key: str, seen: Seen) -> None:
+        if key in table:
+            table.move_to_end(key)
+        table[key] = seen
+        if len(table) > self.max_untrusted:
+            table.popitem(last=False)
+            self.dropped = True
+
+    # -- asking ---------------------------------------------------------------------------------
+
+    def is_trusted(self, value: Value) -> bool:
+        """Whether the user gave this value (see the README for how each kind compares)."""
+        if value.key in self._trusted:
+            return True
+        if value.kind == WEB:
+            if value.site in self._sites:
+                return True
+            for prefix in self._paths.get(value.site, ()):
+                if value.path == prefix or value.path.startswith(prefix.rstrip("/") + "/"):
+                    return True
+            return False
+        if value.kind == NUMBER:
+            return self._same_number(value.key.split(":", 1)[1])
+        return False
+
+    def _same_number(self, digits: str) -> bool:
+        bare = digits.lstrip("0")
+        for key in self._trusted:
+            if not key.startswith("number:"):
+                continue
+            known = key[7:].lstrip("0")
+            longer, shorter = (bare, known) if len(bare) >= len(known) else (known, bare)
+            if len(shorter) >= 9 and longer.endswith(shorter) and len(longer) - len(shorter) <= _MAX_PREFIX_DIGITS:
+                return True
+        return False
+
+    def site_is_users(self, site: str) -> bool:
+        """Whether the user named this registrable domain (alone, in a URL or an e-mail address)
+        or asked from a tab on it."""
+        return site in self._sites or site in self._paths or site in self._places
+
+    def seen_at(self, value: Value) -> str | None:
+        """The origin the value was last seen at in untrusted content (None when not seen)."""
+        seen = self._untrusted.get(value.key)
+        return seen.origin if seen is not None else None
+
+    def name_is_users(self, key: str) -> bool:
+        """Whether the user wrote this name (as whole words, in any case)."""
+        needle = f" {key} "
+        return any(needle in words for words in self._trusted_words)
+
+    def name_seen_at(self, key: str) -> str | None:
+        """The origin a name was last seen at in untrusted content (None when not seen). Names are
+        looked for only when a typed value is one, so texts are searched then, newest first."""
+        first = key.split(" ", 1)[0]
+        pattern = None
+        for text, seen in reversed(self._texts):
+            at = text.find(first)
+            while at != -1:
+                pattern = pattern or name_pattern(key)
+                if (at == 0 or not text[at - 1].isalnum()) and pattern.match(text, at) is not None:
+                    return seen.origin
+                at = text.find(first, at + 1)
+        return None
+
+    def __len__(self) -> int:
+        return len(self._untrusted)

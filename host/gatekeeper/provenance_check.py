@@ -1,0 +1,132 @@
+"""Which values of a write did not come from the user: the facts of step `untrusted_value`.
+
+What is read from a call (see the README for the matching):
+  * URL-bearing tools (`navigate`, `tab_open`, `fetch_url`, `download`): the destination, unless a
+    navigation stays on the registrable domain of the tab it leaves;
+  * fills (`type`, `select_option`, `batch_actions`, ...) and script: every decisive value in
+    the text, and a typed value that is wholly a name seen only in untrusted content;
+  * MCP and other outside tools: every decisive value in every string argument.
+Clicks, hovers and drags send no values of their own: where their element leads is judged as a
+navigation there (`decision.check`'s destinations).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from host.gatekeeper.provenance import Provenance
+from host.gatekeeper.values import Value, kind_words, name_key, scan, site_of, web_value
+from host.tools.catalog import MCP_PREFIX, lookup
+from host.tools.quoting import quoted
+from host.tools.spec import ToolSpec
+
+# Keys that never carry a value sent anywhere: the model's description and handle of an element.
+_NOT_SENT = frozenset({"ref", "element", "tabId", "frameId", "mode", "submit", "slowly", "button",
+                       "doubleClick", "direction", "amount", "target", "format", "annotate"})
+_FILL_KEYS = frozenset({"text", "values", "actions"})
+_MAX_STRINGS = 256
+_MAX_DEPTH = 8
+
+
+@dataclass(frozen=True, slots=True)
+class UntrustedValue:
+    """A decisive value (or name) of a write that the user did not give."""
+
+    kind: str  # email | web | iban | number | name
+    what: str  # the kind in words: "IBAN", "card number", "name"...
+    shown: str  # as the call carries it
+    seen_at: str | None  # where it was seen in untrusted content (None: nowhere still indexed)
+
+    def describe(self) -> str:
+        """`the IBAN "US13 3000 …" appears only in content from "www.bank.example", not in your request`."""
+        value = _quoted(self.shown, 80)
+        if self.seen_at is not None:
+            return f"the {self.what} {value} appears only in content from {_quoted(self.seen_at, 200)}, not in your request"
+        return f"the {self.what} {value} does not appear in your request"
+
+    def fact(self) -> dict[str, Any]:
+        """As the approval request carries it, for the card."""
+        return {"kind": self.kind, "what": self.what, "value": self.shown, "seenAt": self.seen_at}
+
+
+def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any], prov: Provenance,
+                     tab_origin: str) -> list[UntrustedValue]:
+    """The values of a write to `tab_origin` (the tab's or server's origin) that the user did not
+    give, in the order the call carries them (each once)."""
+    found: dict[str, UntrustedValue] = {}
+    if spec is not None and spec.url_param is not None:
+        raw = params.get(spec.url_param)
+        value = web_value(str(raw)) if isinstance(raw, str) and raw else None
+        # A host-side fetch or download has no tab: its resolved origin is where it goes.
+        here = _site(tab_origin) if spec.target != "destination" else ""
+        if value is not None and value.site != here and not prov.is_trusted(value):
+            found[value.key] = _untrusted(value, prov)
+        return list(found.values())
+    fill = spec is not None and spec.category == "fill"
+    for key, text in sent_strings(params, tool, spec):
+        for value in scan(text):
+            if value.key not in found and not prov.is_trusted(value):
+                found[value.key] = _untrusted(value, prov)
+        if fill and key == "text":
+            name = name_key(text)
+            if name is not None and name not in found and not prov.name_is_users(name):
+                seen = prov.name_seen_at(name)
+                if seen is not None or prov.dropped:
+                    found[name] = UntrustedValue("name", "name", text.strip(), seen)
+    return list(found.values())
+
+
+def sent_strings(params: Mapping[str, Any], tool: str, spec: ToolSpec | None = None) -> Iterator[tuple[str, str]]:
+    """(key, text) of what a call of `tool` sends: a URL-bearing tool's URL, what a fill types or
+    chooses, a script, every string argument of an MCP or unknown tool; nothing for the rest."""
+    if spec is None:
+        spec = lookup(tool)
+    if spec is not None and spec.url_param is not None:
+        raw = params.get(spec.url_param)
+        if isinstance(raw, str):
+            yield spec.url_param, raw
+        return
+    if spec is not None and not tool.startswith(MCP_PREFIX) and spec.category not in ("fill", "eval"):
+        return
+    yield from _strings(params, spec is not None and spec.category == "fill")
+
+
+@functools.lru_cache(maxsize=1024)
+def _quoted(text: str, limit: int) -> str:
+    # The same values and origins are named again call after call.
+    return quoted(text, limit)
+
+
+def _untrusted(value: Value, prov: Provenance) -> UntrustedValue:
+    return UntrustedValue(value.kind, kind_words(value), value.shown, prov.seen_at(value))
+
+
+def _site(origin: str) -> str:
+    if not origin or "://" not in origin:
+        return ""
+    host = origin.split("://", 1)[1].split("/", 1)[0].rsplit(":", 1)[0]
+    return site_of(host) if "." in host else host
+
+
+def _strings(params: Any, fill: bool, key: str = "", depth: int = 0) -> Iterator[tuple[str, str]]:
+    """(key, text) of the string values a call sends (fills: only what is typed or chosen)."""
+    count = 0
+    stack: list[tuple[str, Any, int]] = [(key, params, depth)]
+    while stack and count < _MAX_STRINGS:
+        name, value, level = stack.pop()
+        if isinstance(value, str):
+            count += 1
+            yield name, value
+        elif level >= _MAX_DEPTH:
+            continue
+        elif isinstance(value, Mapping):
+            for k, v in value.items():
+                k = str(k)
+                if k in _NOT_SENT or (fill and level == 0 and k not in _FILL_KEYS):
+                    continue
+                stack.append((k, v, level + 1))
+        elif isinstance(value, (list, tuple)):
+            stack.extend((name, v, level + 1) for v in reversed(value))
