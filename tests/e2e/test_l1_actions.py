@@ -96,6 +96,31 @@ async def test_select_option_by_text_and_value(driver):
     assert await driver.evaluate("form.html", "document.getElementById('country').value") == "de"
 
 
+async def test_select_option_reports_what_the_page_holds_when_a_handler_reverts_it(driver):
+    page = await fresh(driver, "form.html")
+    country = ref_of(page, 'combobox "Country"')
+    await driver.evaluate("form.html", "document.getElementById('country').addEventListener('change', (e) => "
+                                       "{ e.target.value = 'fr'; }); document.getElementById('country').value = 'fr'; true")
+    reverted = await driver.call("select_option", element="Country", ref=country, values=["Germany"])
+    assert not reverted["ok"] and reverted["error"]["code"] == "l1_not_effective", reverted
+    assert '"France" (value "fr")' in reverted["error"]["message"]
+    assert reverted["error"]["details"]["holds"] == ["fr"] and reverted["error"]["details"]["requested"] == ["de"]
+    assert await driver.evaluate("form.html", "document.getElementById('country').value") == "fr"
+    # A select that truly held the value before is "already selected"; only then.
+    page = (await driver.read())["text"]
+    already = await driver.ok("select_option", element="Country", ref=ref_of(page, 'combobox "Country"'), values=["fr"])
+    assert "(already selected)" in already["text"]
+
+
+async def test_select_option_notices_a_revert_that_comes_after_the_change_event(driver):
+    page = await fresh(driver, "form.html")
+    await driver.evaluate("form.html", "document.getElementById('country').addEventListener('change', (e) => "
+                                       "setTimeout(() => { e.target.value = ''; }, 50)); true")
+    late = await driver.call("select_option", element="Country", ref=ref_of(page, 'combobox "Country"'), values=["de"])
+    assert not late["ok"] and late["error"]["code"] == "l1_not_effective", late
+    assert "once the page settled" in late["error"]["message"] and late["error"]["details"]["holds"] == [""]
+
+
 async def test_hover(driver):
     page = await fresh(driver, "states.html")
     hovered = await driver.ok("hover", element="menu", ref=ref_of(page, 'generic "Hover me"'))
