@@ -51,7 +51,7 @@ async def read(gateway, **kw):
 
 async def test_unknown_tool_and_bad_params_are_refused_before_any_request(gateway, fake):
     for tool, params, code in [("teleport", {}, "unknown_tool"), ("read_page", {"maxTokens": -1}, "invalid_params"),
-                               ("click", {"ref": "e1", "element": "x"}, "invalid_params"), ("read_page", "x", "invalid_params"),
+                               ("click", {"ref": "", "element": "x"}, "invalid_params"), ("read_page", "x", "invalid_params"),
                                ("memory_read", {}, "unsupported"), ("run_javascript", {}, "invalid_params")]:
         result = await gateway.call(tool, params, thread_id="t")
         assert not result.ok and result.error.code == code, (tool, result)
@@ -97,10 +97,13 @@ async def test_no_site_access_is_an_approval_with_the_host_permission_flag(gatew
     assert fake.content_calls == []
 
 
-async def test_a_ref_the_host_never_saw_is_stale_without_dispatch(gateway, fake):
+@pytest.mark.parametrize("ref", ["sother_1_1", "s1_1", "e12", "Save button", "c1a_2_3_4"])
+async def test_a_ref_the_host_never_saw_is_stale_without_dispatch(gateway, fake, ref):
+    # Whatever its shape (another page's, an older format, made up, a deep ref for an L1 tool).
     await read(gateway, tabId=1)
-    result = await gateway.call("click", {"element": "x", "ref": "sother_1_1", "tabId": 1}, thread_id="t", policy="auto")
+    result = await gateway.call("click", {"element": "x", "ref": ref, "tabId": 1}, thread_id="t", policy="auto")
     assert not result.ok and result.error.code == "stale_ref" and result.error.retryable
+    assert "call read_page again" in result.error.message
     assert [c.tool for c in fake.content_calls] == ["read_page"]
 
 

@@ -245,6 +245,24 @@ async def test_hover_never_recovers_a_stale_ref(driver):
     assert not result["ok"] and result["error"]["code"] == "stale_ref" and result["error"]["retryable"]
 
 
+@pytest.mark.parametrize("ref", ["s1_1", "e12", "ref-7"])
+async def test_a_ref_of_another_shape_is_stale_with_the_advice_to_read_again(driver, ref):
+    # An older ref format, or one the model made up: stale (read the page again), not a malformed call.
+    await fresh(driver, "form.html")
+    for tool, params in (("click", {"element": "Save"}), ("extract", {})):
+        key = "scope" if tool == "extract" else "ref"
+        result = await driver.call(tool, **params, **{key: ref})
+        assert not result["ok"] and result["error"]["code"] == "stale_ref", (tool, result)
+        assert result["error"]["retryable"] and "call read_page again" in result["error"]["message"]
+    tab = await driver.open("form.html")
+    # The page executor's own check says the same when such a ref reaches it.
+    raw = await driver.control.call("test.content_call", tab_id=tab, tool="click", write=False,
+                                    params={"ref": ref, "expect": {"role": "button", "name": "Save"}})
+    assert raw["ok"] is False and raw["error"]["code"] == "stale_ref", raw
+    assert "call read_page again" in raw["error"]["message"]
+    assert await driver.evaluate("form.html", "document.getElementById('status').textContent") == ""
+
+
 async def test_batch_actions_run_in_order(driver):
     page = await fresh(driver, "form.html")
     result = await driver.ok("batch_actions", actions=[
