@@ -18,7 +18,9 @@ from host.gatekeeper.origins import normalize_origin
 WEB_SCHEMES = ("http://", "https://")
 # Pages a browser shows in a tab nobody has loaded anything into yet (exactly these URLs: a page
 # that sent itself to about:blank#... or to another browser page is not one).
+# Chromium shows its third-party page when the default search engine brings no new-tab page.
 START_PAGES = frozenset({"about:blank", "about:newtab", "chrome://newtab/", "chrome://new-tab-page/",
+                         "chrome://new-tab-page-third-party/", "chrome-search://local-ntp/local-ntp.html",
                          "edge://newtab/", "brave://newtab/"})
 
 
