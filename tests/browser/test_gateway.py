@@ -314,3 +314,18 @@ async def test_navigate_may_start_from_the_new_tab_page_and_is_judged_at_its_des
     fake.tabs[2]["url"] = "about:blank#anything"
     moved = await gateway.call("navigate", {"url": "https://shop.example/cart", "tabId": 2}, thread_id="t")
     assert not moved.ok and moved.error.code == "not_web_page"
+
+
+async def test_a_thread_captured_on_a_start_page_navigates_there_and_nowhere_else(gateway, fake):
+    gateway.routes.bind("t", None)  # the user submitted from the new-tab page: no web page captured
+    fake.tabs[2]["userLooking"] = True
+    page_tool = await gateway.call("read_page", {}, thread_id="t")
+    assert not page_tool.ok and page_tool.error.code == "no_target"
+    result = await gateway.call("navigate", {"url": "https://shop.example/cart"}, thread_id="t")
+    assert not result.ok and result.error.code == "approval_required"
+    assert result.error.details["targetOrigin"] == "https://shop.example"
+    assert gateway.routes.default("t").tab_id == 2
+    fake.tabs[2]["userLooking"] = False  # looking at a web page instead: never taken for the thread
+    gateway.routes.bind("u", None)
+    elsewhere = await gateway.call("navigate", {"url": "https://shop.example/cart"}, thread_id="u")
+    assert not elsewhere.ok and elsewhere.error.code == "no_target"
