@@ -114,6 +114,9 @@
       run.observer = {
         get mutations() { return outer.mutations + inner.mutations; },
         get lastMutation() { return Math.max(outer.lastMutation, inner.lastMutation); },
+        get pending() { return outer.pending; },
+        get navigating() { return outer.navigating; },
+        active: () => outer.active() || inner.mutations > 0,
         urlChanged: () => outer.urlChanged(),
         stop: () => { outer.stop(); inner.stop(); },
       };

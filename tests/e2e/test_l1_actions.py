@@ -114,8 +114,10 @@ async def test_select_option_reports_what_the_page_holds_when_a_handler_reverts_
 
 async def test_select_option_notices_a_revert_that_comes_after_the_change_event(driver):
     page = await fresh(driver, "form.html")
-    await driver.evaluate("form.html", "document.getElementById('country').addEventListener('change', (e) => "
-                                       "setTimeout(() => { e.target.value = ''; }, 50)); true")
+    # The page asks its server, then refuses the choice: the write waits for that request.
+    await driver.evaluate("form.html", "document.getElementById('country').addEventListener('change', async (e) => "
+                                       "{ await (await fetch('../l2/data.json?check=' + Date.now())).json(); "
+                                       "e.target.value = ''; }); true")
     late = await driver.call("select_option", element="Country", ref=ref_of(page, 'combobox "Country"'), values=["de"])
     assert not late["ok"] and late["error"]["code"] == "l1_not_effective", late
     assert "once the page settled" in late["error"]["message"] and late["error"]["details"]["holds"] == [""]
