@@ -123,6 +123,25 @@ async def test_select_option_notices_a_revert_that_comes_after_the_change_event(
     assert "once the page settled" in late["error"]["message"] and late["error"]["details"]["holds"] == [""]
 
 
+async def test_a_change_that_comes_after_requests_the_click_started_is_in_its_diff(driver):
+    page = await fresh(driver, "form.html")
+    # Two requests in a row, then a short timer, then the page shows the answer: all caused by
+    # the click, so its diff shows the answer and never "No structural change".
+    await driver.evaluate("form.html", "document.getElementById('save').onclick = async () => { "
+                                       "const a = await (await fetch('../l2/data.json?a=' + Date.now())).json(); "
+                                       "const b = await (await fetch('../l2/data.json?b=' + Date.now())).json(); "
+                                       "setTimeout(() => { document.getElementById('status').textContent = "
+                                       "'Server said ' + a.value + b.value; }, 30); }; true")
+    saved = await driver.ok("click", element="Save", ref=ref_of(page, 'button "Save"'))
+    assert "Server said okok" in saved["text"].split("--- incremental snapshot ---")[1], saved["text"]
+    assert "No structural change" not in saved["text"] and saved["details"]["changed"] is True
+    # A click that sets nothing off changes nothing, and says so.
+    page = (await driver.read())["text"]
+    await driver.evaluate("form.html", "document.getElementById('save').onclick = null; true")
+    quiet = await driver.ok("click", element="Save", ref=ref_of(page, 'button "Save"'))
+    assert "No structural change detected." in quiet["text"] and quiet["details"]["changed"] is False
+
+
 async def test_hover(driver):
     page = await fresh(driver, "states.html")
     hovered = await driver.ok("hover", element="menu", ref=ref_of(page, 'generic "Hover me"'))
