@@ -3,7 +3,7 @@
 with actionability checks and the settle wait, post-write snapshot, diff), median and p95, in a
 background tab as the agent normally works. The anchor is a `read_page` of the same page,
 measured in the same run. The settle wait lasts as long as what the click set off (its DOM
-changes, then 100 ms without another).
+changes, then 50 ms without another).
 
 The cost of destination facts, from the same run: a read and a click of the same page whose links
 and form lead to another origin (computed in the read, carried and checked in the click, judged

@@ -10,7 +10,7 @@
 
   const ACTIONABLE_BUDGET_MS = 1500;
   const STABLE_PROBE_MS = 50;
-  const QUIET_MS = 100;
+  const QUIET_MS = 50;
   const MAX_SETTLE_MS = 5000;
   // Announced by the main-world write patch (background/dialog-patch.js): the page's work in
   // flight (requests and short timers).
@@ -79,10 +79,11 @@
     });
   }
 
+  // The probe lasts `ms` and, on a shown page, two rendered frames, side by side (a page just
+  // shown may render its first frames before its animations move again).
   async function movedWithin(el, ms, signal) {
     const a = el.getBoundingClientRect();
-    await TW.sleep(ms, signal);
-    await framesRendered(2, 250);
+    await Promise.all([TW.sleep(ms, signal), framesRendered(2, 250)]);
     TW.checkAborted(signal);
     const b = el.getBoundingClientRect();
     return Math.abs(a.left - b.left) > 1 || Math.abs(a.top - b.top) > 1 || Math.abs(a.width - b.width) > 1 || Math.abs(a.height - b.height) > 1;

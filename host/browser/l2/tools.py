@@ -9,6 +9,7 @@ again just before the input is sent."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from typing import Any, Awaitable, Callable, TYPE_CHECKING
 
@@ -68,9 +69,10 @@ async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, wri
     tab's own), wait for what it set off, then report: settled or not, new tab, navigation."""
     tab_id = call.tab_id
     assert tab_id is not None and call.target is not None
-    before_tabs = await page_writes.tab_ids(call, browser)
+    listed = asyncio.ensure_future(page_writes.tab_ids(call, browser))  # beside the network setup
     interrupted = None
     async with NetworkIdle(client) as network:
+        before_tabs = await listed
         try:
             await perform(writer)
         except CdpError as exc:
