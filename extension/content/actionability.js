@@ -107,8 +107,8 @@
     if (!inside) owner.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
   };
 
-  // Throws the first failing check: detached, not_visible, disabled, not_editable, not_stable,
-  // occluded. `kind` is click | type | select | hover.
+  // Throws the first failing check: detached, not_visible, disabled, not_editable, not_stable
+  // (click and hover only), occluded. `kind` is click | type | select | hover.
   TW.ensureActionable = async (el, kind, deadlineAt, signal) => {
     const until = Math.min(Date.now() + ACTIONABLE_BUDGET_MS, deadlineAt);
     for (;;) {
@@ -126,7 +126,10 @@
         }
         const edit = editProblem(el, kind);
         if (edit) throw TW.fail(CODES.NOT_EDITABLE, edit, "precheck", false);
-        if (await movedWithin(boxOwner(el), STABLE_PROBE_MS, signal)) {
+        // Stillness matters where input is aimed at the element's place (click, hover); typing
+        // and choosing options set the element's value wherever it is.
+        const aimed = kind === "click" || kind === "hover";
+        if (aimed && await movedWithin(boxOwner(el), STABLE_PROBE_MS, signal)) {
           failure = TW.fail(CODES.NOT_STABLE, "the element is still moving (animation or layout shift)", "precheck", true);
         } else if (kind !== "type" || el.ownerDocument.activeElement !== el) {
           const blocker = occlusion(el);
