@@ -12,6 +12,8 @@
   const STABLE_PROBE_MS = 50;
   const QUIET_MS = 50;
   const MAX_SETTLE_MS = 5000;
+  // A navigation that has not taken the page away by then may never (a 204 answer, a download).
+  const NAVIGATION_WAIT_MS = 2000;
   // Announced by the main-world write patch (background/dialog-patch.js): the page's work in
   // flight (requests and short timers).
   const PENDING_EVENT = "tabwarden:pending";
@@ -155,6 +157,7 @@
       this.pending = 0; // in flight now
       this.pendingStarted = 0;
       this.navigating = false;
+      this.navigationStarted = 0;
       this.observers = [];
       for (const doc of docs) {
         const observer = new MutationObserver((records) => this.absorb(records));
@@ -171,7 +174,10 @@
       window.addEventListener(PENDING_EVENT, this.onPending);
       // A download or a same-document change does not take the page away; the rest does.
       this.onNavigate = (event) => {
-        if (event.downloadRequest == null && !(event.destination && event.destination.sameDocument)) this.navigating = true;
+        if (event.downloadRequest == null && !(event.destination && event.destination.sameDocument)) {
+          this.navigating = true;
+          this.navigationStarted = Date.now();
+        }
         this.lastMutation = Date.now();
       };
       if (window.navigation) window.navigation.addEventListener("navigate", this.onNavigate);
@@ -226,15 +232,16 @@
   // Wait for what the action set off, not a fixed time: after the page's next task and frame,
   // nothing set off means no wait; DOM changes, until QUIET_MS pass without one; requests and
   // short timers, until they end and QUIET_MS pass; a navigation to another document, until it
-  // takes the page away.
-  // At most 5 s, never past the deadline. Resolves true when the page went quiet.
+  // takes the page away (2 s at most). At most 5 s, never past the deadline. Resolves true when
+  // the page went quiet.
   TW.settle = async (observer, deadlineAt, signal) => {
     const cap = Math.min(Date.now() + MAX_SETTLE_MS, deadlineAt - 200);
     await nextTask();
     await framesRendered(1, 50);
     for (;;) {
       TW.checkAborted(signal);
-      const busy = observer.pending > 0 || observer.navigating;
+      const leaving = observer.navigating && Date.now() - observer.navigationStarted < NAVIGATION_WAIT_MS;
+      const busy = observer.pending > 0 || leaving;
       const quietFor = Date.now() - observer.lastMutation;
       if (!busy && (!observer.active() || quietFor >= QUIET_MS)) return true;
       if (Date.now() >= cap) return false;

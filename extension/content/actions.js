@@ -116,6 +116,7 @@
         get lastMutation() { return Math.max(outer.lastMutation, inner.lastMutation); },
         get pending() { return outer.pending; },
         get navigating() { return outer.navigating; },
+        get navigationStarted() { return outer.navigationStarted; },
         active: () => outer.active() || inner.mutations > 0,
         urlChanged: () => outer.urlChanged(),
         stop: () => { outer.stop(); inner.stop(); },
