@@ -2,8 +2,8 @@
 (gatekeeper, per-tab queue, navigation guard, dialog patch install and restore, page executor
 with actionability checks and the settle wait, post-write snapshot, diff), median and p95, in a
 background tab as the agent normally works. The anchor is a `read_page` of the same page,
-measured in the same run. The settle wait (at least 250 ms, then 500 ms without DOM changes) is
-most of a write's time.
+measured in the same run. The settle wait lasts as long as what the click set off (its DOM
+changes, then 50 ms without another).
 
 The cost of destination facts, from the same run: a read and a click of the same page whose links
 and form lead to another origin (computed in the read, carried and checked in the click, judged

@@ -19,11 +19,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 from bench.common import median, percentile, table
+from bench.playwright_venv import ensure_playwright
 from tests.support.browser import BrowserRun
 from tests.support.cdp import debugging_port
 from tests.support.hosts import attach, tabwarden_home
@@ -32,7 +32,6 @@ from tests.support.pages import PageServer
 SIZES = (1000, 5000, 20000)
 DOCS = Path("/usr/share/doc/python3-doc/html")
 REAL_PAGE = "library/stdtypes.html"
-VENV = Path(os.environ.get("TABWARDEN_BENCH_VENV", Path(tempfile.gettempdir()) / "tabwarden-bench-playwright"))
 
 
 def generated_page(elements: int) -> str:
@@ -66,20 +65,6 @@ def ensure_docs() -> Path | None:
         subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True)
         subprocess.run(["apt-get", "install", "-y", "-qq", "python3-doc"], env=env, capture_output=True)
     return DOCS if (DOCS / REAL_PAGE).is_file() else None
-
-
-def ensure_playwright() -> Path | None:
-    """A scratch venv with Python playwright (the browser comes from Debian, never downloaded)."""
-    python = VENV / "bin" / "python"
-    check = [str(python), "-c", "import playwright.async_api"]
-    if python.exists() and subprocess.run(check, capture_output=True).returncode == 0:
-        return python
-    subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
-    done = subprocess.run([str(python), "-m", "pip", "install", "-q", "playwright"], capture_output=True, text=True)
-    if done.returncode != 0:
-        print(f"playwright could not be installed: {done.stderr[-400:]}")
-        return None
-    return python
 
 
 PLAYWRIGHT_WORKER = r"""

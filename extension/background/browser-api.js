@@ -45,6 +45,32 @@ async function waitForLoad(tabId, options = {}) {
   }
 }
 
+// How long a reload may take to start before the wait for its load goes on regardless.
+const RELOAD_START_MS = 5000;
+
+// Reload a tab and resolve once the reload has started (the tab reports "loading"), so that the
+// wait for the load that follows cannot take the old document for the new one.
+function reloadTab(tabId) {
+  return new Promise((resolve, reject) => {
+    let timer = null;
+    const done = (started) => {
+      clearTimeout(timer);
+      chrome.tabs.onUpdated.removeListener(onUpdated);
+      resolve({ started });
+    };
+    const onUpdated = (id, change) => {
+      if (id === tabId && change.status === "loading") done(true);
+    };
+    chrome.tabs.onUpdated.addListener(onUpdated);
+    timer = setTimeout(() => done(false), RELOAD_START_MS);
+    chrome.tabs.reload(tabId).catch((err) => {
+      clearTimeout(timer);
+      chrome.tabs.onUpdated.removeListener(onUpdated);
+      reject(err);
+    });
+  });
+}
+
 // Every tab, with the one the user is looking at (active tab of the last focused window).
 async function listTabs() {
   const [tabs, focused] = await Promise.all([chrome.tabs.query({}), chrome.windows.getLastFocused().catch(() => null)]);
@@ -63,6 +89,7 @@ const API = {
   "tabs.list": () => listTabs(),
   "tabs.create": (props) => chrome.tabs.create(props || {}),
   "tabs.update": (tabId, props) => chrome.tabs.update(tabId, props || {}),
+  "tabs.reload": (tabId) => reloadTab(tabId),
   "tabs.focus": (tabId) => focusTab(tabId),
   "tabs.remove": (tabId) => chrome.tabs.remove(tabId),
   "tabs.group": (options) => chrome.tabs.group(options || {}),

@@ -37,19 +37,30 @@ const FRAME_WATCH_DEBOUNCE_MS = 200;
 const FRAME_WATCH_MAX_WAIT_MS = 1000; // a page that loads frames without pause still gets watchers
 const frameWatchTimers = new Map(); // tabId -> { timer, since }
 
+function injectFrameWatchers(tabId) {
+  chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: FRAME_TAKEOVER_FILES }).catch(() => {});
+}
+
 // Put the takeover watcher into every frame of the tab the extension may script (frames of other
 // sites without access are skipped). Called when the executor arrives and whenever a frame loads
-// (the executor reports it), so frames added or navigated later are watched too.
+// (the executor reports it), so frames added or navigated later are watched too. The first call
+// after a quiet spell injects at once (an agent's write may be over, and a person at work in a
+// frame, within moments); the calls that follow it are batched.
 export function watchFrames(tabId) {
   const pending = frameWatchTimers.get(tabId);
-  const since = pending ? pending.since : Date.now();
-  if (pending) clearTimeout(pending.timer);
-  const wait = Math.max(0, Math.min(FRAME_WATCH_DEBOUNCE_MS, since + FRAME_WATCH_MAX_WAIT_MS - Date.now()));
+  if (!pending) {
+    injectFrameWatchers(tabId);
+    const timer = setTimeout(() => frameWatchTimers.delete(tabId), FRAME_WATCH_DEBOUNCE_MS);
+    frameWatchTimers.set(tabId, { timer, since: Date.now() });
+    return;
+  }
+  clearTimeout(pending.timer);
+  const wait = Math.max(0, Math.min(FRAME_WATCH_DEBOUNCE_MS, pending.since + FRAME_WATCH_MAX_WAIT_MS - Date.now()));
   const timer = setTimeout(() => {
     frameWatchTimers.delete(tabId);
-    chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: FRAME_TAKEOVER_FILES }).catch(() => {});
+    injectFrameWatchers(tabId);
   }, wait);
-  frameWatchTimers.set(tabId, { timer, since });
+  frameWatchTimers.set(tabId, { timer, since: pending.since });
 }
 
 let nextRequest = 1;

@@ -1,12 +1,91 @@
 // The MAIN-world dialog patch: for the duration of one write call, alert() is closed,
 // confirm() answers false and prompt() answers null, each recorded; then the page's own
 // functions are put back. Reads never patch. A depth counter lets nested writes share one patch.
+// While it is in place it also counts the page's work in flight (requests, short timers; see
+// countPendingWork) and announces each change as a `tabwarden:pending` event on the window
+// (detail: the count), which the page executor's settle wait hears in its own world: it waits for
+// what the write set off, not a fixed time. A page can fake the event; that only changes how
+// long its own write waits.
 import { CODES, failure } from "./failures.js";
 
 const RESTORE_ATTEMPTS = 2;
 
 // Runs in the page's MAIN world (serialised by chrome.scripting; no closure survives).
 function installInPage() {
+  // Count the page's work in flight until restoreInPage: fetch and XMLHttpRequest requests, and
+  // short timers (a page often reverts or validates a value a moment later). A timer set by a
+  // counted timer's own callback is not counted, so a page polling in a loop cannot hold the
+  // write. What cannot be replaced is simply not counted (the dialogs are what the write needs).
+  function countPendingWork(state) {
+    const SHORT_TIMER_MS = 300;
+    state.pending = 0;
+    state.counting = [];
+    const announce = (change) => {
+      state.pending = Math.max(0, state.pending + change);
+      try {
+        window.dispatchEvent(new CustomEvent("tabwarden:pending", { detail: state.pending }));
+      } catch (_) {
+        // the page broke CustomEvent: the executor settles on mutations alone
+      }
+    };
+    const replace = (holder, name, wrapper) => {
+      const original = holder[name];
+      try {
+        holder[name] = wrapper(original);
+        if (holder[name] !== original) state.counting.push({ holder, name, original, wrapper: holder[name] });
+      } catch (_) {
+        // not counted
+      }
+    };
+    if (typeof window.fetch === "function") {
+      replace(window, "fetch", (fetch) => function (...args) {
+        announce(1);
+        let answer;
+        try {
+          answer = fetch.apply(this, args);
+        } catch (err) {
+          announce(-1);
+          throw err;
+        }
+        Promise.resolve(answer).then(() => announce(-1), () => announce(-1));
+        return answer;
+      });
+    }
+    const xhr = window.XMLHttpRequest && window.XMLHttpRequest.prototype;
+    if (xhr && typeof xhr.send === "function") {
+      replace(xhr, "send", (send) => function (...args) {
+        announce(1);
+        this.addEventListener("loadend", () => announce(-1), { once: true });
+        return send.apply(this, args);
+      });
+    }
+    const timers = new Set();
+    let inCounted = 0;
+    replace(window, "setTimeout", (setTimeout) => function (handler, delay, ...args) {
+      if (inCounted || typeof handler !== "function" || !(Number(delay || 0) <= SHORT_TIMER_MS)) {
+        return setTimeout.call(window, handler, delay, ...args);
+      }
+      let id = 0;
+      const counted = function (...callArgs) {
+        if (timers.delete(id)) announce(-1);
+        inCounted += 1;
+        try {
+          return handler.apply(this, callArgs);
+        } finally {
+          inCounted -= 1;
+        }
+      };
+      id = setTimeout.call(window, counted, delay, ...args);
+      timers.add(id);
+      announce(1);
+      return id;
+    });
+    replace(window, "clearTimeout", (clearTimeout) => function (id) {
+      if (timers.delete(id)) announce(-1);
+      return clearTimeout.call(window, id);
+    });
+  }
+
   const KEY = Symbol.for("tabwarden.dialogPatch");
   let state = window[KEY];
   if (!state) {
@@ -63,6 +142,7 @@ function installInPage() {
     }
     state.originals = originals;
     state.patched = patched;
+    countPendingWork(state);
   }
   state.depth += 1;
   return { ok: true, depth: state.depth };
@@ -89,6 +169,15 @@ function restoreInPage() {
     state.depth = 1; // still installed: a retry may try again
     return { ok: false, reports, reason: `window.${stuck.join(", window.")} could not be restored` };
   }
+  // Counting ends too; a function the page replaced in the meantime is left to the page.
+  for (const { holder, name, original, wrapper } of state.counting || []) {
+    try {
+      if (holder[name] === wrapper) holder[name] = original;
+    } catch (_) {
+      // a frozen holder keeps the wrapper, which only counts
+    }
+  }
+  state.counting = null;
   state.originals = null;
   state.patched = null;
   return { ok: true, reports };

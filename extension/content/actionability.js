@@ -10,9 +10,13 @@
 
   const ACTIONABLE_BUDGET_MS = 1500;
   const STABLE_PROBE_MS = 50;
-  const MIN_SETTLE_MS = 250;
-  const QUIET_MS = 500;
+  const QUIET_MS = 50;
   const MAX_SETTLE_MS = 5000;
+  // A navigation that has not taken the page away by then may never (a 204 answer, a download).
+  const NAVIGATION_WAIT_MS = 2000;
+  // Announced by the main-world write patch (background/dialog-patch.js): the page's work in
+  // flight (requests and short timers).
+  const PENDING_EVENT = "tabwarden:pending";
 
   // The element whose box decides visibility (an option's box is its select's).
   function boxOwner(el) {
@@ -77,10 +81,11 @@
     });
   }
 
+  // The probe lasts `ms` and, on a shown page, two rendered frames, side by side (a page just
+  // shown may render its first frames before its animations move again).
   async function movedWithin(el, ms, signal) {
     const a = el.getBoundingClientRect();
-    await TW.sleep(ms, signal);
-    await framesRendered(2, 250);
+    await Promise.all([TW.sleep(ms, signal), framesRendered(2, 250)]);
     TW.checkAborted(signal);
     const b = el.getBoundingClientRect();
     return Math.abs(a.left - b.left) > 1 || Math.abs(a.top - b.top) > 1 || Math.abs(a.width - b.width) > 1 || Math.abs(a.height - b.height) > 1;
@@ -104,8 +109,8 @@
     if (!inside) owner.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
   };
 
-  // Throws the first failing check: detached, not_visible, disabled, not_editable, not_stable,
-  // occluded. `kind` is click | type | select | hover.
+  // Throws the first failing check: detached, not_visible, disabled, not_editable, not_stable
+  // (click and hover only), occluded. `kind` is click | type | select | hover.
   TW.ensureActionable = async (el, kind, deadlineAt, signal) => {
     const until = Math.min(Date.now() + ACTIONABLE_BUDGET_MS, deadlineAt);
     for (;;) {
@@ -123,7 +128,10 @@
         }
         const edit = editProblem(el, kind);
         if (edit) throw TW.fail(CODES.NOT_EDITABLE, edit, "precheck", false);
-        if (await movedWithin(boxOwner(el), STABLE_PROBE_MS, signal)) {
+        // Stillness matters where input is aimed at the element's place (click, hover); typing
+        // and choosing options set the element's value wherever it is.
+        const aimed = kind === "click" || kind === "hover";
+        if (aimed && await movedWithin(boxOwner(el), STABLE_PROBE_MS, signal)) {
           failure = TW.fail(CODES.NOT_STABLE, "the element is still moving (animation or layout shift)", "precheck", true);
         } else if (kind !== "type" || el.ownerDocument.activeElement !== el) {
           const blocker = occlusion(el);
@@ -138,18 +146,46 @@
     }
   };
 
-  // Watches URL changes and DOM mutations (our own overlay excluded) from the start of an action.
+  // Watches what an action sets off, from its start: URL changes, DOM mutations (our own overlay
+  // excluded), the page's work in flight (requests and short timers, as the write patch counts
+  // them) and a navigation to another document. `lastMutation` is the time of the latest of any.
   TW.EffectObserver = class {
     constructor(docs) {
       this.startUrl = location.href;
       this.mutations = 0;
       this.lastMutation = Date.now();
+      this.pending = 0; // in flight now
+      this.pendingStarted = 0;
+      this.navigating = false;
+      this.navigationStarted = 0;
       this.observers = [];
       for (const doc of docs) {
         const observer = new MutationObserver((records) => this.absorb(records));
         observer.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
         this.observers.push(observer);
       }
+      this.onPending = (event) => {
+        const count = Number(event.detail);
+        if (!Number.isInteger(count) || count < 0) return;
+        if (count > this.pending) this.pendingStarted += count - this.pending;
+        this.pending = count;
+        this.lastMutation = Date.now();
+      };
+      window.addEventListener(PENDING_EVENT, this.onPending);
+      // A download or a same-document change does not take the page away; the rest does.
+      this.onNavigate = (event) => {
+        if (event.downloadRequest == null && !(event.destination && event.destination.sameDocument)) {
+          this.navigating = true;
+          this.navigationStarted = Date.now();
+        }
+        this.lastMutation = Date.now();
+      };
+      if (window.navigation) window.navigation.addEventListener("navigate", this.onNavigate);
+    }
+
+    // Whether the action set anything off.
+    active() {
+      return this.mutations > 0 || this.pendingStarted > 0 || this.navigating || this.urlChanged();
     }
 
     absorb(records) {
@@ -177,20 +213,39 @@
         this.absorb(observer.takeRecords());
         observer.disconnect();
       }
+      window.removeEventListener(PENDING_EVENT, this.onPending);
+      if (window.navigation) window.navigation.removeEventListener("navigate", this.onNavigate);
     }
   };
 
-  // Wait at least 250 ms, then until 500 ms pass without a mutation, at most 5 s (and never past
-  // the deadline). Resolves true when the page went quiet.
-  TW.settle = async (observer, deadlineAt, signal, minimum = MIN_SETTLE_MS) => {
-    const started = Date.now();
-    const cap = Math.min(started + MAX_SETTLE_MS, deadlineAt - 200);
-    await TW.sleep(Math.min(minimum, Math.max(0, cap - Date.now())), signal);
+  // One task of the page's event loop later (a message to ourselves, which a hidden tab does not
+  // throttle the way it throttles timers): the input's handlers, their promises and the mutation
+  // records they caused have all been delivered by then.
+  function nextTask() {
+    return new Promise((resolve) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => resolve();
+      channel.port2.postMessage(0);
+    });
+  }
+
+  // Wait for what the action set off, not a fixed time: after the page's next task and frame,
+  // nothing set off means no wait; DOM changes, until QUIET_MS pass without one; requests and
+  // short timers, until they end and QUIET_MS pass; a navigation to another document, until it
+  // takes the page away (2 s at most). At most 5 s, never past the deadline. Resolves true when
+  // the page went quiet.
+  TW.settle = async (observer, deadlineAt, signal) => {
+    const cap = Math.min(Date.now() + MAX_SETTLE_MS, deadlineAt - 200);
+    await nextTask();
+    await framesRendered(1, 50);
     for (;;) {
+      TW.checkAborted(signal);
+      const leaving = observer.navigating && Date.now() - observer.navigationStarted < NAVIGATION_WAIT_MS;
+      const busy = observer.pending > 0 || leaving;
       const quietFor = Date.now() - observer.lastMutation;
-      if (quietFor >= QUIET_MS) return true;
+      if (!busy && (!observer.active() || quietFor >= QUIET_MS)) return true;
       if (Date.now() >= cap) return false;
-      await TW.sleep(Math.min(QUIET_MS - quietFor, cap - Date.now(), 100), signal);
+      await TW.sleep(Math.max(1, Math.min(busy ? 50 : QUIET_MS - quietFor, cap - Date.now())), signal);
     }
   };
 })();

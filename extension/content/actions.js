@@ -114,6 +114,10 @@
       run.observer = {
         get mutations() { return outer.mutations + inner.mutations; },
         get lastMutation() { return Math.max(outer.lastMutation, inner.lastMutation); },
+        get pending() { return outer.pending; },
+        get navigating() { return outer.navigating; },
+        get navigationStarted() { return outer.navigationStarted; },
+        active: () => outer.active() || inner.mutations > 0,
         urlChanged: () => outer.urlChanged(),
         stop: () => { outer.stop(); inner.stop(); },
       };
@@ -169,16 +173,35 @@
     return { actionText, expected, holds, unchanged: before === expected, submitted, effects: ["value_set"] };
   }
 
+  const sameSelection = (a, b) => JSON.stringify([...new Set(a)].sort()) === JSON.stringify([...new Set(b)].sort());
+
+  function shownSelection(el) {
+    const picked = [...el.options].filter((o) => o.selected);
+    return picked.length ? picked.map((o) => `${TW.quote(TW.collapse(o.textContent))} (value ${TW.quote(o.value)})`).join(", ") : "nothing";
+  }
+
+  // The select must hold exactly the requested values: a change handler may put the old value
+  // back, or refuse the new one, during the dispatch or later while the page settles.
+  function requireSelection(el, requested, when) {
+    const holds = TW.input.selectedValues(el);
+    if (sameSelection(holds, requested)) return;
+    throw TW.fail(CODES.L1_NOT_EFFECTIVE,
+      `the page did not keep the selection ${when}: asked for ${requested.map(TW.quote).join(", ")}, the select holds ` +
+        `${shownSelection(el)} (a page handler reverted or refused it)`,
+      "verify", false, { requested, holds, dispatched: true, effectMayHaveOccurred: true });
+  }
+
   async function dispatchSelect(run, target, params) {
     const el = target.el;
     const before = TW.input.selectedValues(el);
     dispatching(run, target);
     const chosen = TW.input.select(el, params.values);
-    const after = TW.input.selectedValues(el);
+    requireSelection(el, chosen.values, "after its change events");
     return {
-      actionText: `Selected ${chosen.map(TW.quote).join(", ")} in ${label(target)}${recoveryNote(target)}`,
-      expected: after,
-      unchanged: JSON.stringify(before) === JSON.stringify(after),
+      actionText: `Selected ${chosen.labels.map(TW.quote).join(", ")} in ${label(target)}${recoveryNote(target)}`,
+      requested: chosen.values,
+      // Judged before acting: what the handlers did afterwards says nothing about it.
+      already: sameSelection(before, chosen.values),
     };
   }
 
@@ -241,16 +264,12 @@
       const picked = await dispatchSelect(run, target, params);
       let effectState = "verified";
       let actionText = picked.actionText;
-      if (picked.unchanged) {
+      if (picked.already) {
         effectState = "dispatched";
         actionText += " (already selected)";
       }
       const result = await finish(run, { actionText, effectState, effects: ["selection_set"] });
-      const now = target.el.isConnected ? TW.input.selectedValues(target.el) : null;
-      if (effectState === "verified" && now && JSON.stringify(now) !== JSON.stringify(picked.expected)) {
-        throw TW.fail(CODES.L1_NOT_EFFECTIVE, "target state was not kept: the page reverted the selection", "verify", false,
-          { dispatched: true, effectMayHaveOccurred: true });
-      }
+      if (target.el.isConnected) requireSelection(target.el, picked.requested, "once the page settled");
       return result;
     } finally {
       run.observer.stop();

@@ -191,8 +191,8 @@
     return false;
   };
 
-  // Choose options by value or visible text; returns the labels chosen. Unknown values fail
-  // with the list of what the select offers.
+  // Choose options by value or visible text; returns the labels and the values chosen. Unknown
+  // values fail with the list of what the select offers.
   TW.input.select = (el, values) => {
     const options = [...el.options];
     const chosen = [];
@@ -214,7 +214,7 @@
     const win = el.ownerDocument.defaultView;
     el.dispatchEvent(new win.Event("input", { bubbles: true, composed: true }));
     TW.input.change(el);
-    return chosen.map((o) => TW.collapse(o.textContent) || o.value);
+    return { labels: chosen.map((o) => TW.collapse(o.textContent) || o.value), values: chosen.map((o) => o.value) };
   };
 
   TW.input.selectedValues = (el) => [...el.options].filter((o) => o.selected).map((o) => o.value);

@@ -140,8 +140,8 @@
                 "type": "object"
               },
               "ref": {
-                "maxLength": 64,
-                "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
+                "maxLength": 80,
+                "minLength": 1,
                 "type": "string"
               }
             },
@@ -201,8 +201,8 @@
                 "type": "object"
               },
               "ref": {
-                "maxLength": 64,
-                "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
+                "maxLength": 80,
+                "minLength": 1,
                 "type": "string"
               },
               "values": {
@@ -279,8 +279,8 @@
                 ]
               },
               "ref": {
-                "maxLength": 64,
-                "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
+                "maxLength": 80,
+                "minLength": 1,
                 "type": "string"
               },
               "slowly": {
@@ -397,8 +397,8 @@
             "type": "object"
           },
           "ref": {
-            "maxLength": 64,
-            "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
+            "maxLength": 80,
+            "minLength": 1,
             "type": "string"
           }
         },
@@ -414,8 +414,8 @@
           "scope": {
             "anyOf": [
               {
-                "maxLength": 64,
-                "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
+                "maxLength": 80,
+                "minLength": 1,
                 "type": "string"
               },
               {
@@ -492,8 +492,8 @@
             "type": "object"
           },
           "ref": {
-            "maxLength": 64,
-            "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
+            "maxLength": 80,
+            "minLength": 1,
             "type": "string"
           }
         },
@@ -555,7 +555,7 @@
             "anyOf": [
               {
                 "maxLength": 80,
-                "pattern": "^(s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}|c[0-9a-z]{1,16}_[0-9]{1,9}_[0-9]{1,9}_[0-9]{1,9})$",
+                "minLength": 1,
                 "type": "string"
               },
               {
@@ -632,8 +632,8 @@
           "target": {
             "anyOf": [
               {
-                "maxLength": 64,
-                "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
+                "maxLength": 80,
+                "minLength": 1,
                 "type": "string"
               },
               {
@@ -695,8 +695,8 @@
             "type": "object"
           },
           "ref": {
-            "maxLength": 64,
-            "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
+            "maxLength": 80,
+            "minLength": 1,
             "type": "string"
           },
           "values": {
@@ -770,8 +770,8 @@
             ]
           },
           "ref": {
-            "maxLength": 64,
-            "pattern": "^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$",
+            "maxLength": 80,
+            "minLength": 1,
             "type": "string"
           },
           "slowly": {

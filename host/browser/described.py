@@ -57,13 +57,19 @@ def facts(call: ToolCall, tab_id: int, browser: "BrowserGateway") -> dict[str, A
 
 
 def require_known_refs(call: ToolCall, tab_id: int, browser: "BrowserGateway") -> None:
-    """Fail closed as `stale_ref` when a write names a ref the host has not seen in this tab."""
+    """Fail closed as `stale_ref` when a write names a ref the host has not seen in this tab
+    (whatever its shape: an older format or a made-up ref names nothing here either)."""
     for ref in refs_used(call):
         if is_deep_ref(ref):
+            if call.spec.level == "L1":
+                raise ToolFailure(ToolCode.STALE_REF, f"ref {ref} comes from read_page_deep, which {call.tool} does not take; "
+                                  f"call read_page again and use a ref from it", phase="resolve", retryable=True,
+                                  details={"dispatched": False, "ref": ref})
             browser.deep_refs.check_known(tab_id, ref)
         elif browser.refs.lookup(tab_id, ref) is None:
-            raise ToolFailure(ToolCode.STALE_REF, f"ref {ref} is not from a snapshot of this tab; call read_page again",
-                              phase="resolve", retryable=True, details={"dispatched": False})
+            raise ToolFailure(ToolCode.STALE_REF, f"ref {ref} is not from a snapshot of this tab; call read_page again "
+                              "and use a ref from it", phase="resolve", retryable=True,
+                              details={"dispatched": False, "ref": ref})
 
 
 def target_line(call: ToolCall, tab_id: int, browser: "BrowserGateway") -> str | None:

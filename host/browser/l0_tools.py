@@ -117,30 +117,36 @@ async def tab_close(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
                    details={"userViewChanged": looking})
 
 
-async def _after_navigation(call: ToolCall, browser: "BrowserGateway", tab_id: int, from_url: str, verb: str) -> ToolResult:
-    loaded = await snapshots.wait_for_load(browser.bridge, tab_id, from_url=from_url, timeout_s=LOAD_TIMEOUT_S)
+async def _after_navigation(call: ToolCall, browser: "BrowserGateway", tab_id: int, from_url: str, verb: str,
+                            *, reload: bool = False) -> ToolResult:
+    # A reload ends at the URL it started from: its load is waited for, not a change of URL.
+    loaded = await snapshots.wait_for_load(browser.bridge, tab_id, from_url=None if reload else from_url,
+                                           timeout_s=LOAD_TIMEOUT_S)
     if loaded.get("closed"):
         raise ToolFailure(ToolCode.TAB_CLOSED, f"tab {tab_id} closed during {call.tool}", phase="settle",
                           details={"dispatched": True})
     tab = await get_tab(browser.bridge, tab_id)
     browser.refs.forget(tab_id)
     browser.routes.touch(call.thread_id, tab_id, wrote=True)
-    if tab.url == from_url:
+    if tab.url == from_url and not reload:
         return success(call.tool, f"{verb}, but the tab still shows {tab.url} after {LOAD_TIMEOUT_S:g} s.", tab_id=tab_id,
                        details={"url": tab.url, "timedOut": True})
     snapshot = await snapshots.fresh_snapshot(browser.bridge, browser.refs, tab_id) if tab.is_web_page else "(not a web page)"
     still = " (still loading)" if loaded.get("timedOut") else ""
+    details: dict[str, Any] = {"url": tab.url, **({"reloaded": True} if reload else {})}
     return success(call.tool, f"{verb}: the tab now shows {tab.url}{still}; every earlier ref is invalid.\n"
-                   f"{NEW_PAGE_DIVIDER}\n{snapshot}", tab_id=tab_id, details={"url": tab.url})
+                   f"{NEW_PAGE_DIVIDER}\n{snapshot}", tab_id=tab_id, details=details)
 
 
 async def navigate(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
-    """Load `url` in the routed tab and return the new page's snapshot."""
+    """Load `url` in the routed tab (reload it when it already shows `url`, as a person asking
+    for the page again expects) and return the new page's snapshot."""
     assert isinstance(call.params, NavigateParams) and call.target is not None
     href = _loadable(call.params.url)
     if call.target.url == href:
-        return success(call.tool, f"Already at {href}; nothing was dispatched.", tab_id=call.tab_id,
-                       details={"dispatched": False})
+        await browser.bridge.api("tabs.reload", call.tab_id)
+        return await _after_navigation(call, browser, call.tab_id, href, f"Reloaded {href} (the tab already showed it)",  # type: ignore[arg-type]
+                                       reload=True)
     await browser.bridge.api("tabs.update", call.tab_id, {"url": href})
     return await _after_navigation(call, browser, call.tab_id, call.target.url, f"Navigated to {href}")  # type: ignore[arg-type]
 

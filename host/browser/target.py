@@ -2,7 +2,7 @@
 or one that is not an http(s) page is an error; the call is never moved to another tab. The one
 exception is a call that loads a URL (`navigate`): it may start from an empty tab or the
 browser's new-tab page, since it is judged at its destination and leaves nothing of the start
-page behind."""
+page behind; a thread whose user was on such a page when they wrote loads it there."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ from host.gatekeeper.origins import normalize_origin
 WEB_SCHEMES = ("http://", "https://")
 # Pages a browser shows in a tab nobody has loaded anything into yet (exactly these URLs: a page
 # that sent itself to about:blank#... or to another browser page is not one).
+# Chromium shows its third-party page when the default search engine brings no new-tab page.
 START_PAGES = frozenset({"about:blank", "about:newtab", "chrome://newtab/", "chrome://new-tab-page/",
+                         "chrome://new-tab-page-third-party/", "chrome-search://local-ntp/local-ntp.html",
                          "edge://newtab/", "brave://newtab/"})
 
 
@@ -87,6 +89,12 @@ async def _most_recent_web_tab(bridge: Bridge, start_ok: bool = False) -> TabTar
     return target_from_tab(best)
 
 
+async def _start_page_looked_at(bridge: Bridge) -> TabTarget | None:
+    tabs = await bridge.api("tabs.list")
+    found = [target_from_tab(t) for t in tabs or [] if isinstance(t, dict) and t.get("userLooking")]
+    return next((t for t in found if t.is_start_page), None)
+
+
 async def resolve_page_tab(bridge: Bridge, routes: TabRoutes, thread_id: str, tab_id: int | None,
                            start_ok: bool = False) -> TabTarget:
     """The http(s) tab a page tool acts on (explicit id, or the thread's default); with
@@ -101,6 +109,12 @@ async def resolve_page_tab(bridge: Bridge, routes: TabRoutes, thread_id: str, ta
         raise ToolFailure(ToolCode.TAB_CLOSED, f"the task's tab {route.tab_id} was closed; pass a tabId from tabs_list",
                           phase="resolve", details={"dispatched": False})
     if route.kind == Route.NONE:
+        # The user was on an empty or new-tab page: a URL load goes there, as it would from the
+        # address bar.
+        looking = await _start_page_looked_at(bridge) if start_ok else None
+        if looking is not None:
+            routes.lock(thread_id, looking.tab_id)
+            return looking
         raise ToolFailure(ToolCode.NO_TARGET, "no captured web-page target: the user was not on a web page; "
                           "pass a tabId from tabs_list or open one with tab_open", phase="resolve",
                           details={"dispatched": False})

@@ -36,6 +36,8 @@ class TabState:
         self.runtime_sessions: set[str | None] = set()
         # (session, frame id) -> execution context id of our isolated world
         self.contexts: dict[tuple[str | None, str], int] = {}
+        # (session, frame id) -> (epoch, execution context id) of the focus probe's world
+        self.probe_worlds: dict[tuple[str | None, str], tuple[int, int]] = {}
         self.changed = asyncio.Event()  # pulsed on new sessions and contexts
         self.last_agent_input = 0.0
 

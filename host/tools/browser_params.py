@@ -13,15 +13,18 @@ import msgspec
 
 from host.tools.params import PageParams, Params, Rule, SearchText, TabId, Url
 
-# Refs from read_page (s…) and read_page_deep (c…).
+# The shapes of refs from read_page (s…) and read_page_deep (c…), for the code that parses them.
 REF_PATTERN = r"^s[0-9a-z]{1,32}_[0-9]{1,9}_[0-9]{1,9}$"
 _DEEP = r"c[0-9a-z]{1,16}_[0-9]{1,9}_[0-9]{1,9}_[0-9]{1,9}"
 DEEP_REF_PATTERN = rf"^{_DEEP}$"
-ANY_REF_PATTERN = rf"^(s[0-9a-z]{{1,32}}_[0-9]{{1,9}}_[0-9]{{1,9}}|{_DEEP})$"
 
-Ref = Annotated[str, msgspec.Meta(pattern=REF_PATTERN, max_length=64,
+# A ref parameter takes any short token: one of another shape (an older format, a ref the model
+# made up or copied from elsewhere) names nothing on the page, which resolving it reports as
+# `stale_ref` with the advice to read the page again, rather than as a malformed call.
+REF_MAX = 80
+Ref = Annotated[str, msgspec.Meta(min_length=1, max_length=REF_MAX,
                                   description="A ref from the latest read_page output, e.g. s1a2b3_4_5.")]
-AnyRef = Annotated[str, msgspec.Meta(pattern=ANY_REF_PATTERN, max_length=80,
+AnyRef = Annotated[str, msgspec.Meta(min_length=1, max_length=REF_MAX,
                                      description="A ref from the latest read_page (s…) or read_page_deep (c…) output.")]
 Coordinate = Annotated[float, msgspec.Meta(ge=0, le=100_000, description="CSS pixels from the viewport's top-left corner.")]
 Element = Annotated[str, msgspec.Meta(min_length=1, max_length=500,
@@ -221,8 +224,7 @@ class ReadPageDeepParams(PageParams, kw_only=True):
 
 
 ScreenshotTarget = Annotated[str, msgspec.Meta(
-    pattern=rf"^(viewport|fullpage|s[0-9a-z]{{1,32}}_[0-9]{{1,9}}_[0-9]{{1,9}}|{_DEEP})$", max_length=80,
-    description="viewport, fullpage, or a ref whose element is captured.")]
+    min_length=1, max_length=REF_MAX, description="viewport, fullpage, or a ref whose element is captured.")]
 
 
 class ScreenshotParams(PageParams, kw_only=True):

@@ -48,7 +48,7 @@ _TOOLS: tuple[ToolSpec, ...] = (
        params_type=p.TabFocusParams, target="tab", runner=_browser(_L0 + "tab_focus")),
     _t("tab_close", "L0", "write", "Close tab", "Close a tab.", category="navigate",
        params_type=p.TabCloseParams, target="tab", runner=_browser(_L0 + "tab_close")),
-    _t("navigate", "L0", "write", "Navigate", "Load a URL in a tab.", category="navigate", url_param="url",
+    _t("navigate", "L0", "write", "Navigate", "Load a URL in a tab (from an empty or new-tab page too); the URL the tab already shows is reloaded.", category="navigate", url_param="url",
        params_type=p.NavigateParams, target="routed", runner=_browser(_L0 + "navigate")),
     _t("go_back", "L0", "write", "Go back",
        "Go back one entry in a tab's history (entries a page added itself count too).", category="navigate",

@@ -51,7 +51,7 @@ async def read(gateway, **kw):
 
 async def test_unknown_tool_and_bad_params_are_refused_before_any_request(gateway, fake):
     for tool, params, code in [("teleport", {}, "unknown_tool"), ("read_page", {"maxTokens": -1}, "invalid_params"),
-                               ("click", {"ref": "e1", "element": "x"}, "invalid_params"), ("read_page", "x", "invalid_params"),
+                               ("click", {"ref": "", "element": "x"}, "invalid_params"), ("read_page", "x", "invalid_params"),
                                ("memory_read", {}, "unsupported"), ("run_javascript", {}, "invalid_params")]:
         result = await gateway.call(tool, params, thread_id="t")
         assert not result.ok and result.error.code == code, (tool, result)
@@ -97,10 +97,13 @@ async def test_no_site_access_is_an_approval_with_the_host_permission_flag(gatew
     assert fake.content_calls == []
 
 
-async def test_a_ref_the_host_never_saw_is_stale_without_dispatch(gateway, fake):
+@pytest.mark.parametrize("ref", ["sother_1_1", "s1_1", "e12", "Save button", "c1a_2_3_4"])
+async def test_a_ref_the_host_never_saw_is_stale_without_dispatch(gateway, fake, ref):
+    # Whatever its shape (another page's, an older format, made up, a deep ref for an L1 tool).
     await read(gateway, tabId=1)
-    result = await gateway.call("click", {"element": "x", "ref": "sother_1_1", "tabId": 1}, thread_id="t", policy="auto")
+    result = await gateway.call("click", {"element": "x", "ref": ref, "tabId": 1}, thread_id="t", policy="auto")
     assert not result.ok and result.error.code == "stale_ref" and result.error.retryable
+    assert "call read_page again" in result.error.message
     assert [c.tool for c in fake.content_calls] == ["read_page"]
 
 
@@ -311,3 +314,18 @@ async def test_navigate_may_start_from_the_new_tab_page_and_is_judged_at_its_des
     fake.tabs[2]["url"] = "about:blank#anything"
     moved = await gateway.call("navigate", {"url": "https://shop.example/cart", "tabId": 2}, thread_id="t")
     assert not moved.ok and moved.error.code == "not_web_page"
+
+
+async def test_a_thread_captured_on_a_start_page_navigates_there_and_nowhere_else(gateway, fake):
+    gateway.routes.bind("t", None)  # the user submitted from the new-tab page: no web page captured
+    fake.tabs[2]["userLooking"] = True
+    page_tool = await gateway.call("read_page", {}, thread_id="t")
+    assert not page_tool.ok and page_tool.error.code == "no_target"
+    result = await gateway.call("navigate", {"url": "https://shop.example/cart"}, thread_id="t")
+    assert not result.ok and result.error.code == "approval_required"
+    assert result.error.details["targetOrigin"] == "https://shop.example"
+    assert gateway.routes.default("t").tab_id == 2
+    fake.tabs[2]["userLooking"] = False  # looking at a web page instead: never taken for the thread
+    gateway.routes.bind("u", None)
+    elsewhere = await gateway.call("navigate", {"url": "https://shop.example/cart"}, thread_id="u")
+    assert not elsewhere.ok and elsewhere.error.code == "no_target"

@@ -47,8 +47,14 @@ def test_read_page_defaults_and_bounds():
     assert "$.mode" in bad("read_page", {"mode": "everything"}).message
 
 
-@pytest.mark.parametrize("ref", ["e12", "s1_1", "S1a_2_3", "sabc_1", "sabc_1_2_3", "sabc_x_1", "s" + "a" * 40 + "_1_1", ""])
-def test_wrong_ref_shapes_are_refused(ref):
+@pytest.mark.parametrize("ref", ["e12", "s1_1", "S1a_2_3", "sabc_1", "sabc_1_2_3", "sabc_x_1", "s" + "a" * 40 + "_1_1"])
+def test_foreign_ref_shapes_decode_so_that_resolving_them_can_say_stale(ref):
+    assert decode_params("click", {"element": "the button", "ref": ref}).ref == ref
+    assert decode_params("screenshot", {"target": ref}).target == ref
+
+
+@pytest.mark.parametrize("ref", ["", "s" * 81])
+def test_empty_or_oversized_refs_are_refused(ref):
     failure = bad("click", {"element": "the button", "ref": ref})
     assert failure.code == "invalid_params"
     assert "$.ref" in failure.message

@@ -174,6 +174,28 @@ async def test_keys_land_where_the_focus_is(gateway, page):
     assert (await landed(gateway, "press_key", key="Enter")).origin == BANK
 
 
+async def test_the_focus_probe_keeps_its_world_until_the_page_changes(gateway, page, fake):
+    worlds = lambda: fake.methods().count("Page.createIsolatedWorld")  # noqa: E731
+    await landed(gateway, "press_key", key="Enter")
+    await landed(gateway, "press_key", key="Enter")
+    assert worlds() == 1  # the same document: its world is kept
+    fake.event(TAB, "Page.frameNavigated", {"frame": {"id": "TOP"}})
+    await landed(gateway, "press_key", key="Enter")
+    assert worlds() == 2  # a new document: a new world
+    # A kept world the browser no longer knows is made again, once.
+    answer, failed = page._active, []
+
+    def gone_once(params, session):
+        if not failed:
+            failed.append(params.get("contextId"))
+            raise CdpError(CdpCode.PROTOCOL_ERROR, "Cannot find context with specified id")
+        return answer(params, session)
+
+    fake.handlers["Runtime.evaluate"] = gone_once
+    assert (await landed(gateway, "press_key", key="Enter")).origin == SHOP
+    assert worlds() == 3
+
+
 async def test_the_runner_sends_nothing_when_another_frame_is_under_the_point(gateway, page, fake):
     call = await landed(gateway, "click_xy", x=10, y=300)
     page.hits[(None, (10, 300))] = (200, "PAYF")  # the page moved another frame there, without navigating

@@ -96,6 +96,52 @@ async def test_select_option_by_text_and_value(driver):
     assert await driver.evaluate("form.html", "document.getElementById('country').value") == "de"
 
 
+async def test_select_option_reports_what_the_page_holds_when_a_handler_reverts_it(driver):
+    page = await fresh(driver, "form.html")
+    country = ref_of(page, 'combobox "Country"')
+    await driver.evaluate("form.html", "document.getElementById('country').addEventListener('change', (e) => "
+                                       "{ e.target.value = 'fr'; }); document.getElementById('country').value = 'fr'; true")
+    reverted = await driver.call("select_option", element="Country", ref=country, values=["Germany"])
+    assert not reverted["ok"] and reverted["error"]["code"] == "l1_not_effective", reverted
+    assert '"France" (value "fr")' in reverted["error"]["message"]
+    assert reverted["error"]["details"]["holds"] == ["fr"] and reverted["error"]["details"]["requested"] == ["de"]
+    assert await driver.evaluate("form.html", "document.getElementById('country').value") == "fr"
+    # A select that truly held the value before is "already selected"; only then.
+    page = (await driver.read())["text"]
+    already = await driver.ok("select_option", element="Country", ref=ref_of(page, 'combobox "Country"'), values=["fr"])
+    assert "(already selected)" in already["text"]
+
+
+async def test_select_option_notices_a_revert_that_comes_after_the_change_event(driver):
+    page = await fresh(driver, "form.html")
+    # The page asks its server, then refuses the choice: the write waits for that request.
+    await driver.evaluate("form.html", "document.getElementById('country').addEventListener('change', async (e) => "
+                                       "{ await (await fetch('../l2/data.json?check=' + Date.now())).json(); "
+                                       "e.target.value = ''; }); true")
+    late = await driver.call("select_option", element="Country", ref=ref_of(page, 'combobox "Country"'), values=["de"])
+    assert not late["ok"] and late["error"]["code"] == "l1_not_effective", late
+    assert "once the page settled" in late["error"]["message"] and late["error"]["details"]["holds"] == [""]
+
+
+async def test_a_change_that_comes_after_requests_the_click_started_is_in_its_diff(driver):
+    page = await fresh(driver, "form.html")
+    # Two requests in a row, then a short timer, then the page shows the answer: all caused by
+    # the click, so its diff shows the answer and never "No structural change".
+    await driver.evaluate("form.html", "document.getElementById('save').onclick = async () => { "
+                                       "const a = await (await fetch('../l2/data.json?a=' + Date.now())).json(); "
+                                       "const b = await (await fetch('../l2/data.json?b=' + Date.now())).json(); "
+                                       "setTimeout(() => { document.getElementById('status').textContent = "
+                                       "'Server said ' + a.value + b.value; }, 30); }; true")
+    saved = await driver.ok("click", element="Save", ref=ref_of(page, 'button "Save"'))
+    assert "Server said okok" in saved["text"].split("--- incremental snapshot ---")[1], saved["text"]
+    assert "No structural change" not in saved["text"] and saved["details"]["changed"] is True
+    # A click that sets nothing off changes nothing, and says so.
+    page = (await driver.read())["text"]
+    await driver.evaluate("form.html", "document.getElementById('save').onclick = null; true")
+    quiet = await driver.ok("click", element="Save", ref=ref_of(page, 'button "Save"'))
+    assert "No structural change detected." in quiet["text"] and quiet["details"]["changed"] is False
+
+
 async def test_hover(driver):
     page = await fresh(driver, "states.html")
     hovered = await driver.ok("hover", element="menu", ref=ref_of(page, 'generic "Hover me"'))
@@ -218,6 +264,24 @@ async def test_hover_never_recovers_a_stale_ref(driver):
     await driver.ok("click", element="Re-render", ref=ref_of(first, "Re-render"))
     result = await driver.call("hover", element="Like", ref=ref_of(first, 'button "Like"'))
     assert not result["ok"] and result["error"]["code"] == "stale_ref" and result["error"]["retryable"]
+
+
+@pytest.mark.parametrize("ref", ["s1_1", "e12", "ref-7"])
+async def test_a_ref_of_another_shape_is_stale_with_the_advice_to_read_again(driver, ref):
+    # An older ref format, or one the model made up: stale (read the page again), not a malformed call.
+    await fresh(driver, "form.html")
+    for tool, params in (("click", {"element": "Save"}), ("extract", {})):
+        key = "scope" if tool == "extract" else "ref"
+        result = await driver.call(tool, **params, **{key: ref})
+        assert not result["ok"] and result["error"]["code"] == "stale_ref", (tool, result)
+        assert result["error"]["retryable"] and "call read_page again" in result["error"]["message"]
+    tab = await driver.open("form.html")
+    # The page executor's own check says the same when such a ref reaches it.
+    raw = await driver.control.call("test.content_call", tab_id=tab, tool="click", write=False,
+                                    params={"ref": ref, "expect": {"role": "button", "name": "Save"}})
+    assert raw["ok"] is False and raw["error"]["code"] == "stale_ref", raw
+    assert "call read_page again" in raw["error"]["message"]
+    assert await driver.evaluate("form.html", "document.getElementById('status').textContent") == ""
 
 
 async def test_batch_actions_run_in_order(driver):

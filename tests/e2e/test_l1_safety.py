@@ -287,7 +287,7 @@ async def test_javascript_urls_are_denied_by_destination(driver):
 @pytest.mark.parametrize("tool,params,code,where", [
     ("teleport", {}, "unknown_tool", ""),
     ("read_page", {"maxTokens": 7000}, "invalid_params", "$.maxTokens"),
-    ("click", {"element": "x", "ref": "e12"}, "invalid_params", "$.ref"),
+    ("click", {"element": "x", "ref": ""}, "invalid_params", "$.ref"),
     ("click", {"ref": "sabc_1_1"}, "invalid_params", "element"),
     ("type", {"element": "x", "ref": "sabc_1_1", "text": "a" * 100_001}, "invalid_params", "$.text"),
     ("click", {"element": "x", "ref": "sabc_1_1", "force": True}, "invalid_params", "force"),
@@ -305,7 +305,7 @@ SAVE = {"role": "button", "name": "Save"}
 
 @pytest.mark.parametrize("tool,params,where", [
     ("click", {"ref": "sabc_1_1", "element": "Save"}, "$.element: unknown parameter"),
-    ("click", {"ref": "e12", "expect": SAVE}, "$.ref"),
+    ("click", {"ref": "", "expect": SAVE}, "$.ref"),
     ("click", {"ref": "sabc_1_1"}, "$.expect: required"),
     ("click", {"ref": "sabc_1_1", "expect": {**SAVE, "tag": "button"}}, "$.expect.tag: unknown parameter"),
     ("press_key", {"key": "Enter", "ref": "sabc_1_1"}, "a ref needs the element the host expects there"),

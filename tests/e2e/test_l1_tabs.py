@@ -3,9 +3,12 @@ Each test checks the tool result and what the browser itself reports afterwards.
 
 from __future__ import annotations
 
+import urllib.request
+
 import pytest
 
 from tests.support.browser_tools import l1_site, module_fixtures, new_driver
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.browser
 
@@ -52,13 +55,47 @@ async def test_navigate_back_and_forward(driver):
     assert f"Navigated to {target}: the tab now shows {target}" in went["text"]
     assert '- text: "You searched for: ducks"' in went["text"]
     assert (await browser_tabs(driver))[tab]["url"] == target
-    same = await driver.ok("navigate", url=target)
-    assert "Already at" in same["text"] and same["details"]["dispatched"] is False
     back = await driver.ok("go_back")
     assert "search.html" in back["details"]["url"] and "Went back" in back["text"]
     forward = await driver.ok("go_forward")
     assert forward["details"]["url"] == target
     assert (await browser_tabs(driver))[tab]["url"] == target
+
+
+async def test_navigate_to_the_url_the_tab_shows_reloads_it(driver):
+    tab = await driver.open("search.html")
+    url = (await browser_tabs(driver))[tab]["url"]
+    await driver.evaluate("search.html", "window.beforeReload = 1")
+    again = await driver.ok("navigate", url=url)
+    assert again["text"].startswith(f"[tabId={tab}] Reloaded {url} (the tab already showed it): the tab now shows {url}")
+    assert again["details"]["reloaded"] is True and "# Page Snapshot" in again["text"]
+    assert await driver.evaluate("search.html", "typeof window.beforeReload") == "undefined"  # a new document
+
+
+async def new_tab(driver, url: str) -> int:
+    """Open `url` (a start page) through the test's own DevTools connection; returns its tab id."""
+    before = set(await browser_tabs(driver))
+    request = urllib.request.Request(f"http://127.0.0.1:{driver._port}/json/new?{url}", method="PUT")
+    with urllib.request.urlopen(request, timeout=5):
+        pass
+
+    async def opened() -> int | None:
+        return next((tab for tab in await browser_tabs(driver) if tab not in before), None)
+
+    return await until(opened, 5, f"a new tab at {url}")
+
+
+@pytest.mark.parametrize("start", ["about:blank", "chrome://newtab/"])
+async def test_navigate_works_from_an_empty_or_new_tab_page(driver, start):
+    blank = await new_tab(driver, start)
+    target = driver.site.url("child.html", start=start)
+    went = await driver.ok("navigate", tabId=blank, url=target)
+    assert f"Navigated to {target}: the tab now shows {target}" in went["text"]
+    assert (await browser_tabs(driver))[blank]["url"] == target
+    # Still judged at its destination: a denied one is refused there as anywhere.
+    other = await new_tab(driver, start)
+    denied = await driver.call("navigate", tabId=other, url="javascript:alert(1)")
+    assert not denied["ok"] and denied["error"]["code"] == "denied"
 
 
 async def test_navigate_to_a_script_url_is_denied(driver):

@@ -159,6 +159,23 @@ async def test_network_idle_is_tracked_around_trusted_input(driver):
     assert await driver.on_page("document.getElementById('out').textContent") == "loaded ok,ok,ok"
 
 
+async def test_a_key_that_starts_nothing_does_not_wait_and_one_that_loads_data_reports_it(driver):
+    await driver.open_l2("keys.html")
+    page = (await driver.read())["text"]
+    field = ref_of(page, 'textbox "Query"')
+    quiet = await driver.ok("press_key", key="ArrowRight", ref=field)
+    assert quiet["details"]["networkRequests"] == 0 and quiet["details"]["networkWaited"] is False
+    assert quiet["details"]["networkSettled"] is True
+    again = await driver.ok("press_key", key="a")  # the focused field, no ref
+    assert again["details"]["networkWaited"] is False
+    # Enter makes the page fetch three times in a row, then write what it got: the result comes
+    # once that is done.
+    loads = await driver.ok("press_key", key="Enter")
+    assert loads["details"]["networkWaited"] is True and loads["details"]["networkRequests"] == 3
+    assert loads["details"]["networkSettled"] is True
+    assert await driver.on_page("document.getElementById('out').textContent") == "loaded ok,ok,ok"
+
+
 async def test_empty_page_falls_back_to_the_accessibility_tree(driver):
     await driver.open_l2("empty.html")
     read = await driver.ok("read_page")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from tests.support.engine_harness import Harness, outcome
 from tests.support.fake_model import Reply
 
-BAD = ("click", {"ref": "bad", "element": "x"})  # not a ref: refused as invalid parameters
+BAD = ("click", {"ref": "", "element": "x"})  # an empty ref: refused as invalid parameters
 
 
 def notices(h: Harness, thread: str) -> list[str]:

@@ -6,7 +6,8 @@ is sent on, out-of-process frames included. Starting at the top frame, each docu
 goes on in the frame it holds, in the same session or in the frame's own child session.
 
 Documents are read in an isolated world of our own (`Page.createIsolatedWorld`, reused by
-name), where the page's scripts cannot redefine `activeElement` to point elsewhere. Only reads
+name, its context kept for the tab's lifecycle epoch), where the page's scripts cannot redefine
+`activeElement` to point elsewhere. Only reads
 are sent; every failure to follow the focus is raised, never guessed.
 """
 
@@ -35,12 +36,7 @@ async def focused_frame(frames: FrameTrees) -> Frame:
     frame = await frames.top()
     for _ in range(MAX_DEPTH):
         session = frame.session_id
-        world = await client.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": PROBE_WORLD},
-                                  session_id=session, timeout=READ_TIMEOUT_S)
-        active = await client.send("Runtime.evaluate", {"expression": _ACTIVE_FRAME_OWNER, "objectGroup": PROBE_GROUP,
-                                                        "contextId": world["executionContextId"], "returnByValue": False},
-                                   session_id=session, timeout=READ_TIMEOUT_S)
-        handle = (active.get("result") or {}).get("objectId")
+        handle = (await _read_active(frames, frame)).get("objectId")
         if not handle:
             return frame  # the focus is in this frame's own document
         try:
@@ -63,6 +59,36 @@ async def focused_frame(frames: FrameTrees) -> Frame:
             raise FocusLost(f"the focused frame ({inner[:8]}…) is gone")
         frame = found
     raise FocusLost(f"the focus is more than {MAX_DEPTH} frames deep")
+
+
+async def _read_active(frames: FrameTrees, frame: Frame) -> dict:
+    """The frame document's active element when it owns a frame (a remote object), in our
+    probe world. The world's context is kept for the tab's lifecycle epoch (a navigation or a
+    frame change starts a new one), so the next look at the same frame sends one command."""
+    client, session = frames.client, frame.session_id
+    key = (session, frame.frame_id)
+    epoch = client.state.epoch
+    kept = client.state.probe_worlds.get(key)
+    for cached in ((kept[1],) if kept and kept[0] == epoch else ()) + (None,):
+        context = cached
+        if context is None:
+            world = await client.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": PROBE_WORLD},
+                                      session_id=session, timeout=READ_TIMEOUT_S)
+            context = int(world["executionContextId"])
+            worlds = client.state.probe_worlds
+            for older in [k for k, (at, _) in worlds.items() if at != epoch]:
+                del worlds[older]  # from documents that are gone
+            worlds[key] = (epoch, context)
+        try:
+            active = await client.send("Runtime.evaluate", {"expression": _ACTIVE_FRAME_OWNER, "objectGroup": PROBE_GROUP,
+                                                            "contextId": context, "returnByValue": False},
+                                       session_id=session, timeout=READ_TIMEOUT_S)
+        except CdpError as exc:
+            if cached is None or exc.code != CdpCode.PROTOCOL_ERROR:
+                raise
+            continue  # the kept world is gone with its document: make it again
+        return active.get("result") or {}
+    raise FocusLost("the focused frame's document could not be read")
 
 
 async def _release(frames: FrameTrees, session: str | None) -> None:

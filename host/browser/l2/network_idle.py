@@ -1,6 +1,9 @@
-"""Network-idle waits for trusted actions: requests are tracked from just before the action;
-after it, the wait ends once no request has been in flight for 500 ms, or after 5 s at most
-(a page with a long-lived connection never goes idle: `settled` is then False)."""
+"""Waiting for what a trusted action set off on the network. Requests and frame loads are
+tracked from just before the input. After it, one round trip through the page lets the input's
+own handlers run (and start their requests): when nothing started, there is nothing to wait for
+and the action returns at once. Otherwise the wait ends once nothing is in flight and QUIET_S
+passes without a new start (a response often leads to one more request), or after CAP_S at
+most (a long-lived connection never ends: `settled` is then False)."""
 
 from __future__ import annotations
 
@@ -11,22 +14,43 @@ from host.cdp.client import TabClient
 from host.cdp.errors import CdpError
 from host.cdp.events import CdpEventRecord, Subscription
 
-IDLE_S = 0.5
-CAP_S = 5.0
-_STARTED = "Network.requestWillBeSent"
-_ENDED = ("Network.loadingFinished", "Network.loadingFailed")
+QUIET_S = 0.1
+CAP_S = 3.0
+FLUSH_TIMEOUT_S = 1.0
+# Runs after the input's handlers and their promises; on a shown page, one more task of its event
+# loop too (a message to itself). A hidden page runs such tasks tens of milliseconds late, its own
+# follow-ups as much as ours, so there the round trip alone is the flush.
+_FLUSH = ("document.visibilityState !== 'visible' ? 0 : new Promise((done) => { const channel = new MessageChannel(); "
+          "channel.port1.onmessage = () => done(0); channel.port2.postMessage(0); })")
+_STARTED = ("Network.requestWillBeSent", "Page.frameStartedLoading")
+_ENDED = ("Network.loadingFinished", "Network.loadingFailed", "Page.frameStoppedLoading")
 
 
 @dataclass(frozen=True)
 class Settled:
     settled: bool
     waited_ms: int
-    requests: int  # requests seen since tracking began
+    requests: int  # requests and frame loads seen since tracking began
     pending: int  # still in flight when the wait ended
+
+    @property
+    def waited_for_network(self) -> bool:
+        """Whether the input set something off that was waited for."""
+        return self.requests > 0
+
+
+def _key(event: CdpEventRecord) -> tuple[str | None, str] | None:
+    """What an event starts or ends: a request by its id, a frame load by its frame."""
+    if event.method.startswith("Page."):
+        frame = event.params.get("frameId")
+        return (event.session_id, f"load:{frame}") if isinstance(frame, str) else None
+    request = event.params.get("requestId")
+    return (event.session_id, request) if isinstance(request, str) else None
 
 
 class NetworkIdle:
-    """Tracks the tab's requests (its own session and its frame sessions) while it is open."""
+    """Tracks the tab's requests and frame loads (its own session and its frame sessions) while
+    it is open."""
 
     def __init__(self, client: TabClient):
         self._client = client
@@ -38,11 +62,10 @@ class NetworkIdle:
         self._sessions: list[str | None] = []
 
     def _on_event(self, event: CdpEventRecord) -> None:
-        request_id = event.params.get("requestId")
-        if not isinstance(request_id, str):
+        key = _key(event)
+        if key is None:
             return
-        key = (event.session_id, request_id)
-        if event.method == _STARTED:
+        if event.method in _STARTED:
             if key not in self._inflight:
                 self._seen += 1
             self._inflight.add(key)
@@ -52,31 +75,47 @@ class NetworkIdle:
         self._changed.set()
 
     async def __aenter__(self) -> "NetworkIdle":
-        for method in (_STARTED, *_ENDED):
+        for method in (*_STARTED, *_ENDED):
             self._subscriptions.append(self._client.on(method, self._on_event))
         self._sessions = [None, *self._client.state.sessions]
-        for session in self._sessions:
-            try:
-                await self._client.send("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0},
-                                        session_id=session, timeout=5)
-            except CdpError:
-                pass  # a frame that went away: nothing to track there
+        await asyncio.gather(*(self._send("Network.enable", session, {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0})
+                               for session in self._sessions))
         return self
 
-    async def wait(self, idle: float = IDLE_S, cap: float = CAP_S) -> Settled:
-        """Wait until `idle` seconds pass with nothing in flight, at most `cap` seconds."""
+    async def _send(self, method: str, session: str | None, params: dict | None = None) -> None:
+        try:
+            await self._client.send(method, params, session_id=session, timeout=5)
+        except CdpError:
+            pass  # a frame that went away: nothing to track there
+
+    async def _flush(self, session: str | None) -> None:
+        """Let the page finish handling the input (its handlers, their promises and one more
+        task), so the requests they start have been reported."""
+        try:
+            await self._client.send("Runtime.evaluate", {"expression": _FLUSH, "awaitPromise": True, "returnByValue": True},
+                                    session_id=session, timeout=FLUSH_TIMEOUT_S)
+        except CdpError:
+            pass  # the page navigated or went away: its load is tracked, if it started one
+
+    async def wait(self, session: str | None = None, quiet: float = QUIET_S, cap: float = CAP_S) -> Settled:
+        """Wait for what the input set off in the frame of `session` (None: the tab's top frame):
+        no wait when nothing started; else until nothing is in flight for `quiet` seconds, at
+        most `cap` seconds."""
         loop = asyncio.get_running_loop()
         start = loop.time()
+        await self._flush(session)
+        if not self._seen and not self._inflight:
+            return Settled(True, int((loop.time() - start) * 1000), 0, 0)
         deadline = start + cap
         while True:
             now = loop.time()
             quiet_for = now - max(start, self._last_activity)
-            if not self._inflight and quiet_for >= idle:
+            if not self._inflight and quiet_for >= quiet:
                 return Settled(True, int((now - start) * 1000), self._seen, 0)
             if now >= deadline:
                 return Settled(False, int((now - start) * 1000), self._seen, len(self._inflight))
             self._changed.clear()
-            step = deadline - now if self._inflight else min(deadline - now, idle - quiet_for)
+            step = deadline - now if self._inflight else min(deadline - now, quiet - quiet_for)
             try:
                 await asyncio.wait_for(self._changed.wait(), max(0.01, step))
             except asyncio.TimeoutError:
@@ -85,8 +124,4 @@ class NetworkIdle:
     async def __aexit__(self, *exc: object) -> None:
         for subscription in self._subscriptions:
             subscription.close()
-        for session in self._sessions:
-            try:
-                await self._client.send("Network.disable", session_id=session, timeout=5)
-            except CdpError:
-                pass
+        await asyncio.gather(*(self._send("Network.disable", session) for session in self._sessions))

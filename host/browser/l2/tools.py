@@ -9,6 +9,7 @@ again just before the input is sent."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 from typing import Any, Awaitable, Callable, TYPE_CHECKING
 
@@ -64,26 +65,29 @@ async def _sent_before(writer: Writer, check: Awaitable[None]) -> None:
 
 
 async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, writer: Writer, perform: Callable[[Writer], Awaitable[Any]],
-               text: str, details: dict[str, Any]) -> ToolResult:
-    """Run the input with network tracking, then report: settled or not, new tab, navigation."""
+               text: str, details: dict[str, Any], session: str | None = None) -> ToolResult:
+    """Run the input with network tracking (it lands in the frame of `session`; None: the
+    tab's own), wait for what it set off, then report: settled or not, new tab, navigation."""
     tab_id = call.tab_id
     assert tab_id is not None and call.target is not None
-    before_tabs = await page_writes.tab_ids(call, browser)
+    listed = asyncio.ensure_future(page_writes.tab_ids(call, browser))  # beside the network setup
     interrupted = None
     async with NetworkIdle(client) as network:
+        before_tabs = await listed
         try:
             await perform(writer)
         except CdpError as exc:
             if exc.code != CdpCode.EPOCH_CHANGED or not writer.sent:
                 raise cdp_failure(exc, write=True, sent=writer.sent) from None
             interrupted = str(exc.details.get("reason") or "the page changed")  # the action's own effect
-        settled = await network.wait()
+        settled = await network.wait(session)
     browser.routes.touch(call.thread_id, tab_id, wrote=True)
     evidence = {"attempts": [{"phase": "execute", "strategy": "l2", "ok": True}], "strategy": "cdp", "trusted": True,
                 "effectState": "dispatched", "outcome": "uncertain", "observedEffects": []}
     landing = landing_of(call)
     out = {"dispatched": True, "evidence": evidence, "networkSettled": settled.settled, "networkWaitMs": settled.waited_ms,
-           "networkRequests": settled.requests, "frameOrigin": landing.origin, **details}
+           "networkRequests": settled.requests, "networkWaited": settled.waited_for_network,
+           "frameOrigin": landing.origin, **details}
     parts = [text if not landing.in_other_origin else f"{text} It landed in a frame of {landing.origin}."]
     if interrupted:
         parts.append(f"The page changed during the input ({interrupted}); the rest of it was not sent.")
@@ -181,7 +185,7 @@ async def click_trusted(call: ToolCall, browser: "BrowserGateway") -> ToolResult
 
         return await _act(call, browser, client, writer, perform,
                           f"{kind} {target.describe()} at ({point.x:.0f}, {point.y:.0f}) with {TRUSTED_NOTE}.",
-                          {"point": {"x": point.x, "y": point.y}, "targetKind": target.kind})
+                          {"point": {"x": point.x, "y": point.y}, "targetKind": target.kind}, target.session_id)
 
 
 _SELECT_FOR_REPLACE = """function () {
@@ -239,7 +243,7 @@ async def type_trusted(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
 
         shown = f"{len(params.text)} characters (hidden)" if hidden else repr(params.text[:200])
         result = await _act(call, browser, client, writer, perform, f"Typed {shown} into {target.describe()} with {TRUSTED_NOTE}.",
-                            {"targetKind": target.kind, "typing": strategy})
+                            {"targetKind": target.kind, "typing": strategy}, target.session_id)
         expected = params.text if params.mode == "replace" else f"{before or ''}{params.text}"
         if params.submit or client.epoch != writer.epoch:
             return result
@@ -288,7 +292,7 @@ async def press_key(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
             await confirm_focus(client, landing)
             where, session = "the focused element", None
         return await _act(call, browser, client, writer, lambda send: trusted.press(send.on(session), combo),
-                          f"Pressed {combo.describe()} on {where} with {TRUSTED_NOTE}.", {"key": combo.describe()})
+                          f"Pressed {combo.describe()} on {where} with {TRUSTED_NOTE}.", {"key": combo.describe()}, session)
 
 
 async def click_xy(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
@@ -304,7 +308,8 @@ async def click_xy(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
         return await _act(call, browser, client, writer,
                           lambda send: trusted.click(send.on(hit.session_id), hit.x, hit.y, button=params.button,
                                                      double=params.double_click),
-                          f"{kind} at ({params.x:g}, {params.y:g}) with {TRUSTED_NOTE}.", {"point": {"x": params.x, "y": params.y}})
+                          f"{kind} at ({params.x:g}, {params.y:g}) with {TRUSTED_NOTE}.", {"point": {"x": params.x, "y": params.y}},
+                          hit.session_id)
 
 
 async def drag(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
@@ -321,7 +326,7 @@ async def drag(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
         return await _act(call, browser, client, writer,
                           lambda send: trusted.drag(send.on(first.session_id), (first.x, first.y), (end[0] + dx, end[1] + dy)),
                           f"Dragged from ({start[0]:g}, {start[1]:g}) to ({end[0]:g}, {end[1]:g}) with {TRUSTED_NOTE}.",
-                          {"from": {"x": start[0], "y": start[1]}, "to": {"x": end[0], "y": end[1]}})
+                          {"from": {"x": start[0], "y": start[1]}, "to": {"x": end[0], "y": end[1]}}, first.session_id)
 
 
 _SET_FILES = """function (name, mime, data) {
