@@ -13,6 +13,7 @@
   // off-screen ref lines are dropped too, and counted in the marker (find_in_page still sees them).
   const REF_OVERFLOW_CHARS = 12000;
   const TEXT_LIMIT = 120;
+  const CAPTIONS = new Set(["legend", "caption", "figcaption"]);
 
   class Walker {
     constructor(prefix, dry) {
@@ -94,12 +95,16 @@
         const leads = elsewhere(this.lastHint, ctx);
         if (leads) attrs.push(leads);
         this.push("ref", depth, line(role, name, attrs, ref), this.inView(el, ctx));
-        if (el.shadowRoot || TW.isDescendingRole(role)) this.block(el, depth + 1, ctx, false);
+        // A container that is itself actionable (a tree item, a focusable article) lists what
+        // it holds; text its name already says is not repeated.
+        if (el.shadowRoot || TW.isDescendingRole(role) || TW.hasActionableDescendant(el)) {
+          this.block(el, depth + 1, ctx, !el.shadowRoot && !!name && TW.roles.nameFromContent.has(role));
+        }
         return;
       }
-      if (TW.isStructuralRole(role)) {
+      const name = TW.isStructuralRole(role) ? TW.nameOf(el, role === "heading") : "";
+      if (TW.isStructuralRole(role) && (name || !TW.roles.namedOnly.has(role))) {
         this.flush(text, depth);
-        const name = TW.nameOf(el, role === "heading");
         const at = this.entries.length;
         this.push("struct", depth, line(role, name, TW.attributesOf(el, role), null), this.inView(el, ctx));
         // A heading's text is its name already: only its controls are listed below it.
@@ -107,8 +112,9 @@
         if (!name && this.entries.length === at + 1) this.entries.pop();
         return;
       }
-      // A label's text is its control's name already: only what it wraps is listed.
-      if (tag === "label" && el.control) {
+      // A label's text is its control's name already, as a legend's or a caption's is its
+      // group's or table's: only what it wraps is listed.
+      if ((tag === "label" && el.control) || CAPTIONS.has(tag)) {
         this.flush(text, depth);
         this.block(el, depth, ctx, true);
         return;
