@@ -14,6 +14,8 @@
   const REF_OVERFLOW_CHARS = 12000;
   const TEXT_LIMIT = 120;
   const CAPTIONS = new Set(["legend", "caption", "figcaption"]);
+  // Longer label or description text stays in the snapshot as text (a line shows only 80).
+  const LABEL_TEXT_LIMIT = 80;
 
   class Walker {
     constructor(prefix, dry) {
@@ -25,6 +27,24 @@
       this.count = 0;
       this.level = 0;
       this.depthLimited = false;
+      this.labelIds = new Map(); // document -> ids other elements are labelled or described by
+    }
+
+    // Whether the element is a short label or description another element points at with
+    // aria-labelledby or aria-describedby: its text is on that element's line already.
+    namesAnother(el, doc) {
+      if (!el.id) return false;
+      let ids = this.labelIds.get(doc);
+      if (!ids) {
+        ids = new Set();
+        for (const source of doc.querySelectorAll("[aria-labelledby], [aria-describedby]")) {
+          for (const attr of ["aria-labelledby", "aria-describedby"]) {
+            for (const id of (source.getAttribute(attr) || "").split(/\s+/)) if (id && id !== source.id) ids.add(id);
+          }
+        }
+        this.labelIds.set(doc, ids);
+      }
+      return ids.has(el.id) && TW.collapse(el.textContent).length <= LABEL_TEXT_LIMIT;
     }
 
     push(kind, depth, body, inView) {
@@ -92,6 +112,8 @@
         const { name } = TW.roleAndName(el, role);
         const ref = this.addRef(el, ctx, role, name);
         const attrs = TW.attributesOf(el, role);
+        const description = TW.accessibleDescription(el);
+        if (description) attrs.push(`desc=${TW.quote(description)}`);
         const leads = elsewhere(this.lastHint, ctx);
         if (leads) attrs.push(leads);
         this.push("ref", depth, line(role, name, attrs, ref), this.inView(el, ctx));
@@ -106,7 +128,10 @@
       if (TW.isStructuralRole(role) && (name || !TW.roles.namedOnly.has(role))) {
         this.flush(text, depth);
         const at = this.entries.length;
-        this.push("struct", depth, line(role, name, TW.attributesOf(el, role), null), this.inView(el, ctx));
+        const attrs = TW.attributesOf(el, role);
+        const description = TW.accessibleDescription(el);
+        if (description) attrs.push(`desc=${TW.quote(description)}`);
+        this.push("struct", depth, line(role, name, attrs, null), this.inView(el, ctx));
         // A heading's text is its name already: only its controls are listed below it.
         if (role !== "img") this.block(el, depth + 1, ctx, role === "heading");
         if (!name && this.entries.length === at + 1) this.entries.pop();
@@ -114,7 +139,7 @@
       }
       // A label's text is its control's name already, as a legend's or a caption's is its
       // group's or table's: only what it wraps is listed.
-      if ((tag === "label" && el.control) || CAPTIONS.has(tag)) {
+      if ((tag === "label" && el.control) || CAPTIONS.has(tag) || this.namesAnother(el, ctx.doc)) {
         this.flush(text, depth);
         this.block(el, depth, ctx, true);
         return;

@@ -65,7 +65,7 @@ async def test_tree_items_are_clickable_containers_listing_their_children(driver
 async def test_a_focusable_article_and_the_button_inside_both_get_refs(driver):
     text = await read(driver, "feed.html")
     assert '- feed "Restaurants"' in text
-    article = ref_of(text, 'article "Sushi Place" [ref=')
+    article = ref_of(text, 'article "Sushi Place" [desc="Fresh fish, quiet room."] [ref=')
     button = ref_of(text, 'button "Bookmark Sushi Place"')
     assert article != button and indent(text, "Bookmark Sushi Place") > indent(text, 'article "Sushi Place"')
     assert '- article\n' in "\n".join(lines_of(text)) + "\n"  # the plain article is structure, no ref
@@ -94,6 +94,9 @@ async def test_names_leave_hidden_text_out_and_come_from_the_right_label(driver)
     assert 'textbox "Flight is on time" [value="AF 123"] [ref=' in text
     assert 'textbox "Referenced hidden label" [ref=' in text and 'textbox "Hidden text" [ref=' in text
     assert 'spinbutton "Quantity boxes" [value="2"] [min=1] [max=9] [ref=' in text
+    # Descriptions come from aria-describedby; a short label or description is not repeated as text.
+    assert 'textbox "Email" [type=email] [invalid] [desc="We never share it."] [ref=' in text
+    assert 'text: "We never share it."' not in text and 'text: "Quantity boxes"' not in text
 
 
 async def test_a_pointer_wrapper_gets_one_ref_not_one_per_child(driver):

@@ -64,7 +64,7 @@ class Difference:
     page: str
     role: str
     name: str
-    field: str  # role | name | states | value | ref | landmark
+    field: str  # role | name | states | value | description | ref | landmark
     ours: str
     chromium: str
 
@@ -200,6 +200,13 @@ def our_value(line: Line) -> str | None:
     return None
 
 
+def our_description(line: Line) -> str | None:
+    for attr in line.attrs:
+        if attr.startswith("desc="):
+            return json.loads(attr[5:])
+    return None
+
+
 def same_name(ours: str, theirs: str) -> bool:
     """Equal, or ours is the browser's name cut at 80 characters (ending in an ellipsis)."""
     return ours == theirs or (ours.endswith("…") and len(ours) == 80 and theirs.startswith(ours[:-1]))
@@ -234,6 +241,11 @@ def compare(page: str, text: str, nodes: list[dict[str, Any]], backend_of: dict[
         if not states_ok:
             tally.differences.append(Difference(page, line.role, line.name, "states", " ".join(sorted(our_states(line))),
                                                 " ".join(sorted(chromium_states(node)))))
+        described = our_description(line)
+        if described is not None and described != " ".join(str((node.get("description") or {}).get("value") or "").split()):
+            states_ok = False
+            tally.differences.append(Difference(page, line.role, line.name, "description", described,
+                                                str((node.get("description") or {}).get("value") or "")))
         if role in RANGE_ROLES:
             value = str((node.get("value") or {}).get("value") or "")
             ours = our_value(line)
