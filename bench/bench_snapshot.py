@@ -33,7 +33,8 @@ from tests.support.ax_agreement import Tally, agreement
 from tests.support.pages import FIXTURES, PageServer
 
 SIZES = (1000, 5000, 20000)
-WIDGET_PAGES = ("landmarks.html", "tree.html", "grid.html", "feed.html", "svg.html", "labels.html", "widgets.html")
+WIDGET_PAGES = ("landmarks.html", "tree.html", "grid.html", "feed.html", "svg.html", "labels.html", "widgets.html",
+                "patterns.html")
 DOCS = Path("/usr/share/doc/python3-doc/html")
 REAL_PAGE = "library/stdtypes.html"
 VENV = Path(os.environ.get("TABWARDEN_BENCH_VENV", Path(tempfile.gettempdir()) / "tabwarden-bench-playwright"))

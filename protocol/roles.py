@@ -37,7 +37,7 @@ LANDMARK_ROLES = frozenset({
 
 # Roles kept as structure without a ref (landmarks included).
 STRUCTURAL_ROLES = LANDMARK_ROLES | frozenset({
-    "alertdialog", "article", "dialog", "feed", "figure", "grid", "group", "heading", "img", "list", "listitem",
+    "alert", "status", "alertdialog", "article", "dialog", "feed", "figure", "grid", "group", "heading", "img", "list", "listitem",
     "menu", "menubar", "radiogroup", "table", "tablist", "tabpanel", "toolbar", "tree", "treegrid",
     "progressbar", "meter",
 })

@@ -26,6 +26,8 @@ CHROMIUM_ROLES = {
     "image": "img", "SvgRoot": "generic", "sectionheader": "generic", "sectionfooter": "generic",
     "LabelText": "label", "DisclosureTriangle": "button", "MenuListOption": "option", "Legend": "generic",
 }
+# Chromium's roles for date and time inputs, whose parts are its own.
+FIELD_ROLES = frozenset({"Date", "DateTime", "InputTime"})
 LINE = re.compile(r'^(?P<indent> *)- (?P<role>[a-z]+)(?: (?P<name>"(?:[^"\\]|\\.)*"))?(?P<attrs>(?: \[[^\]]*\])*)$')
 ATTR = re.compile(r"\[([^\]]*)\]")
 COMPARED_STATES = ("checked", "checked=mixed", "pressed", "pressed=mixed", "expanded", "collapsed", "selected",
@@ -212,6 +214,19 @@ def same_name(ours: str, theirs: str) -> bool:
     return ours == theirs or (ours.endswith("…") and len(ours) == 80 and theirs.startswith(ours[:-1]))
 
 
+def _descendants(nodes: list[dict[str, Any]], pick: Any) -> set[str]:
+    """The ids of every node below a node `pick` accepts."""
+    children = {n["nodeId"]: [str(c) for c in n.get("childIds") or ()] for n in nodes}
+    out: set[str] = set()
+    stack = [c for n in nodes if pick(n) for c in children[n["nodeId"]]]
+    while stack:
+        node_id = stack.pop()
+        if node_id not in out:
+            out.add(node_id)
+            stack.extend(children.get(node_id, ()))
+    return out
+
+
 def compare(page: str, text: str, nodes: list[dict[str, Any]], backend_of: dict[str, int]) -> Tally:
     """Compare one snapshot with Chromium's tree of the same page."""
     tally = Tally()
@@ -253,10 +268,13 @@ def compare(page: str, text: str, nodes: list[dict[str, Any]], backend_of: dict[
                 states_ok = False
                 tally.differences.append(Difference(page, line.role, line.name, "value", str(ours), value))
         tally.states_agree += states_ok
-    # What Chromium calls interactive must have a ref too.
+    # What Chromium calls interactive must have a ref too, except the parts of a date or time
+    # field, which live in the field's own user-agent shadow tree (the field is read as one).
+    inside_fields = _descendants(nodes, lambda n: chromium_role(n) in FIELD_ROLES)
     for node in nodes:
         backend = int(node.get("backendDOMNodeId") or 0)
-        if node.get("ignored") or not backend or backend in seen or chromium_role(node) not in INTERACTIVE_ROLES:
+        if (node.get("ignored") or not backend or backend in seen or chromium_role(node) not in INTERACTIVE_ROLES
+                or node["nodeId"] in inside_fields):
             continue
         tally.nodes += 1
         tally.differences.append(Difference(page, chromium_role(node), chromium_name(node), "ref", "no ref", "interactive"))
