@@ -332,7 +332,8 @@ def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames:
                 for child in children:
                     node_lines(frame, child, depth + 1, quiet)
             return
-        if aria_role(node) in STRUCTURAL_ROLES and not node.get("ignored"):
+        if (aria_role(node) in STRUCTURAL_ROLES and not node.get("ignored")
+                and (name_of(node) or aria_role(node) not in roles.NAMED_ONLY)):
             name = name_of(node)
             at = len(lines)
             body = role + (f" {quote(clip(name, NAME_LIMIT))}" if name else "")
