@@ -147,6 +147,9 @@
     if (pressed === "true") out.push("pressed");
     else if (pressed === "mixed") out.push("pressed=mixed");
     out.push(...rangeValue(el, role), ...bounds(el, role));
+    // A flat tree grid or tree says its nesting only through aria-level.
+    const level = Number.parseInt(el.getAttribute("aria-level"), 10);
+    if ((role === "treeitem" || role === "row") && level > 0) out.push(`level=${level}`);
     if (el.required || el.getAttribute("aria-required") === "true") out.push("required");
     if (el.getAttribute("aria-readonly") === "true" && !before.includes("readonly")) out.push("readonly");
     return out;

@@ -60,6 +60,7 @@ async def test_tree_items_are_clickable_containers_listing_their_children(driver
     after = (await driver.read(maxTokens=6000))["text"]
     assert 'treeitem "Reports" [expanded] [selected] [ref=' in after and 'treeitem "report-1.docx" [ref=' in after
     assert projects != reports
+    assert 'row "Treegrid message alice@example.com" [expanded] [level=1] [ref=' in after
 
 
 async def test_a_focusable_article_and_the_button_inside_both_get_refs(driver):
