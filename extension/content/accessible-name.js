@@ -115,7 +115,7 @@
       const child = [...el.children].find((item) => item.localName === caption);
       if (child) return compute(child, { ...walk, recursing: true, direct: true });
     }
-    if (tag === "svg" || el instanceof SVGElement) {
+    if (el.namespaceURI === "http://www.w3.org/2000/svg") {
       const title = [...el.children].find((item) => item.localName === "title");
       if (title) return title.textContent;
     }

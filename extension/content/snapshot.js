@@ -21,7 +21,7 @@
     constructor(prefix, dry) {
       this.prefix = prefix;
       this.dry = dry;
-      this.entries = []; // { kind: ref|struct|text|frame, depth, body, inView }
+      this.entries = []; // { kind: ref|landmark|struct|text|frame, depth, body, inView }
       this.refs = new Map(); // ref -> { el, frames, doc, hint }
       this.hints = []; // [{ ref, ...hint }] in document order, for the host
       this.count = 0;
@@ -131,7 +131,8 @@
         const attrs = TW.attributesOf(el, role);
         const description = TW.accessibleDescription(el);
         if (description) attrs.push(`desc=${TW.quote(description)}`);
-        this.push("struct", depth, line(role, name, attrs, null), this.inView(el, ctx));
+        // Landmarks survive the budget as refs do: they are the page's map.
+        this.push(TW.isLandmarkRole(role) ? "landmark" : "struct", depth, line(role, name, attrs, null), this.inView(el, ctx));
         // A heading's text is its name already: only its controls are listed below it.
         if (role !== "img") this.block(el, depth + 1, ctx, role === "heading");
         if (!name && this.entries.length === at + 1) this.entries.pop();
@@ -227,9 +228,9 @@
   }
 
   // Fit the entries into `budget` characters. Dropped first: off-screen text, off-screen
-  // structure, on-screen text, on-screen structure (each from the end of the page). Ref and
-  // frame lines stay, except off-screen ref lines far past the budget. Returns the kept lines
-  // and what was dropped.
+  // structure, on-screen text, on-screen structure (each from the end of the page). Ref,
+  // landmark and frame lines stay, except off-screen ref lines far past the budget. Returns the
+  // kept lines and what was dropped.
   function fit(entries, budget) {
     const costs = entries.map((entry) => entry.depth * 2 + entry.body.length + 3);
     let total = costs.reduce((sum, cost) => sum + cost, 0);

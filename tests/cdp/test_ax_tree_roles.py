@@ -59,3 +59,18 @@ def test_range_widgets_show_value_and_bounds():
     text = text_of(frame)
     assert '- slider "Red" [value=128] [min=0] [max=255] [ref=c2]' in text
     assert '- spinbutton "Day" [value="Tuesday"] [min=1] [max=7] [ref=c3]' in text
+
+
+def test_landmarks_survive_the_budget():
+    from host.browser.l2.ax_tree import fit
+
+    frame = frame_from_nodes("tab/M", None, "M", "L", "http://a.test/", [
+        node("1", "RootWebArea", "Page", ["2", "4"], backend=1),
+        node("2", "navigation", "Site", ["3"], backend=2),
+        node("3", "StaticText", "x" * 200, backend=3),
+        node("4", "list", "Parts", ["5"], backend=4),
+        node("5", "StaticText", "y" * 200, backend=5),
+    ])
+    lines = build_lines(frame, lambda f, n: None, lambda f, n: None)
+    kept = fit(lines, 20).lines
+    assert kept == ['- navigation "Site"']

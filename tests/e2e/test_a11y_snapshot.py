@@ -142,3 +142,11 @@ async def test_the_deep_read_lists_tree_children_structural_refs_and_values(driv
     await open_fixture(driver, "svg.html")
     svg = (await driver.deep())["text"]
     assert deep_ref(svg, 'slider "Red" [value=128] [min=0] [max=255]')
+
+
+async def test_landmarks_survive_a_small_budget(driver):
+    await open_fixture(driver, "landmarks.html")
+    text = (await driver.read(maxTokens=50))["text"]
+    assert "[truncated:" in text
+    for landmark in ("- banner", '- navigation "Primary"', '- region "News"', '- complementary "Related"', "- contentinfo"):
+        assert landmark in text, landmark

@@ -242,7 +242,7 @@ def text_inside(frame: FrameAX, node: dict[str, Any], limit: int = NAME_LIMIT) -
 
 @dataclass
 class Line:
-    kind: str  # ref | struct | text | frame
+    kind: str  # ref | landmark | struct | text | frame
     depth: int
     body: str
 
@@ -339,7 +339,8 @@ def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames:
             body = role + (f" {quote(clip(name, NAME_LIMIT))}" if name else "")
             for attr in attributes(node):
                 body += f" [{attr}]"
-            lines.append(Line("struct", depth, body))
+            # Landmarks survive the budget as refs do: they are the page's map.
+            lines.append(Line("landmark" if aria_role(node) in roles.LANDMARK_ROLES else "struct", depth, body))
             for child in children:
                 node_lines(frame, child, depth + 1, quiet_text or role in NAMED_BY_CONTENT and bool(name))
             if not name and len(lines) == at + 1:
@@ -354,7 +355,8 @@ def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames:
 
 def fit(lines: list[Line], budget: int) -> Rendered:
     """Fit lines into `budget` characters: text goes first, then structure (from the end of the
-    page); ref and frame lines stay, unless they run far past the budget. Counts what it drops."""
+    page); ref, landmark and frame lines stay, unless refs run far past the budget. Counts what
+    it drops."""
     costs = [line.depth * 2 + len(line.body) + 3 for line in lines]
     total = sum(costs)
     dropped = [False] * len(lines)
