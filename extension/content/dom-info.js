@@ -34,6 +34,7 @@
     style.visibility === "hidden" ||
     style.visibility === "collapse";
 
+  // Whether anything inside the element (its open shadow root included) is actionable itself.
   TW.hasActionableDescendant = (el) => {
     if (el.querySelector(ACTIONABLE)) return true;
     const shadow = el.shadowRoot;

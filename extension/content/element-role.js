@@ -95,6 +95,7 @@
     return implicitRole(el);
   };
 
+  // The shared tables, asked by role: kept as structure, listing children under a ref, a landmark.
   TW.isStructuralRole = (role) => TW.roles.structural.has(role);
   TW.isDescendingRole = (role) => TW.roles.descending.has(role);
   TW.isLandmarkRole = (role) => TW.roles.landmark.has(role);

@@ -82,6 +82,7 @@ class Tally:
     differences: list[Difference] = field(default_factory=list)
 
     def add(self, other: "Tally") -> None:
+        """Count `other`'s nodes and differences in with these."""
         self.nodes += other.nodes
         self.role_agree += other.role_agree
         self.name_agree += other.name_agree
@@ -89,6 +90,7 @@ class Tally:
         self.differences += other.differences
 
     def ratio(self, agree: int) -> float:
+        """`agree` as a share of the compared nodes."""
         return agree / self.nodes if self.nodes else 1.0
 
     def summary(self) -> str:
@@ -148,6 +150,7 @@ class AXSession:
         return (await self.send("Accessibility.getFullAXTree"))["nodes"]
 
     async def close(self) -> None:
+        """Close the websocket."""
         await self._ws.close()
 
 
@@ -165,6 +168,7 @@ def chromium_role(node: dict[str, Any]) -> str:
 
 
 def chromium_name(node: dict[str, Any]) -> str:
+    """Chromium's accessible name of a node, whitespace collapsed."""
     return " ".join(str((node.get("name") or {}).get("value") or "").split())
 
 
