@@ -1,8 +1,10 @@
-"""Snapshot time and size: our read_page against Playwright's aria_snapshot(mode="ai") on the same
-pages in the same headless Chromium.
+"""Snapshot time, size and agreement: our read_page against Playwright's aria_snapshot(mode="ai")
+on the same pages in the same headless Chromium, and against Chromium's own accessibility tree.
 
-Pages: generated documents of 1k, 5k and 20k elements, and a large real document from Debian's
-python3-doc package (installed with apt when it is missing and we are root). Our figure is one
+Pages: generated documents of 1k, 5k and 20k elements, a large real document from Debian's
+python3-doc package (installed with apt when it is missing and we are root), and the widget
+fixtures of the agreement test (tests/fixtures/pages/a11y), on which read_page's roles, names
+and states are also compared with `Accessibility.getFullAXTree`. Our figure is one
 read_page end to end (control socket -> host -> native messaging -> service worker -> page
 executor -> back), default budget; Playwright's is one aria_snapshot() call over CDP from a Python
 client, measured in a scratch venv (Python `playwright` pointed at Debian's Chromium through
@@ -27,9 +29,12 @@ from bench.playwright_venv import ensure_playwright
 from tests.support.browser import BrowserRun
 from tests.support.cdp import debugging_port
 from tests.support.hosts import attach, tabwarden_home
-from tests.support.pages import PageServer
+from tests.support.ax_agreement import Tally, agreement
+from tests.support.pages import FIXTURES, PageServer
 
 SIZES = (1000, 5000, 20000)
+WIDGET_PAGES = ("landmarks.html", "tree.html", "grid.html", "feed.html", "svg.html", "labels.html", "widgets.html",
+                "patterns.html")
 DOCS = Path("/usr/share/doc/python3-doc/html")
 REAL_PAGE = "library/stdtypes.html"
 
@@ -115,10 +120,18 @@ async def ours(urls: list[str], runs: int) -> dict[str, dict]:
                 samples.append(loop.time() - started)
             assert result and result["ok"], result
             out[url] = {"samples": samples, "chars": len(result["text"]), "refs": result["details"]["refCount"],
-                        "truncated": result["details"]["truncatedNodes"]}
+                        "truncated": result["details"]["truncatedNodes"], "text": result["text"]}
     finally:
         await control.close()
     return out
+
+
+async def agreement_on(port: int, widgets: list[tuple[str, str]], mine: dict[str, dict]) -> Tally:
+    """read_page's agreement with Chromium's own tree over the widget pages (their last read)."""
+    total = Tally()
+    for label, url in widgets:
+        total.add(await agreement(port, url, label, mine[url]["text"]))
+    return total
 
 
 def main() -> None:
@@ -132,16 +145,19 @@ def main() -> None:
         root.mkdir()
         for size in SIZES:
             (root / f"gen-{size}.html").write_text(generated_page(size))
-        with PageServer(root) as generated, PageServer(docs or root) as real:
+        with PageServer(root) as generated, PageServer(docs or root) as real, PageServer(FIXTURES) as fixtures:
             pages = [(f"generated {n}", generated.url(f"gen-{n}.html")) for n in SIZES]
             if docs:
                 pages.append((f"python3-doc {REAL_PAGE}", real.url(REAL_PAGE)))
+            widgets = [(f"widgets {name}", fixtures.url(f"a11y/{name}")) for name in WIDGET_PAGES]
+            pages += widgets
             run = BrowserRun(Path(tmp) / "run", host_permissions=["http://127.0.0.1/*"])
             run.prepare()
             run.start()
             try:
                 with tabwarden_home(run.tw_home):
                     mine = asyncio.run(ours([u for _, u in pages], args.runs))
+                agreed = asyncio.run(agreement_on(debugging_port(run.profile), widgets, mine))
                 theirs: dict[str, dict] = {}
                 if python is not None:
                     port = debugging_port(run.profile)
@@ -161,13 +177,22 @@ def main() -> None:
         row = [label, ours_median, percentile(m["samples"], 95) * 1000, m["chars"], m["refs"], m["truncated"]]
         if t:
             theirs_median = median(t["samples"]) * 1000
-            row += [theirs_median, percentile(t["samples"], 95) * 1000, t["chars"], ours_median / theirs_median]
+            row += [theirs_median, percentile(t["samples"], 95) * 1000, t["chars"], ours_median / theirs_median,
+                    m["chars"] / t["chars"]]
         else:
-            row += ["-", "-", "-", "-"]
+            row += ["-", "-", "-", "-", "-"]
         rows.append(row)
     print(f"read_page (default budget, 3000 tokens) vs Playwright aria_snapshot(mode='ai'); {args.runs} runs each, ms")
     print(table(["page", "ours med", "ours p95", "ours chars", "refs", "dropped", "pw med", "pw p95", "pw chars",
-                 "ours/pw"], rows))
+                 "time ours/pw", "size ours/pw"], rows))
+    print(f"agreement with Chromium's accessibility tree on the {len(widgets)} widget pages: {agreed.summary()}")
+    sized = [(mine[url]["chars"], theirs[url]["chars"]) for _, url in widgets if url in theirs]
+    if sized:
+        print(f"size on the widget pages, ours/pw: {sum(a for a, _ in sized) / sum(b for _, b in sized):.2f} "
+              f"({sum(a for a, _ in sized)} vs {sum(b for _, b in sized)} chars)")
+    if docs and pages[len(SIZES)][1] in theirs:
+        url = pages[len(SIZES)][1]
+        print(f"size on {REAL_PAGE}, ours/pw: {mine[url]['chars'] / theirs[url]['chars']:.2f}")
     if not docs:
         print("(python3-doc is not installed and could not be: the real-document row is missing)")
 

@@ -1,5 +1,5 @@
-"""Generate `extension/generated/protocol.js` (and the content scripts' `content-protocol.js`)
-from the Python contract.
+"""Generate `extension/generated/protocol.js` (and the content scripts' `content-protocol.js` and
+`roles.js`) from the Python contract.
 
     python -m protocol.generate          # write the files
     python -m protocol.generate --check  # exit 1 if a file is stale
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from protocol import generate_content, ui
+from protocol import generate_content, generate_roles, ui
 from protocol.bundle import extension_dir
 from protocol.permissions import APPROVAL_FLAG_DISPLAY_ORDER, DEFAULT_POLICY, VERDICTS
 from protocol.schema import document, schema_hash
@@ -22,6 +22,7 @@ from protocol.visible_text import INVISIBLE_RANGES
 
 OUTPUT = extension_dir() / "generated" / "protocol.js"
 CONTENT_OUTPUT = OUTPUT.with_name("content-protocol.js")
+ROLES_OUTPUT = OUTPUT.with_name("roles.js")
 
 
 def _fields(defs: dict[str, Any], schema: dict[str, Any]) -> dict[str, dict[str, list[str]]]:
@@ -93,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.schema:
         sys.stdout.write(json.dumps(document(), indent=2, sort_keys=True) + "\n")
         return 0
-    outputs = {OUTPUT: render(), CONTENT_OUTPUT: generate_content.render()}
+    outputs = {OUTPUT: render(), CONTENT_OUTPUT: generate_content.render(), ROLES_OUTPUT: generate_roles.render()}
     if args.check:
         stale = [path for path, text in outputs.items() if _current(path) != text]
         for path in stale:

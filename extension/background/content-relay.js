@@ -14,7 +14,10 @@ const CONTENT_PROTOCOL_FILE = "generated/content-protocol.js";
 export const EXECUTOR_FILES = [
   CONTENT_PROTOCOL_FILE,
   "generated/tools.js",
+  "generated/roles.js",
   "content/core.js",
+  "content/element-role.js",
+  "content/accessible-name.js",
   "content/dom-info.js",
   "content/field-facts.js",
   "content/snapshot.js",

@@ -1,53 +1,30 @@
-// Tabwarden page executor, part 2: what an element is (role, accessible name, state attributes)
-// and whether it is interactive. Pure functions over the DOM, shared by the snapshot, ref
-// recovery and the actions.
+// Tabwarden page executor, part 2c: what an element shows and whether it is interactive: state
+// attributes and values, refs for actionable nodes, hints and destinations. Roles come from
+// element-role.js and names from accessible-name.js. Pure functions over the DOM, shared by the
+// snapshot, ref recovery and the actions.
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("dom-info")) return;
   TW.parts.add("dom-info");
 
-  const SKIPPED_TAGS = new Set(["script", "style", "noscript", "template", "meta", "link", "head", "svg", "path", TW.OVERLAY_TAG]);
+  // SVG's title and desc are names and descriptions, never text of their own.
+  const SKIPPED_TAGS = new Set(["script", "style", "noscript", "template", "meta", "link", "head", "title", "desc", TW.OVERLAY_TAG]);
   const INTERACTIVE_TAGS = new Set(["a", "button", "input", "select", "textarea", "summary", "option"]);
-  const INTERACTIVE_ROLES = new Set([
-    "button", "link", "checkbox", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "option", "switch",
-    "combobox", "slider", "radio", "searchbox", "textbox", "spinbutton",
-  ]);
-  // Interactive nodes are leaves (their name summarises them) except these, which list children.
-  const DESCENDING_ROLES = new Set(["form", "combobox", "list", "listbox", "table", "dialog", "navigation"]);
-  const STRUCTURAL_ROLES = new Set(["heading", "navigation", "main", "form", "table", "list", "listitem", "dialog", "img"]);
-  const INNER_CONTROLS = "a, button, input, select, textarea, summary, [role], [tabindex], [contenteditable]";
-  const INPUT_ROLES = {
-    checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton", search: "searchbox",
-    button: "button", submit: "button", reset: "button", file: "button", image: "button",
-  };
   // Input types whose role already says what they are: no `type=` attribute for these.
   const TYPES_SAID_BY_ROLE = new Set(["text", "checkbox", "radio", "range", "number", "search", "button"]);
-  const TAG_ROLES = {
-    a: "link", button: "button", select: "combobox", textarea: "textbox", summary: "button", option: "option",
-    h1: "heading", h2: "heading", h3: "heading", h4: "heading", h5: "heading", h6: "heading",
-    img: "img", nav: "navigation", main: "main", form: "form", table: "table", ul: "list", ol: "list",
-    li: "listitem", dialog: "dialog", label: "label",
-  };
   // Input types that take typed text.
   const TEXT_INPUT_TYPES = new Set([
     "text", "search", "url", "tel", "email", "password", "number", "date", "datetime-local", "month", "time", "week",
   ]);
   const BUTTON_INPUT_TYPES = new Set(["button", "submit", "reset", "image"]);
+  // What makes an element actionable by itself: a pointer-cursor wrapper around one of these
+  // leaves the ref to it.
+  const ACTIONABLE = [
+    "a[href]", "button", "input", "select", "textarea", "summary", "[tabindex]", "[contenteditable]",
+    ...[...TW.roles.interactive].map((role) => `[role~="${role}"]`),
+  ].join(", ");
 
   TW.isSkippedTag = (tag) => SKIPPED_TAGS.has(tag);
-
-  TW.roleOf = (el) => {
-    const explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0];
-    if (explicit) return explicit.toLowerCase();
-    const tag = el.localName;
-    if (tag === "input") return INPUT_ROLES[el.type] || "textbox";
-    if (tag === "select") return el.multiple || el.size > 1 ? "listbox" : "combobox";
-    if (TW.isEditableRoot(el)) return "textbox";
-    return TAG_ROLES[tag] || "generic";
-  };
-
-  TW.isStructuralRole = (role) => STRUCTURAL_ROLES.has(role);
-  TW.isDescendingRole = (role) => DESCENDING_ROLES.has(role);
 
   // Hidden for the snapshot: the whole subtree goes.
   TW.isHidden = (el, style) =>
@@ -57,90 +34,46 @@
     style.visibility === "hidden" ||
     style.visibility === "collapse";
 
-  TW.isEditableRoot = (el) => {
-    const value = el.getAttribute("contenteditable");
-    return value !== null && value !== "false";
-  };
-
-  function hasInteractiveDescendant(el) {
-    if (el.querySelector(INNER_CONTROLS)) return true;
+  // Whether anything inside the element (its open shadow root included) is actionable itself.
+  TW.hasActionableDescendant = (el) => {
+    if (el.querySelector(ACTIONABLE)) return true;
     const shadow = el.shadowRoot;
-    return !!(shadow && shadow.querySelector(INNER_CONTROLS));
+    return !!(shadow && shadow.querySelector(ACTIONABLE));
+  };
+
+  function tabindexOf(el) {
+    const value = el.getAttribute("tabindex");
+    return value === null ? null : Number.parseInt(value, 10);
   }
 
-  // Recall first: semantic controls always count; role, tabindex, contenteditable and a pointer
-  // cursor count only on the innermost such element (so a clickable wrapper around a button
-  // leaves the ref to the button, but a clickable div with no control inside keeps its own).
+  // The cursor is inherited: a child showing its parent's pointer is not a target of its own.
+  function ownPointer(el, style) {
+    if (style.cursor !== "pointer") return false;
+    const parent = el.parentElement || (el.parentNode && el.parentNode.host);
+    return !parent || el.ownerDocument.defaultView.getComputedStyle(parent).cursor !== "pointer";
+  }
+
+  // Semantic controls, interactive roles, tab stops and editable roots always count, and so do
+  // structural roles made focusable (a feed's articles, a tree grid's rows), even around other
+  // controls. A pointer cursor counts only where it starts and only on the innermost such
+  // element (a clickable wrapper around a button leaves the ref to the button).
   TW.isInteractive = (el, role, style) => {
-    if (INTERACTIVE_TAGS.has(el.localName)) return true;
-    const tabindex = el.getAttribute("tabindex");
-    const hit =
-      INTERACTIVE_ROLES.has(role) ||
-      (tabindex !== null && Number.parseInt(tabindex, 10) >= 0) ||
-      TW.isEditableRoot(el) ||
-      style.cursor === "pointer";
-    return hit && !hasInteractiveDescendant(el);
+    if (INTERACTIVE_TAGS.has(el.localName) || TW.roles.interactive.has(role) || TW.isEditableRoot(el)) return true;
+    const tabindex = tabindexOf(el);
+    if (tabindex !== null && !Number.isNaN(tabindex)) {
+      if (tabindex >= 0 || TW.roles.focusableStructure.has(role)) return true;
+    }
+    return ownPointer(el, style) && !TW.hasActionableDescendant(el);
   };
 
-  function idRefText(el, ids) {
-    const root = el.getRootNode();
-    const parts = [];
-    for (const id of ids.split(/\s+/)) {
-      if (!id) continue;
-      const target = root.getElementById ? root.getElementById(id) : root.querySelector(`#${CSS.escape(id)}`);
-      if (target) parts.push(TW.collapse(target.textContent));
-    }
-    return parts.join(" ").trim();
-  }
+  // The accessible name (`fromContent`: its text counts even when its role is not named by
+  // content, as for a heading or a clickable generic element).
+  TW.nameOf = (el, fromContent = true) => TW.accessibleName(el, { fromContent });
 
-  function ownText(el) {
-    let text = "";
-    for (const node of el.childNodes) if (node.nodeType === 3) text += node.data;
-    return TW.collapse(text);
-  }
-
-  // The accessible name: the first source that gives one, from aria-labelledby down to the
-  // element's own text; `fromContent` says whether that text may be used as a last resort (it
-  // may not for lists, forms, selects...).
-  TW.nameOf = (el, fromContent = true) => {
-    const labelledBy = el.getAttribute("aria-labelledby");
-    if (labelledBy) {
-      const text = idRefText(el, labelledBy);
-      if (text) return TW.clip(text, 80);
-    }
-    const aria = TW.collapse(el.getAttribute("aria-label"));
-    if (aria) return TW.clip(aria, 80);
-    if (el.id && /^(input|select|textarea|button|meter|output|progress)$/.test(el.localName)) {
-      const root = el.getRootNode();
-      const label = root.querySelector && root.querySelector(`label[for="${CSS.escape(el.id)}"]`);
-      if (label) {
-        const text = TW.collapse(label.textContent);
-        if (text) return TW.clip(text, 80);
-      }
-    }
-    const wrapping = el.parentElement && el.parentElement.closest("label");
-    if (wrapping && el.localName !== "label") {
-      const text = ownText(wrapping);
-      if (text) return TW.clip(text, 80);
-    }
-    for (const attr of ["placeholder", "alt", "title"]) {
-      const text = TW.collapse(el.getAttribute(attr));
-      if (text) return TW.clip(text, 80);
-    }
-    if (el.localName === "input" && BUTTON_INPUT_TYPES.has(el.type)) {
-      const text = TW.collapse(el.value || (el.type === "submit" ? "Submit" : el.type === "reset" ? "Reset" : ""));
-      if (text) return TW.clip(text, 80);
-    }
-    if (!fromContent) return "";
-    return TW.clip(TW.collapse(el.textContent), 80);
-  };
-
-  // Roles whose name may come from their text (ARIA "name from content").
-  const NAME_FROM_CONTENT = new Set([
-    "button", "link", "checkbox", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "option", "switch",
-    "radio", "heading", "generic", "label", "cell", "row", "columnheader", "rowheader", "treeitem", "tooltip",
-  ]);
-  TW.nameFromContent = (role, el) => el.localName !== "select" && NAME_FROM_CONTENT.has(role);
+  // Whether the element's own text names it: roles named by content, and the generic elements
+  // that are clickable only by their look.
+  TW.nameFromContent = (role, el) =>
+    el.localName !== "select" && (TW.roles.nameFromContent.has(role) || role === "generic" || role === "none" || role === "label");
 
   TW.isPassword = (el) => el.localName === "input" && el.type === "password";
 
@@ -176,8 +109,52 @@
     if (invalid && invalid !== "false") attrs.push("invalid");
     const current = el.getAttribute("aria-current");
     if (current && current !== "false") attrs.push("current");
+    attrs.push(...ariaStates(el, role, attrs));
     return attrs;
   };
+
+  function rangeValue(el, role) {
+    if (!TW.roles.range.has(role) || el.localName === "input") return [];
+    const text = TW.collapse(el.getAttribute("aria-valuetext"));
+    const now = el.getAttribute("aria-valuenow");
+    const shown = [];
+    if (text) shown.push(`value=${TW.quote(TW.clip(text, 40))}`);
+    else if (now !== null && now.trim() !== "" && Number.isFinite(Number(now))) shown.push(`value=${Number(now)}`);
+    else if (el.localName === "progress" || el.localName === "meter") shown.push(`value=${el.value}`);
+    return shown;
+  }
+
+  function bounds(el, role) {
+    if (!TW.roles.range.has(role) || role === "progressbar") return [];
+    const native = el.localName === "input" && (el.type === "range" || el.type === "number");
+    const min = el.getAttribute("aria-valuemin") ?? (native ? el.getAttribute("min") : null);
+    const max = el.getAttribute("aria-valuemax") ?? (native ? el.getAttribute("max") : null);
+    const shown = [];
+    if (min !== null && min.trim() !== "" && Number.isFinite(Number(min))) shown.push(`min=${Number(min)}`);
+    if (max !== null && max.trim() !== "" && Number.isFinite(Number(max))) shown.push(`max=${Number(max)}`);
+    return shown;
+  }
+
+  // The ARIA states the lines above do not cover: mixed checkboxes, toggle buttons, values and
+  // bounds of range widgets, required and read-only fields.
+  function ariaStates(el, role, before) {
+    const out = [];
+    if (el.getAttribute("aria-checked") === "mixed" || (el.localName === "input" && el.type === "checkbox" && el.indeterminate)) {
+      const at = before.indexOf("checked");
+      if (at >= 0) before.splice(at, 1);
+      out.push("checked=mixed");
+    }
+    const pressed = el.getAttribute("aria-pressed");
+    if (pressed === "true") out.push("pressed");
+    else if (pressed === "mixed") out.push("pressed=mixed");
+    out.push(...rangeValue(el, role), ...bounds(el, role));
+    // A flat tree grid or tree says its nesting only through aria-level.
+    const level = Number.parseInt(el.getAttribute("aria-level"), 10);
+    if ((role === "treeitem" || role === "row") && level > 0) out.push(`level=${level}`);
+    if (el.required || el.getAttribute("aria-required") === "true") out.push("required");
+    if (el.getAttribute("aria-readonly") === "true" && !before.includes("readonly")) out.push("readonly");
+    return out;
+  }
 
   const SUBMITTERS = new Set(["submit", "image"]);
   const NON_SUBMITTERS = new Set(["button", "reset"]);

@@ -13,17 +13,38 @@
   // off-screen ref lines are dropped too, and counted in the marker (find_in_page still sees them).
   const REF_OVERFLOW_CHARS = 12000;
   const TEXT_LIMIT = 120;
+  const CAPTIONS = new Set(["legend", "caption", "figcaption"]);
+  // Longer label or description text stays in the snapshot as text (a line shows only 80).
+  const LABEL_TEXT_LIMIT = 80;
 
   class Walker {
     constructor(prefix, dry) {
       this.prefix = prefix;
       this.dry = dry;
-      this.entries = []; // { kind: ref|struct|text|frame, depth, body, inView }
+      this.entries = []; // { kind: ref|landmark|struct|text|frame, depth, body, inView }
       this.refs = new Map(); // ref -> { el, frames, doc, hint }
       this.hints = []; // [{ ref, ...hint }] in document order, for the host
       this.count = 0;
       this.level = 0;
       this.depthLimited = false;
+      this.labelIds = new Map(); // document -> ids other elements are labelled or described by
+    }
+
+    // Whether the element is a short label or description another element points at with
+    // aria-labelledby or aria-describedby: its text is on that element's line already.
+    namesAnother(el, doc) {
+      if (!el.id) return false;
+      let ids = this.labelIds.get(doc);
+      if (!ids) {
+        ids = new Set();
+        for (const source of doc.querySelectorAll("[aria-labelledby], [aria-describedby]")) {
+          for (const attr of ["aria-labelledby", "aria-describedby"]) {
+            for (const id of (source.getAttribute(attr) || "").split(/\s+/)) if (id && id !== source.id) ids.add(id);
+          }
+        }
+        this.labelIds.set(doc, ids);
+      }
+      return ids.has(el.id) && TW.collapse(el.textContent).length <= LABEL_TEXT_LIMIT;
     }
 
     push(kind, depth, body, inView) {
@@ -91,24 +112,35 @@
         const { name } = TW.roleAndName(el, role);
         const ref = this.addRef(el, ctx, role, name);
         const attrs = TW.attributesOf(el, role);
+        const description = TW.accessibleDescription(el);
+        if (description) attrs.push(`desc=${TW.quote(description)}`);
         const leads = elsewhere(this.lastHint, ctx);
         if (leads) attrs.push(leads);
         this.push("ref", depth, line(role, name, attrs, ref), this.inView(el, ctx));
-        if (el.shadowRoot || TW.isDescendingRole(role)) this.block(el, depth + 1, ctx, false);
+        // A container that is itself actionable (a tree item, a focusable article) lists what
+        // it holds; text its name already says is not repeated.
+        if (el.shadowRoot || TW.isDescendingRole(role) || TW.hasActionableDescendant(el)) {
+          this.block(el, depth + 1, ctx, !el.shadowRoot && !!name && TW.roles.nameFromContent.has(role));
+        }
         return;
       }
-      if (TW.isStructuralRole(role)) {
+      const name = TW.isStructuralRole(role) ? TW.nameOf(el, role === "heading") : "";
+      if (TW.isStructuralRole(role) && (name || !TW.roles.namedOnly.has(role))) {
         this.flush(text, depth);
-        const name = TW.nameOf(el, role === "heading");
         const at = this.entries.length;
-        this.push("struct", depth, line(role, name, TW.attributesOf(el, role), null), this.inView(el, ctx));
+        const attrs = TW.attributesOf(el, role);
+        const description = TW.accessibleDescription(el);
+        if (description) attrs.push(`desc=${TW.quote(description)}`);
+        // Landmarks survive the budget as refs do: they are the page's map.
+        this.push(TW.isLandmarkRole(role) ? "landmark" : "struct", depth, line(role, name, attrs, null), this.inView(el, ctx));
         // A heading's text is its name already: only its controls are listed below it.
         if (role !== "img") this.block(el, depth + 1, ctx, role === "heading");
         if (!name && this.entries.length === at + 1) this.entries.pop();
         return;
       }
-      // A label's text is its control's name already: only what it wraps is listed.
-      if (tag === "label" && el.control) {
+      // A label's text is its control's name already, as a legend's or a caption's is its
+      // group's or table's: only what it wraps is listed.
+      if ((tag === "label" && el.control) || CAPTIONS.has(tag) || this.namesAnother(el, ctx.doc)) {
         this.flush(text, depth);
         this.block(el, depth, ctx, true);
         return;
@@ -196,9 +228,9 @@
   }
 
   // Fit the entries into `budget` characters. Dropped first: off-screen text, off-screen
-  // structure, on-screen text, on-screen structure (each from the end of the page). Ref and
-  // frame lines stay, except off-screen ref lines far past the budget. Returns the kept lines
-  // and what was dropped.
+  // structure, on-screen text, on-screen structure (each from the end of the page). Ref,
+  // landmark and frame lines stay, except off-screen ref lines far past the budget. Returns the
+  // kept lines and what was dropped.
   function fit(entries, budget) {
     const costs = entries.map((entry) => entry.depth * 2 + entry.body.length + 3);
     let total = costs.reduce((sum, cost) => sum + cost, 0);

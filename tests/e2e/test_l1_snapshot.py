@@ -185,7 +185,7 @@ async def test_extract_is_markdown_without_page_chrome_and_paged(driver):
     second = await driver.ok("extract", fromChar=8000)
     assert second["details"]["fromChar"] == 8000
     page = await driver.read()
-    scoped = await driver.ok("extract", scope=ref_of(page["text"], 'generic "Scoped section"'))
+    scoped = await driver.ok("extract", scope=ref_of(page["text"], 'region "Scoped section"'))
     assert "Only this part, with emphasis." in scoped["text"] and "Section 1" not in scoped["text"]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import msgspec
 
-from protocol import generate, generate_content
+from protocol import generate, generate_content, generate_roles
 from protocol.schema import canonical_json, document, schema_hash
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,3 +61,16 @@ def test_check_mode_covers_the_content_scripts_file(tmp_path, monkeypatch):
     assert generate.main(["--check"]) == 0
     (tmp_path / "content-protocol.js").write_text("// old\n")
     assert generate.main(["--check"]) == 1
+
+
+def test_generated_roles_js_is_not_stale():
+    current = generate.ROLES_OUTPUT.read_text(encoding="utf-8")
+    assert current == generate_roles.render(), "extension/generated/roles.js is stale: run `make generate`"
+
+
+def test_roles_js_carries_every_table_the_deep_read_uses():
+    from protocol.roles import tables
+
+    text = generate_roles.render()
+    for key, roles in tables().items():
+        assert f"{key}: new Set(" in text and all(f'"{role}"' in text for role in roles)

@@ -10,20 +10,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
-# Roles that name something a person can operate.
-INTERACTIVE_ROLES = frozenset({
-    "button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option", "menuitem",
-    "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem", "ColorWell",
-    "PopUpButton", "ToggleButton", "textField",
+from protocol import roles
+
+# Chromium's own names for roles ARIA names otherwise; the shared tables speak ARIA.
+ARIA_NAMES = {"image": "img", "DisclosureTriangle": "button", "MenuListOption": "option", "ToggleButton": "button",
+              "PopUpButton": "combobox", "textField": "textbox", "ColorWell": "button"}
+# Roles that name something a person can operate (the tables `read_page` uses too).
+INTERACTIVE_ROLES = roles.INTERACTIVE_ROLES
+# Actionable roles whose children are listed too (a listbox lists its options, a tree item its
+# group, a focusable article what it holds).
+DESCENDING_ROLES = roles.DESCENDING_ROLES
+# Kept as structure, without a ref, unless made focusable (then `FOCUSABLE_STRUCTURE` get refs).
+STRUCTURAL_ROLES = roles.STRUCTURAL_ROLES | frozenset({
+    "image", "row", "cell", "columnheader", "rowheader", "gridcell", "Canvas", "figure",
 })
-# Interactive roles whose children are listed too (a listbox lists its options).
-DESCENDING_ROLES = frozenset({"combobox", "listbox", "radiogroup", "tablist", "menu", "menubar", "tree", "grid", "treegrid"})
-# Kept as structure, without a ref.
-STRUCTURAL_ROLES = frozenset({
-    "heading", "navigation", "main", "form", "table", "list", "listitem", "dialog", "alertdialog", "img", "image",
-    "banner", "contentinfo", "complementary", "region", "article", "row", "cell", "columnheader", "rowheader",
-    "radiogroup", "tablist", "menu", "menubar", "tree", "grid", "Canvas", "figure",
-})
+FOCUSABLE_STRUCTURE = roles.FOCUSABLE_STRUCTURE
 TEXT_ROLES = frozenset({"StaticText"})
 SKIPPED_ROLES = frozenset({"InlineTextBox", "LineBreak"})
 # Roles whose text children only repeat their name.
@@ -43,6 +44,12 @@ REF_OVERFLOW_CHARS = 12_000
 def role_of(node: dict[str, Any]) -> str:
     role = node.get("role") or {}
     return str(role.get("value") or "")
+
+
+def aria_role(node: dict[str, Any]) -> str:
+    """A node's role in ARIA's words (Chromium's own role names mapped)."""
+    role = role_of(node)
+    return ARIA_NAMES.get(role, role)
 
 
 def name_of(node: dict[str, Any]) -> str:
@@ -70,10 +77,12 @@ def is_interactive(node: dict[str, Any]) -> bool:
     """Whether an AX node gets a ref of its own."""
     if node.get("ignored") or not node.get("backendDOMNodeId"):
         return False
-    role = role_of(node)
-    if role in NOT_A_TARGET:
+    if role_of(node) in NOT_A_TARGET:
         return False
-    return role in INTERACTIVE_ROLES or prop(node, "focusable") is True and role not in STRUCTURAL_ROLES
+    role = aria_role(node)
+    if role in INTERACTIVE_ROLES:
+        return True
+    return prop(node, "focusable") is True and (role not in STRUCTURAL_ROLES or role in FOCUSABLE_STRUCTURE)
 
 
 def _hides_value(node: dict[str, Any], input_type: str | None) -> bool:
@@ -99,12 +108,14 @@ def attributes(node: dict[str, Any], input_type: str | None = None) -> list[str]
         out.append("checked")
     elif checked == "mixed":
         out.append("checked=mixed")
-    if role in EDITABLE_ROLES:
+    if role in EDITABLE_ROLES and role not in roles.RANGE_ROLES:
         value = " ".join(str((node.get("value") or {}).get("value") or "").split())
         if value and _hides_value(node, input_type):
             out.append("value hidden")
         elif value:
             out.append(f"value={quote(clip(value, VALUE_LIMIT))}")
+    if role in roles.RANGE_ROLES:
+        out.extend(range_value(node))
     if prop(node, "disabled") is True:
         out.append("disabled")
     expanded = prop(node, "expanded")
@@ -117,8 +128,34 @@ def attributes(node: dict[str, Any], input_type: str | None = None) -> list[str]
     pressed = prop(node, "pressed")
     if pressed in ("true", True):
         out.append("pressed")
+    elif pressed == "mixed":
+        out.append("pressed=mixed")
     if prop(node, "invalid") == "true":
         out.append("invalid")
+    if prop(node, "required") is True:
+        out.append("required")
+    if prop(node, "readonly") is True and role not in roles.INTERACTIVE_ROLES - EDITABLE_ROLES:
+        out.append("readonly")
+    return out
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def range_value(node: dict[str, Any]) -> list[str]:
+    """A range widget's value (its spoken text when it has one) and bounds."""
+    out = []
+    text = " ".join(str(prop(node, "valuetext") or "").split())
+    value = (node.get("value") or {}).get("value")
+    if text and text != _number(value):
+        out.append(f"value={quote(clip(text, VALUE_LIMIT))}")
+    elif value not in (None, ""):
+        out.append(f"value={_number(value)}")
+    for key in ("valuemin", "valuemax"):
+        bound = prop(node, key)
+        if bound is not None:
+            out.append(f"{key[5:]}={_number(bound)}")
     return out
 
 
@@ -216,7 +253,7 @@ def text_inside(frame: FrameAX, node: dict[str, Any], limit: int = NAME_LIMIT) -
 
 @dataclass
 class Line:
-    kind: str  # ref | struct | text | frame
+    kind: str  # ref | landmark | struct | text | frame
     depth: int
     body: str
 
@@ -252,6 +289,16 @@ def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames:
     """
     lines: list[Line] = []
     visited = 0
+    holding: dict[tuple[str, str], bool] = {}
+
+    def holds_interactive(frame: FrameAX, node: dict[str, Any]) -> bool:
+        """Whether anything below `node` is interactive (a container that is actionable itself)."""
+        key = (frame.key, str(node.get("nodeId")))
+        if key not in holding:
+            holding[key] = False  # guards against a cycle in a malformed tree
+            kids = [frame.nodes[str(c)] for c in node.get("childIds") or () if str(c) in frame.nodes]
+            holding[key] = any(is_interactive(kid) or holds_interactive(frame, kid) for kid in kids)
+        return holding[key]
 
     def frame_lines(frame: FrameAX, depth: int) -> None:
         nonlocal visited
@@ -291,17 +338,20 @@ def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames:
             for attr in [*attributes(node, mark.input_type), *mark.extra]:
                 body += f" [{attr}]"
             lines.append(Line("ref", depth, f"{body} [ref={mark.ref}]"))
-            if role in DESCENDING_ROLES:
+            if aria_role(node) in DESCENDING_ROLES or holds_interactive(frame, node):
+                quiet = aria_role(node) in roles.NAME_FROM_CONTENT and bool(name)
                 for child in children:
-                    node_lines(frame, child, depth + 1, True)
+                    node_lines(frame, child, depth + 1, quiet)
             return
-        if role in STRUCTURAL_ROLES and not node.get("ignored"):
+        if (aria_role(node) in STRUCTURAL_ROLES and not node.get("ignored")
+                and (name_of(node) or aria_role(node) not in roles.NAMED_ONLY)):
             name = name_of(node)
             at = len(lines)
             body = role + (f" {quote(clip(name, NAME_LIMIT))}" if name else "")
             for attr in attributes(node):
                 body += f" [{attr}]"
-            lines.append(Line("struct", depth, body))
+            # Landmarks survive the budget as refs do: they are the page's map.
+            lines.append(Line("landmark" if aria_role(node) in roles.LANDMARK_ROLES else "struct", depth, body))
             for child in children:
                 node_lines(frame, child, depth + 1, quiet_text or role in NAMED_BY_CONTENT and bool(name))
             if not name and len(lines) == at + 1:
@@ -316,7 +366,8 @@ def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames:
 
 def fit(lines: list[Line], budget: int) -> Rendered:
     """Fit lines into `budget` characters: text goes first, then structure (from the end of the
-    page); ref and frame lines stay, unless they run far past the budget. Counts what it drops."""
+    page); ref, landmark and frame lines stay, unless refs run far past the budget. Counts what
+    it drops."""
     costs = [line.depth * 2 + len(line.body) + 3 for line in lines]
     total = sum(costs)
     dropped = [False] * len(lines)

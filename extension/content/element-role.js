@@ -1,0 +1,102 @@
+// Tabwarden page executor, part 2a: an element's role as the browser computes it, from the
+// explicit role or the HTML element's implicit one (landmarks with their scoping and naming
+// rules, table cells inside grids, SVG graphics), and the role tables shared with the deep
+// read (generated/roles.js).
+(() => {
+  const TW = globalThis.__tabwarden;
+  if (TW.parts.has("element-role")) return;
+  TW.parts.add("element-role");
+
+  TW.roles = globalThis.__tabwardenRoles;
+
+  const INPUT_ROLES = {
+    checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton", search: "searchbox",
+    button: "button", submit: "button", reset: "button", file: "button", image: "button", color: "button",
+  };
+  const TAG_ROLES = {
+    button: "button", textarea: "textbox", option: "option", optgroup: "group", fieldset: "group",
+    h1: "heading", h2: "heading", h3: "heading", h4: "heading", h5: "heading", h6: "heading",
+    nav: "navigation", main: "main", form: "form", search: "search", article: "article", table: "table",
+    ul: "list", ol: "list", menu: "list", li: "listitem", dialog: "dialog", label: "label", figure: "figure",
+    tr: "row", hr: "separator", progress: "progressbar", meter: "meter", output: "status", details: "group",
+    caption: "caption",
+  };
+  // Sectioning content and roles inside which header and footer are no page landmarks.
+  const SCOPING = "article, aside, main, nav, section, [role=article], [role=complementary], [role=main], [role=navigation], [role=region]";
+  // Explicit roles a focusable or labelled element cannot shed (presentational role conflicts).
+  const GLOBAL_STATES = ["aria-label", "aria-labelledby", "aria-describedby", "aria-live", "aria-controls"];
+
+  TW.isEditableRoot = (el) => {
+    const value = el.getAttribute("contenteditable");
+    return value !== null && value !== "false";
+  };
+
+  // Labelled by an author (the condition for a section to be a region, an aside inside
+  // sectioning content to be complementary, an SVG to be an image).
+  function authorLabelled(el) {
+    return !!(TW.collapse(el.getAttribute("aria-label")) || el.hasAttribute("aria-labelledby") || TW.collapse(el.getAttribute("title")));
+  }
+
+  function svgTitled(el) {
+    for (const child of el.children) if (child.localName === "title" && TW.collapse(child.textContent)) return true;
+    return false;
+  }
+
+  function tableOf(el) {
+    const table = el.closest("table, [role=grid], [role=treegrid], [role=table]");
+    return table ? TW.roleOf(table) : "table";
+  }
+
+  function implicitRole(el) {
+    const tag = el.localName;
+    switch (tag) {
+      case "a":
+      case "area":
+        return el.hasAttribute("href") ? "link" : "generic";
+      case "input": {
+        if (el.type === "hidden") return "none";
+        if (el.hasAttribute("list") && /^(text|search|url|tel|email)$/.test(el.type)) return "combobox";
+        return INPUT_ROLES[el.type] || "textbox";
+      }
+      case "select":
+        return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "img":
+        return el.getAttribute("alt") === "" && !authorLabelled(el) ? "none" : "img";
+      case "summary":
+        return el.parentElement && el.parentElement.localName === "details" ? "button" : "generic";
+      case "header":
+        return el.parentElement && el.parentElement.closest(SCOPING) ? "generic" : "banner";
+      case "footer":
+        return el.parentElement && el.parentElement.closest(SCOPING) ? "generic" : "contentinfo";
+      case "aside":
+        return !el.parentElement || !el.parentElement.closest("article, aside, nav, section") || authorLabelled(el) ? "complementary" : "generic";
+      case "section":
+        return authorLabelled(el) ? "region" : "generic";
+      case "td":
+        return /grid$/.test(tableOf(el)) ? "gridcell" : "cell";
+      case "th": {
+        const scope = (el.getAttribute("scope") || "").toLowerCase();
+        return scope === "row" || scope === "rowgroup" ? "rowheader" : "columnheader";
+      }
+      case "svg":
+        return authorLabelled(el) || svgTitled(el) ? "img" : "generic";
+      default:
+        if (TW.isEditableRoot(el)) return "textbox";
+        return TAG_ROLES[tag] || "generic";
+    }
+  }
+
+  // The element's role: the first token of its role attribute, unless that is presentational on
+  // an element the browser must keep (focusable or labelled), then the implicit role.
+  TW.roleOf = (el) => {
+    const explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0].toLowerCase();
+    if (explicit && explicit !== "none" && explicit !== "presentation") return explicit;
+    if (explicit && !el.hasAttribute("tabindex") && !GLOBAL_STATES.some((attr) => el.hasAttribute(attr))) return "none";
+    return implicitRole(el);
+  };
+
+  // The shared tables, asked by role: kept as structure, listing children under a ref, a landmark.
+  TW.isStructuralRole = (role) => TW.roles.structural.has(role);
+  TW.isDescendingRole = (role) => TW.roles.descending.has(role);
+  TW.isLandmarkRole = (role) => TW.roles.landmark.has(role);
+})();
