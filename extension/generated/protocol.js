@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "f43b6e740ebbbee4ec2da25995f8d7938cff39943750116a31929fdc8e5c5003";
+export const SCHEMA_HASH = "be018c9d32d9ec03aefc5443db5d207df13cdc228bb245f6622b99bc20ca7d7b";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -577,6 +577,11 @@ export const UI = Object.freeze({
     "untrusted",
     "auto"
   ],
+  "policyLabels": {
+    "always": "Ask always",
+    "auto": "Automatic",
+    "untrusted": "Ask before changes"
+  },
   "protocol": "tabwarden/engine-v1",
   "stopReasons": [
     "end",

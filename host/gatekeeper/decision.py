@@ -37,10 +37,11 @@ from typing import Any
 
 import msgspec
 
-from protocol.permissions import FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN, FLAG_SENSITIVE_PAYLOAD
+from protocol.permissions import FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN, FLAG_SENSITIVE_PAYLOAD, POLICY_LABELS
 
 from host.gatekeeper.origins import NO_ORIGIN, destination, normalize_origin
 from host.gatekeeper.patterns import OriginSet
+from host.gatekeeper import payload as P
 from host.gatekeeper.payload import ALWAYS_FORCING, CREDENTIAL_TARGET, EMAIL_ADDRESS, scan_params, targets_password
 from host.gatekeeper.policy import DEFAULT_POLICY, normalize_policy
 from host.gatekeeper.rules import EMPTY_RULES, Rule, RuleSet
@@ -54,6 +55,12 @@ CODES: tuple[str, ...] = (
     "session_grant", "rule_allow", "policy_default", "unknown_destination", "definition_changed",
 )
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
+# The payload findings in the words a reason uses (the codes stay in `findings`).
+FINDING_WORDS = {
+    P.CARD_NUMBER: "a card number", P.CREDENTIAL_FIELD: "a secret-named parameter (password, token, key)",
+    P.EMAIL_ADDRESS: "an e-mail address", P.IBAN: "a bank account number (IBAN)", P.PRIVATE_KEY: "a private key",
+    P.JWT: "a login token (JWT)", P.API_TOKEN: "an API key or token", P.CREDENTIAL_TARGET: "text for a password field",
+}
 
 # Not one of the approval flags (no request carries it): marks a decision that the user's answer
 # turned into an allow.
@@ -213,6 +220,8 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     if category is None and is_mcp:
         category = "mcp"
     policy = normalize_policy(ctx.policy) or DEFAULT_POLICY
+    # Reasons are read by people: the policy by the name the pages give it.
+    named = f"the “{POLICY_LABELS[policy]}” policy"
     params = call.params if isinstance(call.params, Mapping) else {}
     name = spec.name if spec is not None else tool
 
@@ -246,14 +255,14 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     # 2. Reads: never denied, never judged by rules.
     if effects == "read":
         if policy != "always":
-            trace.hit("read", f"reads are allowed under the {policy} policy")
-            return done("allow", "read_allowed", f"{name} only reads; reads are allowed under the {policy} policy")
+            trace.hit("read", f"{named} allows reads")
+            return done("allow", "read_allowed", f"{name} only reads; {named} allows reads")
         flags = (FLAG_ESCALATION_L2,) if level == "L2" else ()
         if (name, origin.text) in ctx.grants:
-            trace.hit("read", f"the always policy asks, but this session granted {name} @ {where}")
+            trace.hit("read", f"{named} asks, but this session granted {name} @ {where}")
             return done("allow", "session_grant", f"allowed for this session: {name} @ {where}", flags)
-        trace.hit("read", "the always policy asks before every read")
-        return done("ask", "read_ask", f"the always policy asks before {name} reads {where}", flags)
+        trace.hit("read", f"{named} asks before every read")
+        return done("ask", "read_ask", f"{named} asks before {name} reads {where}", flags)
     trace.ok("read", "the call writes")
 
     # 3. Destinations that run script, or that are no URL at all.
@@ -336,9 +345,10 @@ def _check_call(call: Call, ctx: Context) -> Decision:
 
     # 9. Sensitive payload: neither a grant nor an allow rule silences it.
     if forced:
-        trace.hit("sensitive_payload", f"the parameters carry {', '.join(found)}")
+        carried = ", ".join(FINDING_WORDS.get(code, code) for code in found)
+        trace.hit("sensitive_payload", f"the parameters carry {carried}")
         return done("ask", "sensitive_payload",
-                    f"the parameters carry {', '.join(found)} bound for {where}; confirm before sending",
+                    f"the parameters carry {carried}, bound for {where}; confirm before sending",
                     flag_tuple, None, found)
     trace.ok("sensitive_payload", f"findings {', '.join(found)} do not force a question" if found
              else "no sensitive data in the parameters")
@@ -375,7 +385,7 @@ def _check_call(call: Call, ctx: Context) -> Decision:
 
     # 13. The policy's default.
     if policy == "auto":
-        trace.hit("policy_default", "the auto policy allows writes")
-        return done("allow", "policy_default", f"the auto policy allows {name} @ {where}", flag_tuple, None, found)
-    trace.hit("policy_default", f"the {policy} policy asks before writes")
-    return done("ask", "policy_default", f"the {policy} policy asks before {name} @ {where}", flag_tuple, None, found)
+        trace.hit("policy_default", f"{named} allows changes")
+        return done("allow", "policy_default", f"{named} allows {name} @ {where}", flag_tuple, None, found)
+    trace.hit("policy_default", f"{named} asks before changes")
+    return done("ask", "policy_default", f"{named} asks before {name} @ {where}", flag_tuple, None, found)

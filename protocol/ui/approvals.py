@@ -98,6 +98,13 @@ class ApprovalRequestPayload(Shape, kw_only=True):
     # The host's element facts (the input types of its ref map) say the call types into a
     # password field: the card masks the typed text.
     password_target: bool = False
+    # The acted-on element as the host's ref map describes it (its role, and its label or
+    # accessible name), when the call acts on exactly one: the card's plain sentence names it.
+    # Page text, like `target_line`.
+    target_role: str = ""
+    target_name: str = ""
+    # The permission policy the call was judged under (its code; the page shows its name).
+    policy: str = ""
 
 
 class PendingApproval(Shape, kw_only=True):
