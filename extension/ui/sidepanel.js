@@ -183,14 +183,14 @@ function drawRequests() {
   for (const [id, approval] of model.approvals) {
     model.remember(approval);
     if (cards.has(id)) continue;
-    const card = new ApprovalCard(approval, (kind, note) => decide(approval, kind, note));
+    const card = new ApprovalCard(approval, (kind, note) => decide(approval, kind, note), { leave: backToComposer });
     cards.set(id, card);
     root.append(card.el);
-    if (mayTakeFocus()) card.el.focus();
+    if (!isEditable(document.activeElement)) card.el.focus();
   }
   // The other cards are kept while their request stands (so a half-typed answer survives redraws).
   const wanted = new Map();
-  for (const asked of model.interactions.values()) wanted.set(`ask:${asked.interactionId}`, () => interactionCard(asked, sendOp));
+  for (const asked of model.interactions.values()) wanted.set(`ask:${asked.interactionId}`, () => interactionCard(asked, sendOp, { leave: backToComposer }));
   if (model.recovery) wanted.set(`recovery:${model.recovery.runId}`, () => recoveryCard(model.recovery, current, sendOp));
   if (model.budgetPause) wanted.set(`budget:${model.budgetPause.runId}`, () => budgetCard(model.budgetPause, current, sendOp));
   for (const el of root.querySelectorAll("[data-request-key]")) {
@@ -201,13 +201,15 @@ function drawRequests() {
     const el = make();
     el.dataset.requestKey = key;
     root.append(el);
+    // A question takes the focus (its number keys answer it) only while the composer is idle.
+    const active = document.activeElement;
+    if (key.startsWith("ask:") && !composer.inUse() && (!isEditable(active) || active === composer.input)) el.focus();
   }
+  chat.scrollDown(); // the agent's latest line stays in view above the cards
 }
 
-// A new card takes the focus (so its keys work at once) unless the user is writing something.
-function mayTakeFocus() {
-  const active = document.activeElement;
-  return !isEditable(active) || (active.id === "message" && !active.value.trim());
+function backToComposer() {
+  composer.input.focus();
 }
 
 // -- answers -------------------------------------------------------------------------------------
@@ -298,19 +300,23 @@ function select(threadId, { subscribe = true } = {}) {
 
 // -- keys and header -----------------------------------------------------------------------------
 
+// Page-wide keys only: Stop has its own chord (never plain Esc, which only leaves a card), and
+// F6 moves between the waiting card and the composer. A card's letter keys are its own.
 function keys(event) {
-  const card = cards.values().next().value;
-  if (event.key === "Escape") {
-    if (card && !card.busy) {
-      event.preventDefault();
-      card.press("cancel");
-    } else if (model.running) {
+  if (composer.isStopKey(event)) {
+    if (model.running) {
       event.preventDefault();
       stop();
     }
     return;
   }
-  if (card && !isEditable(event.target)) card.key(event);
+  if (event.key === "F6" && !event.ctrlKey && !event.altKey && !event.metaKey) {
+    const card = $("#requests .card");
+    if (!card) return;
+    event.preventDefault();
+    if (card.contains(document.activeElement)) backToComposer();
+    else card.focus();
+  }
 }
 
 function setupHeader() {
