@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "be018c9d32d9ec03aefc5443db5d207df13cdc228bb245f6622b99bc20ca7d7b";
+export const SCHEMA_HASH = "e5e835125c9ae844250e9d5b5fbf1212fab035fce65462d159e5ce735836aabe";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

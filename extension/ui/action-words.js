@@ -1,7 +1,7 @@
 // What a tool call does, in one plain sentence: "Type “Grace Hopper” into “Full name” on
 // shop.example?" on an approval card, "Typed “Grace Hopper” into “Full name”" on a done tool
 // card. Built only from structured facts: the tool, its parameters, and the element and site the
-// host resolved (`targetName`, `targetOrigin`, `passwordTarget`); never from the page's element
+// host resolved (`targetName`, `pageOrigin`/`targetOrigin`, `passwordTarget`); never from the page's element
 // line or the host's prose. Values that may come from a page keep their invisible characters
 // visible (visible.js); secrets are named, never shown.
 import { h } from "./dom.js";
@@ -48,7 +48,8 @@ export function actionFacts(call, { fallbackField = false } = {}) {
   const raw = VALUE_OF[tool] ? VALUE_OF[tool](params) : URL_TOOLS.has(tool) ? params.url : undefined;
   const secret = (call.passwordTarget === true && tool === "type") || secretIn(params, tool);
   const field = call.targetName || (fallbackField && typeof params.element === "string" ? params.element : "");
-  const site = URL_TOOLS.has(tool) && params.url ? siteOf(params.url) : siteOf(call.targetOrigin);
+  // The page it acts on: a click judged where its link leads still happens here.
+  const site = URL_TOOLS.has(tool) && params.url ? siteOf(params.url) : siteOf(call.pageOrigin || call.targetOrigin);
   return {
     tool, label: call.label || call.tool || "", field, site, secret,
     value: raw === undefined || raw === null ? "" : String(raw),

@@ -263,6 +263,7 @@ export class ThreadModel {
     call.passwordTarget = call.passwordTarget || approval.request.passwordTarget === true;
     call.targetOrigin = approval.request.targetOrigin || call.targetOrigin;
     call.targetName = approval.request.targetName || call.targetName;
+    call.pageOrigin = approval.request.pageOrigin || call.pageOrigin;
     if (!call.params) call.params = approval.request.params;
   }
 }

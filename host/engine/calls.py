@@ -226,13 +226,15 @@ class _Call:
         self.body = msgspec.structs.replace(self.body, params=call.wire_params())
         decision = judgement.decision
         role, name = call.target.element() if call.target else ("", "")
+        target_origin = decision.target_origin or call.origin
         request = ui.ApprovalRequestPayload(
             tool=spec.name, label=spec.label, params=call.wire_params(),
-            target_origin=decision.target_origin or call.origin, flags=sorted(set(judgement.flags)),
+            target_origin=target_origin, flags=sorted(set(judgement.flags)),
             reason=judgement.reason, code=decision.code, level=spec.level,
             target_line=call.target.line if call.target else None, destinations=leaving(call),
             password_target=targets_password(call.target.facts if call.target else None),
-            target_role=role, target_name=name, policy=self._policy())
+            target_role=role, target_name=name, policy=self._policy(),
+            page_origin=call.origin if call.origin != target_origin else "")
         with engine.store.transaction() as conn:
             engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
                                      node_id=self.node_id)

@@ -105,6 +105,9 @@ class ApprovalRequestPayload(Shape, kw_only=True):
     target_name: str = ""
     # The permission policy the call was judged under (its code; the page shows its name).
     policy: str = ""
+    # The origin of the page the call acts on, when that is not `target_origin` (a click judged
+    # at the origin its link leads to still happens on this page).
+    page_origin: str = ""
 
 
 class PendingApproval(Shape, kw_only=True):

@@ -177,6 +177,35 @@ def test_the_card_is_one_plain_sentence_that_fits_a_narrow_panel(site, width):
         panel.set_viewport_size({"width": 460, "height": 900})
 
 
+PAY = """<!doctype html><html><head><meta charset="utf-8"><title>Basket</title></head><body>
+<p><a id="pay" href="https://pay.b.example/checkout">Pay now</a></p></body></html>"""
+
+
+def test_a_click_that_leaves_the_site_says_where_it_leads(site):
+    from playwright.sync_api import expect
+
+    (site.web_dir / "basket.html").write_text(PAY, encoding="utf-8")
+    basket = site.context.new_page()
+    basket.goto(site.web.url("basket.html"))
+    site.model.replies.clear()
+    site.model.add(*read_then("Reading the basket.", Act("Paying.", "click", "Pay now link", 'link "Pay now"'),
+                              done="Not paid."))
+    panel = site.panel
+    site.new_task("Pay for my basket.", tab=basket)
+    card = panel.locator(".approval")
+    expect(card).to_have_count(1)
+    host = site.web.url("")[:-1].split("://", 1)[1]
+    expect(card.locator(".sentence")).to_have_text(f"Click “Pay now” on {host}?")
+    expect(card.locator(".why li").first).to_have_text("This click leads to pay.b.example.")
+    expect(card.locator(".destination")).to_have_text("GET https://pay.b.example/checkout")  # under Details
+    site.shot(panel, "approval-leads")
+    card.focus()
+    panel.keyboard.press("n")
+    expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Not paid."))
+    assert basket.url.endswith("/basket.html")
+    basket.close()
+
+
 def test_tool_cards_say_what_was_done_in_one_line_and_a_stopped_call_once(site):
     from playwright.sync_api import expect
 
