@@ -123,7 +123,10 @@ export class ApprovalCard {
       event.preventDefault();
       event.stopPropagation();
       if (!this.confirm.hidden) this.closeConfirm();
-      else if (!this.menu.hidden) this.toggleMenu(false);
+      else if (!this.menu.hidden) {
+        this.toggleMenu(false);
+        this.moreButton.focus();
+      }
       else this.leave();
       return;
     }

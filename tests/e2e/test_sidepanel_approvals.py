@@ -110,8 +110,13 @@ def test_escape_leaves_the_card_and_declines_nothing(site):
     panel = site.panel
     card = _start(site, "Fill in my name.", TYPE_NAME)
     expect(card).to_have_count(1)
-    card.focus()
-    panel.keyboard.press("Escape")
+    more = card.locator("button.more")
+    more.click()
+    expect(card.locator(".menu")).to_be_visible()
+    panel.keyboard.press("Escape")  # closes the menu, back on its button
+    expect(card.locator(".menu")).to_be_hidden()
+    expect(more).to_be_focused()
+    panel.keyboard.press("Escape")  # leaves the card
     expect(panel.locator("#message")).to_be_focused()
     expect(card).to_have_count(1)
     expect(card.locator(".card-status")).to_have_text("")
