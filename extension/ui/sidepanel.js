@@ -169,6 +169,7 @@ function drawState() {
 
 function drawRequests() {
   const root = $("#requests");
+  const stick = chat.atBottom(); // a card takes room from the conversation: keep its end in view
   const sendOp = (op) => client.send(op).then((reply) => {
     // The host records the resolution as the call's result without a live event: redraw from it.
     if (op.type === "run.resolveUncertain" && reply.type === "command.ack") resync();
@@ -205,7 +206,7 @@ function drawRequests() {
     const active = document.activeElement;
     if (key.startsWith("ask:") && !composer.inUse() && (!isEditable(active) || active === composer.input)) el.focus();
   }
-  chat.scrollDown(); // the agent's latest line stays in view above the cards
+  if (stick) chat.scrollDown();
 }
 
 function backToComposer() {
