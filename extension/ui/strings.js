@@ -236,7 +236,7 @@ const EN = {
 
   // composer
   "composer.placeholder": "What should Tabwarden do? (Enter sends, Shift+Enter adds a line)",
-  "composer.placeholderRunning": "Add guidance for the running task, or queue the next one",
+  "composer.placeholderRunning": "Add guidance for the running task, or queue the next one (Ctrl+Shift+S stops it)",
   "composer.send": "Send",
   "composer.steer": "Steer",
   "composer.queue": "Queue",

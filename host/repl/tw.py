@@ -67,7 +67,7 @@ class Tabwarden:
         self._printers: dict[str, engine_chat.EventPrinter] = {}
 
     def __repr__(self) -> str:
-        return f"<tw: host pid {self.client.pid}, thread {self.thread!r}, policy {self.policy or 'host default'}>"
+        return f"<tw: host pid {self.client.pid}, thread {self.thread!r}, policy {describe_policy(self.policy) if self.policy else 'host default'}>"
 
     def help(self) -> Text:
         """What `tw` can do."""
