@@ -229,6 +229,15 @@ def test_tool_cards_say_what_was_done_in_one_line_and_a_stopped_call_once(site):
     expect(panel.locator(".item.tool[data-tool=read_page]").last.locator(".tool-line .what")).to_have_text("Read the page")
     site.shot(panel, "tool-done")
     site.shot(panel, "tool-done", dark=True)
+    # Details, one press away: the tool, the parameters with the ref, the element line.
+    toggle = done.locator("button.details-toggle")
+    toggle.focus()
+    panel.keyboard.press("Enter")
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    expect(done.locator(".tool-details")).to_be_visible()
+    expect(done.locator(".params-summary")).to_contain_text('"ref":')
+    expect(done.locator(".target-line")).to_contain_text('textbox "Full name"')
+    site.shot(panel, "tool-done-details")
 
     card = _start(site, "Write my bio.", Act("Typing your bio.", "type", "Bio", 'textbox "Bio"', {"text": "Pioneer."}))
     expect(card).to_have_count(1)
