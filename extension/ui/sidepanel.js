@@ -175,8 +175,10 @@ function drawRequests() {
     if (op.type === "run.resolveUncertain" && reply.type === "command.ack") resync();
     return reply;
   });
+  let answered = false; // a card the user was on went away: put the focus somewhere sensible
   for (const [id, card] of cards) {
     if (!model.approvals.has(id)) {
+      answered = answered || card.el.contains(document.activeElement);
       card.destroy();
       cards.delete(id);
     }
@@ -195,7 +197,9 @@ function drawRequests() {
   if (model.recovery) wanted.set(`recovery:${model.recovery.runId}`, () => recoveryCard(model.recovery, current, sendOp));
   if (model.budgetPause) wanted.set(`budget:${model.budgetPause.runId}`, () => budgetCard(model.budgetPause, current, sendOp));
   for (const el of root.querySelectorAll("[data-request-key]")) {
-    if (!wanted.has(el.dataset.requestKey)) el.remove();
+    if (wanted.has(el.dataset.requestKey)) continue;
+    answered = answered || el.contains(document.activeElement);
+    el.remove();
   }
   for (const [key, make] of wanted) {
     if (root.querySelector(`[data-request-key="${CSS.escape(key)}"]`)) continue;
@@ -205,6 +209,13 @@ function drawRequests() {
     // A question takes the focus (its number keys answer it) only while the composer is idle.
     const active = document.activeElement;
     if (key.startsWith("ask:") && !composer.inUse() && (!isEditable(active) || active === composer.input)) el.focus();
+  }
+  // The next waiting card if there is one (the user is answering cards), else the composer: never
+  // the bare page, where a card arriving later would take the focus and the next typed letter.
+  if (answered) {
+    const next = root.querySelector(".card");
+    if (next) next.focus();
+    else backToComposer();
   }
   if (stick) chat.scrollDown();
 }

@@ -101,6 +101,8 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
     expect(card.locator(".why")).to_contain_text("It sends something sensitive")
     site.shot(panel, "approval-secret")
     site.shot(panel, "approval-secret", dark=True)
+    expect(panel.locator("#message")).to_be_focused()  # answering a card puts the focus back in the composer
+    card.focus()
     panel.keyboard.press("s")
 
     answer = panel.locator(".item.assistant").last
@@ -152,6 +154,7 @@ def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site
 
     # A right-to-left override and a zero-width space, in the element's name and in the typed
     # text, are shown as markers; the rest stays as typed.
+    expect(card.locator(".sentence")).to_contain_text("Note")
     expect(card.locator(".target-line")).to_contain_text('textbox "Note ⟨U+202E⟩gnp.exe"')
     params = card.locator(".params")
     expect(params).to_contain_text("invoice⟨U+202E⟩fdp.exe⟨U+200B⟩")
@@ -167,6 +170,7 @@ def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site
         site.shot(panel, "approval-invisible-360", dark=True)
     finally:
         panel.set_viewport_size({"width": 460, "height": 900})
+    card.focus()
     panel.keyboard.press("y")
     expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Both are filled in."))
     assert "\u202e" not in panel.locator("#log").inner_text()  # the tool cards show markers too

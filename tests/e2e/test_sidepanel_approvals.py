@@ -129,6 +129,9 @@ def test_escape_leaves_the_card_and_declines_nothing(site):
     expect(card).to_be_focused()
     panel.keyboard.press("y")
     expect(card).to_have_count(0)
+    # Answered, the focus goes back to the composer, not to the bare page (where a card arriving
+    # later would take it, and the next typed letter with it).
+    expect(panel.locator("#message")).to_be_focused()
     expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Done."))
     assert site.form.evaluate("document.getElementById('name').value") == "Grace Hopper"
 
