@@ -13,7 +13,7 @@ import { renderParams } from "./params-view.js";
 import { t } from "./strings.js";
 import { visibleNodes } from "./visible.js";
 
-export const KEY_ACTIONS = { y: "accept", s: "acceptForSession", n: "decline", a: "confirmSite" };
+const KEY_ACTIONS = { y: "accept", s: "acceptForSession", n: "decline", a: "confirmSite" };
 let serial = 0;
 
 export class ApprovalCard {
