@@ -324,4 +324,5 @@ def test_a_question_does_not_take_the_focus_from_a_message_being_written(site):
     card.focus()
     panel.keyboard.press("1")
     expect(card).to_have_count(0)
+    expect(panel.locator(".item.assistant").last).to_contain_text("Choosing as told.")
     assert "France" in tool_results(site.model.requests[-1]["body"])[-1]
