@@ -16,7 +16,7 @@ from typing import Any
 
 from protocol import generate_content, generate_roles, ui
 from protocol.bundle import extension_dir
-from protocol.permissions import APPROVAL_FLAG_DISPLAY_ORDER, DEFAULT_POLICY, VERDICTS
+from protocol.permissions import APPROVAL_FLAG_DISPLAY_ORDER, DEFAULT_POLICY, POLICY_LABELS, VERDICTS
 from protocol.schema import document, schema_hash
 from protocol.visible_text import INVISIBLE_RANGES
 
@@ -39,13 +39,14 @@ def ui_export() -> dict[str, Any]:
     """What protocol.js exports as `UI`: the hashed UI catalogue (`document()["ui"]`) and the
     vocabularies the pages list or start from. Those add nothing the hash has to cover: the
     verdicts and audit kinds are enums of the hashed schemas already, and the default policy,
-    the order the approval card lists flags in and the characters it shows as markers only
+    the policies' names for people, the order the approval card lists flags in and the characters it shows as markers only
     decide what a page shows."""
     return {
         **document()["ui"],
         "verdicts": list(VERDICTS),
         "auditKinds": list(ui.AUDIT_KINDS),
         "defaultPolicy": DEFAULT_POLICY,
+        "policyLabels": dict(POLICY_LABELS),
         "approvalFlagOrder": list(APPROVAL_FLAG_DISPLAY_ORDER),
         "invisibleRanges": [list(pair) for pair in INVISIBLE_RANGES],
     }

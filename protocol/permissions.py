@@ -14,6 +14,18 @@ PolicyName = Literal["always", "untrusted", "auto"]
 PERMISSION_POLICIES: tuple[str, ...] = get_args(PolicyName)
 # The policy of a thread, turn or installation that sets none.
 DEFAULT_POLICY: PolicyName = "untrusted"
+# What a person reads for each policy, in every place that names one (pages, cards, decision
+# reasons, REPL and CLI output); the codes above stay what files and ops carry.
+POLICY_LABELS: dict[str, str] = {"always": "Ask always", "untrusted": "Ask before changes", "auto": "Automatic"}
+
+
+def describe_policy(value: str | None) -> str:
+    """A policy as terminal output names it: its name for people, then the code files and
+    commands take (`Ask before changes (untrusted)`); anything else as given."""
+    if value in POLICY_LABELS:
+        return f"{POLICY_LABELS[value]} ({value})"
+    return str(value)
+
 
 Verdict = Literal["allow", "ask", "deny"]
 VERDICTS: tuple[str, ...] = get_args(Verdict)

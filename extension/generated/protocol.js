@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "0492507fb1b861836a66891f4a41400bff9c145c5300a33841edcfd9d59c0555";
+export const SCHEMA_HASH = "b67660846723ca10ca845cfa4dfc9caf255dbb9d9f233edd5408c8ef448139ac";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -369,6 +369,7 @@ export const UI = Object.freeze({
     "unknown_tool",
     "policy_locked",
     "invalid_policy",
+    "invalid_case",
     "invalid_provider",
     "provider_not_found",
     "invalid_key",
@@ -579,6 +580,11 @@ export const UI = Object.freeze({
     "untrusted",
     "auto"
   ],
+  "policyLabels": {
+    "always": "Ask always",
+    "auto": "Automatic",
+    "untrusted": "Ask before changes"
+  },
   "protocol": "tabwarden/engine-v1",
   "stopReasons": [
     "end",

@@ -1,24 +1,33 @@
-// The approval card: what the agent wants to do, where, on which element, with the complete
-// parameters and the reasons in words, and the five answers with their keys. The card only
-// sends the user's answer; the host decides what it means (and refuses anything else).
-import { UI } from "../generated/protocol.js";
-import { clock, h } from "./dom.js";
+// The approval card: one plain sentence (what, with which value, into which field, on which
+// site), why it asks in words, three answers (allow once, allow for this task, decline) and a
+// menu for the rest; tool, level, element line, parameters and codes under Details. The card
+// only sends the user's answer; the host decides what it means (and refuses anything else).
+//
+// Keys work only while the card itself has focus (it never takes focus from text entry): Y, S,
+// N answer; A opens a confirmation first, because it adds a lasting rule; Esc leaves the card
+// and declines nothing. Each answer is announced in the card's status line.
+import { actionFacts, actionSentence, siteOf } from "./action-words.js";
+import { whyLines } from "./approval-why.js";
+import { clock, h, isEditable } from "./dom.js";
 import { renderParams } from "./params-view.js";
 import { t } from "./strings.js";
 import { visibleNodes } from "./visible.js";
 
-export const KEY_ACTIONS = { y: "accept", s: "acceptForSession", a: "acceptForSite", n: "note", escape: "cancel" };
-// The flags a request carries, listed in the order protocol/permissions.py gives the card.
-const FLAG_ORDER = UI.approvalFlagOrder;
+const KEY_ACTIONS = { y: "accept", s: "acceptForSession", n: "decline", a: "confirmSite" };
+let serial = 0;
 
 export class ApprovalCard {
-  // `decide(kind, note)` sends the answer and returns a promise of the host's reply.
-  constructor(approval, decide) {
+  // `decide(kind, note)` sends the answer and returns a promise of the host's reply; `leave()`
+  // puts the focus back where the user was writing.
+  constructor(approval, decide, { leave = () => {} } = {}) {
     this.approval = approval;
     this.decide = decide;
+    this.leave = leave;
     this.receivedAt = Date.now();
     this.busy = false;
+    this.uid = `approval-${++serial}`;
     this.el = this.render();
+    this.el.addEventListener("keydown", (event) => this.key(event));
     this.timer = setInterval(() => this.tick(), 1000);
     this.tick();
   }
@@ -30,27 +39,61 @@ export class ApprovalCard {
   render() {
     const request = this.approval.request;
     const origin = request.targetOrigin;
-    const flags = FLAG_ORDER.filter((f) => (request.flags || []).includes(f));
-    this.status = h("p", { class: "card-status", role: "status" });
-    this.remaining = h("p", { class: "muted small" });
-    this.noteBox = h("textarea", { class: "note", rows: 2, placeholder: t("approval.notePlaceholder"), hidden: true,
-      "aria-label": t("approval.decline") });
-    this.noteSend = h("button", { type: "button", class: "danger", hidden: true, text: t("approval.sendDecline"),
-      onclick: () => this.answer("decline") });
-    this.noteBox.addEventListener("keydown", (event) => this.noteKey(event));
+    const site = siteOf(origin);
+    this.status = h("p", { class: "card-status", role: "status", "aria-live": "polite" });
+    this.remaining = h("span", { class: "remaining" });
+    const sentence = h("h3", { class: "sentence", id: `${this.uid}-sentence` },
+      actionSentence(actionFacts(request), "ask"));
+    const why = whyLines(request);
     const button = (kind, label, key, cls = "") => h("button", {
       type: "button", class: `answer ${cls}`, dataset: { kind }, onclick: () => this.press(kind),
-      "aria-keyshortcuts": key,
-    }, label, " ", h("kbd", { text: key }));
+      "aria-keyshortcuts": key || null,
+    }, label, key ? [" ", h("kbd", { text: key })] : null);
+    this.moreButton = h("button", { type: "button", class: "answer more", "aria-expanded": "false",
+      "aria-controls": `${this.uid}-menu`, "aria-label": t("approval.more"), title: t("approval.more"), text: "⋯",
+      onclick: () => this.toggleMenu() });
     this.buttons = h("div", { class: "answers" },
       button("accept", t("approval.allowOnce"), "Y", "primary"),
       button("acceptForSession", t("approval.allowSession"), "S"),
-      button("acceptForSite", t(origin ? "approval.allowSite" : "approval.allowSiteNoOrigin"), "A"),
-      button("note", t("approval.decline"), "N", "danger"),
-      button("cancel", t("approval.cancel"), "Esc"));
+      button("decline", t("approval.declineNow"), "N", "danger"),
+      this.moreButton);
+    this.menu = h("div", { class: "menu", id: `${this.uid}-menu`, role: "group", "aria-label": t("approval.more"), hidden: true },
+      button("confirmSite", t(origin ? "approval.allowSite" : "approval.allowSiteNoOrigin"), "A"),
+      button("note", t("approval.declineNote")),
+      button("cancel", t("approval.stopTask"), "", "danger"));
+    this.confirm = h("div", { class: "confirm", role: "group", tabindex: "-1", hidden: true,
+      "aria-labelledby": `${this.uid}-confirm` },
+      h("p", { id: `${this.uid}-confirm`, text: t(origin ? "approval.confirmSite" : "approval.confirmSiteNoOrigin",
+        { tool: request.label || request.tool, site }) }),
+      h("div", { class: "answers" },
+        h("button", { type: "button", class: "primary", dataset: { kind: "acceptForSite" }, text: t("approval.confirmYes"),
+          onclick: () => this.answer("acceptForSite") }),
+        h("button", { type: "button", text: t("approval.confirmBack"), onclick: () => this.closeConfirm() })));
+    this.noteBox = h("textarea", { class: "note", rows: 2, placeholder: t("approval.notePlaceholder"), hidden: true,
+      "aria-label": t("approval.declineNote") });
+    this.noteSend = h("button", { type: "button", class: "danger", hidden: true, text: t("approval.sendDecline"),
+      onclick: () => this.answer("decline") });
+    this.noteBox.addEventListener("keydown", (event) => this.noteKey(event));
     return h("section", { class: "card approval", tabindex: "-1", dataset: { approvalId: this.id },
-      "aria-label": t("approval.title", { label: request.label || request.tool }) },
-      h("h3", { text: t("approval.title", { label: request.label || request.tool }) }),
+      "aria-labelledby": sentence.id, "aria-describedby": `${this.uid}-why`,
+      "aria-keyshortcuts": "Y S N A Escape" },
+      sentence,
+      why.length ? h("ul", { class: "why", id: `${this.uid}-why` }, why.map((line) => h("li", { text: line }))) : null,
+      this.buttons,
+      this.menu,
+      this.confirm,
+      this.noteBox,
+      this.noteSend,
+      h("details", { class: "details" },
+        h("summary", {}, t("approval.details"), " ", this.remaining),
+        this.facts(request)),
+      this.status);
+  }
+
+  // What Details holds: the names and codes a person rarely needs, all of it.
+  facts(request) {
+    const origin = request.targetOrigin;
+    return [
       h("dl", { class: "facts" },
         h("dt", { text: t("approval.tool") }), h("dd", {}, h("code", { text: request.tool }),
           request.level ? h("span", { class: "badge", text: request.level }) : null),
@@ -60,22 +103,12 @@ export class ApprovalCard {
         (request.destinations || []).length ? [h("dt", { text: t("approval.destination") }),
           h("dd", { class: "destinations" }, request.destinations.map((to) => h("code", { class: "destination" }, visibleNodes(to))))]
           : null,
-        (request.untrustedValues || []).length ? [h("dt", { text: t("approval.untrustedValues") }),
-          h("dd", { class: "untrusted-values" }, request.untrustedValues.map((v) => h("p", { class: "untrusted-value" },
-            visibleNodes(t(v.seenAt ? "approval.seenAt" : "approval.notSeen",
-              { what: v.what, value: v.value, origin: v.seenAt || "" })))))]
-          : null),
-      flags.length ? h("ul", { class: "flags" }, flags.map((flag) =>
-        h("li", { class: `flag flag-${flag}`, dataset: { flag } }, t(`flag.${flag}`, { origin })))) : null,
+        request.code ? [h("dt", { text: t("approval.code") }), h("dd", {}, h("code", { class: "code", text: request.code }),
+          ...(request.flags || []).map((flag) => h("code", { class: `flag flag-${flag}`, dataset: { flag }, text: flag })))] : null),
       h("h4", { text: t("approval.params") }),
       renderParams(request.params, { passwordTarget: request.passwordTarget === true }),
       request.reason ? h("p", { class: "muted small reason" }, `${t("approval.reason")}: `, visibleNodes(request.reason)) : null,
-      this.remaining,
-      this.buttons,
-      this.noteBox,
-      this.noteSend,
-      h("p", { class: "muted small", text: t("approval.keys") }),
-      this.status);
+    ];
   }
 
   tick() {
@@ -83,24 +116,58 @@ export class ApprovalCard {
     this.remaining.textContent = left > 0 ? t("approval.remaining", { time: clock(left) }) : t("approval.expired");
   }
 
-  // A key pressed while the card is the active one (not inside a text field).
+  // Keys reach the card only from inside it (it listens on its own element).
   key(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || isEditable(event.target)) return;
+    if (event.key === "Escape") {
+      event.preventDefault();
+      event.stopPropagation();
+      if (!this.confirm.hidden) this.closeConfirm();
+      else if (!this.menu.hidden) {
+        this.toggleMenu(false);
+        this.moreButton.focus();
+      }
+      else this.leave();
+      return;
+    }
+    if (!this.confirm.hidden) return; // the lasting rule is added by its button only
     const action = KEY_ACTIONS[event.key.toLowerCase()];
-    if (!action || event.ctrlKey || event.metaKey || event.altKey) return false;
+    if (!action || event.repeat) return;
     event.preventDefault();
     this.press(action);
-    return true;
   }
 
   press(kind) {
     if (this.busy) return;
     if (kind === "note") {
+      this.toggleMenu(false);
       this.noteBox.hidden = false;
       this.noteSend.hidden = false;
       this.noteBox.focus();
       return;
     }
+    if (kind === "confirmSite") {
+      this.toggleMenu(false);
+      this.confirm.hidden = false;
+      this.buttons.hidden = true;
+      this.status.textContent = t("approval.confirmShown");
+      this.confirm.focus();
+      return;
+    }
     this.answer(kind);
+  }
+
+  toggleMenu(open = this.menu.hidden) {
+    this.menu.hidden = !open;
+    this.moreButton.setAttribute("aria-expanded", String(open));
+    if (open) this.menu.querySelector("button").focus();
+  }
+
+  closeConfirm() {
+    this.confirm.hidden = true;
+    this.buttons.hidden = false;
+    this.status.textContent = "";
+    this.el.focus();
   }
 
   noteKey(event) {
@@ -121,7 +188,7 @@ export class ApprovalCard {
     const note = kind === "decline" ? this.noteBox.value.trim() : "";
     this.busy = true;
     this.setButtons(true);
-    this.status.textContent = t("approval.sent");
+    this.status.textContent = t("approval.sentAs", { answer: t(`approval.answer.${kind}`) });
     let reply;
     try {
       reply = await this.decide(kind, note);

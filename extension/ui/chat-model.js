@@ -124,6 +124,8 @@ export class ThreadModel {
       case "turn.complete":
         this.running = false;
         this.turnId = null;
+        // A call the user stopped the task from already says so on its card: one line is enough.
+        if (event.stopReason === "interrupted" && this.endsWithCancelledCall()) return "state";
         if (["interrupted", "error", "budget_pause", "max_tokens"].includes(event.stopReason)) {
           this.put({ id: `end:${event.turnId}`, kind: "notice", noticeKind: `stop:${event.stopReason}`, text: "" });
           return `end:${event.turnId}`;
@@ -185,6 +187,11 @@ export class ThreadModel {
       default:
         return null;
     }
+  }
+
+  endsWithCancelledCall() {
+    const last = this.items[this.items.length - 1];
+    return Boolean(last && last.kind === "tool" && last.decision && last.decision.kind === "cancel");
   }
 
   setRecovery(run) {
@@ -255,6 +262,8 @@ export class ThreadModel {
     call.targetLine = approval.request.targetLine || call.targetLine;
     call.passwordTarget = call.passwordTarget || approval.request.passwordTarget === true;
     call.targetOrigin = approval.request.targetOrigin || call.targetOrigin;
+    call.targetName = approval.request.targetName || call.targetName;
+    call.pageOrigin = approval.request.pageOrigin || call.pageOrigin;
     if (!call.params) call.params = approval.request.params;
   }
 }

@@ -1,12 +1,12 @@
 // Draws the thread's items: user and assistant messages (with reasoning), tool cards, notices and
 // errors. One element per item, replaced when that item changes.
 import { h, clear } from "./dom.js";
+import { actionFacts, actionSentence } from "./action-words.js";
 import { maskParams, maskSummary } from "./params-view.js";
 import { has, t } from "./strings.js";
 import { visibleNodes, visibleString } from "./visible.js";
 
 const DIFF_MARKS = ["--- incremental snapshot ---", "# Page Changes"];
-const PREVIEW_LINES = 3;
 
 export class ChatView {
   constructor(root) {
@@ -100,6 +100,9 @@ function serverShown(result) {
   return out;
 }
 
+// One line says what the call did (or was to do) and how it ended; the parameters, ids, element
+// line, result and the user's answer are under Details. MCP servers' text and images for the user
+// stay visible.
 function toolCard(item) {
   const status = item.status || "running";
   const result = item.result || null;
@@ -107,27 +110,53 @@ function toolCard(item) {
   const cut = Math.min(...DIFF_MARKS.map((mark) => text.indexOf(mark)).filter((i) => i >= 0), text.length);
   const summary = text.slice(0, cut).trim();
   const diff = text.slice(cut).replace(DIFF_MARKS[0], "").trim();
-  const preview = summary.split("\n").slice(0, PREVIEW_LINES).join("\n");
   const password = item.passwordTarget === true;
   const params = visibleString(item.params && Object.keys(item.params).length ? JSON.stringify(maskParams(item.params, password))
     : item.summary && item.summary !== "{}" ? maskSummary(item.summary, password) : "");
-  return h("article", { class: `item tool status-${status}`, dataset: { itemId: item.id, tool: item.tool || "" } },
-    h("header", {},
-      h("span", { class: `status-dot dot-${status}`, "aria-hidden": "true" }),
-      h("strong", { text: item.label || item.tool }), " ",
-      h("code", { class: "muted", text: item.tool }),
-      item.level ? h("span", { class: "badge", text: item.level }) : null,
-      h("span", { class: `status status-${status}`, text: t(`tool.${status}`) })),
+  const facts = actionFacts({ ...item, params: item.params || parsed(item.summary) }, { fallbackField: true });
+  const ended = endedAs(item, status);
+  const details = h("div", { class: "tool-details", id: `details-${item.id}`, hidden: true },
+    h("p", { class: "small" }, h("strong", { text: item.label || item.tool }), " ",
+      h("code", { class: "muted", text: item.tool }), item.level ? h("span", { class: "badge", text: item.level }) : null),
     params ? h("p", { class: "params-summary" }, h("code", { text: params.length > 300 ? `${params.slice(0, 297)}…` : params })) : null,
     item.targetLine ? h("p", { class: "small" }, h("code", { class: "target-line" }, visibleNodes(t("tool.target", { line: item.targetLine })))) : null,
-    item.progress ? h("p", { class: "muted small", text: item.progress }) : null,
-    preview ? h("p", { class: "result-preview" }, visibleNodes(preview)) : null,
-    ...serverShown(result),
+    summary ? h("pre", { class: "result-text" }, visibleNodes(summary)) : null,
     result && !result.ok && result.code ? h("p", { class: "code small", text: t("tool.code", { code: result.code }) }) : null,
     diff ? h("details", { class: "diff" }, h("summary", { text: t("tool.pageChanges") }), h("pre", {}, visibleNodes(diff))) : null,
-    summary.split("\n").length > PREVIEW_LINES ? h("details", {}, h("summary", { text: t("tool.fullResult") }),
-      h("pre", {}, visibleNodes(summary))) : null,
     item.decision ? h("p", { class: "decision small" }, decisionText(item.decision)) : null);
+  // A toggle on the line itself, so a call takes one line until the user asks for more.
+  const toggle = h("button", { type: "button", class: "link details-toggle", "aria-expanded": "false",
+    "aria-controls": details.id, text: t("tool.details"), onclick: () => {
+      details.hidden = !details.hidden;
+      toggle.setAttribute("aria-expanded", String(!details.hidden));
+    } });
+  return h("article", { class: `item tool status-${status}`, dataset: { itemId: item.id, tool: item.tool || "" } },
+    h("p", { class: "tool-line" },
+      h("span", { class: `status-dot dot-${status}`, "aria-hidden": "true" }),
+      h("span", { class: "what" }, actionSentence(facts, status === "ok" ? "done" : "todo")),
+      ended ? h("span", { class: `status status-${status}`, text: ended }) : null,
+      toggle),
+    item.progress ? h("p", { class: "muted small", text: item.progress }) : null,
+    ...serverShown(result),
+    details);
+}
+
+// How the call ended, in a word or two (nothing for a call that simply ran).
+function endedAs(item, status) {
+  const decision = item.decision || {};
+  if (decision.kind === "cancel" || (item.result && item.result.code === "cancelled")) return t("tool.stopped");
+  if (status === "declined" && decision.kind === "decline" && decision.note) return t("tool.declinedNote", { note: decision.note });
+  if (status === "ok") return "";
+  return t(`tool.${status}`);
+}
+
+function parsed(summary) {
+  try {
+    const value = JSON.parse(summary || "{}");
+    return value && typeof value === "object" ? value : {};
+  } catch {
+    return {};
+  }
 }
 
 function decisionText(decision) {

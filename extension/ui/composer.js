@@ -21,14 +21,16 @@ export class Composer {
     this.hint = h("p", { id: "policy-hint", class: "muted small" });
     this.sendButton = h("button", { type: "submit", class: "primary", text: t("composer.send") });
     this.queueButton = h("button", { type: "button", hidden: true, text: t("composer.queue"), onclick: () => this.queue() });
-    this.stopButton = h("button", { type: "button", class: "danger", hidden: true, text: t("composer.stop"),
-      onclick: () => this.onStop() });
+    this.stopButton = h("button", { type: "button", class: "danger", hidden: true, onclick: () => this.onStop(),
+      "aria-keyshortcuts": "Control+Shift+S", title: t("composer.stopKey") }, t("composer.stop"));
     this.form = h("form", { class: "composer", onsubmit: (event) => { event.preventDefault(); this.send(); } },
       this.input,
       h("div", { class: "row" },
         h("label", { class: "policy" }, h("span", { text: t("composer.policy") }), this.policy),
         h("span", { class: "grow" }), this.stopButton, this.queueButton, this.sendButton),
       this.hint);
+    this.typed = false; // typed into since the last send: the user is writing, even if it is empty now
+    this.input.addEventListener("input", () => { this.typed = true; });
     this.input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
@@ -64,10 +66,21 @@ export class Composer {
     this.input.placeholder = t(running ? "composer.placeholderRunning" : "composer.placeholder");
   }
 
+  // Whether the user is writing a message (a card must not take the focus from it).
+  inUse() {
+    return this.typed || this.input.value.trim() !== "";
+  }
+
+  // The Stop chord: Ctrl+Shift+S (Cmd+Shift+S on a Mac).
+  isStopKey(event) {
+    return (event.ctrlKey || event.metaKey) && event.shiftKey && !event.altKey && event.key.toLowerCase() === "s";
+  }
+
   take() {
     const text = this.input.value.trim();
     if (!text) return null;
     this.input.value = "";
+    this.typed = false;
     return { text, policy: this.policy.value };
   }
 

@@ -1,7 +1,8 @@
 // Cards for the other things a run waits on: a question or request to the user (interaction),
 // a write that may or may not have happened before a crash (recovery), a token-budget pause.
-// Each card sends one op; the host decides and reports back.
-import { h } from "./dom.js";
+// Each card sends one op; the host decides and reports back. A question's choices answer to the
+// number keys 1-9 while its card has focus; Esc leaves the card and answers nothing.
+import { h, isEditable } from "./dom.js";
 import { renderParams } from "./params-view.js";
 import { t } from "./strings.js";
 
@@ -13,7 +14,7 @@ const KINDS = {
   schedule_resume: { title: "ask.resumeTitle", submit: "ask.resumeNow", cancel: "ask.resumeCancel", text: (r) => r.summary || r.reason },
 };
 
-export function interactionCard(asked, send) {
+export function interactionCard(asked, send, { leave = () => {} } = {}) {
   const request = asked.request || {};
   const kind = KINDS[request.kind] || KINDS.ask_user;
   const status = h("p", { class: "card-status", role: "status" });
@@ -26,18 +27,39 @@ export function interactionCard(asked, send) {
     if (reply && reply.type === "command.rejected") status.textContent = t("approval.rejected", { message: reply.message });
   };
   const options = isQuestion && Array.isArray(request.options) ? request.options : [];
-  return h("section", { class: "card interaction", tabindex: "-1", dataset: { interactionId: asked.interactionId, kind: request.kind || "" } },
-    h("h3", { text: t(kind.title) }),
-    h("p", { class: "text", text: kind.text(request) || "" }),
+  const numbered = options.slice(0, 9);
+  const titleId = `ask-${asked.interactionId}`;
+  const card = h("section", { class: "card interaction", tabindex: "-1", "aria-labelledby": titleId,
+    "aria-keyshortcuts": numbered.length ? `1-${numbered.length} Escape` : "Escape",
+    dataset: { interactionId: asked.interactionId, kind: request.kind || "" } },
+    h("h3", { id: titleId }, t(kind.title), ": ", h("span", { class: "text", text: kind.text(request) || "" })),
     request.kind === "request_user_action" && request.reason ? h("p", { class: "muted small", text: request.reason }) : null,
-    options.length ? h("div", { class: "answers" }, options.map((option) =>
-      h("button", { type: "button", class: "option", text: option, onclick: () => respond({ kind: "submit", value: option }) }))) : null,
+    options.length ? h("div", { class: "answers" }, options.map((option, index) =>
+      h("button", { type: "button", class: "option", onclick: () => respond({ kind: "submit", value: option }),
+        "aria-keyshortcuts": index < 9 ? String(index + 1) : null },
+      index < 9 ? h("kbd", { text: String(index + 1) }) : null, option))) : null,
     h("form", { class: "row", onsubmit: (event) => {
       event.preventDefault();
       respond(isQuestion ? { kind: "submit", value: answer.value } : { kind: "submit" });
     } }, answer, h("button", { type: "submit", class: "primary", text: t(kind.submit) }),
     h("button", { type: "button", text: t(kind.cancel), onclick: () => respond({ kind: "cancel" }) })),
     status);
+  let answered = false;
+  card.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey || isEditable(event.target)) return;
+    if (event.key === "Escape") {
+      event.preventDefault();
+      leave();
+      return;
+    }
+    const index = /^[1-9]$/.test(event.key) ? Number(event.key) - 1 : -1;
+    if (index < 0 || index >= numbered.length || answered || event.repeat) return;
+    event.preventDefault();
+    answered = true;
+    respond({ kind: "submit", value: numbered[index] });
+    status.textContent = t("ask.chosen", { option: numbered[index] }); // announced (role=status)
+  });
+  return card;
 }
 
 export function recoveryCard(run, threadId, send) {

@@ -43,7 +43,7 @@ export class ExplainSection {
     }
     this.show(
       h("p", { class: `verdict-line verdict-${reply.verdict}` },
-        h("strong", { text: t("settings.explain.verdict", { verdict: t(`verdict.${reply.verdict}`), code: reply.code, policy: reply.policy }) })),
+        h("strong", { text: t("settings.explain.verdict", { verdict: t(`verdict.${reply.verdict}`), code: reply.code, policy: t(`policy.${reply.policy}`) }) })),
       h("p", { text: reply.reason }),
       reply.rule ? h("p", { class: "small", text: t("settings.explain.rule", { rule: reply.rule }) }) : null,
       (reply.flags || []).length ? h("p", { class: "small", text: t("settings.explain.flags", { flags: reply.flags.join(", ") }) }) : null,

@@ -169,13 +169,16 @@ function drawState() {
 
 function drawRequests() {
   const root = $("#requests");
+  const stick = chat.atBottom(); // a card takes room from the conversation: keep its end in view
   const sendOp = (op) => client.send(op).then((reply) => {
     // The host records the resolution as the call's result without a live event: redraw from it.
     if (op.type === "run.resolveUncertain" && reply.type === "command.ack") resync();
     return reply;
   });
+  let answered = false; // a card the user was on went away: put the focus somewhere sensible
   for (const [id, card] of cards) {
     if (!model.approvals.has(id)) {
+      answered = answered || card.el.contains(document.activeElement);
       card.destroy();
       cards.delete(id);
     }
@@ -183,31 +186,42 @@ function drawRequests() {
   for (const [id, approval] of model.approvals) {
     model.remember(approval);
     if (cards.has(id)) continue;
-    const card = new ApprovalCard(approval, (kind, note) => decide(approval, kind, note));
+    const card = new ApprovalCard(approval, (kind, note) => decide(approval, kind, note), { leave: backToComposer });
     cards.set(id, card);
     root.append(card.el);
-    if (mayTakeFocus()) card.el.focus();
+    if (!isEditable(document.activeElement)) card.el.focus();
   }
   // The other cards are kept while their request stands (so a half-typed answer survives redraws).
   const wanted = new Map();
-  for (const asked of model.interactions.values()) wanted.set(`ask:${asked.interactionId}`, () => interactionCard(asked, sendOp));
+  for (const asked of model.interactions.values()) wanted.set(`ask:${asked.interactionId}`, () => interactionCard(asked, sendOp, { leave: backToComposer }));
   if (model.recovery) wanted.set(`recovery:${model.recovery.runId}`, () => recoveryCard(model.recovery, current, sendOp));
   if (model.budgetPause) wanted.set(`budget:${model.budgetPause.runId}`, () => budgetCard(model.budgetPause, current, sendOp));
   for (const el of root.querySelectorAll("[data-request-key]")) {
-    if (!wanted.has(el.dataset.requestKey)) el.remove();
+    if (wanted.has(el.dataset.requestKey)) continue;
+    answered = answered || el.contains(document.activeElement);
+    el.remove();
   }
   for (const [key, make] of wanted) {
     if (root.querySelector(`[data-request-key="${CSS.escape(key)}"]`)) continue;
     const el = make();
     el.dataset.requestKey = key;
     root.append(el);
+    // A question takes the focus (its number keys answer it) only while the composer is idle.
+    const active = document.activeElement;
+    if (key.startsWith("ask:") && !composer.inUse() && (!isEditable(active) || active === composer.input)) el.focus();
   }
+  // The next waiting card if there is one (the user is answering cards), else the composer: never
+  // the bare page, where a card arriving later would take the focus and the next typed letter.
+  if (answered) {
+    const next = root.querySelector(".card");
+    if (next) next.focus();
+    else backToComposer();
+  }
+  if (stick) chat.scrollDown();
 }
 
-// A new card takes the focus (so its keys work at once) unless the user is writing something.
-function mayTakeFocus() {
-  const active = document.activeElement;
-  return !isEditable(active) || (active.id === "message" && !active.value.trim());
+function backToComposer() {
+  composer.input.focus();
 }
 
 // -- answers -------------------------------------------------------------------------------------
@@ -298,19 +312,23 @@ function select(threadId, { subscribe = true } = {}) {
 
 // -- keys and header -----------------------------------------------------------------------------
 
+// Page-wide keys only: Stop has its own chord (never plain Esc, which only leaves a card), and
+// F6 moves between the waiting card and the composer. A card's letter keys are its own.
 function keys(event) {
-  const card = cards.values().next().value;
-  if (event.key === "Escape") {
-    if (card && !card.busy) {
-      event.preventDefault();
-      card.press("cancel");
-    } else if (model.running) {
+  if (composer.isStopKey(event)) {
+    if (model.running) {
       event.preventDefault();
       stop();
     }
     return;
   }
-  if (card && !isEditable(event.target)) card.key(event);
+  if (event.key === "F6" && !event.ctrlKey && !event.altKey && !event.metaKey) {
+    const card = $("#requests .card");
+    if (!card) return;
+    event.preventDefault();
+    if (card.contains(document.activeElement)) backToComposer();
+    else card.focus();
+  }
 }
 
 function setupHeader() {

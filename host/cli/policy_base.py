@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from protocol.errors import TabwardenError
+from protocol.permissions import describe_policy
 
 
 class BaseError(TabwardenError):
@@ -77,6 +78,6 @@ def installed(user_policy: Path | None = None) -> Base:
         count = sum(1 for v in views if v.provenance == f"{kind}:{path}")
         files.append(f"{kind} {path} ({_plural(count, 'rule')})" if path.exists() else f"{kind} none")
     parts.append(f"policy files: {', '.join(files)}")
-    parts.append(f"default policy {policy}")
+    parts.append(f"default policy {describe_policy(policy)}")
     label = f"rules: installed ({'; '.join(parts)})"
     return Base(policy, all_rules, tuple(lists.blocked_extra), tuple(lists.guarded_extra), label, warnings)

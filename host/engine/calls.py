@@ -225,13 +225,17 @@ class _Call:
         engine, runner, spec = self.engine, self.runner, call.spec
         self.body = msgspec.structs.replace(self.body, params=call.wire_params())
         decision = judgement.decision
+        role, name = call.target.element() if call.target else ("", "")
+        target_origin = decision.target_origin or call.origin
         request = ui.ApprovalRequestPayload(
             tool=spec.name, label=spec.label, params=call.wire_params(),
-            target_origin=decision.target_origin or call.origin, flags=sorted(set(judgement.flags)),
+            target_origin=target_origin, flags=sorted(set(judgement.flags)),
             reason=judgement.reason, code=decision.code, level=spec.level,
             target_line=call.target.line if call.target else None, destinations=leaving(call),
             password_target=targets_password(call.target.facts if call.target else None),
-            untrusted_values=[dict(v) for v in decision.untrusted])
+            untrusted_values=[dict(v) for v in decision.untrusted],
+            target_role=role, target_name=name, policy=self._policy(),
+            page_origin=call.origin if call.origin != target_origin else "")
         with engine.store.transaction() as conn:
             engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
                                      node_id=self.node_id)
@@ -242,6 +246,14 @@ class _Call:
                 run_revision=run.revision, pending=self._pending(call))
         engine.offer(approval)
         return await self.settle(approval, None)
+
+    def _policy(self) -> str:
+        """The policy the call was judged under, for the card to name ("" when the gatekeeper
+        cannot say now: the card then leaves it out)."""
+        try:
+            return self.engine.gatekeeper.effective_policy(self.runner.thread_id, self.runner.policy)
+        except Exception:
+            return ""
 
     def allowed(self, call: ToolCall) -> None:
         """The node is written and the run executes the call (an interaction writes both when

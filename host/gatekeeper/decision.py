@@ -42,12 +42,13 @@ from typing import Any
 import msgspec
 
 from protocol.permissions import (FLAG_CREDENTIAL_TARGET, FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN,
-                                  FLAG_SENSITIVE_PAYLOAD, FLAG_UNTRUSTED_VALUE)
+                                  FLAG_SENSITIVE_PAYLOAD, FLAG_UNTRUSTED_VALUE, POLICY_LABELS)
 
 from host.gatekeeper.credential_target import targets_credential
 from host.gatekeeper.field_values import resulting_values
 from host.gatekeeper.origins import NO_ORIGIN, destination, normalize_origin
 from host.gatekeeper.patterns import OriginSet
+from host.gatekeeper import payload as P
 from host.gatekeeper.payload import (ALWAYS_FORCING, CARD_NUMBER, CREDENTIAL_TARGET, EMAIL_ADDRESS, IBAN, scan_params,
                                      scan_texts)
 from host.gatekeeper.policy import DEFAULT_POLICY, normalize_policy
@@ -69,6 +70,13 @@ CODES: tuple[str, ...] = (
 # Payload findings that are values step 9 judges: the user's own may go where the user named.
 USERS_OWN_FINDINGS = frozenset({IBAN, CARD_NUMBER, EMAIL_ADDRESS})
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
+# The payload findings in the words a reason uses (the codes stay in `findings`).
+FINDING_WORDS = {
+    P.CARD_NUMBER: "a card number", P.CREDENTIAL_FIELD: "a secret-named parameter (password, token, key)",
+    P.EMAIL_ADDRESS: "an e-mail address", P.IBAN: "a bank account number (IBAN)", P.PRIVATE_KEY: "a private key",
+    P.JWT: "a login token (JWT)", P.API_TOKEN: "an API key or token", P.CREDENTIAL_TARGET: "text for a password field",
+    P.SECRET_VALUE: "a value labelled as a secret",
+}
 
 # Not one of the approval flags (no request carries it): marks a decision that the user's answer
 # turned into an allow.
@@ -235,6 +243,8 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     if category is None and is_mcp:
         category = "mcp"
     policy = normalize_policy(ctx.policy) or DEFAULT_POLICY
+    # Reasons are read by people: the policy by the name the pages give it.
+    named = f"the “{POLICY_LABELS[policy]}” policy"
     params = call.params if isinstance(call.params, Mapping) else {}
     name = spec.name if spec is not None else tool
 
@@ -269,14 +279,14 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     # 2. Reads: never denied, never judged by rules.
     if effects == "read":
         if policy != "always":
-            trace.hit("read", f"reads are allowed under the {policy} policy")
-            return done("allow", "read_allowed", f"{name} only reads; reads are allowed under the {policy} policy")
+            trace.hit("read", f"{named} allows reads")
+            return done("allow", "read_allowed", f"{name} only reads; {named} allows reads")
         flags = (FLAG_ESCALATION_L2,) if level == "L2" else ()
         if (name, origin.text) in ctx.grants:
-            trace.hit("read", f"the always policy asks, but this session granted {name} @ {where}")
+            trace.hit("read", f"{named} asks, but this session granted {name} @ {where}")
             return done("allow", "session_grant", f"allowed for this session: {name} @ {where}", flags)
-        trace.hit("read", "the always policy asks before every read")
-        return done("ask", "read_ask", f"the always policy asks before {name} reads {where}", flags)
+        trace.hit("read", f"{named} asks before every read")
+        return done("ask", "read_ask", f"{named} asks before {name} reads {where}", flags)
     trace.ok("read", "the call writes")
 
     # 3. Destinations that run script, or that are no URL at all.
@@ -386,12 +396,15 @@ def _check_call(call: Call, ctx: Context) -> Decision:
 
     # 10. Sensitive payload: neither a grant nor an allow rule silences it.
     if forced:
-        parts = [f"the parameters carry {', '.join(sorted(findings - held))}"] if findings - held else []
+        def words(codes: frozenset[str]) -> str:
+            return ", ".join(FINDING_WORDS.get(code, code) for code in sorted(codes))
+
+        parts = [f"the parameters carry {words(findings - held)}"] if findings - held else []
         if held:
-            parts.append(f"the field would then hold {', '.join(sorted(held))}")
+            parts.append(f"the field would then hold {words(held)}")
         what = " and ".join(parts)
         trace.hit("sensitive_payload", what)
-        return done("ask", "sensitive_payload", f"{what} bound for {where}; confirm before sending",
+        return done("ask", "sensitive_payload", f"{what}, bound for {where}; confirm before sending",
                     flag_tuple, None, found)
     if released:
         trace.ok("sensitive_payload", f"{', '.join(found)}: the user's own values, bound for a site they named")
@@ -437,7 +450,7 @@ def _check_call(call: Call, ctx: Context) -> Decision:
 
     # 14. The policy's default.
     if policy == "auto":
-        trace.hit("policy_default", "the auto policy allows writes")
-        return done("allow", "policy_default", f"the auto policy allows {name} @ {where}", flag_tuple, None, found)
-    trace.hit("policy_default", f"the {policy} policy asks before writes")
-    return done("ask", "policy_default", f"the {policy} policy asks before {name} @ {where}", flag_tuple, None, found)
+        trace.hit("policy_default", f"{named} allows changes")
+        return done("allow", "policy_default", f"{named} allows {name} @ {where}", flag_tuple, None, found)
+    trace.hit("policy_default", f"{named} asks before changes")
+    return done("ask", "policy_default", f"{named} asks before {name} @ {where}", flag_tuple, None, found)

@@ -151,9 +151,11 @@ def web_value(text: str) -> Value | None:
     """A URL or `host/path` as a web value (None when it has no usable host)."""
     raw = text.strip()
     rest = raw.split("://", 1)[1] if "://" in raw[:12] else raw
-    host, _, path = rest.partition("/")
+    # The host ends at the first `/`, `?` or `#` (`weather.com?` at the end of a question).
+    cut = min((i for i in (rest.find(c) for c in "/?#") if i != -1), default=len(rest))
+    host, path = rest[:cut], rest[cut + 1:] if cut < len(rest) and rest[cut] == "/" else ""
     host = host.rsplit("@", 1)[-1].split(":", 1)[0]
-    host = _fold(host).rstrip(".")
+    host = _fold(host).rstrip(".,;:!")
     if "." not in host or not _HOST_CHARS.fullmatch(host):
         return None
     site = site_of(host)

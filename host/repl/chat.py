@@ -15,6 +15,7 @@ import json
 import os
 from typing import Any
 
+from protocol.permissions import describe_policy
 from protocol.visible_text import visible
 
 from host.control.client import ControlClient
@@ -179,7 +180,8 @@ def approvals_table(items: list[dict[str, Any]], style: Style) -> str:
 
 def threads_table(items: list[dict[str, Any]], style: Style) -> str:
     """Threads, newest first."""
-    rows = [(t.get("id"), t.get("title") or "", t.get("permissionPolicy") or "-", render.clock(t.get("updatedAt")))
+    rows = [(t.get("id"), t.get("title") or "", describe_policy(t["permissionPolicy"]) if t.get("permissionPolicy") else "-",
+             render.clock(t.get("updatedAt")))
             for t in items]
     return render.table(rows, ("thread", "title", "policy", "updated"), style)
 

@@ -8,6 +8,8 @@ import re
 import time
 from typing import Any, Iterable, Sequence
 
+from protocol.permissions import describe_policy
+
 from host.repl.style import PLAIN, Style
 
 _REF = re.compile(r"\[ref=[^\]]+\]")
@@ -105,7 +107,7 @@ def decision(d: dict[str, Any], style: Style = PLAIN) -> str:
     """A gatekeeper decision with every step of its trace."""
     where = d.get("target_origin") or "(no origin)"
     lines = [f"{d.get('tool', '?')} @ {where} -> {verdict(d.get('verdict', '?'), style)} ({d.get('code')})"
-             f"   policy {d.get('policy', '?')}, thread {d.get('threadId', '?')}",
+             f"   policy {describe_policy(d.get('policy', '?'))}, thread {d.get('threadId', '?')}",
              f"  {d.get('reason', '')}"]
     trace = d.get("trace") or []
     width = max((len(step.get("step", "")) for step in trace), default=0)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from protocol.permissions import describe_policy
+
 from host.control.client import ControlClient
 from host.repl import chat as engine_chat
 from host.repl import interactions as waits
@@ -65,7 +67,7 @@ class Tabwarden:
         self._printers: dict[str, engine_chat.EventPrinter] = {}
 
     def __repr__(self) -> str:
-        return f"<tw: host pid {self.client.pid}, thread {self.thread!r}, policy {self.policy or 'host default'}>"
+        return f"<tw: host pid {self.client.pid}, thread {self.thread!r}, policy {describe_policy(self.policy) if self.policy else 'host default'}>"
 
     def help(self) -> Text:
         """What `tw` can do."""
@@ -520,7 +522,7 @@ def _rules(views: list[dict[str, Any]], style: Style) -> str:
 
 
 def _permissions(data: dict[str, Any], style: Style) -> str:
-    lines = [f"policy {style(str(data.get('policy')), 'bold')}, revision {str(data.get('revision', ''))[:16]}",
+    lines = [f"policy {style(describe_policy(data.get('policy')), 'bold')}, revision {str(data.get('revision', ''))[:16]}",
              f"sources: {', '.join(data.get('loaded_sources', []))}",
              f"blocked (user): {', '.join(data.get('sensitive_origins', [])) or '-'} "
              f"(+{data.get('builtin_sensitive_count', 0)} built in)",

@@ -39,6 +39,16 @@ class Target:
         places (what an approval was given for)."""
         return self.tab_id == other.tab_id and self.origin == other.origin and self.leads() == other.leads()
 
+    def element(self) -> tuple[str, str]:
+        """The acted-on element's role and name (its label, accessible name or placeholder) when
+        the call acts on exactly one known element; ("", "") otherwise."""
+        hints = (self.facts or {}).get("hints") or ()
+        if len(hints) != 1 or not isinstance(hints[0], dict):
+            return "", ""
+        hint = hints[0]
+        name = next((str(hint[key]).strip() for key in ("label", "name", "placeholder") if str(hint.get(key) or "").strip()), "")
+        return str(hint.get("role") or ""), name
+
     def leads(self) -> list[Any]:
         """Where the acted-on elements take the page (the facts' `destinations`), as judged."""
         return list((self.facts or {}).get("destinations") or ())

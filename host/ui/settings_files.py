@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from protocol.permissions import describe_policy
+
 from host.config_files import EditRefused
 from host.gatekeeper.policy_files import PolicyLayer, load_policy_file, parse_policy, user_policy_path
 
@@ -52,7 +54,7 @@ def set_default_policy(gatekeeper: Any, policy: str) -> Path:
     found = layers(gatekeeper.active_permissions().loaded_sources)
     if found.managed is not None and found.managed.policy is not None:
         raise EditRefused("policy_locked", f"the administrator's policy file ({found.managed.label.split(':', 1)[1]}) "
-                                               f"sets the default policy to {found.managed.policy}")
+                                               f"sets the default policy to {describe_policy(found.managed.policy)}")
     path = found.user_path
     try:
         before = path.read_text(encoding="utf-8")

@@ -101,6 +101,16 @@ class ApprovalRequestPayload(Shape, kw_only=True):
     # Values the call would send that the user did not give (code `untrusted_value`): each as
     # {kind, what, value, seenAt} (seenAt: where it was seen, or null), for the card to show plainly.
     untrusted_values: list[dict[str, Any]] = []
+    # The acted-on element as the host's ref map describes it (its role, and its label or
+    # accessible name), when the call acts on exactly one: the card's plain sentence names it.
+    # Page text, like `target_line`.
+    target_role: str = ""
+    target_name: str = ""
+    # The permission policy the call was judged under (its code; the page shows its name).
+    policy: str = ""
+    # The origin of the page the call acts on, when that is not `target_origin` (a click judged
+    # at the origin its link leads to still happens on this page).
+    page_origin: str = ""
 
 
 class PendingApproval(Shape, kw_only=True):

@@ -49,6 +49,7 @@ UiErrorCode = Literal[
     "unknown_tool",
     "policy_locked",
     "invalid_policy",
+    "invalid_case",  # a what-if case whose target facts do not fit
     "invalid_provider",
     "provider_not_found",
     # built-ins

@@ -11,29 +11,20 @@ web page does nothing. Screenshots of the main states go to test-output/sidepane
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from install.extension_id import default_extension_id
-from tests.support.browser import ROOT, BrowserRun
-from tests.support.fake_model import FakeOpenAI, Reply, tool_results
-from tests.support.hosts import control_call, write_settings
-from tests.support.pages import PageServer
-from tests.support.playwright_run import extension_context
+from tests.support.fake_model import Reply, tool_results
+from tests.support.hosts import control_call
+from tests.support.sidepanel_site import Act, open_site, read_then
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.browser
 
-SHOTS = ROOT / "test-output" / "sidepanel"
-REF = r"\[ref=(s[0-9a-z]+_\d+_\d+)\]"
-WAIT_MS = 30_000
 FAKE_CARD = """<!doctype html><html><head><meta charset="utf-8"><title>Totally legit page</title></head><body>
 <h1>Shop</h1>
 <section class="card approval"><h3>Allow Type?</h3><p>Tabwarden needs your approval.</p>
@@ -56,122 +47,10 @@ FAKE_CARD = """<!doctype html><html><head><meta charset="utf-8"><title>Totally l
 </script></body></html>"""
 
 
-def latest_ref(results: list[str], line_part: str) -> str:
-    """The ref of the element on a line containing `line_part`, from the newest snapshot."""
-    for text in reversed(results):
-        current = text.split("Current interactive refs:")[-1]
-        for line in current.split("\n"):
-            found = re.search(REF, line) if line_part in line else None
-            if found:
-                return found.group(1)
-    raise AssertionError(f"no ref for {line_part!r}")
-
-
-@dataclass(frozen=True)
-class Act:
-    """One scripted model step after the read: say `say` and call `tool` on the element whose line
-    in the newest snapshot contains `line`, with `params` besides `element` and `ref`."""
-
-    say: str
-    tool: str
-    element: str
-    line: str
-    params: dict[str, Any] = field(default_factory=dict)
-
-
-def read_then(read_text: str, *acts: Act, done: Any) -> tuple:
-    """The model's replies for a whole turn: read the page, do each act in turn, then answer `done`
-    (a text, or a function of the last tool result)."""
-
-    def script(body):
-        results = tool_results(body)
-        if not results:
-            return Reply(text=read_text, tool_calls=[("read_page", {})])
-        if len(results) <= len(acts):
-            act = acts[len(results) - 1]
-            return Reply(text=act.say, tool_calls=[(act.tool, {"element": act.element, "ref": latest_ref(results, act.line),
-                                                                **act.params})])
-        return Reply(text=done(results[-1]) if callable(done) else done)
-
-    return (script,) * (len(acts) + 2)
-
-
-@dataclass
-class Site:
-    run: BrowserRun
-    pages: PageServer
-    web: PageServer
-    web_dir: Path
-    model: FakeOpenAI
-    context: Any
-    panel: Any
-    form: Any
-
-    @property
-    def origin(self) -> str:
-        return self.pages.url("")[:-1]
-
-    def shot(self, page: Any, name: str, *, dark: bool = False, full: bool = False) -> Path:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        path = SHOTS / f"{name}-{'dark' if dark else 'light'}.png"
-        page.emulate_media(color_scheme="dark" if dark else "light")
-        page.screenshot(path=str(path), full_page=full)
-        page.emulate_media(color_scheme="light")
-        return path
-
-    def extension_page(self, path: str) -> Any:
-        page = self.context.new_page()
-        page.goto(f"chrome-extension://{default_extension_id()}/ui/{path}")
-        page.wait_for_selector("body[data-engine=ready]" if path.startswith("sidepanel") else "#rules tbody tr",
-                               timeout=WAIT_MS)
-        return page
-
-    def new_task(self, text: str, tab: Any = None) -> None:
-        # The task's tab is the web page the user looked at last (the panel is a tab here).
-        (tab or self.form).bring_to_front()
-        panel = self.panel
-        panel.bring_to_front()
-        panel.click("#new-thread")
-        from playwright.sync_api import expect
-
-        expect(panel.locator("#policy")).to_have_value("untrusted")  # a new thread starts from the default
-        panel.fill("#message", text)
-        panel.press("#message", "Enter")
-
-    def notifications(self) -> list[str]:
-        from playwright.sync_api import Error
-
-        for worker in reversed(self.context.service_workers):  # a stopped worker is replaced by a new one
-            try:
-                ids = worker.evaluate("chrome.notifications.getAll().then(Object.keys)")
-            except Error:
-                continue
-            return [n for n in ids if n.startswith("tabwarden-approval|")]
-        return []
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    from playwright.sync_api import expect, sync_playwright
-
-    expect.set_options(timeout=WAIT_MS)
-    folder = tmp_path_factory.mktemp("sidepanel")
-    (folder / "web").mkdir()
-    with PageServer() as pages, PageServer(folder / "web") as web, FakeOpenAI() as model:
-        run = BrowserRun(folder / "run", host_permissions=["http://127.0.0.1/*"])
-        run.prepare()
-        write_settings(run.tw_home, model.url)
-        # An administrator's rule: shown in settings, locked.
-        managed = run.tw_home / "managed" / "policy.json"
-        managed.parent.mkdir(parents=True)
-        managed.write_text(json.dumps({"version": 1, "rules": [{"tool": "download", "origin": "*", "verdict": "deny"}]}))
-        with sync_playwright() as playwright, \
-                extension_context(playwright, run, {"width": 460, "height": 900}) as context:
-            form = context.new_page()
-            form.goto(pages.url("l1/form.html"))
-            site = Site(run, pages, web, folder / "web", model, context, None, form)
-            site.panel = site.extension_page("sidepanel.html")
-            yield site
+    with open_site(tmp_path_factory.mktemp("sidepanel"), "sidepanel") as site:
+        yield site
 
 
 def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
@@ -188,18 +67,20 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
 
     card = panel.locator(".approval")
     expect(card).to_have_count(1)
-    expect(card.locator("h3")).to_have_text("Allow Type?")
+    expect(card.locator(".sentence")).to_have_text(f"Type “Grace Hopper” into “Full name” on {site.origin[7:]}?")
     expect(card.locator(".origin")).to_have_text(site.origin)
     expect(card.locator(".target-line")).to_contain_text('textbox "Full name"')
     params = card.locator(".params")
     expect(params).to_contain_text("Grace Hopper")
     expect(params).to_contain_text("Full name field")
     expect(params).to_contain_text("ref")
-    for kind, words, key in (("accept", "Allow once", "Y"), ("acceptForSession", "Allow for this session", "S"),
-                             ("acceptForSite", "Always allow on this site", "A"), ("note", "Decline with note", "N"),
-                             ("cancel", "Cancel", "Esc")):
-        expect(card.locator(f"button[data-kind={kind}]")).to_have_text(f"{words} {key}")
-    expect(card).to_be_focused()
+    for kind, words in (("accept", "Allow once Y"), ("acceptForSession", "Allow for this task S"),
+                        ("decline", "Decline N"), ("confirmSite", "Always allow on this site… A"),
+                        ("note", "Decline with a note…"), ("cancel", "Decline and stop the task")):
+        expect(card.locator(f"button[data-kind={kind}]")).to_have_text(words)
+    # The card never takes the focus from the composer; the user moves to it.
+    expect(panel.locator("#message")).to_be_focused()
+    card.focus()
     approval_id = card.get_attribute("data-approval-id")
     # The browser notification points to the waiting approval, with no parameters in it.
     assert wait_until(lambda: [n for n in site.notifications() if approval_id in n], 30, "the notification")
@@ -214,11 +95,14 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
     # The password: masked on the card, its presence and length shown, flagged in words.
     expect(card).to_have_count(1)
     expect(card.locator(".target-line")).to_contain_text("type=password")
-    expect(card.locator(".secret")).to_have_text("•••••••• (hidden secret, 11 characters)")
+    expect(card.locator(".params .secret")).to_have_text("•••••••• (hidden secret, 11 characters)")
+    expect(card.locator(".sentence")).to_have_text(f"Type a hidden secret (11 characters) into “Password” on {site.origin[7:]}?")
     assert "s3cret-pass" not in card.inner_text()
-    expect(card.locator(".flag-sensitive_payload")).to_contain_text("Sensitive data")
+    expect(card.locator(".why")).to_contain_text("It sends something sensitive")
     site.shot(panel, "approval-secret")
     site.shot(panel, "approval-secret", dark=True)
+    expect(panel.locator("#message")).to_be_focused()  # answering a card puts the focus back in the composer
+    card.focus()
     panel.keyboard.press("s")
 
     answer = panel.locator(".item.assistant").last
@@ -263,18 +147,21 @@ def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site
     expect(card.locator(".target-line")).to_contain_text('textbox "Comment [value hidden]"')
     expect(card.locator(".params")).to_contain_text(typed)
     expect(card.locator(".secret")).to_have_count(0)
-    expect(card.locator(".flag-sensitive_payload")).to_contain_text("Sensitive data")
+    expect(card.locator(".why")).to_contain_text("It sends something sensitive")
     for dark in (False, True):
         site.shot(panel, "approval-label-says-password", dark=dark)
+    card.focus()
     panel.keyboard.press("y")
 
     # A right-to-left override and a zero-width space, in the element's name and in the typed
     # text, are shown as markers; the rest stays as typed.
+    expect(card.locator(".sentence")).to_contain_text("Note")
     expect(card.locator(".target-line")).to_contain_text('textbox "Note ⟨U+202E⟩gnp.exe"')
     params = card.locator(".params")
     expect(params).to_contain_text("invoice⟨U+202E⟩fdp.exe⟨U+200B⟩")
     expect(params).to_contain_text("Note⟨U+202E⟩ field")
-    expect(card.locator(".invisible-char")).to_have_count(4)
+    expect(card.locator(".details .invisible-char")).to_have_count(4)
+    expect(card.locator(".sentence")).to_contain_text("Type “invoice⟨U+202E⟩fdp.exe⟨U+200B⟩” into")
     assert "\u202e" not in card.inner_text() and "\u200b" not in card.inner_text()
     for dark in (False, True):
         site.shot(panel, "approval-invisible", dark=dark)
@@ -284,6 +171,7 @@ def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site
         site.shot(panel, "approval-invisible-360", dark=True)
     finally:
         panel.set_viewport_size({"width": 460, "height": 900})
+    card.focus()
     panel.keyboard.press("y")
     expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Both are filled in."))
     assert "\u202e" not in panel.locator("#log").inner_text()  # the tool cards show markers too
@@ -314,14 +202,13 @@ def test_a_value_only_the_page_gave_is_named_on_the_card_with_where_it_was_seen(
     site.new_task("Pay my rent to DE89 3704 0044 0532 0130 00.", tab=bill)
     card = panel.locator(".approval")
     expect(card).to_have_count(1)
-    expect(card.locator(".flag-untrusted_value")).to_contain_text("Not from you")
-    value = card.locator(".untrusted-value")
-    expect(value).to_have_count(1)
-    expect(value).to_contain_text("IBAN US13 3000 0001 2121 2121 212, seen only in content from")
-    expect(value).to_contain_text(site.web.url("bill.html").split("/bill.html")[0])
+    why = card.locator(".why")
+    expect(why).to_contain_text("The IBAN “US13 3000 0001 2121 2121 212” came from")
+    expect(why).to_contain_text(site.web.url("bill.html").split("/bill.html")[0])
     for dark in (False, True):
         site.shot(panel, "approval-untrusted-value", dark=dark)
-    panel.keyboard.press("Escape")
+    card.focus()
+    panel.keyboard.press("n")
     expect(card).to_have_count(0)
     assert bill.evaluate("document.getElementById('iban').value") == ""
     bill.close()
@@ -370,8 +257,8 @@ def test_decline_with_a_note_reaches_the_model(site):
     site.new_task("Write my bio.")
     card = panel.locator(".approval")
     expect(card).to_have_count(1)
-    expect(card).to_be_focused()
-    panel.keyboard.press("n")
+    card.locator("button.more").click()
+    card.locator("button[data-kind=note]").click()
     note = card.locator("textarea.note")
     expect(note).to_be_focused()
     panel.keyboard.type("Leave the bio empty, thanks")
@@ -414,6 +301,7 @@ def test_the_page_survives_a_host_restart_with_the_approval_still_pending(site):
         expect(panel.locator("#link")).to_contain_text("not connected")
         expect(card).to_have_count(1)  # the view stays as it was
         expect(card).to_have_attribute("data-approval-id", approval_id)
+        card.focus()
         panel.keyboard.press("y")
         expect(card.locator(".card-status")).to_have_text("Answer saved; it is sent when the host is back.")
         site.shot(panel, "host-down")
@@ -488,6 +376,7 @@ def test_a_write_cut_off_by_a_host_crash_is_resolved_from_the_recovery_card(site
     card = panel.locator(".approval")
     expect(card).to_have_count(1)
     epoch = int(panel.get_attribute("body", "data-epoch"))
+    card.focus()
     panel.keyboard.press("y")
     wait_until(lambda: 0 < len(site.form.evaluate("document.getElementById('bio').value")) < len(text), 30,
                "the typing to be under way")
@@ -531,6 +420,7 @@ def test_a_card_drawn_inside_a_web_page_has_no_effect(site):
     # The approval is still open: the panel's own answer is the one that counts.
     panel.bring_to_front()
     expect(card).to_have_count(1)
+    card.locator("button.more").click()
     card.locator("button[data-kind=note]").click()
     card.locator("textarea.note").fill("Not now")
     card.locator("button.danger", has_text="Decline").last.click()
@@ -584,7 +474,9 @@ def test_steer_queue_and_stop_while_a_turn_runs(site):
         expect(panel.locator("#queue")).to_contain_text("Queued next: 1")
         expect(panel.locator("#queue")).to_contain_text("Then say hi.")
         site.shot(panel, "running")
-        panel.keyboard.press("Escape")
+        panel.keyboard.press("Escape")  # Esc dismisses; it never stops the task
+        expect(panel.locator(".composer button.danger")).to_be_visible()
+        panel.keyboard.press("Control+Shift+S")
         expect(panel.locator(".item.notice", has_text="The turn was stopped.")).to_have_count(1)
         expect(panel.locator(".item.assistant .text").last).to_have_text("Hi from the queued turn.")
         expect(panel.locator("#queue")).to_have_text("")

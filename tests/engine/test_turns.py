@@ -23,6 +23,9 @@ async def test_ask_accept_result_final(harness, server):
     assert payload["tool"] == "click" and payload["params"] == CLICK[1]
     assert payload["targetOrigin"] == "https://shop.example"
     assert payload["targetLine"] == '- button "Buy" [ref=s1_1_2]'
+    # The facts the card's sentence is built from: the element as the ref map knows it, the policy.
+    assert (payload["targetRole"], payload["targetName"], payload["policy"]) == ("button", "Buy", "untrusted")
+    assert "pageOrigin" not in payload  # the page's own origin is the target's
     assert "passwordTarget" not in payload  # the host's facts know no password field there (omitted: false)
     assert request["remainingMs"] > 290_000
     assert harness.executor.executed == []  # nothing runs before the answer
@@ -354,6 +357,7 @@ async def test_a_sensitive_payload_still_asks_under_auto_and_dispatches_after_ac
     await harness.submit(thread, "log in")
     request = await harness.recorder.wait_for("approval.request")
     assert "sensitive_payload" in request["request"]["flags"]
+    assert request["request"]["policy"] == "auto"
     # The card masks the text because the host's facts say password, though the line says button.
     assert request["request"]["passwordTarget"] is True and "password" not in request["request"]["targetLine"]
     await harness.answer(request["approvalId"], "acceptForSite")
@@ -508,6 +512,7 @@ async def test_the_card_says_where_the_element_leads_and_why(harness, server):
     # Only the destination that leaves the tab's origin is shown, and the question names it.
     assert request["destinations"] == ["POST https://pay.partner.example/checkout"]
     assert request["targetOrigin"] == "https://pay.partner.example"
+    assert request["pageOrigin"] == "https://shop.example"  # where the click itself happens
     assert request["reason"].startswith('it leads to "https://pay.partner.example"')
     await harness.answer((await harness.recorder.wait_for("approval.request"))["approvalId"], "decline")
     await harness.turn_done()

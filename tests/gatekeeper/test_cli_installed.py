@@ -51,7 +51,7 @@ def test_stored_rules_and_policy_files_are_counted(home):
     assert [(o["verdict"], o["code"]) for o in out] == [("allow", "rule_allow"), ("deny", "rule_deny")]
     label = result.stderr.splitlines()[0]
     assert label.startswith("rules: installed (1 user rule + the built-in run_javascript deny; policy files: user ")
-    assert "policy.json (1 rule), managed none; default policy untrusted)" in label
+    assert "policy.json (1 rule), managed none; default policy Ask before changes (untrusted))" in label
 
 
 def test_explain_reads_one_pretty_printed_case(home, tmp_path):

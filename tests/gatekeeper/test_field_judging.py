@@ -30,7 +30,7 @@ def test_a_card_number_appended_in_two_calls_is_caught_on_the_second():
     second = decide("type", typed("1111 1111"), policy="auto", rules=ALLOW_ALL,
                     target={"hints": [hint()], "values": {"s1_1_2": "4111 1111 "}})
     assert (second.verdict, second.code) == ("ask", "sensitive_payload")
-    assert "card_number" in second.findings and "the field would then hold card_number" in second.reason
+    assert "card_number" in second.findings and "the field would then hold a card number" in second.reason
 
 
 def test_an_older_ref_of_the_same_field_finds_its_current_value():

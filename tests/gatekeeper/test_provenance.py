@@ -88,6 +88,13 @@ def test_a_domain_the_user_named_covers_its_urls_and_a_url_covers_its_path_only(
     assert not prov.is_trusted(web("https://my-website-234.com.evil.example/"))
 
 
+@pytest.mark.parametrize("asked", ["what is the weather on weather.example?", "open weather.example!",
+                                   "is it on weather.example#today", "(see weather.example)"])
+def test_a_domain_at_the_end_of_a_question_or_before_punctuation_is_the_users(asked):
+    prov = index([asked])
+    assert prov.is_trusted(scan("https://weather.example/")[0])
+
+
 def test_a_phone_number_with_or_without_its_country_code_is_the_same():
     prov = index(["call me on 0791 112 3456"])
     assert prov.is_trusted(scan("+44 791 112 3456")[0])

@@ -94,7 +94,8 @@ async def test_an_email_for_a_server_outside_the_task_scope_is_asked_even_with_a
     await harness.submit(thread, "look up ada@example.com")  # hers: the payload check, not provenance, asks
     request = await harness.recorder.wait_for("approval.request")
     assert request["request"]["tool"] == "mcp__local__lookup"
-    assert "email_address" in json.dumps(request["request"])  # the card says why it asks
+    assert "sensitive_payload" in request["request"]["flags"]  # the card says why it asks
+    assert "an e-mail address" in request["request"]["reason"]
     assert mcp_server.events == before  # nothing reached the server before the answer
     await harness.answer(request["approvalId"], "decline")
     await harness.turn_done()

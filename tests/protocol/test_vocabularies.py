@@ -142,6 +142,12 @@ def test_the_pages_have_a_string_for_each_name_and_none_for_others(prefix, names
     assert keys == {f"{prefix}{name}{suffix}" for name in names}
 
 
+def test_the_pages_name_each_policy_as_the_host_does():
+    text = _js("strings.js")
+    named = dict(re.findall(r'^\s*"policy\.([a-z]+)": "([^"]+)",$', text, re.MULTILINE))
+    assert named == permissions.POLICY_LABELS
+
+
 def test_the_pages_have_a_string_for_each_decision():
     keys = _page_strings()
     assert {f"tool.decision.{kind}" for kind in ui.DECISION_KINDS} <= keys
@@ -177,5 +183,6 @@ def test_the_approval_card_offers_every_decision_and_no_other():
     card = _js("approval-card.js")
     offered = _quoted(_found(r"KEY_ACTIONS = \{([^}]*)\}", card)) | _found(r"button\(\"(\w+)\"", card)
     offered |= _found(r"answer\(\"(\w+)\"\)", card)
-    # "note" opens the note box, whose answer is a decline.
-    assert offered - {"note"} == set(ui.DECISION_KINDS)
+    # "note" opens the note box, whose answer is a decline; "confirmSite" opens the confirmation
+    # of the lasting rule, whose answer is acceptForSite.
+    assert offered - {"note", "confirmSite"} == set(ui.DECISION_KINDS)

@@ -191,7 +191,7 @@ async def second_request(tmp_path, kind: str, first: str, last: str) -> dict:
         await h.start()
         try:
             thread = await h.new_thread(permissionPolicy="auto")
-            await h.submit(thread, "what is the weather?")
+            await h.submit(thread, "what is the weather on weather.example?")
             done = await h.turn_done()
             assert done["stopReason"] == "end", done
         finally:

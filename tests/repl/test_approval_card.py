@@ -9,7 +9,7 @@ from host.repl.style import Style
 
 REQUEST = {
     "tool": "type", "label": "Type", "targetOrigin": "https://shop.example", "code": "policy_default",
-    "reason": "the untrusted policy asks before type",
+    "reason": "the “Ask before changes” policy asks before type",
     "params": {"element": "Comment\u202e field", "ref": "s1_1_4", "text": "pay\u200b 100"},
     "targetLine": '- textbox "Note \u202egnp.exe" [ref=s1_1_4]\n- button "Go\x1b[2J" [ref=s1_1_5]',
 }
@@ -18,7 +18,7 @@ REQUEST = {
 def test_invisible_characters_are_shown_as_markers():
     card = approval_card({"approvalId": "a1", "request": REQUEST}, Style(False), answer_hint=False)
     assert card.splitlines() == [
-        "approval a1: Type @ https://shop.example - the untrusted policy asks before type",
+        "approval a1: Type @ https://shop.example - the “Ask before changes” policy asks before type",
         '  params: {"element": "Comment⟨U+202E⟩ field", "ref": "s1_1_4", "text": "pay⟨U+200B⟩ 100"}',
         '  element: - textbox "Note ⟨U+202E⟩gnp.exe" [ref=s1_1_4]',
         '           - button "Go⟨U+001B⟩[2J" [ref=s1_1_5]',

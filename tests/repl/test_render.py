@@ -47,7 +47,7 @@ def test_a_decision_lists_every_step_of_its_trace():
                             "code": "rule_deny", "reason": "denied by a rule", "policy": "untrusted", "threadId": "t",
                             "trace": [{"step": "read", "outcome": "pass", "detail": "the call writes"},
                                       {"step": "rule_deny", "outcome": "hit", "detail": "denied"}]})
-    assert text.split("\n")[0] == "click @ https://x.example -> DENY (rule_deny)   policy untrusted, thread t"
+    assert text.split("\n")[0] == "click @ https://x.example -> DENY (rule_deny)   policy Ask before changes (untrusted), thread t"
     assert "   1. read       pass  the call writes" in text
     assert "   2. rule_deny  HIT   denied" in text
 

@@ -34,7 +34,7 @@ def test_a_turn_meets_an_approval_that_the_repl_accepts(chat_repl, model):
     chat_repl.line("tw.chat('fill the card field')")
     out = chat_repl.expect("tw> ")
     assert "tool Read page" in out and "-> ok [tabId=7] # Page Snapshot" in out
-    assert "Type @ https://shop.example - the untrusted policy asks before type" in out
+    assert "Type @ https://shop.example - the “Ask before changes” policy asks before type" in out
     assert '  element: - textbox "Card" [ref=sdoc_1_2]' in out
     chat_repl.line("tw.approvals()")
     assert "type  https://shop.example  policy_default" in chat_repl.expect("tw> ")

@@ -78,6 +78,8 @@ class FakeExecutor(ToolService):
 
     def _facts(self, ref: Any) -> dict[str, Any] | None:
         facts: dict[str, Any] = {"input_type": "password"} if ref == "s1_1_9" else {}
+        if ref:  # the element its line shows, as the host's ref map describes one
+            facts["hints"] = [{"ref": ref, "role": "button", "name": "Buy"}]
         if ref and self.destinations:
             facts["destinations"] = list(self.destinations)
         return facts or None
