@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "f43b6e740ebbbee4ec2da25995f8d7938cff39943750116a31929fdc8e5c5003";
+export const SCHEMA_HASH = "3d903078a81071329f1e6809f80b423722e0232e4c8e1b1b547658fb12aba2ae";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -411,6 +411,7 @@ export const UI = Object.freeze({
     "settings.state",
     "policy.explained",
     "audit.rows",
+    "audit.verified",
     "providers.verified",
     "memory.state",
     "mcp.state"
@@ -557,6 +558,7 @@ export const UI = Object.freeze({
     "origins.remove",
     "scope.setLock",
     "audit.query",
+    "audit.verify",
     "providers.save",
     "providers.verify",
     "providers.setDefault",
