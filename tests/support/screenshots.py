@@ -9,16 +9,20 @@ from typing import Any
 from tests.support.browser import ROOT
 
 
-def save_shots(page: Any, folder: str, name: str, *, full_page: bool = False,
+def save_shots(page: Any, folder: str, name: str, *, target: Any = None, full_page: bool = False,
                schemes: tuple[str, ...] = ("light", "dark")) -> list[Path]:
-    """Screenshot `page` once per colour scheme; the page is left in the light scheme."""
+    """Screenshot `page` (or only the locator `target` on it) once per colour scheme; the page is
+    left in the light scheme."""
     out = ROOT / "test-output" / folder
     out.mkdir(parents=True, exist_ok=True)
     paths = []
     for scheme in schemes:
         page.emulate_media(color_scheme=scheme)
         path = out / f"{name}-{scheme}.png"
-        page.screenshot(path=str(path), full_page=full_page)
+        if target is not None:
+            target.screenshot(path=str(path))
+        else:
+            page.screenshot(path=str(path), full_page=full_page)
         paths.append(path)
     page.emulate_media(color_scheme="light")
     return paths
