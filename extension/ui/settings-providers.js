@@ -134,7 +134,9 @@ export class ProvidersSection {
         h("td", label("settings.providers.baseUrl"), h("code", { text: provider.baseUrl })),
         h("td", label("settings.providers.model"), h("code", { text: provider.model })),
         h("td", { class: "small", text: t(`settings.providers.key.${provider.key || "none"}`), ...label("settings.providers.key") }),
-        h("td", { class: "actions" }, this.actions(provider), out, leftOut(provider))));
+        h("td", { class: "actions" }, this.actions(provider), out)));
+      const left = leftOut(provider);
+      if (left) this.body.append(h("tr", { class: "left-out-row", dataset: { leftOutOf: provider.name } }, h("td", { colspan: 6 }, left)));
     }
   }
 }

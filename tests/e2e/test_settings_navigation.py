@@ -213,8 +213,7 @@ def test_the_provider_lists_the_tools_its_last_request_left_out(site):
     page.goto(page.url.split("#")[0] + "#providers")
     page.reload()
     expect(page.locator("#providers")).to_be_focused()  # the address named it: the page went there
-    row = page.locator("#providers tr[data-provider=fake]")
-    left = row.locator("details.left-out")
+    left = page.locator("#providers tr[data-left-out-of=fake] details.left-out")
     sent = {tool["function"]["name"] for tool in site.model.requests[-1]["body"]["tools"]}
     cut = MANY - len([name for name in sent if name.startswith("mcp__many__")])
     assert cut > 0
