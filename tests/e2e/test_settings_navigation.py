@@ -132,6 +132,10 @@ def test_nothing_scrolls_sideways_at_360px_and_the_strip_navigates(site):
         page.locator("#rules").get_by_role("button", name="Add rule").click()
         delete = page.get_by_role("button", name="Delete click @ https://a-rather-long-shop-name.example")
         expect(delete).to_be_visible()
+        page.fill("#memory-key", "shipping-address-for-the-office-in-the-north-wing")
+        page.fill("#memory-value", "Building 7, 3rd floor, " + "Long Street " * 12)
+        page.get_by_role("button", name="Add to memory").click()
+        expect(page.locator("#memory tr[data-key]")).to_have_count(1)
         assert site.no_sideways_scroll(), page.evaluate("document.documentElement.scrollWidth")
         assert delete.bounding_box()["x"] + delete.bounding_box()["width"] <= 360
 
