@@ -209,6 +209,15 @@ def test_a_call_reads_as_one_line_the_chain_verifies_and_export_saves_the_rows(s
     assert {row["callId"] for row in lines if row["tool"] == "mcp__many__t00"} != {None}
     expect(status).to_have_text(f"Saved {shown} entries as JSON Lines.")
 
+    # Opened, at 360 px: the rows stack, and nothing scrolls sideways.
+    page.set_viewport_size({"width": 360, "height": 780})
+    try:
+        expect(rows.first).to_be_visible()
+        assert site.no_sideways_scroll()
+        save_shots(page, SHOTS, "narrow-360-audit", target=page.locator("#audit"))
+    finally:
+        page.set_viewport_size({"width": 1280, "height": 900})
+
 
 def test_the_provider_lists_the_tools_its_last_request_left_out(site):
     from playwright.sync_api import expect
