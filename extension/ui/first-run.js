@@ -6,6 +6,8 @@ import { h, clear } from "./dom.js";
 import { t } from "./strings.js";
 
 const WEB = /^https?:/i;
+// What the host's settings said last: whether no provider at all is set up (and none could not be read).
+let nothingSetUp = false;
 const EXAMPLES = ["firstRun.example.summarize", "firstRun.example.links", "firstRun.example.form"];
 
 // Opens the settings page at one section (the options page API cannot name a section).
@@ -39,6 +41,7 @@ export class FirstRun {
   // The settings state's providers: the default one is the model new tasks use.
   setSettings(state) {
     const providers = state.providers || [];
+    nothingSetUp = !providers.length && !(state.problems || []).length;
     const chosen = providers.find((p) => p.isDefault);
     clear(this.model);
     this.model.dataset.state = chosen ? "ready" : "missing";
@@ -84,10 +87,12 @@ export class FirstRun {
   }
 }
 
-// The one message a turn shows when no model is set up: what to do, and the button that does it.
+// The one message a turn shows when no model can answer: what to do, and the button that does it.
+// With nothing set up that is adding a model; otherwise the host says what is wrong (no default
+// chosen, a key that cannot be read, a mistake in the settings file).
 export function modelMissing(item) {
   return h("article", { class: "item notice model-missing", role: "alert", dataset: { itemId: item.id } },
-    h("p", { text: t("firstRun.modelMissing") }),
+    h("p", { text: nothingSetUp || !item.message ? t("firstRun.modelMissing") : item.message }),
     h("button", { type: "button", class: "primary", text: t("firstRun.openProviders"), onclick: () => openSettings("providers") }));
 }
 
