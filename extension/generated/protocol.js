@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "b67660846723ca10ca845cfa4dfc9caf255dbb9d9f233edd5408c8ef448139ac";
+export const SCHEMA_HASH = "0a413ca1c160d1190cfa6a571c813b55a7a85dc0dbda77a4b683010ae4a5cd75";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -414,6 +414,7 @@ export const UI = Object.freeze({
     "settings.state",
     "policy.explained",
     "audit.rows",
+    "audit.verified",
     "providers.verified",
     "memory.state",
     "mcp.state"
@@ -560,6 +561,7 @@ export const UI = Object.freeze({
     "origins.remove",
     "scope.setLock",
     "audit.query",
+    "audit.verify",
     "providers.save",
     "providers.verify",
     "providers.setDefault",

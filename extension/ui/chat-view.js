@@ -2,6 +2,7 @@
 // errors. One element per item, replaced when that item changes.
 import { h, clear } from "./dom.js";
 import { actionFacts, actionSentence } from "./action-words.js";
+import { modelMissing } from "./first-run.js";
 import { maskParams, maskSummary } from "./params-view.js";
 import { has, t } from "./strings.js";
 import { visibleNodes, visibleString } from "./visible.js";
@@ -9,8 +10,10 @@ import { visibleNodes, visibleString } from "./visible.js";
 const DIFF_MARKS = ["--- incremental snapshot ---", "# Page Changes"];
 
 export class ChatView {
-  constructor(root) {
+  // `empty()` gives the element an empty thread shows (it must carry the class "empty").
+  constructor(root, { empty } = {}) {
     this.root = root;
+    this.empty = empty || (() => h("p", { class: "empty muted", text: t("chat.empty") }));
     this.elements = new Map();
   }
 
@@ -18,7 +21,7 @@ export class ChatView {
     clear(this.root);
     this.elements.clear();
     if (!model.items.length) {
-      this.root.append(h("p", { class: "empty muted", text: t("chat.empty") }));
+      this.root.append(this.empty());
       return;
     }
     for (const item of model.items) this.update(item);
@@ -65,6 +68,7 @@ function render(item) {
     case "tool":
       return toolCard(item);
     case "error":
+      if (item.code === "not_configured") return modelMissing(item);
       return h("article", { class: "item notice error", role: "alert", dataset: { itemId: item.id } },
         item.errorKind ? t("chat.providerError", { kind: item.errorKind, message: item.message })
           : t("chat.error", { code: item.code, message: item.message }));

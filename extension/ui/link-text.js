@@ -6,6 +6,7 @@ import { t } from "./strings.js";
 // Chrome's native-messaging errors, each mapped to what the user can do about it.
 const CAUSES = [
   [/native messaging host not found/i, "link.notRegistered"],
+  [/invalid native messaging host name/i, "link.notRegistered"],
   [/access to the specified native messaging host is forbidden/i, "link.forbidden"],
   [/native host has exited/i, "link.exited"],
   [/error when communicating with the native messaging host/i, "link.broken"],

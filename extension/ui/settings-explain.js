@@ -12,12 +12,12 @@ export class ExplainSection {
     this.thread = h("select", { id: "explain-thread" });
     this.result = h("div", { class: "explain-result", "aria-live": "polite" });
     root.append(h("p", { class: "muted small", text: t("settings.explain.help") }),
-      h("form", { class: "grid", onsubmit: (event) => this.run(event) },
-        h("label", {}, t("settings.explain.tool"), this.tool),
-        h("label", {}, t("settings.explain.url"), this.url),
-        h("label", {}, t("settings.explain.params"), this.params),
-        h("label", {}, t("settings.explain.thread"), this.thread),
-        h("div", {}, h("button", { type: "submit", class: "primary", text: t("settings.explain.run") }))),
+      h("form", { class: "fields explain-form", onsubmit: (event) => this.run(event) },
+        h("label", { for: "explain-tool" }, t("settings.explain.tool")), this.tool,
+        h("label", { for: "explain-url" }, t("settings.explain.url")), this.url,
+        h("label", { for: "explain-params" }, t("settings.explain.params")), this.params,
+        h("label", { for: "explain-thread" }, t("settings.explain.thread")), this.thread,
+        h("div", { class: "fields-actions" }, h("button", { type: "submit", class: "primary", text: t("settings.explain.run") }))),
       this.result);
   }
 

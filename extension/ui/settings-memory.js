@@ -45,7 +45,7 @@ export class MemorySection {
     root.setAttribute("aria-busy", "true");
     root.append(h("p", { class: "muted small", text: t("settings.memory.help") }), this.summary,
       h("label", { class: "memory-filter" }, t("settings.memory.filter"), this.filter),
-      h("div", { class: "table-wrap" }, h("table", { class: "memory" },
+      h("div", { class: "table-wrap" }, h("table", { class: "memory stack" },
         h("thead", {}, h("tr", {}, ["settings.memory.key", "settings.memory.value", "settings.memory.size", "settings.memory.updated"]
           .map((k) => h("th", { scope: "col", text: t(k) })), h("th", {}, h("span", { class: "visually-hidden", text: t("settings.memory.actions") })))),
         this.body)),
@@ -109,11 +109,12 @@ export class MemorySection {
       fold();
     });
     fold();
+    const label = (key) => ({ "data-label": t(key) });
     return h("tr", { dataset: { key: entry.key } },
-      h("td", {}, h("code", { text: entry.key })),
-      h("td", {}, value, toggle),
-      h("td", { class: "small", text: String(size) }),
-      h("td", { class: "small" }, when(entry.updatedAt),
+      h("td", label("settings.memory.key"), h("code", { text: entry.key })),
+      h("td", label("settings.memory.value"), value, toggle),
+      h("td", { class: "small", text: String(size), ...label("settings.memory.size") }),
+      h("td", { class: "small", ...label("settings.memory.updated") }, when(entry.updatedAt),
         h("div", { class: "muted", text: t(`settings.memory.by.${entry.source}`) })),
       h("td", {}, h("div", { class: "row" },
         h("button", { type: "button", text: t("settings.memory.edit"), "aria-label": t("settings.memory.editKey", { key: entry.key }),

@@ -4,6 +4,7 @@
 import { UI } from "../generated/protocol.js";
 import "../generated/tools.js";
 import { clear, h } from "./dom.js";
+import { provenanceText } from "./path-text.js";
 import { has, t } from "./strings.js";
 
 // Policies and verdicts are offered in the order protocol/permissions.py declares them.
@@ -30,7 +31,8 @@ export class PolicySection {
       input.disabled = !!state.policyLockedBy;
     }
     this.locked.hidden = !state.policyLockedBy;
-    this.locked.textContent = state.policyLockedBy ? t("settings.policy.locked", { source: state.policyLockedBy }) : "";
+    clear(this.locked);
+    if (state.policyLockedBy) this.locked.append(t("settings.policy.locked"), " ", provenanceText(state.policyLockedBy));
   }
 }
 
@@ -45,7 +47,7 @@ export class RulesSection {
     this.verdict = h("select", { id: "rule-verdict" }, VERDICTS.map((v) => h("option", { value: v, text: t(`verdict.${v}`) })));
     root.append(
       h("p", { class: "muted small", text: t("settings.rules.help") }),
-      h("table", { class: "rules" },
+      h("table", { class: "rules stack" },
         h("thead", {}, h("tr", {}, ["settings.rules.tool", "settings.rules.origin", "settings.rules.verdict", "settings.rules.source"]
           .map((key) => h("th", { scope: "col", text: t(key) })), h("th", {}))),
         this.body),
@@ -88,12 +90,14 @@ export class RulesSection {
       // A rule Tabwarden seeded is stored like the user's (so it can be deleted) but is not theirs.
       const builtin = rule.provenance === "builtin";
       const source = builtin ? t("source.builtin") : has(`source.${rule.source}`) ? t(`source.${rule.source}`) : rule.source;
+      const label = (key) => ({ "data-label": t(key) });
       this.body.append(h("tr", { dataset: { ruleId: rule.id, source: rule.source } },
-        h("td", {}, h("code", { text: rule.tool })),
-        h("td", {}, h("code", { text: rule.origin || t("settings.rules.noSite") })),
-        h("td", {}, h("span", { class: `verdict verdict-${rule.verdict}`, text: t(`verdict.${rule.verdict}`) })),
-        h("td", { class: "small" }, source, rule.provenance !== "store" && !builtin ? h("div", { class: "muted", text: t("settings.rules.from", { provenance: rule.provenance }) }) : null),
-        h("td", {}, rule.removable
+        h("td", label("settings.rules.tool"), h("code", { text: rule.tool })),
+        h("td", label("settings.rules.origin"), h("code", { text: rule.origin || t("settings.rules.noSite") })),
+        h("td", label("settings.rules.verdict"), h("span", { class: `verdict verdict-${rule.verdict}`, text: t(`verdict.${rule.verdict}`) })),
+        h("td", { class: "small", ...label("settings.rules.source") }, source, rule.provenance !== "store" && !builtin
+          ? h("div", { class: "muted" }, t("settings.rules.from"), " ", provenanceText(rule.provenance)) : null),
+        h("td", { class: "actions" }, rule.removable
           ? h("button", { type: "button", class: "danger", text: t("settings.rules.delete"),
             "aria-label": `${t("settings.rules.delete")} ${rule.tool} @ ${rule.origin}`,
             onclick: () => this.context.change({ type: "rules.remove", ruleId: rule.id }, this.status) })

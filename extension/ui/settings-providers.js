@@ -22,7 +22,7 @@ export class ProvidersSection {
     };
     const f = this.fields;
     root.append(h("p", { class: "muted small", text: t("settings.providers.help") }),
-      h("table", {}, h("thead", {}, h("tr", {}, ["settings.providers.name", "settings.providers.kind", "settings.providers.baseUrl",
+      h("table", { class: "stack" }, h("thead", {}, h("tr", {}, ["settings.providers.name", "settings.providers.kind", "settings.providers.baseUrl",
         "settings.providers.model", "settings.providers.key"].map((k) => h("th", { scope: "col", text: t(k) })), h("th", {}))), this.body),
       h("form", { class: "grid", onsubmit: (event) => this.save(event) },
         h("label", {}, t("settings.providers.name"), f.name),
@@ -126,13 +126,29 @@ export class ProvidersSection {
     for (const provider of providers) {
       const shown = this.verified.get(provider.name) || { text: "", cls: "small" };
       const out = h("p", { class: shown.cls, role: "status", text: shown.text });
+      const label = (key) => ({ "data-label": t(key) });
       this.body.append(h("tr", { dataset: { provider: provider.name } },
-        h("td", {}, h("strong", { text: provider.name }), provider.isDefault ? h("span", { class: "badge", text: t("settings.providers.default") }) : null),
-        h("td", { text: provider.kind }),
-        h("td", {}, h("code", { text: provider.baseUrl })),
-        h("td", {}, h("code", { text: provider.model })),
-        h("td", { class: "small", text: t(`settings.providers.key.${provider.key || "none"}`) }),
-        h("td", {}, this.actions(provider), out)));
+        h("td", label("settings.providers.name"), h("strong", { text: provider.name }),
+          provider.isDefault ? h("span", { class: "badge", text: t("settings.providers.default") }) : null),
+        h("td", { text: provider.kind, ...label("settings.providers.kind") }),
+        h("td", label("settings.providers.baseUrl"), h("code", { text: provider.baseUrl })),
+        h("td", label("settings.providers.model"), h("code", { text: provider.model })),
+        h("td", { class: "small", text: t(`settings.providers.key.${provider.key || "none"}`), ...label("settings.providers.key") }),
+        h("td", { class: "actions" }, this.actions(provider), out)));
+      const left = leftOut(provider);
+      if (left) this.body.append(h("tr", { class: "left-out-row", dataset: { leftOutOf: provider.name } }, h("td", { colspan: 6 }, left)));
     }
   }
+}
+
+// The tools the provider's last request could not offer (its tool limit, or a schema its API
+// refuses): the model never saw them.
+function leftOut(provider) {
+  const tools = provider.leftOut || [];
+  if (!tools.length) return null;
+  return h("details", { class: "left-out" },
+    h("summary", { text: t(tools.length === 1 ? "settings.providers.leftOutOne" : "settings.providers.leftOut",
+      { count: tools.length }) }),
+    h("ul", { class: "small" }, tools.map((tool) => h("li", { dataset: { tool: tool.name } },
+      h("code", { text: tool.name }), ` — ${tool.reason}`))));
 }

@@ -11,12 +11,15 @@ import { MemorySection } from "./settings-memory.js";
 import { OriginsSection } from "./settings-origins.js";
 import { PolicySection, RulesSection } from "./settings-permissions.js";
 import { ProvidersSection } from "./settings-providers.js";
+import { SectionIndex } from "./settings-index.js";
 import { ScopeSection } from "./settings-scope.js";
 import { applyStrings, t } from "./strings.js";
 
 const $ = (selector) => document.querySelector(selector);
 
 applyStrings(document);
+const index = new SectionIndex($("#section-index"));
+let drawn = false;
 const client = new EngineClient("settings");
 const context = {
   client,
@@ -98,4 +101,8 @@ function draw() {
   const list = context.state.problems || [];
   if (list.length) problems.append(h("p", { text: t("settings.problems") }), h("ul", {}, list.map((p) => h("li", { text: p }))));
   for (const section of sections) section.render(context.state);
+  if (!drawn) {
+    drawn = true;
+    requestAnimationFrame(() => index.revealHash());
+  }
 }

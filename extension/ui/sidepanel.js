@@ -9,7 +9,9 @@ import { ChatView } from "./chat-view.js";
 import { Composer } from "./composer.js";
 import { clear, h, isEditable } from "./dom.js";
 import { EngineClient } from "./engine-client.js";
+import { FirstRun, foldModelMissing, openSettings } from "./first-run.js";
 import { linkText } from "./link-text.js";
+import { PendingSends } from "./pending-sends.js";
 import { budgetCard, interactionCard, recoveryCard } from "./request-cards.js";
 import { applyStrings, t } from "./strings.js";
 import { ThreadList } from "./thread-list.js";
@@ -20,7 +22,9 @@ const THREAD_KEY = "tabwarden:sidepanel:thread";
 applyStrings(document);
 const client = new EngineClient("sidepanel");
 const model = new ThreadModel();
-const chat = new ChatView($("#log"));
+const firstRun = new FirstRun({ fill, currentTab: async () => (await browserContext()).defaultTab || null });
+const chat = new ChatView($("#log"), { empty: () => firstRun.el });
+const pending = new PendingSends($("#pending"));
 const threads = new ThreadList($("#threads"), $("#others"), select);
 const composer = new Composer($("#composer"), { onSend: send, onQueue: queue, onStop: stop });
 const approvals = new Map(); // every thread's pending approvals: approvalId -> approval
@@ -42,12 +46,14 @@ client.on("thread.snapshot", (m) => {
   drawThread();
 });
 client.on("settings.state", (m) => {
+  firstRun.setSettings(m.state); // a broadcast after any page's change carries the providers too
   if (!m.submissionId) return;
   defaultPolicy = m.state.defaultPolicy || defaultPolicy;
   if (!model.meta || !model.meta.permissionPolicy) composer.setPolicy(defaultPolicy);
 });
 client.on("*", route);
 client.connect();
+if (!current) chat.renderAll(model); // the first-run view, also while the host is not there yet
 setupHeader();
 document.addEventListener("keydown", keys);
 
@@ -111,6 +117,11 @@ function route(message) {
   const changed = model.apply(message);
   if (changed === "gap") {
     resync();
+    return;
+  }
+  if (foldModelMissing(model, message)) {
+    chat.renderAll(model);
+    chat.scrollDown();
     return;
   }
   if (changed === "approvals") {
@@ -249,11 +260,11 @@ function decide(approval, kind, note) {
 
 // -- composer ------------------------------------------------------------------------------------
 
-async function ensureThread(policy) {
+async function ensureThread(policy, refused = localError) {
   if (current) return current;
   const reply = await client.send({ type: "thread.create", permissionPolicy: policy });
   if (reply.type !== "command.ack") {
-    localError(reply);
+    refused(reply);
     return null;
   }
   select(reply.threadId, { subscribe: false }); // creating a thread subscribes this page to it
@@ -261,22 +272,39 @@ async function ensureThread(policy) {
   return reply.threadId;
 }
 
+// While the host is away a message waits in the outbox: it stays on screen, marked queued.
+function settleFor(message) {
+  return client.initialized ? localErrorUnlessAck : pending.add(message.text);
+}
+
+function localErrorUnlessAck(reply) {
+  if (reply.type === "command.rejected") localError(reply);
+}
+
 async function send(message, running) {
-  const threadId = await ensureThread(message.policy);
+  const settle = settleFor(message);
+  const threadId = await ensureThread(message.policy, settle);
   if (!threadId) return;
   const reply = running && model.turnId
     ? await client.send({ type: "turn.steer", threadId, expectedTurnId: model.turnId, input: { text: message.text } })
     : await client.send({ type: "turn.submit", threadId, input: { text: message.text, browserContext: await browserContext() },
       overrides: { permissionPolicy: message.policy } });
-  if (reply.type === "command.rejected") localError(reply);
+  settle(reply);
 }
 
 async function queue(message) {
-  const threadId = await ensureThread(message.policy);
+  const settle = settleFor(message);
+  const threadId = await ensureThread(message.policy, settle);
   if (!threadId) return;
   const reply = await client.send({ type: "turn.enqueue", threadId,
     input: { text: message.text, browserContext: await browserContext() }, overrides: { permissionPolicy: message.policy } });
-  if (reply.type === "command.rejected") localError(reply);
+  settle(reply);
+}
+
+function fill(text) {
+  const box = $("#message");
+  box.value = text;
+  box.focus();
 }
 
 function stop() {

@@ -25,6 +25,7 @@ class ProviderSource:
         self._key_store = key_store
         self._transport = transport
         self._cache: dict[str, "Provider"] = {}
+        self._last_used: dict[str, "Provider"] = {}  # provider name -> the client its last turn got
 
     def settings(self) -> "EngineConfig":
         """The current engine settings (raises host.providers.config.ConfigFileError)."""
@@ -70,7 +71,14 @@ class ProviderSource:
         cached = self._cache.get(digest)
         if cached is None:
             cached = self._cache[digest] = make_provider(name, provider_config, key, transport=self._transport)
+        self._last_used[name] = cached
         return cached
+
+    def left_out(self, name: str) -> list[Any]:
+        """The tools (`LeftOut`: name, reason) the last request to provider `name` in this process
+        had to leave out: the adapters fit the tool list to what each API accepts."""
+        provider = self._last_used.get(name)
+        return list(getattr(provider, "left_out", None) or [])
 
     async def close(self) -> None:
         """Close every cached provider client."""
@@ -80,6 +88,7 @@ class ProviderSource:
             except Exception:
                 log.debug("closing a provider failed", exc_info=True)
         self._cache.clear()
+        self._last_used.clear()
 
 
 _SETTINGS = "Open Settings → Model providers (from the side panel)"

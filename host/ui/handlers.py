@@ -35,6 +35,7 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     "origins.remove": ops_settings.origins_remove,
     "scope.setLock": ops_settings.scope_set_lock,
     "audit.query": ops_settings.audit_query,
+    "audit.verify": ops_settings.audit_verify,
     "providers.save": ops_providers.providers_save,
     "providers.verify": ops_providers.providers_verify,
     "providers.setDefault": ops_providers.providers_set_default,

@@ -112,12 +112,27 @@ def audit_query(ctx: OpContext, client: Client, op: ui.AuditQuery, mark: str) ->
         rule = json.loads(row["rule"]) if row["rule"] else None
         rows.append(ui.AuditRow(
             seq=row["seq"], at=row["at"], kind=row["kind"], thread_id=row["thread_id"], tool=row["tool"],
+            turn_id=row["turn_id"], call_id=row["call_id"],
             target_origin=row["target_origin"] or "",
             params_redacted=json.loads(row["params_redacted"]) if row["params_redacted"] else None,
             verdict=row["verdict"], code=row["code"], rule=_rule_text(rule),
             flags=json.loads(row["flags"]) if row["flags"] else None, approval_decision=row["approval_decision"],
             tool_outcome=row["tool_outcome"], detail=row["detail"]))
     return ui.AuditRows(submission_id=op.submission_id, rows=rows)
+
+
+def audit_verify(ctx: OpContext, client: Client, op: ui.AuditVerify, mark: str) -> Any:
+    """audit.verify: recompute the audit log's hash chain (what `tabwarden audit verify` checks)."""
+    from host.gatekeeper.audit import AuditLog
+    from host.store import StoreError
+
+    try:
+        result = AuditLog(ctx.engine.store.db).verify()
+    except StoreError as exc:
+        return ui.CommandRejected(submission_id=op.submission_id, code="gatekeeper_unavailable",
+                                  message=f"the audit log cannot be read: {exc}")
+    return ui.AuditVerified(submission_id=op.submission_id, ok=result.ok, rows=result.rows, head=result.head,
+                            broken_seq=result.broken_seq, problem=result.problem)
 
 
 def _rule_text(rule: Any) -> str | None:

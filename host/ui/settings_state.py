@@ -96,8 +96,10 @@ def _providers(engine: Any, state: dict[str, Any], problems: list[str]) -> None:
                 key = "env"
         except Exception:
             log.debug("key lookup failed for %s", name, exc_info=True)
+        left_out = [ui.LeftOutTool(name=item.name, reason=item.reason) for item in engine.providers.left_out(name)]
         entries.append(ui.ProviderEntry(name=name, kind=provider.kind, base_url=provider.base_url, model=provider.model,
-                                        is_default=chosen is not None and chosen[0] == name, key=key))  # type: ignore[arg-type]
+                                        is_default=chosen is not None and chosen[0] == name, key=key,  # type: ignore[arg-type]
+                                        left_out=left_out))
     state["providers"] = entries
     state["default_provider"] = chosen[0] if chosen is not None else None
 

@@ -44,12 +44,12 @@ from protocol.ui.session import (
     PongEvent, ReloadRequired, UiErrorCode,
 )
 from protocol.ui.settings import (
-    AUDIT_KINDS, AuditKind, AuditQuery, AuditRow, AuditRows, OriginEntry, OriginList, OriginsAdd, OriginsRemove,
+    AUDIT_KINDS, AuditKind, AuditQuery, AuditRow, AuditRows, AuditVerified, AuditVerify, OriginEntry, OriginList, OriginsAdd, OriginsRemove,
     Pattern, PolicyExplain, PolicyExplained, PolicySetDefault, RuleEntry, RulesAdd, RulesRemove, ScopeSetLock,
     SettingsGet, SettingsSnapshot, SettingsState, ThreadScope, ToolEntry, TraceLine, Verdict,
 )
 from protocol.ui.providers import (
-    ProviderEntry, ProviderName, ProvidersRemove, ProvidersSave, ProvidersSetDefault, ProvidersVerified, ProvidersVerify,
+    LeftOutTool, ProviderEntry, ProviderName, ProvidersRemove, ProvidersSave, ProvidersSetDefault, ProvidersVerified, ProvidersVerify,
 )
 from protocol.ui.memory import (
     MemoryClear, MemoryDelete, MemoryEntry, MemoryKey, MemoryList, MemorySet, MemoryState,
@@ -67,11 +67,11 @@ __all__ = [
     "OP_TYPES", "PERMISSION_POLICIES", "POLICY_LITERAL", "RUN_STATES", "STOP_REASONS", "TOOL_LEVELS", "Accept",
     "AcceptForSession", "AcceptForSite", "Activity", "ActivityUpdated", "AlertRaised", "ApprovalDecision",
     "ApprovalRequest", "ApprovalRequestPayload", "ApprovalResolved", "ApprovalResponse", "ArtifactDownload",
-    "AuditKind", "AuditQuery", "AuditRow", "AuditRows", "BrowserContext", "CancelDecision", "CommandAck",
+    "AuditKind", "AuditQuery", "AuditRow", "AuditRows", "AuditVerified", "AuditVerify", "BrowserContext", "CancelDecision", "CommandAck",
     "CommandRejected", "ContentPart", "ContextBlock", "Count", "DecisionKind", "Decline", "EngineSnapshot", "Epoch",
     "ErrorEvent", "Id", "ImagePart", "Initialize", "Initialized", "InteractionAnswer", "InteractionCancel",
     "InteractionRequest", "InteractionResolved", "InteractionResponse", "InteractionSubmit", "InteractionTimeout",
-    "ItemComplete", "ItemDelta", "ItemDeltaBody", "ItemKind", "ItemMeta", "ItemResult", "ItemStart", "Label",
+    "ItemComplete", "ItemDelta", "ItemDeltaBody", "ItemKind", "ItemMeta", "ItemResult", "ItemStart", "Label", "LeftOutTool",
     "McpError", "McpGet", "McpRefresh", "McpRemoveServer", "McpSaveServer", "McpServerEntry", "McpServerId",
     "McpSetToken", "McpSkippedTool", "McpState", "McpToolEntry", "MemoryClear", "MemoryDelete", "MemoryEntry",
     "MemoryKey", "MemoryList", "MemorySet", "MemoryState", "ModelRef", "NodeView", "Note", "OriginEntry", "OriginList",

@@ -17,6 +17,7 @@ UiOpMessage = Union[
     approvals.ApprovalResponse, approvals.InteractionResponse,
     settings.SettingsGet, settings.PolicySetDefault, settings.PolicyExplain, settings.RulesAdd, settings.RulesRemove,
     settings.OriginsAdd, settings.OriginsRemove, settings.ScopeSetLock, settings.AuditQuery,
+    settings.AuditVerify,
     providers.ProvidersSave, providers.ProvidersVerify, providers.ProvidersSetDefault, providers.ProvidersRemove,
     memory.MemoryList, memory.MemorySet, memory.MemoryDelete, memory.MemoryClear,
     turns.ArtifactDownload,
@@ -30,7 +31,8 @@ UiEventMessage = Union[
     approvals.ApprovalRequest, approvals.ApprovalResolved, approvals.InteractionRequest, approvals.InteractionResolved,
     threads.ThreadUpdated, turns.QueueUpdated, turns.RunRecoveryRequired, threads.TabsUpdated,
     threads.ActivityUpdated, threads.AlertRaised,
-    settings.SettingsState, settings.PolicyExplained, settings.AuditRows, providers.ProvidersVerified,
+    settings.SettingsState, settings.PolicyExplained, settings.AuditRows, settings.AuditVerified,
+    providers.ProvidersVerified,
     memory.MemoryState,
     mcp.McpState,
 ]

@@ -44,6 +44,13 @@ class ProvidersRemove(UiMessage, tag="providers.remove", kw_only=True):
     name: ProviderName
 
 
+class LeftOutTool(Shape, kw_only=True):
+    """A tool the provider's last request could not offer (a limit or a schema it cannot take)."""
+
+    name: str
+    reason: str
+
+
 class ProviderEntry(Shape, kw_only=True):
     name: str
     kind: str
@@ -51,6 +58,8 @@ class ProviderEntry(Shape, kw_only=True):
     model: str
     is_default: bool = False
     key: Literal["stored", "env", "none"] = "none"
+    # The tools the provider's last request in this host had to leave out, and why.
+    left_out: list[LeftOutTool] = []
 
 
 class ProvidersVerified(UiMessage, tag="providers.verified", kw_only=True):

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal, get_args
 import msgspec
 
 from protocol.permissions import OriginList, PolicyName, Verdict
-from protocol.ui.common import Id, Shape, SubmissionId, UiMessage
+from protocol.ui.common import Count, Id, Shape, SubmissionId, UiMessage
 from protocol.ui.providers import ProviderEntry
 
 Pattern = Annotated[str, msgspec.Meta(min_length=1, max_length=2048)]
@@ -91,6 +91,12 @@ class AuditQuery(UiMessage, tag="audit.query", kw_only=True):
     verdict: Verdict | None = None
     kind: AuditKind | None = None
     limit: Annotated[int, msgspec.Meta(ge=1, le=500)] = 100
+
+
+class AuditVerify(UiMessage, tag="audit.verify", kw_only=True):
+    """Recompute the audit log's hash chain (answered with `audit.verified`)."""
+
+    submission_id: SubmissionId
 
 
 # ---------------------------------------------------------------- state and answers (engine → page)
@@ -182,6 +188,9 @@ class AuditRow(Shape, kw_only=True):
     kind: str
     thread_id: str
     tool: str
+    # The rows of one tool call (its decision, the user's answer, its outcome) share these.
+    turn_id: str | None = None
+    call_id: str | None = None
     target_origin: str = ""
     params_redacted: Any = None
     verdict: str | None = None
@@ -198,3 +207,14 @@ class AuditRows(UiMessage, tag="audit.rows", kw_only=True):
 
     submission_id: SubmissionId
     rows: list[AuditRow] = []
+
+
+class AuditVerified(UiMessage, tag="audit.verified", kw_only=True):
+    """The chain check: how many rows were checked, the head hash, and the first broken row."""
+
+    submission_id: SubmissionId
+    ok: bool
+    rows: Count = 0
+    head: str = ""
+    broken_seq: int | None = None
+    problem: str | None = None

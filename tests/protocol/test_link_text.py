@@ -28,6 +28,7 @@ def link_texts(tmp_path, states):
 def test_each_chrome_error_says_what_to_run(tmp_path):
     texts = link_texts(tmp_path, [
         {"lastError": "Specified native messaging host not found."},
+        {"lastError": "Invalid native messaging host name specified."},
         {"lastError": "Access to the specified native messaging host is forbidden."},
         {"lastError": "Native host has exited."},
         {"lastError": "Error when communicating with the native messaging host."},
@@ -36,7 +37,9 @@ def test_each_chrome_error_says_what_to_run(tmp_path):
         {},
         {"fatal": {"message": "wrong protocol"}},
     ])
-    assert "`tabwarden install`" in texts[0] and "not registered" in texts[0]
+    assert "`tabwarden install`" in texts[0] and "`tabwarden doctor`" in texts[0] and "not registered" in texts[0]
+    assert texts[1] == texts[0]
+    texts = texts[:1] + texts[2:]
     assert "`tabwarden install`" in texts[1]
     assert "`tabwarden doctor`" in texts[2] and "stopped" in texts[2]
     assert "`tabwarden doctor`" in texts[3]
