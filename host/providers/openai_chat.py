@@ -53,7 +53,8 @@ def current_loop_start(request: ModelRequest) -> int:
 
 def to_messages(request: ModelRequest) -> list[dict[str, Any]]:
     """The request's conversation in Chat Completions form: tool results become `tool`
-    messages right after the assistant message that called them. A message's round-trip fields
+    messages right after the assistant message that called them (their images, which a `tool`
+    message cannot hold, in the user message after them). A message's round-trip fields
     go back within the tool loop in progress (DeepSeek requires them there and ignores them in
     earlier turns); a call's always go back with it."""
     out: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
@@ -71,10 +72,14 @@ def to_messages(request: ModelRequest) -> list[dict[str, Any]]:
                 entry.update({k: v for k, v in message.echo.items() if k not in entry})
             out.append(entry)
             continue
+        rest: list[Text | Image] = []
         for part in message.parts:
             if isinstance(part, ToolResultPart):
                 out.append({"role": "tool", "tool_call_id": part.call_id, "content": part.text})
-        rest = [p for p in message.parts if isinstance(p, (Text, Image))]
+                if part.images:  # a tool message holds text only: its images follow as the user's
+                    rest.append(Text(f"[Tabwarden: the image(s) of the result of call {part.call_id}]"))
+                    rest.extend(part.images)
+        rest.extend(p for p in message.parts if isinstance(p, (Text, Image)))
         if rest:
             out.append({"role": "user", "content": _user_content(rest)})
     return out
@@ -87,8 +92,9 @@ class OpenAIChat:
 
     def __init__(self, name: str, *, base_url: str, model: str, api_key: str | None, headers: dict[str, str],
                  max_tokens: int = 4096, timeout_s: float = 120.0, max_retries: int = 2,
-                 transport: httpx.AsyncBaseTransport | None = None):
+                 transport: httpx.AsyncBaseTransport | None = None, accepts_images: bool = False):
         self.name = name
+        self.accepts_images = accepts_images
         self.model = model
         self.max_tokens = max_tokens
         self._url = base_url.rstrip("/") + "/chat/completions"
