@@ -29,6 +29,7 @@ HELP = """\
 tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
   browser   tw.tabs()  tw.use(tab)  tw.snapshot(tab=None)  tw.run(tool, tab=None, **params)
             tw.tools()  tw.refs(tab=None)  tw.site_access()  tw.grant_site("https://example.com")
+            tw.revoke_site("https://example.com")
   gatekeeper tw.explain(tool, tab=None, ref=None, origin=None, **params)  tw.permissions()
             tw.rules()  tw.allow/ask/deny(tool, origin)  tw.remove_rule(id)
             tw.block(pattern)  tw.guard(pattern)  tw.unblock(pattern)  tw.unguard(pattern)
@@ -148,10 +149,37 @@ class Tabwarden:
         return self._view(answer, lambda d, _s: "\n".join(d.get("origins") or []) or "(no site yet)")
 
     async def grant_site(self, site: str) -> Text:
-        """Make sure Tabwarden may script `site`; when it may not, say exactly how to grant it
-        (the REPL cannot: Chrome grants site access only from a person's click or at launch)."""
-        answer = await self.client.call("browser.site_access", origin=site_access.site_origin(site))
-        return Text(site_access.explain(answer))
+        """Grant Tabwarden site access to `site` where no side panel can (a headless launch: the
+        extension reloads to take it, and the REPL attaches to the host it restarts); elsewhere,
+        say exactly how to grant it."""
+        origin = site_access.site_origin(site)
+        answer = await self.client.call("browser.site_access", origin=origin)
+        if answer.get("granted"):
+            return Text(site_access.explain(answer))
+        try:
+            granted = await self.client.call("browser.grant_site", origin=origin)
+        except RequestError as exc:
+            if exc.info.code != "unsupported":
+                raise
+            return Text(site_access.explain(answer, exc.info.message))
+        if granted.get("restarting"):
+            self.client = await site_access.reattach(self.client, origin, True, self._reconnect)
+        return Text(site_access.granted_line(granted, self.client.pid))
+
+    async def revoke_site(self, site: str) -> Text:
+        """Take back Tabwarden's site access to `site` (a reload where the grant is in the
+        extension's manifest, as `grant_site` and `--site-access` put it)."""
+        origin = site_access.site_origin(site)
+        answer = await self.client.call("browser.revoke_site", origin=origin)
+        if answer.get("restarting"):
+            self.client = await site_access.reattach(self.client, origin, None, self._reconnect)
+            # Chrome keeps a site it once granted as an optional one it may grant again: that goes now.
+            again = await self.client.call("browser.revoke_site", origin=origin)
+            answer = {**answer, "revoked": answer["revoked"] or again["revoked"]}
+        return Text(site_access.revoked_line(answer, self.client.pid))
+
+    async def _reconnect(self) -> ControlClient:
+        return await ControlClient.connect(client="repl")
 
     def _tab(self, tab: int | None) -> int:
         if tab is not None:
