@@ -33,8 +33,8 @@ CONFIG_NAME = "mcp.json"
 MAX_FILE_BYTES = 1024 * 1024
 SERVER_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$")
-# Playwright MCP's tools that load an address given as an argument.
-DEFAULT_NAVIGATES: dict[str, str] = {"browser_navigate": "url"}
+# Playwright MCP's tools that load an address given as an argument (browser_tabs: its action "new").
+DEFAULT_NAVIGATES: dict[str, str] = {"browser_navigate": "url", "browser_tabs": "url"}
 # Credentials belong in the key store, not in a JSON file that gets copied around.
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
 

@@ -86,7 +86,7 @@ def test_playwright_mcp_navigation_is_known_by_default_and_can_be_turned_off():
         "pw": {"url": "http://127.0.0.1:8931/mcp"},
         "off": {"url": "http://127.0.0.1:8932/mcp", "navigates": {}},
         "own": {"url": "http://127.0.0.1:8933/mcp", "navigates": {"open_page": "href"}}}}).servers
-    assert DEFAULT_NAVIGATES == {"browser_navigate": "url"}
+    assert DEFAULT_NAVIGATES == {"browser_navigate": "url", "browser_tabs": "url"}
     assert servers["pw"].url_argument("browser_navigate") == "url"
     assert servers["off"].url_argument("browser_navigate") is None
     assert servers["own"].url_argument("open_page") == "href" and servers["own"].url_argument("browser_navigate") is None
