@@ -32,6 +32,8 @@ from host.config_files import ConfigFileError
 CONFIG_NAME = "engine.json"
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$")
 _PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+# OpenAI's models that refuse image input.
+_OPENAI_TEXT_ONLY = ("gpt-3.5", "o1-mini", "o3-mini", "gpt-4-0", "gpt-4-32k")
 
 
 class _Model(BaseModel):
@@ -50,7 +52,8 @@ class ProviderConfig(_Model):
     timeout_seconds: float = Field(default=120.0, gt=0, le=900)
     max_retries: int = Field(default=2, ge=0, le=5)
     # Whether the model takes images (tool results' screenshots and MCP images). Unset: yes for
-    # Anthropic and api.openai.com, no for other OpenAI-compatible servers, many of which refuse them.
+    # Anthropic and api.openai.com (but its text-only models), no for other OpenAI-compatible
+    # servers, many of which refuse them.
     images: bool | None = None
 
     def accepts_images(self) -> bool:
@@ -61,7 +64,7 @@ class ProviderConfig(_Model):
             return True
         import httpx
 
-        return httpx.URL(self.base_url).host == "api.openai.com"
+        return httpx.URL(self.base_url).host == "api.openai.com" and not self.model.startswith(_OPENAI_TEXT_ONLY)
 
     @field_validator("base_url")
     @classmethod

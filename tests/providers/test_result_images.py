@@ -89,11 +89,12 @@ async def test_anthropic_gets_the_image_inside_the_tool_result(tmp_path, mcp_ser
 @pytest.mark.parametrize("settings, expected", [
     ({"kind": "anthropic", "baseUrl": "https://api.anthropic.com"}, True),
     ({"kind": "openai", "baseUrl": "https://api.openai.com/v1"}, True),
+    ({"kind": "openai", "baseUrl": "https://api.openai.com/v1", "model": "o3-mini"}, False),
     ({"kind": "openai", "baseUrl": "http://127.0.0.1:8080/v1"}, False),
     ({"kind": "openai", "baseUrl": "http://127.0.0.1:8080/v1", "images": True}, True),
     ({"kind": "anthropic", "baseUrl": "https://proxy.example", "images": False}, False)])
 def test_whether_a_connection_takes_images(settings, expected):
-    config = parse_config({"providers": {"p": {"model": "m", **settings}}})
+    config = parse_config({"providers": {"p": {"model": "gpt-4.1", **settings}}})
     assert config.providers["p"].accepts_images() is expected
 
 
