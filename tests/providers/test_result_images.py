@@ -149,6 +149,14 @@ def test_only_the_latest_images_are_sent_again(tmp_path):
     assert "not sent again" in sent[0].text
 
 
+def test_older_images_beyond_the_bytes_bound_are_not_sent_again(tmp_path, monkeypatch):
+    monkeypatch.setattr(result_images, "MAX_REQUEST_IMAGE_BYTES", len(RED_PIXEL_PNG) * 2)
+    file = tmp_path / "shot.png"
+    file.write_bytes(RED_PIXEL_PNG)
+    sent = replies(nodes(*(shot(f"c{n}", file) for n in range(3))))
+    assert [bool(r.images) for r in sent] == [False, True, True] and "not sent again" in sent[0].text
+
+
 def test_another_tools_result_naming_a_file_is_not_read(tmp_path):
     file = tmp_path / "secret.png"
     file.write_bytes(RED_PIXEL_PNG)
