@@ -105,6 +105,13 @@ const API = {
   "tabGroups.update": (groupId, props) => chrome.tabGroups.update(groupId, props || {}),
   "permissions.contains": (perms) => chrome.permissions.contains(perms || {}),
   "permissions.getAll": () => chrome.permissions.getAll(),
+  "permissions.remove": (perms) => chrome.permissions.remove(perms || {}),
+  // After the host added a site to the manifest of this run's copy (a headless launch): the
+  // reload takes it. Later, so the answer leaves first.
+  "runtime.reloadSoon": () => {
+    setTimeout(() => chrome.runtime.reload(), 200);
+    return true;
+  },
   // download (judged by its destination on the host) and artifacts (data: URLs made by the host).
   "downloads.download": (options) => chrome.downloads.download(options || {}),
   "downloads.search": (query) => chrome.downloads.search(query || {}),

@@ -11,6 +11,10 @@ running host. Every `tools.call` takes the host's one authorisation path, and so
     browser.end_turn {thread_id}                                 -> forget driven tabs and floating locks (and their guard)
     browser.guard {}                                             -> the navigation guard: guarded tabs, rules, timings
     browser.site_access {origin?}                                -> the sites the extension may script (and whether `origin` is one)
+    browser.grant_site {origin}                                  -> grant the extension `origin` where no side panel can (headless
+                                                                    launch): its copy's manifest gains the site and it reloads
+    browser.revoke_site {origin}                                 -> take site access to `origin` back (a grant made at launch or
+                                                                    by grant_site: from the copy's manifest, with a reload)
     browser.resume {thread_id}                                   -> lift a manual-takeover pause
     browser.paused {}                                            -> current pauses
     browser.deep_refs {tab_id}                                   -> the latest deep read of a tab
@@ -310,6 +314,72 @@ async def browser_site_access(params: dict[str, Any], conn: "ControlConnection")
     return answer
 
 
+class _GrantSite(msgspec.Struct, forbid_unknown_fields=True):
+    origin: Annotated[str, msgspec.Meta(min_length=1, max_length=2048)]
+
+
+async def browser_grant_site(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """Grant the extension site access to a web origin without a click (see site_grant.py):
+    `{origin, pattern, granted: true, restarting}`; `restarting` when the extension reloads to
+    take it (this host ends with it, and the browser starts a new one)."""
+    from host.browser import site_grant
+    from host.control.errors import ControlError
+
+    p = _params(_GrantSite, params)
+    origin = _web_origin(p.origin)
+    pattern = f"{origin}/*"
+    gateway = gateway_for(conn.server.host)
+    if await gateway.bridge.api("permissions.contains", {"origins": [pattern]}):
+        return {"origin": origin, "pattern": pattern, "granted": True, "restarting": False}
+    try:
+        patterns = site_grant.add_site(site_grant.extension_copy(), pattern)
+    except site_grant.SiteGrantRefused as exc:
+        raise ControlError(ErrorCode.UNSUPPORTED, f"cannot grant {origin} from here: {exc}") from None
+    log.warning("site access to %s added to the extension copy's manifest; the extension reloads", origin)
+    # The extension answers before it reloads, so this answer still reaches the caller.
+    await gateway.bridge.api("runtime.reloadSoon")
+    return {"origin": origin, "pattern": pattern, "granted": True, "restarting": True, "patterns": patterns}
+
+
+async def browser_revoke_site(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
+    """Take back the extension's site access to a web origin: `{origin, pattern, revoked,
+    restarting}`. A grant the copy's manifest holds goes with a reload (this host ends with it);
+    one a person gave in the side panel is removed at once."""
+    from host.browser import site_grant
+    from host.control.errors import ControlError
+
+    p = _params(_GrantSite, params)
+    origin = _web_origin(p.origin)
+    pattern = f"{origin}/*"
+    gateway = gateway_for(conn.server.host)
+    try:
+        folder = site_grant.extension_copy()
+        in_manifest = pattern in site_grant.manifest_sites(folder)
+    except site_grant.SiteGrantRefused:
+        folder, in_manifest = None, False
+    if folder is not None and in_manifest:
+        site_grant.remove_site(folder, pattern)
+        await gateway.bridge.api("runtime.reloadSoon")
+        return {"origin": origin, "pattern": pattern, "revoked": True, "restarting": True}
+    if not await gateway.bridge.api("permissions.contains", {"origins": [pattern]}):
+        return {"origin": origin, "pattern": pattern, "revoked": False, "restarting": False}
+    try:
+        removed = await gateway.bridge.api("permissions.remove", {"origins": [pattern]})
+    except Exception as exc:  # a grant wider than this origin's, held in the manifest the launch did not copy
+        raise ControlError(ErrorCode.UNSUPPORTED, f"cannot take back {origin} from here: {exc}") from None
+    return {"origin": origin, "pattern": pattern, "revoked": bool(removed), "restarting": False}
+
+
+def _web_origin(text: str) -> str:
+    from host.control.errors import ControlError
+    from host.gatekeeper.origins import normalize_origin
+
+    origin = normalize_origin(text).text
+    if not origin.startswith(("http://", "https://")):
+        raise ControlError(ErrorCode.INVALID_MESSAGE, f"{text!r} is not a web origin (http or https)")
+    return origin
+
+
 async def browser_resume(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
     """Lift a manual-takeover pause."""
     p = _params(_Thread, params)
@@ -419,6 +489,8 @@ def register(server: "ControlServer") -> None:
     server.register("browser.end_turn", browser_end_turn)
     server.register("browser.guard", browser_guard)
     server.register("browser.site_access", browser_site_access)
+    server.register("browser.grant_site", browser_grant_site)
+    server.register("browser.revoke_site", browser_revoke_site)
     server.register("browser.resume", browser_resume)
     server.register("browser.paused", browser_paused)
     server.register("browser.deep_refs", browser_deep_refs)

@@ -148,11 +148,11 @@ def _needs_approval(call: ToolCall, judgement: Judgement | None, phase: str) -> 
 def no_site_access_here(origin: str) -> str:
     """Why a direct call cannot run in a page yet, and the ways to grant the access: a click in
     the side panel (Chrome grants it only from a person's gesture), or, where nobody can click
-    (headless), at launch."""
+    (headless), the REPL's `tw.grant_site` or the launch."""
     site = origin if origin.startswith(("http://", "https://")) else "https://example.com"
     return (f"Tabwarden has no access to {quoted(origin) if origin else 'this page'} yet: grant it from the side "
-            f"panel, or, where nobody can click (a headless browser), start the browser with it: "
-            f"make launch LAUNCH_ARGS=\"--site-access {site}\" (see tw.grant_site({site!r}))")
+            f"panel, or, where nobody can click (a headless browser), with tw.grant_site({site!r}) at the REPL, "
+            f"or start the browser with it: make launch LAUNCH_ARGS=\"--site-access {site}\"")
 
 
 def _decision_details(judgement: Judgement, phase: str) -> dict[str, Any]:

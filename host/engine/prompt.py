@@ -11,6 +11,7 @@ from typing import Any
 from host.tools.fence import fence, stable_nonce
 from host.tools.quoting import quoted
 from host.engine.records import AssistantBody, NodeRow, NoticeBody, ToolResultBody, UserBody
+from host.engine.result_images import images_for
 from host.providers.model import Image, Message, Text, ToolCallPart, ToolResultPart
 
 KERNEL_PROMPT = """\
@@ -110,10 +111,12 @@ def result_text(node: NodeRow, key: bytes) -> str:
     return body.text
 
 
-def build_messages(path: list[NodeRow], key: bytes, provider: str = "") -> tuple[Message, ...]:
+def build_messages(path: list[NodeRow], key: bytes, provider: str = "", images: bool = False) -> tuple[Message, ...]:
     """The conversation for one model call from a branch (root first). The round-trip data a
-    provider left on its answers (`echo`) goes back only to that same provider."""
+    provider left on its answers (`echo`) goes back only to that same provider. `images`: the
+    provider takes images, so tool results' images go with them (else a note says they did not)."""
     results = {n.body.call_id: n for n in path if n.kind == "tool_result"}
+    pictures = images_for(list(results.values()), images)
     messages: list[Message] = []
     for node in path:
         if node.kind == "user_message":
@@ -140,7 +143,9 @@ def build_messages(path: list[NodeRow], key: bytes, provider: str = "") -> tuple
                     if result is None:
                         replies.append(ToolResultPart(call.id, INTERRUPTED_CALL, True))
                     else:
-                        replies.append(ToolResultPart(call.id, result_text(result, key), not result.body.ok))
+                        sent, note = pictures.get(call.id, ((), ""))
+                        text = result_text(result, key) + (f"\n{note}" if note else "")
+                        replies.append(ToolResultPart(call.id, text, not result.body.ok, sent))
                 messages.append(Message("user", tuple(replies)))
         elif node.kind == "system_notice":
             notice: NoticeBody = node.body

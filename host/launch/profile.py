@@ -97,6 +97,24 @@ def extension_with_site_access(source: Path, run: Path, patterns: list[str]) -> 
     return target
 
 
+def allow_unpacked_reload(profile_dir: Path) -> None:
+    """Turn on developer mode in the profile's preferences: without it Chromium disables an
+    unpacked extension that reloads (as a headless run's does to take a site `tw.grant_site`
+    added). Other preferences are kept; an unreadable file is left alone."""
+    path = profile_dir / "Default" / "Preferences"
+    try:
+        prefs = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    except (OSError, ValueError):
+        return
+    extensions = prefs.setdefault("extensions", {}) if isinstance(prefs, dict) else None
+    ui = extensions.setdefault("ui", {}) if isinstance(extensions, dict) else None
+    if not isinstance(ui, dict):
+        return
+    ui["developer_mode"] = True
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(prefs), encoding="utf-8")
+
+
 def bundled_extension() -> Path:
     """The unpacked extension installed with Tabwarden."""
     return extension_dir()

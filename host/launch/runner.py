@@ -124,7 +124,8 @@ def launch(options: LaunchOptions, say: Callable[[str], None] = print,
         # Chrome grants site access only from a person's click in the side panel, which a
         # headless browser has nobody to make: say how to grant it before the first read fails.
         say("headless: no side panel can grant site access, so page tools work only where --site-access grants it "
-            "up front, e.g. make launch LAUNCH_ARGS=\"--site-access https://example.com\"")
+            "up front, e.g. make launch LAUNCH_ARGS=\"--site-access https://example.com\", or where the REPL's "
+            "tw.grant_site('https://example.com') adds it")
     dirs = profile.prepare(found.key, options.profile)
     holder = profile.profile_in_use(dirs.profile)
     if holder is not None:
@@ -134,8 +135,12 @@ def launch(options: LaunchOptions, say: Callable[[str], None] = print,
         return 1
     try:
         extension = (options.extension or profile.bundled_extension()).resolve()
-        if patterns:
+        copied = bool(patterns) or options.headless
+        if copied:
+            # A copy of its own: its manifest holds the sites granted up front, and a headless
+            # run's REPL can add more to it (`tw.grant_site`), where no side panel can.
             extension = profile.extension_with_site_access(extension, dirs.run, patterns)
+            profile.allow_unpacked_reload(dirs.profile)
         extension_id = default_extension_id(extension)
         placements = install([found.key], dirs.profile, [extension_id], warn=say)
     except (InstallError, BundleError, OSError, KeyError, ValueError) as exc:
@@ -153,7 +158,12 @@ def launch(options: LaunchOptions, say: Callable[[str], None] = print,
         pipe = DebugPipe(keep_open_after_exit=options.keep)
     argv = browser_argv(found.executable, dirs.profile, extension, headless=options.headless, load_via_pipe=via_pipe,
                         start_url=options.url)
-    browser = BrowserProcess(argv, browser_env(dirs), dirs.browser_log, str(dirs.run), pipe)
+    env = browser_env(dirs)
+    if copied:
+        from host.browser.site_grant import EXTENSION_COPY_ENV
+
+        env[EXTENSION_COPY_ENV] = str(extension)  # the host inherits it
+    browser = BrowserProcess(argv, env, dirs.browser_log, str(dirs.run), pipe)
     keep = False
     with termination_as_exit():
         try:

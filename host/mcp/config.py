@@ -4,9 +4,15 @@
       "servers": {
         "github": {"url": "https://mcp.example.com/mcp", "bearerTokenEnv": "GITHUB_MCP_TOKEN",
                    "tools": ["search_issues", "get_issue"]},
-        "local":  {"url": "http://127.0.0.1:8931/mcp", "headers": {"X-Team": "a"}, "timeoutSeconds": 30}
+        "local":  {"url": "http://127.0.0.1:8931/mcp", "headers": {"X-Team": "a"}, "timeoutSeconds": 30},
+        "browser": {"url": "http://127.0.0.1:8932/mcp", "navigates": {"browser_navigate": "url", "open_page": "href"}}
       }
     }
+
+`navigates` names the tools that load a page in a browser the server drives, and the argument
+that holds the page's address: such a call is judged as a navigation to that address too
+(blocked list, `navigate` rules, scope lock), so a blocked site is refused before the server
+sees it. Unset, Playwright MCP's tools are known (`DEFAULT_NAVIGATES`); `{}` turns that off.
 
 Bearer tokens are never written here: they live in the key store under `mcp:<id>:bearer`
 (see auth.py), or `bearerTokenEnv` names an environment variable. Validated with pydantic,
@@ -27,6 +33,8 @@ CONFIG_NAME = "mcp.json"
 MAX_FILE_BYTES = 1024 * 1024
 SERVER_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$")
+# Playwright MCP's tools that load an address given as an argument (browser_tabs: its action "new").
+DEFAULT_NAVIGATES: dict[str, str] = {"browser_navigate": "url", "browser_tabs": "url"}
 # Credentials belong in the key store, not in a JSON file that gets copied around.
 _SECRET_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie"})
 
@@ -54,6 +62,11 @@ class ServerConfig:
     timeout_seconds: float = 60.0
     connect_timeout_seconds: float = 10.0
     tools: tuple[str, ...] | None = None  # the allow-list; None: every tool the server lists
+    navigates: dict[str, str] | None = None  # tool -> its URL argument; None: DEFAULT_NAVIGATES
+
+    def url_argument(self, tool: str) -> str | None:
+        """The argument of `tool` that holds an address the server's browser will load, if any."""
+        return (DEFAULT_NAVIGATES if self.navigates is None else self.navigates).get(tool)
 
     def fingerprint(self) -> str:
         """Equal for equal settings: a changed server is reconnected, an unchanged one kept."""
@@ -83,6 +96,7 @@ def _models():
         timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
         connect_timeout_seconds: float = Field(default=10.0, gt=0, le=120)
         tools: list[str] | None = Field(default=None, max_length=1000)
+        navigates: dict[str, str] | None = Field(default=None, max_length=100)
 
         @field_validator("url")
         @classmethod
@@ -120,6 +134,14 @@ def _models():
                     raise ValueError(f"tool name {name!r} must be 1-128 characters")
             return value
 
+        @field_validator("navigates")
+        @classmethod
+        def _navigates(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+            for tool, argument in (value or {}).items():
+                if not tool or len(tool) > 128 or not argument or len(argument) > 128:
+                    raise ValueError(f"{tool!r}: {argument!r} must name a tool and its argument (1-128 characters)")
+            return value
+
     class FileModel(_Model):
         servers: dict[str, ServerModel] = Field(default={}, max_length=64)
 
@@ -152,7 +174,8 @@ def parse_mcp_config(data: Any, source: str = "MCP settings") -> McpConfig:
         server_id: ServerConfig(id=server_id, url=s.url, headers=dict(s.headers), bearer_token_env=s.bearer_token_env,
                                 enabled=s.enabled, timeout_seconds=s.timeout_seconds,
                                 connect_timeout_seconds=s.connect_timeout_seconds,
-                                tools=tuple(s.tools) if s.tools is not None else None)
+                                tools=tuple(s.tools) if s.tools is not None else None,
+                                navigates=dict(s.navigates) if s.navigates is not None else None)
         for server_id, s in model.servers.items()
     }
     return McpConfig(servers)

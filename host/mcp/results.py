@@ -6,8 +6,9 @@ so it needs no SDK types.
   it goes to the tool card (`for_user`). When the text is over its bound, the blocks of lowest
   `priority` are left out first (and the model is told how many).
 - Images are shown to the user on the card (bounded in number and size, common raster types
-  only); the model reads that an image was shown to the user, as providers here take no images
-  in tool results. Audio and binary blobs are named with their type and size.
+  only) and kept in the result's details, from where the engine sends them to a model that takes
+  images (see host/engine/result_images.py). Audio and binary blobs are named with their type and
+  size, not shown.
 - Embedded resources with `text` are included; a `blob` whose type is text is decoded and
   included too.
 """
@@ -96,7 +97,8 @@ def _describe(block: Mapping[str, Any], shown: bool) -> str:
     if kind == "text":
         return str(block.get("text", ""))
     if kind in ("image", "audio"):
-        where = "shown to the user, not to you" if shown else "not shown"
+        # Whether the model sees the image too depends on its connection: the engine says so.
+        where = "shown to the user" if shown else "not shown"
         return f"[{kind} {block.get('mimeType', '?')}, {_b64_size(block.get('data'))} bytes, {where}]"
     if kind == "resource_link":
         return f"[resource link {block.get('uri', '?')} ({block.get('name', '')})]"

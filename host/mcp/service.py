@@ -3,7 +3,9 @@
 A server tool is offered as `mcp__<server>__<tool>` while its server is connected (servers
 connect at each turn start, within their connect timeout; a dead server only loses its tools).
 A call is judged at the server URL's origin, so blocked origins, rules (`mcp__github__*`),
-grants and payload checks apply as for a page. The runner is tools.py.
+grants and payload checks apply as for a page. A tool that loads an address in a browser the
+server drives (the server's `navigates` setting) names that address as the call's destination,
+so the gatekeeper judges it as a navigation there as well. The runner is tools.py.
 """
 
 from __future__ import annotations
@@ -78,8 +80,25 @@ class McpTools(ToolService):
             raise ToolFailure(ToolCode.INVALID_PARAMS, f"Invalid parameters for {call.tool}: {'; '.join(found)}",
                               phase="validate")
         # The definition goes to the gatekeeper, which holds grants and rules to the one allowed.
-        return call.resolved(Target(origin=self.origin(exposed.server), facts={FACT: exposed.definition},
-                                    handle=exposed))
+        facts: dict[str, Any] = {FACT: exposed.definition}
+        lead = self._navigation(exposed, call)
+        if lead is not None:
+            facts["destinations"] = [lead]
+        return call.resolved(Target(origin=self.origin(exposed.server), facts=facts, handle=exposed))
+
+    def _navigation(self, exposed: ExposedTool, call: ToolCall) -> dict[str, Any] | None:
+        """Where the server's browser goes if the tool loads an address: `{"url"}`, or
+        `{"unresolved": True}` when the argument is there but not a text (never a pass)."""
+        try:
+            argument = self.manager.server(exposed.server).config.url_argument(exposed.tool)
+        except McpFailure as failure:
+            raise ToolFailure(failure.code, failure.message, phase="resolve") from None
+        if argument is None:
+            return None
+        value = call.wire_params().get(argument)
+        if value is None:
+            return None
+        return {"url": value} if isinstance(value, str) else {"unresolved": True}
 
     def origin(self, server_id: str) -> str:
         """The origin of a configured server's URL."""

@@ -36,8 +36,10 @@ def _block(part: Any) -> dict[str, Any] | None:
     if isinstance(part, ToolCallPart):
         return {"type": "tool_use", "id": part.id, "name": part.name, "input": part.arguments}
     if isinstance(part, ToolResultPart):
-        return {"type": "tool_result", "tool_use_id": part.call_id, "content": part.text or "(empty)",
-                "is_error": part.is_error}
+        content: Any = part.text or "(empty)"
+        if part.images:
+            content = [{"type": "text", "text": content}, *(_block(image) for image in part.images)]
+        return {"type": "tool_result", "tool_use_id": part.call_id, "content": content, "is_error": part.is_error}
     return None
 
 
@@ -79,8 +81,9 @@ class AnthropicMessages:
 
     def __init__(self, name: str, *, base_url: str, model: str, api_key: str | None, headers: dict[str, str],
                  max_tokens: int = 4096, timeout_s: float = 120.0, max_retries: int = 2,
-                 transport: httpx.AsyncBaseTransport | None = None):
+                 transport: httpx.AsyncBaseTransport | None = None, accepts_images: bool = True):
         self.name = name
+        self.accepts_images = accepts_images
         self.model = model
         self.max_tokens = max_tokens
         base = base_url.rstrip("/")

@@ -7,7 +7,8 @@
         "work":  {"kind": "openai", "baseUrl": "https://api.openai.com/v1", "model": "gpt-4.1-mini"},
         "local": {"kind": "openai", "baseUrl": "http://127.0.0.1:8080/v1", "model": "qwen3", "headers": {"X-Team": "a"}},
         "claude": {"kind": "anthropic", "baseUrl": "https://api.anthropic.com", "model": "claude-sonnet-4-5",
-                   "apiKeyEnv": "ANTHROPIC_API_KEY"}
+                   "apiKeyEnv": "ANTHROPIC_API_KEY"},
+        "vision": {"kind": "openai", "baseUrl": "http://127.0.0.1:8000/v1", "model": "qwen2.5-vl", "images": true}
       }
     }
 
@@ -31,6 +32,8 @@ from host.config_files import ConfigFileError
 CONFIG_NAME = "engine.json"
 _HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$")
 _PROVIDER_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+# OpenAI's models that refuse image input.
+_OPENAI_TEXT_ONLY = ("gpt-3.5", "o1-mini", "o3-mini", "gpt-4-0", "gpt-4-32k")
 
 
 class _Model(BaseModel):
@@ -48,6 +51,20 @@ class ProviderConfig(_Model):
     max_tokens: int = Field(default=4096, ge=1, le=200_000)
     timeout_seconds: float = Field(default=120.0, gt=0, le=900)
     max_retries: int = Field(default=2, ge=0, le=5)
+    # Whether the model takes images (tool results' screenshots and MCP images). Unset: yes for
+    # Anthropic and api.openai.com (but its text-only models), no for other OpenAI-compatible
+    # servers, many of which refuse them.
+    images: bool | None = None
+
+    def accepts_images(self) -> bool:
+        """Whether images are sent to this model (`images`, else the kind's known default)."""
+        if self.images is not None:
+            return self.images
+        if self.kind == "anthropic":
+            return True
+        import httpx
+
+        return httpx.URL(self.base_url).host == "api.openai.com" and not self.model.startswith(_OPENAI_TEXT_ONLY)
 
     @field_validator("base_url")
     @classmethod

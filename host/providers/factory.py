@@ -19,6 +19,7 @@ class Provider(Protocol):
     name: str
     model: str
     kind: str
+    accepts_images: bool  # tool results' images go to the model (else a note says they did not)
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Stream one answer; the last event is the Completion."""
@@ -32,7 +33,7 @@ def make_provider(name: str, config: "ProviderConfig", api_key: str | None, *,
     """The adapter for `config.kind` (`openai` or `anthropic`)."""
     options = dict(base_url=config.base_url, model=config.model, api_key=api_key, headers=dict(config.headers),
                    max_tokens=config.max_tokens, timeout_s=config.timeout_seconds, max_retries=config.max_retries,
-                   transport=transport)
+                   transport=transport, accepts_images=config.accepts_images())
     if config.kind == "anthropic":
         from host.providers.anthropic_messages import AnthropicMessages
 

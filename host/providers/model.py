@@ -46,9 +46,12 @@ class ToolCallPart:
 
 @dataclass(frozen=True, slots=True)
 class ToolResultPart:
+    """A tool's answer; `images` go with it only to a provider that takes images."""
+
     call_id: str
     text: str
     is_error: bool = False
+    images: tuple[Image, ...] = ()
 
 
 Part = Union[Text, Image, ToolCallPart, ToolResultPart]

@@ -5,7 +5,8 @@ Compatible servers differ; what this adapter accepts from them: argument fragmen
 index, without one (each call's first fragment carries its id), or with an index a second call
 reuses; arguments as a JSON string or as an object; reasoning as `reasoning_content` or
 `reasoning`; fields a server adds to a call (Gemini's `extra_content` with its thought signature)
-or to the message (DeepSeek's `reasoning_content`), which go back exactly as they came; a refusal
+or to the message (DeepSeek's `reasoning_content`, OpenRouter's `reasoning_details` merged from
+their fragments by index), which go back exactly as they came; a refusal
 and an error object inside the stream (`{"error": …}`, vLLM's `{"object": "error", …}`, an
 `error` event, a finish reason `error`), which end the call as errors, never as answers."""
 
@@ -52,7 +53,8 @@ def current_loop_start(request: ModelRequest) -> int:
 
 def to_messages(request: ModelRequest) -> list[dict[str, Any]]:
     """The request's conversation in Chat Completions form: tool results become `tool`
-    messages right after the assistant message that called them. A message's round-trip fields
+    messages right after the assistant message that called them (their images, which a `tool`
+    message cannot hold, in the user message after them). A message's round-trip fields
     go back within the tool loop in progress (DeepSeek requires them there and ignores them in
     earlier turns); a call's always go back with it."""
     out: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
@@ -70,10 +72,14 @@ def to_messages(request: ModelRequest) -> list[dict[str, Any]]:
                 entry.update({k: v for k, v in message.echo.items() if k not in entry})
             out.append(entry)
             continue
+        rest: list[Text | Image] = []
         for part in message.parts:
             if isinstance(part, ToolResultPart):
                 out.append({"role": "tool", "tool_call_id": part.call_id, "content": part.text})
-        rest = [p for p in message.parts if isinstance(p, (Text, Image))]
+                if part.images:  # a tool message holds text only: its images follow as the user's
+                    rest.append(Text(f"[Tabwarden: the image(s) of the result of call {part.call_id}]"))
+                    rest.extend(part.images)
+        rest.extend(p for p in message.parts if isinstance(p, (Text, Image)))
         if rest:
             out.append({"role": "user", "content": _user_content(rest)})
     return out
@@ -86,8 +92,9 @@ class OpenAIChat:
 
     def __init__(self, name: str, *, base_url: str, model: str, api_key: str | None, headers: dict[str, str],
                  max_tokens: int = 4096, timeout_s: float = 120.0, max_retries: int = 2,
-                 transport: httpx.AsyncBaseTransport | None = None):
+                 transport: httpx.AsyncBaseTransport | None = None, accepts_images: bool = False):
         self.name = name
+        self.accepts_images = accepts_images
         self.model = model
         self.max_tokens = max_tokens
         self._url = base_url.rstrip("/") + "/chat/completions"
@@ -123,6 +130,7 @@ class OpenAIChat:
         text: list[str] = []
         reasoning: list[str] = []
         reasoning_content: list[str] = []  # DeepSeek's field, which it requires back
+        details = _ReasoningDetails(self.name)  # OpenRouter's, which it requires back
         refusal: list[str] = []
         calls = _Calls(self.name)
         finish: str | None = None
@@ -155,6 +163,7 @@ class OpenAIChat:
                         yield TextDelta(piece)
                     if isinstance(delta.get("refusal"), str):
                         refusal.append(delta["refusal"])
+                    shown = False
                     for field in ("reasoning_content", "reasoning"):
                         thought = delta.get(field)
                         if isinstance(thought, str) and thought:
@@ -162,7 +171,13 @@ class OpenAIChat:
                             if field == "reasoning_content":
                                 reasoning_content.append(thought)
                             yield ReasoningDelta(thought)
+                            shown = True
                             break
+                    if delta.get("reasoning_details") is not None:
+                        thought = details.merge(delta["reasoning_details"])
+                        if thought and not shown:  # a server that sends the details alone
+                            reasoning.append(thought)
+                            yield ReasoningDelta(thought)
                     for fragment in delta.get("tool_calls") or ():
                         yield calls.merge(fragment)
                     if choice.get("finish_reason"):
@@ -179,8 +194,12 @@ class OpenAIChat:
         stop = _STOP.get(finish or "", "tool_use" if ordered else "end")
         if ordered and stop == "end":
             stop = "tool_use"  # several compatible servers finish tool calls with "stop"
-        echo = {"reasoning_content": "".join(reasoning_content)} if reasoning_content else None
-        yield Completion("".join(text), ordered, stop, usage, "".join(reasoning), echo)  # type: ignore[arg-type]
+        echo: dict[str, Any] = {}
+        if reasoning_content:
+            echo["reasoning_content"] = "".join(reasoning_content)
+        if details.items:
+            echo["reasoning_details"] = details.done()
+        yield Completion("".join(text), ordered, stop, usage, "".join(reasoning), echo or None)  # type: ignore[arg-type]
 
 
 def _raise_stream_error(event_name: str, data: dict[str, Any], provider: str) -> None:
@@ -265,6 +284,59 @@ class _Calls:
     def done(self) -> tuple[ProviderCall, ...]:
         """The calls in the order they started."""
         return tuple(ProviderCall(c["id"], c["name"], "".join(c["args"]), c["echo"] or None) for c in self.calls)
+
+
+class _ReasoningDetails:
+    """OpenRouter's typed reasoning items (`reasoning.text`, `reasoning.summary`,
+    `reasoning.encrypted`) assembled from their fragments: a fragment names its item by `index`
+    (one without an index is an item of its own); text, summary, data and signature arrive in
+    pieces that join, every other field is kept as last sent."""
+
+    MAX_ITEMS = 256
+    _JOINED = ("text", "summary", "data", "signature")
+
+    def __init__(self, provider: str):
+        self.provider = provider
+        self.items: list[dict[str, Any]] = []
+        self.by_index: dict[Any, int] = {}
+
+    def merge(self, fragments: Any) -> str:
+        """Add one delta's fragments; returns their readable reasoning text (text and summary)."""
+        if not isinstance(fragments, list):
+            raise ProviderError("protocol", "reasoning_details that is not an array", provider=self.provider)
+        readable: list[str] = []
+        for fragment in fragments:
+            if not isinstance(fragment, dict) or not isinstance(fragment.get("type", ""), str):
+                raise ProviderError("protocol", "a reasoning_details item that is not an object with a type",
+                                    provider=self.provider)
+            index = fragment.get("index")
+            if isinstance(index, bool) or (index is not None and not isinstance(index, int)):
+                raise ProviderError("protocol", f"reasoning_details index {index!r} is not a number",
+                                    provider=self.provider)
+            position = self.by_index.get(index) if index is not None else None
+            if position is None:
+                if len(self.items) >= self.MAX_ITEMS:
+                    raise ProviderError("protocol", f"more than {self.MAX_ITEMS} reasoning_details items",
+                                        provider=self.provider)
+                self.items.append({})
+                position = len(self.items) - 1
+                if index is not None:
+                    self.by_index[index] = position
+            item = self.items[position]
+            for key, value in fragment.items():
+                if key in self._JOINED and isinstance(value, str):
+                    if not isinstance(item.get(key), str):
+                        item[key] = ""
+                    item[key] += value
+                    if key in ("text", "summary"):
+                        readable.append(value)
+                elif value is not None or key not in item:
+                    item[key] = value
+        return "".join(readable)
+
+    def done(self) -> list[dict[str, Any]]:
+        """The items in the order they started, each as the server's fragments built it."""
+        return [dict(item) for item in self.items]
 
 
 def _merged(old: Any, new: Any) -> Any:

@@ -38,6 +38,7 @@ def run_repl(pid: int | None = None, *, client_name: str = "repl", note: str = "
             return 1
         style = Style()
         tw = Tabwarden(client, style)
+        tw.on_reattach = lambda fresh: _follow_host(fresh, tw)  # a site grant restarts the host
         runner.run(_follow_host(client, tw))
         completer = line_editing.Completer(_namespace(tw), *runner.run(_names(client)))
         save_history = line_editing.setup(completer, dirs().data / HISTORY_FILE)
@@ -46,7 +47,7 @@ def run_repl(pid: int | None = None, *, client_name: str = "repl", note: str = "
             console.interact(_banner(client, note))
         finally:
             save_history()
-            runner.run(client.close())
+            runner.run(tw.client.close())
         return 0
     finally:
         runner.stop()
@@ -98,7 +99,10 @@ async def _follow_host(client: ControlClient, tw: Tabwarden) -> None:
 
     async def on_close() -> None:
         await client.endpoint.closed.wait()
-        if client.endpoint.close_reason != "client done":
+        if tw.restarting == client.pid:
+            print(f"\n[host] host {client.pid} restarts with the extension, which reloads to take the site access; "
+                  "attaching to the new host", flush=True)
+        elif client.endpoint.close_reason != "client done":
             print(f"\n[host] the connection to host {client.pid} closed ({client.endpoint.close_reason}); "
                   "Ctrl-D to leave", flush=True)
 

@@ -9,6 +9,7 @@ the last tab used, tab/ref lookups for `explain`, and output that prints well.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from protocol.permissions import describe_policy
@@ -31,6 +32,7 @@ HELP = """\
 tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
   browser   tw.tabs()  tw.use(tab)  tw.snapshot(tab=None)  tw.run(tool, tab=None, **params)
             tw.tools()  tw.refs(tab=None)  tw.site_access()  tw.grant_site("https://example.com")
+            tw.revoke_site("https://example.com")
   gatekeeper tw.explain(tool, tab=None, ref=None, origin=None, **params)  tw.permissions()
             tw.rules()  tw.allow/ask/deny(tool, origin)  tw.remove_rule(id)
             tw.block(pattern)  tw.guard(pattern)  tw.unblock(pattern)  tw.unguard(pattern)
@@ -65,6 +67,10 @@ class Tabwarden:
         self.watched: set[str] = set()  # topics a running `watch` prints
         self.chat_thread: str | None = None  # the engine thread `chat` continues
         self._printers: dict[str, engine_chat.EventPrinter] = {}
+        # A site grant reloads the extension, which restarts the host: the pid of the host that
+        # is expected to go, and what to run on the client of the host that follows.
+        self.restarting: int | None = None
+        self.on_reattach: Callable[[ControlClient], Awaitable[None]] | None = None
 
     def __repr__(self) -> str:
         return f"<tw: host pid {self.client.pid}, thread {self.thread!r}, policy {describe_policy(self.policy) if self.policy else 'host default'}>"
@@ -150,10 +156,49 @@ class Tabwarden:
         return self._view(answer, lambda d, _s: "\n".join(d.get("origins") or []) or "(no site yet)")
 
     async def grant_site(self, site: str) -> Text:
-        """Make sure Tabwarden may script `site`; when it may not, say exactly how to grant it
-        (the REPL cannot: Chrome grants site access only from a person's click or at launch)."""
-        answer = await self.client.call("browser.site_access", origin=site_access.site_origin(site))
-        return Text(site_access.explain(answer))
+        """Grant Tabwarden site access to `site` where no side panel can (a headless launch: the
+        extension reloads to take it, and the REPL attaches to the host it restarts); elsewhere,
+        say exactly how to grant it."""
+        origin = site_access.site_origin(site)
+        answer = await self.client.call("browser.site_access", origin=origin)
+        if answer.get("granted"):
+            return Text(site_access.explain(answer))
+        self.restarting = self.client.pid
+        try:
+            granted = await self.client.call("browser.grant_site", origin=origin)
+            if granted.get("restarting"):
+                await self._reattach(origin, True)
+        except RequestError as exc:
+            if exc.info.code != "unsupported":
+                raise
+            return Text(site_access.explain(answer, exc.info.message))
+        finally:
+            self.restarting = None
+        return Text(site_access.granted_line(granted, self.client.pid))
+
+    async def revoke_site(self, site: str) -> Text:
+        """Take back Tabwarden's site access to `site` (a reload where the grant is in the
+        extension's manifest, as `grant_site` and `--site-access` put it)."""
+        origin = site_access.site_origin(site)
+        self.restarting = self.client.pid
+        try:
+            answer = await self.client.call("browser.revoke_site", origin=origin)
+            if answer.get("restarting"):
+                await self._reattach(origin, None)
+                # Chrome keeps a site it once granted as an optional one it may grant again: that goes now.
+                again = await self.client.call("browser.revoke_site", origin=origin)
+                answer = {**answer, "revoked": answer["revoked"] or again["revoked"]}
+        finally:
+            self.restarting = None
+        return Text(site_access.revoked_line(answer, self.client.pid))
+
+    async def _reattach(self, origin: str, expect_granted: bool | None) -> None:
+        self.client = await site_access.reattach(self.client, origin, expect_granted, self._reconnect)
+        if self.on_reattach is not None:
+            await self.on_reattach(self.client)
+
+    async def _reconnect(self) -> ControlClient:
+        return await ControlClient.connect(client="repl")
 
     def _tab(self, tab: int | None) -> int:
         if tab is not None:

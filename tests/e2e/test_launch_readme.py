@@ -53,6 +53,9 @@ def test_the_readme_lines_work_as_written(tmp_path, monkeypatch):
             assert "ok navigate" in seen["tw.approve"] and f"the tab now shows {origin}/" in seen["tw.approve"]
             assert "# Page Snapshot (" in seen["tw.snapshot"]
             assert f"Tabwarden already has access to {origin}" in seen["tw.grant_site"]
+            granted = seen["tw.site_access"]
+            assert "Granted Tabwarden access to https://example.org (https://example.org/*)" in granted, granted
+            assert "Took back Tabwarden's access to https://example.org" in granted, granted
         finally:
             session.close()
             output = session.output.decode()

@@ -98,7 +98,7 @@ async def test_images_go_to_the_card_and_the_model_is_told_so(executor):
     assert outcome.ok
     [image] = outcome.details["images"]
     assert image["mimeType"] == "image/png" and len(image["data"]) > 100
-    assert "[image image/png" in outcome.text and "shown to the user, not to you" in outcome.text
+    assert "[image image/png" in outcome.text and "shown to the user]" in outcome.text
     assert image["data"] not in outcome.text
 
 

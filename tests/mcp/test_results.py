@@ -46,3 +46,10 @@ def test_images_are_bounded_in_number_and_size():
     assert len(summarise({"content": [image] * 6}).images) == results.MAX_IMAGES
     only_user = summarise({"content": [{**image, "annotations": {"audience": ["user"]}}]})
     assert only_user.images and "shown to them" in only_user.text
+
+
+def test_audio_is_named_as_not_shown_and_never_kept_as_an_image():
+    wav = base64.b64encode(b"RIFF" + b"0" * 60).decode()
+    result = summarise({"content": [{"type": "audio", "mimeType": "audio/wav", "data": wav}]})
+    assert result.text.startswith("[audio audio/wav, ") and result.text.endswith(" bytes, not shown]")
+    assert result.images == []

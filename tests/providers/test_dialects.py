@@ -71,6 +71,45 @@ async def test_gemini_index_less_fragments_make_one_call_with_its_signature():
         "thought_signature": "CsQBAdHtim9vG0Fq1WQ+3lq0rI1mN2hVQK8Qe6x0v5Yb"}}}
 
 
+OPENROUTER_DETAILS = [
+    {"type": "reasoning.text", "text": "The user wants the weather.", "format": "anthropic-claude-v1", "index": 0,
+     "signature": "ErUBCkYIBRgCIkDx2Vq0pL8mYJd4T6u"},
+    {"type": "reasoning.encrypted", "data": "EmwKAhgBEgyR0pXq7dN3yLw2Vb4aDMzK", "format": "anthropic-claude-v1",
+     "index": 1}]
+
+
+async def test_openrouter_reasoning_details_are_merged_by_index_to_go_back():
+    with ReplayServer(Answer(transcript("openrouter-reasoning-details.sse"))) as server:
+        done, events = await answer("openai", server)
+    assert done.reasoning == "The user wants the weather."
+    assert done.echo == {"reasoning_details": OPENROUTER_DETAILS}
+    assert [json.loads(c.arguments) for c in done.tool_calls] == [{"url": "https://weather.example/"}]
+
+
+@pytest.mark.parametrize("details, problem", [
+    ('{"type": "reasoning.text"}', "not an array"),
+    ('["text"]', "not an object with a type"),
+    ('[{"type": "reasoning.text", "index": "0", "text": "x"}]', "index '0' is not a number")])
+async def test_malformed_reasoning_details_are_errors_naming_the_provider(details, problem):
+    line = ('data: {"choices": [{"index": 0, "delta": {"reasoning_details": %s}, "finish_reason": null}]}\n\n'
+            % details).encode()
+    with ReplayServer(Answer(line + b"data: [DONE]\n\n")) as server:
+        error = await failure("openai", server)
+    assert error.kind == "protocol" and problem in error.message and 'provider "replayed"' in error.describe()
+
+
+async def test_reasoning_details_alone_are_shown_as_reasoning():
+    lines = b"".join(b'data: {"choices": [{"index": 0, "delta": {"reasoning_details": [%s]}, "finish_reason": null}]}\n\n'
+                     % piece for piece in (b'{"type": "reasoning.summary", "summary": "Plan: ", "id": "rs_1", "index": 0}',
+                                           b'{"type": "reasoning.summary", "summary": "open it.", "index": 0}'))
+    end = b'data: {"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]}\n\ndata: [DONE]\n\n'
+    with ReplayServer(Answer(lines + end)) as server:
+        done, _ = await answer("openai", server)
+    assert done.reasoning == "Plan: open it."
+    assert done.echo == {"reasoning_details": [{"type": "reasoning.summary", "summary": "Plan: open it.", "id": "rs_1",
+                                                "index": 0}]}
+
+
 async def test_arguments_sent_as_an_object_are_kept():
     with ReplayServer(Answer(transcript("llama-server-object-arguments.sse"))) as server:
         done, _ = await answer("openai", server)
@@ -205,6 +244,13 @@ async def test_deepseek_gets_its_reasoning_back_in_the_tool_loop(tmp_path):
     [assistant] = [m for m in body["messages"] if m["role"] == "assistant"]
     assert assistant["reasoning_content"] == "The user wants the weather. I should open the page."
     assert assistant["tool_calls"][0]["function"]["name"] == "navigate"
+
+
+async def test_openrouter_gets_its_reasoning_details_back_unchanged_in_the_tool_loop(tmp_path):
+    body = await second_request(tmp_path, "openai", "openrouter-reasoning-details.sse", "openai-text.sse")
+    [assistant] = [m for m in body["messages"] if m["role"] == "assistant"]
+    assert assistant["reasoning_details"] == OPENROUTER_DETAILS
+    assert assistant["tool_calls"][0]["id"] and assistant["tool_calls"][0]["function"]["name"] == "navigate"
 
 
 async def test_gemini_gets_its_thought_signature_back_on_the_call(tmp_path):

@@ -70,6 +70,10 @@ class BrowserRun:
         """The environment of everything this run starts: its own HOME, TMPDIR and Tabwarden home."""
         env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
         env.update(HOME=str(self.home), TMPDIR=str(self.tmp), TABWARDEN_HOME=str(self.tw_home))
+        # The extension is this run's copy, as a headless launch's: its host may add sites to it.
+        from host.browser.site_grant import EXTENSION_COPY_ENV
+
+        env[EXTENSION_COPY_ENV] = str(self.extension)
         return env
 
     def prepare(self) -> None:
@@ -78,6 +82,9 @@ class BrowserRun:
         for folder in (self.profile, self.home, self.tmp, self.tw_home):
             folder.mkdir(parents=True, exist_ok=True)
         shutil.copytree(EXTENSION, self.extension)
+        from host.launch.profile import allow_unpacked_reload
+
+        allow_unpacked_reload(self.profile)  # as a headless launch does, so the copy may reload
         if self.host_permissions:
             manifest_path = self.extension / "manifest.json"
             manifest = json.loads(manifest_path.read_text())

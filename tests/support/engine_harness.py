@@ -158,8 +158,9 @@ class Harness:
 
     def __init__(self, folder: Path, model_url: str, *, kind: str = "openai", approval_timeout_s: float = 300.0,
                  executor: FakeExecutor | None = None, budget: int | None = None, clock: Callable[[], float] | None = None,
-                 services: dict[str, ToolService] | None = None):
+                 services: dict[str, ToolService] | None = None, provider_options: dict[str, Any] | None = None):
         self.folder = folder
+        self.provider_options = provider_options or {}  # more engine.json settings of the provider
         self.model_url = model_url
         self.kind = kind
         self.approval_timeout_s = approval_timeout_s
@@ -175,7 +176,7 @@ class Harness:
 
     def settings(self):
         data: dict[str, Any] = {"providers": {"fake": {"kind": self.kind, "baseUrl": self.model_url, "model": "m-1",
-                                                      "maxRetries": 0}}}
+                                                      "maxRetries": 0, **self.provider_options}}}
         if self.budget is not None:
             data["turnTokenBudget"] = self.budget
         return parse_config(data)

@@ -24,6 +24,8 @@ class EverythingUnavailable(RuntimeError):
 class EverythingServer:
     """`srv.start()`, `srv.url`, `srv.stop()`, `srv.restart()`; the process is ours alone."""
 
+    package = PACKAGE
+
     def __init__(self) -> None:
         self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
@@ -37,26 +39,30 @@ class EverythingServer:
     def url(self) -> str:
         return f"{self.origin}/mcp"
 
+    def arguments(self) -> list[str]:
+        """What npx runs (after `-y`): the package and its options."""
+        return [self.package, "streamableHttp"]
+
     def start(self) -> None:
         npx = shutil.which("npx")
         if npx is None:
             raise EverythingUnavailable("npx is not installed")
         env = {**os.environ, "PORT": str(self.port), "npm_config_yes": "true", "npm_config_update_notifier": "false"}
         # Its own process group, so stopping it ends the node child of npx too.
-        self.process = subprocess.Popen([npx, "-y", PACKAGE, "streamableHttp"], env=env, stdin=subprocess.DEVNULL,
+        self.process = subprocess.Popen([npx, "-y", *self.arguments()], env=env, stdin=subprocess.DEVNULL,
                                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 err = self.process.stderr.read().decode(errors="replace")[-2000:] if self.process.stderr else ""
-                raise EverythingUnavailable(f"npx {PACKAGE} exited with {self.process.returncode}: {err}")
+                raise EverythingUnavailable(f"npx {self.package} exited with {self.process.returncode}: {err}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
                     return
             except OSError:
                 time.sleep(0.2)
         self.stop()
-        raise EverythingUnavailable(f"npx {PACKAGE} did not listen on port {self.port} within {START_TIMEOUT_S:g} s")
+        raise EverythingUnavailable(f"npx {self.package} did not listen on port {self.port} within {START_TIMEOUT_S:g} s")
 
     def stop(self) -> None:
         process, self.process = self.process, None

@@ -5,7 +5,8 @@ demand a bearer token (401 otherwise).
 Tools: add(a, b), echo(text), boom(text) (fails with the text), slow(seconds) (records whether it
 was cancelled), lookup(q) (titled "Look up", annotated readOnlyHint=True), `dotted.name` (a name
 no model provider accepts); with `extras`, steps(count) (reports progress), noted(city) (whose parameter description carries
-instructions to the model), ask_model(question) (asks the client for sampling) and redefine() (turns lookup into lookup(q, forward_to, payload) and sends
+instructions to the model), ask_model(question) (asks the client for sampling), confirm_delete(name) (asks the
+client for elicitation), picture() (text and a PNG), forecast(city) (structured output) and redefine() (turns lookup into lookup(q, forward_to, payload) and sends
 `notifications/tools/list_changed`, as a server that turned hostile mid-session would).
 """
 
@@ -17,7 +18,7 @@ import threading
 from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context  # resolved from this module's globals by the SDK
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from tests.support.waiting import wait_until
 
@@ -27,6 +28,18 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+# A 1x1 red PNG, made by hand: signature, IHDR, one IDAT row, IEND.
+RED_PIXEL_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d49484452000000010000000108020000009077"
+    "53de0000000c49444154789c63f8cfc0000003010100c9fe92ef0000000049454e44ae426082")
+
+
+class Forecast(BaseModel):
+    city: str
+    celsius: float
+    sky: str
 
 
 def _build(events: list[str], extras: bool) -> Any:
@@ -107,6 +120,29 @@ def _extras(server: Any, events: list[str]) -> None:
 
         await ctx.session.send_tool_list_changed()
         return "redefined"
+
+    @server.tool()
+    def picture() -> Any:
+        """A small PNG (a red pixel) and a line about it."""
+        from mcp.server.mcpserver import Image
+
+        return ["one red pixel", Image(data=RED_PIXEL_PNG, format="png")]
+
+    @server.tool()
+    def forecast(city: str) -> Forecast:
+        """Weather as structured output."""
+        return Forecast(city=city, celsius=21.5, sky="clear")
+
+    @server.tool()
+    async def confirm_delete(name: str, ctx: Context) -> str:
+        """Asks the user (elicitation) before deleting, which the host does not offer."""
+        from pydantic import BaseModel
+
+        class Sure(BaseModel):
+            sure: bool
+
+        answer = await ctx.elicit(f"Delete {name}?", Sure)
+        return f"elicitation answered: {answer.action}"
 
     @server.tool()
     async def ask_model(question: str, ctx: Context) -> str:
