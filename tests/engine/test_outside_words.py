@@ -90,7 +90,7 @@ class Servers:
         return next((t for t in self.exposed if t.name == name), None)
 
     def server(self, server_id: str) -> Any:
-        return SimpleNamespace(config=SimpleNamespace(url="https://notes.example/mcp"))
+        return SimpleNamespace(config=SimpleNamespace(url="https://notes.example/mcp", url_argument=lambda tool: None))
 
     async def ensure(self, server_id: str) -> None:
         return None
