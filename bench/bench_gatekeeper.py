@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench.common import checks_ns
+
 SIZES = (0, 10, 100, 1000, 10000)
 AGENTAO = "agentao==0.5.17"
 ANCHOR_DOC = '{"tool": "click", "params": {"ref": "s1_2_3"}}'
@@ -119,21 +121,12 @@ def rule_verdicts(n: int) -> list[str | None]:
 
 def bench_ours(n: int, rounds: int) -> float:
     """Median ns of one `check()` with n rules over the call mix."""
-    from host.gatekeeper.decision import Call, Context, check
+    from host.gatekeeper.decision import Call, Context
     from host.gatekeeper.rules import Rule, RuleSet
 
     ruleset = RuleSet(Rule(**r) for r in make_rules(n))
     cases = [(Call(tool, params), Context(origin=origin, rules=ruleset)) for tool, params, origin in CALLS]
-    for call, ctx in cases:  # warm the caches the way a running host has them warm
-        check(call, ctx)
-    timer = time.perf_counter_ns
-    times = []
-    for _ in range(rounds):
-        for call, ctx in cases:
-            start = timer()
-            check(call, ctx)
-            times.append(timer() - start)
-    return statistics.median(times)
+    return statistics.median(checks_ns(cases, rounds))
 
 
 # -- Agentao, in its own scratch environment ------------------------------------------------------

@@ -25,7 +25,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from bench.common import median, percentile
+from bench.common import checks_ns, median, percentile
 
 CASES = Path(__file__).with_name("provenance_cases.jsonl")
 ANCHOR_DOC = '{"tool": "click", "params": {"ref": "s1_2_3"}}'
@@ -91,20 +91,11 @@ def anchor_ns() -> float:
 
 def decision_times(prov, rounds: int) -> list[int]:
     """ns of each `check()` of the call mix (`rounds` times), with `prov` as the thread's index."""
-    from host.gatekeeper.decision import Call, Context, check
+    from host.gatekeeper.decision import Call, Context
 
     cases = [(Call(tool, params), Context(origin=origin, policy="auto", provenance=prov, target=target))
              for tool, params, origin, target in CALLS]
-    for call, ctx in cases:
-        check(call, ctx)
-    timer = time.perf_counter_ns
-    times = []
-    for _ in range(rounds):
-        for call, ctx in cases:
-            start = timer()
-            check(call, ctx)
-            times.append(timer() - start)
-    return times
+    return checks_ns(cases, rounds)
 
 
 def context_index(size: int):

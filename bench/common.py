@@ -28,6 +28,23 @@ def repeat(fn: Callable[[], object], n: int) -> list[float]:
     return out
 
 
+def checks_ns(cases: Sequence[tuple[object, object]], rounds: int) -> list[int]:
+    """Nanoseconds of each gatekeeper `check(call, ctx)` over `rounds` passes of `cases`, after one
+    pass that warms the caches the way a running host has them warm."""
+    from host.gatekeeper.decision import check
+
+    for call, ctx in cases:
+        check(call, ctx)
+    timer = time.perf_counter_ns
+    times = []
+    for _ in range(rounds):
+        for call, ctx in cases:
+            start = timer()
+            check(call, ctx)
+            times.append(timer() - start)
+    return times
+
+
 def paired(a: Callable[[], object], b: Callable[[], object], n: int) -> tuple[list[float], list[float]]:
     """Seconds of `n` calls of `a` and of `b`, interleaved so both see the same machine state."""
     out_a, out_b = [], []
