@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, TextIO
+
+import msgspec
 
 from host.cli.case_stream import Piece, read_cases
 from host.cli.policy_base import BARE, Base, BaseError, installed
@@ -162,41 +165,34 @@ _KNOWN = {"tool", "effects", "level", "params", "origin", "policy", "rules", "se
           "provenance"}
 
 
+class _Seen(msgspec.Struct, forbid_unknown_fields=True):
+    origin: str
+    text: str
+
+
+class _WhatIfProvenance(msgspec.Struct, forbid_unknown_fields=True):
+    user: list[str] = []
+    untrusted: list[_Seen] = []
+
+
 def parse_provenance(value: Any, path: str = "$.provenance"):
     """The what-if provenance of a case as an index; `CaseError` naming the path of a bad part."""
     from host.gatekeeper.provenance import Provenance
 
-    if not isinstance(value, dict):
-        raise CaseError("invalid_provenance", f"expected object, got {type(value).__name__}", path)
-    unknown = sorted(set(value) - {"user", "untrusted"})
-    if unknown:
-        raise CaseError("invalid_provenance", f"unknown field {unknown[0]!r}; expected user or untrusted",
-                        f"{path}.{unknown[0]}")
+    try:
+        given = msgspec.convert(value, _WhatIfProvenance)
+    except msgspec.ValidationError as exc:
+        message, _, where = str(exc).partition(" - at `")
+        where = path + where.rstrip("`")[1:]
+        missing = re.match(r"Object (?:missing required|contains unknown) field `([^`]+)`", message)
+        if missing:  # name the field itself, as for every other bad part
+            where += f".{missing.group(1)}"
+        raise CaseError("invalid_provenance", message, where) from None
     index = Provenance()
-    user = value.get("user", [])
-    if not isinstance(user, list):
-        raise CaseError("invalid_provenance", f"expected array of str, got {type(user).__name__}", f"{path}.user")
-    for number, text in enumerate(user):
-        if not isinstance(text, str):
-            raise CaseError("invalid_provenance", f"expected str, got {type(text).__name__}", f"{path}.user[{number}]")
+    for text in given.user:
         index.add_user(text)
-    seen = value.get("untrusted", [])
-    if not isinstance(seen, list):
-        raise CaseError("invalid_provenance", f"expected array of objects, got {type(seen).__name__}",
-                        f"{path}.untrusted")
-    for number, item in enumerate(seen):
-        where = f"{path}.untrusted[{number}]"
-        if not isinstance(item, dict):
-            raise CaseError("invalid_provenance", f"expected object, got {type(item).__name__}", where)
-        extra = sorted(set(item) - {"origin", "text"})
-        if extra:
-            raise CaseError("invalid_provenance", f"unknown field {extra[0]!r}; expected origin and text",
-                            f"{where}.{extra[0]}")
-        for key in ("origin", "text"):
-            if not isinstance(item.get(key), str):
-                got = type(item.get(key)).__name__ if key in item else "nothing"
-                raise CaseError("invalid_provenance", f"expected str, got {got}", f"{where}.{key}")
-        index.add_untrusted(item["text"], item["origin"])
+    for seen in given.untrusted:
+        index.add_untrusted(seen.text, seen.origin)
     return index
 
 
