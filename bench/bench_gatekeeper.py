@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.common import checks_ns
+from bench.common import checks_ns, median_ns
 
 SIZES = (0, 10, 100, 1000, 10000)
 AGENTAO = "agentao==0.5.17"
@@ -86,21 +86,11 @@ def make_rules(n: int, seed: int = 7) -> list[dict]:
     return rules
 
 
-def _median_ns(fn, samples: int) -> float:
-    timer = time.perf_counter_ns
-    times = []
-    for _ in range(samples):
-        start = timer()
-        fn()
-        times.append(timer() - start)
-    return statistics.median(times)
-
-
 def anchor_ns(samples: int = 20000) -> float:
     """The anchor: median ns of json.loads on a tiny document."""
     doc = ANCHOR_DOC
     loads = json.loads
-    return _median_ns(lambda: loads(doc), samples)
+    return median_ns(lambda: loads(doc), samples)
 
 
 def rule_verdicts(n: int) -> list[str | None]:

@@ -25,7 +25,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from bench.common import checks_ns, median, percentile
+from bench.common import checks_ns, median, median_ns, percentile
 
 CASES = Path(__file__).with_name("provenance_cases.jsonl")
 ANCHOR_DOC = '{"tool": "click", "params": {"ref": "s1_2_3"}}'
@@ -74,19 +74,9 @@ def page_text(size: int, seed: int, *, foreign: bool = False, dense: bool = Fals
     return " ".join(parts)[:size]
 
 
-def _median_ns(fn, samples: int) -> float:
-    timer = time.perf_counter_ns
-    times = []
-    for _ in range(samples):
-        start = timer()
-        fn()
-        times.append(timer() - start)
-    return median(times)
-
-
 def anchor_ns() -> float:
     """The anchor: median ns of json.loads on a tiny document."""
-    return _median_ns(lambda: json.loads(ANCHOR_DOC), 20000)
+    return median_ns(lambda: json.loads(ANCHOR_DOC), 20000)
 
 
 def decision_times(prov, rounds: int) -> list[int]:

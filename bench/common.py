@@ -28,6 +28,17 @@ def repeat(fn: Callable[[], object], n: int) -> list[float]:
     return out
 
 
+def median_ns(fn: Callable[[], object], samples: int) -> float:
+    """Median nanoseconds of `samples` calls of `fn`."""
+    timer = time.perf_counter_ns
+    times = []
+    for _ in range(samples):
+        start = timer()
+        fn()
+        times.append(timer() - start)
+    return statistics.median(times)
+
+
 def checks_ns(cases: Sequence[tuple[object, object]], rounds: int) -> list[int]:
     """Nanoseconds of each gatekeeper `check(call, ctx)` over `rounds` passes of `cases`, after one
     pass that warms the caches the way a running host has them warm."""
