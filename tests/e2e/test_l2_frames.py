@@ -83,7 +83,7 @@ async def checkout(driver: L2Driver, pay_base: str) -> dict[str, Any]:
         return text if 'button "Pay"' in text else None
 
     text = await until(loaded, 10, "the payment frame in the deep read")
-    return {"tab": tab, "text": text, "card": deep_ref(text, 'textbox "Card number"'),
+    return {"tab": tab, "text": text, "card": deep_ref(text, 'textbox "Payment reference"'),
             "pay": deep_ref(text, 'button "Pay"'), "top": deep_ref(text, 'button "Top button"')}
 
 
@@ -153,7 +153,7 @@ async def test_the_deep_read_names_the_origin_of_another_origins_frame(driver, s
     assert "origin=" not in next(line for line in refs["text"].split("\n") if "Top button" in line)
     # L1 never enters it: the page executor reads and acts in the tab's own origin only.
     shallow = (await driver.read())["text"]
-    assert "[cross-origin, not visible]" in shallow and "Card number" not in shallow
+    assert "[cross-origin, not visible]" in shallow and "Payment reference" not in shallow
 
 
 async def lock_to_the_shop(driver: L2Driver, site: FramesSite, tab: int | None = None) -> None:
@@ -175,7 +175,7 @@ async def test_under_a_scope_lock_another_origins_frame_is_never_loaded(driver, 
     assert [b["origin"] for b in opened["details"]["blocked"]] == [pay]
     assert not [line for line in site.browser.other.requests if f"tag={driver.visit}" in line]
     deep = (await driver.deep())["text"]
-    assert "Card number" not in deep and 'button "Top button"' in deep
+    assert "Payment reference" not in deep and 'button "Top button"' in deep
 
 
 async def test_a_scope_lock_keeps_trusted_input_out_of_another_origins_frame(driver, site, kind):
@@ -184,7 +184,7 @@ async def test_a_scope_lock_keeps_trusted_input_out_of_another_origins_frame(dri
     pay = site.payment_base(kind)
     refs = await checkout(driver, pay)
     await lock_to_the_shop(driver, site, refs["tab"])
-    denied(await driver.call("type_trusted", element="Card number", ref=refs["card"], text="4111 1111 1111 1111"),
+    denied(await driver.call("type_trusted", element="Payment reference", ref=refs["card"], text="4111 1111 1111 1111"),
            "scope_lock", pay)
     denied(await driver.call("click_trusted", element="Pay", ref=refs["pay"]), "scope_lock", pay)
     denied(await driver.call("click_xy", x=PAY_BUTTON[0], y=PAY_BUTTON[1]), "scope_lock", pay)
@@ -207,7 +207,7 @@ async def test_a_blocked_origin_gets_no_trusted_input_in_its_frame(driver, site,
     refs = await checkout(driver, pay)
     await driver.control.call("gatekeeper.add_origin", pattern=pay, list="blocked")
     try:
-        denied(await driver.call("type_trusted", element="Card number", ref=refs["card"], text="4111"), "sensitive_origin",
+        denied(await driver.call("type_trusted", element="Payment reference", ref=refs["card"], text="4111"), "sensitive_origin",
                pay)
         denied(await driver.call("click_trusted", element="Pay", ref=refs["pay"]), "sensitive_origin", pay)
         denied(await driver.call("click_xy", x=PAY_BUTTON[0], y=PAY_BUTTON[1]), "sensitive_origin", pay)
@@ -226,7 +226,7 @@ async def test_a_blocked_origin_gets_no_trusted_input_in_its_frame(driver, site,
 async def test_with_the_frames_origin_allowed_trusted_input_works_and_is_audited_there(driver, site, kind):
     pay = site.payment_base(kind)
     refs = await checkout(driver, pay)
-    typed = await driver.ok("type_trusted", element="Card number", ref=refs["card"], text="4242")
+    typed = await driver.ok("type_trusted", element="Payment reference", ref=refs["card"], text="4242")
     assert typed["details"]["evidence"]["outcome"] == "verified" and typed["details"]["frameOrigin"] == pay
     assert typed["text"].endswith(f"It landed in a frame of {pay}.")
     await driver.ok("click_trusted", element="Pay", ref=refs["pay"])

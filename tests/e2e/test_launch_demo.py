@@ -24,7 +24,9 @@ def test_the_demo_runs_the_whole_story_and_cleans_up(tmp_path):
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert "a REPLAY of a fixed script served on 127.0.0.1, not an AI model" in out
-    assert re.search(r"Batch actions @ http://127\.0\.0\.1:\d+ - the parameters carry an e-mail address", out)
+    # The task never gives an address: the one the agent types is asked about as not the user's.
+    assert re.search(r"Batch actions @ http://127\.0\.0\.1:\d+ - .* would send values you did not give: "
+                     r"the e-mail address \"ada@example\.com\" does not appear in your request", out)
     assert "(answered by --approve accept)" in out
     assert re.search(r"decision \w+: read_page @ http://127\.0\.0\.1:\d+  ALLOW \(read_allowed\)", out)
     assert re.search(r"approval \w+: batch_actions @ http://127\.0\.0\.1:\d+  approval accept", out)

@@ -149,7 +149,9 @@ class Thread:
         await self.control.call("host.subscribe", topics=["engine"])
         self.env.model.replies.clear()
         self.env.model.add(Reply(tool_calls=[(tool, params)]), Reply(text="Done."))
-        await self.op(type="turn.submit", threadId=self.thread_id, input={"text": f"please {tool}"})
+        # The user names the address: what is judged here is the guard, not where the URL came from.
+        said = f"please {tool} {params.get('url', '')}".strip()
+        await self.op(type="turn.submit", threadId=self.thread_id, input={"text": said})
 
         def result() -> dict | None:
             return next((e["result"] for e in events if e.get("type") == "item.complete"
