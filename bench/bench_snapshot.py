@@ -91,7 +91,7 @@ async def main(port, urls, runs):
                 text = await page.aria_snapshot(mode="ai")
                 samples.append(time.perf_counter() - started)
                 size = len(text)
-            out[url] = {"samples": samples, "chars": size}
+            out[url] = {"samples": samples, "chars": size, "text": text}
         await browser.close()
     print(json.dumps(out))
 
@@ -137,6 +137,7 @@ async def agreement_on(port: int, widgets: list[tuple[str, str]], mine: dict[str
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--show", metavar="PAGE", help="also print both snapshots of the pages whose label ends with PAGE")
     args = parser.parse_args()
     python = ensure_playwright()
     docs = ensure_docs()
@@ -193,6 +194,10 @@ def main() -> None:
     if docs and pages[len(SIZES)][1] in theirs:
         url = pages[len(SIZES)][1]
         print(f"size on {REAL_PAGE}, ours/pw: {mine[url]['chars'] / theirs[url]['chars']:.2f}")
+    for label, url in pages if args.show else ():
+        if label.endswith(args.show):
+            print(f"\n--- ours: {label} ---\n{mine[url]['text']}")
+            print(f"\n--- playwright: {label} ---\n{theirs.get(url, {}).get('text', '(not measured)')}")
     if not docs:
         print("(python3-doc is not installed and could not be: the real-document row is missing)")
 

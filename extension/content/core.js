@@ -88,14 +88,17 @@
     if (signal && signal.aborted) throw TW.abortedFailure();
   };
 
-  // Per-document identity: two random uint32 in base 36, fixed for the life of this document
-  // and this executor, new after navigation or re-injection.
+  // Per-document identity, fixed for the life of this document and this executor, new after
+  // navigation or re-injection. Four random base-36 characters: every ref carries it, so its
+  // length is paid on every line the model reads; telling one document from the next (a one in
+  // 1.7 million chance of a clash, and then the snapshot number must match too) needs no more.
+  const TOKEN_SPACE = 36 ** 4;
   const tokens = new WeakMap();
   TW.documentToken = (doc = document) => {
     let token = tokens.get(doc);
     if (!token) {
-      const words = crypto.getRandomValues(new Uint32Array(2));
-      token = words[0].toString(36) + words[1].toString(36);
+      const [word] = crypto.getRandomValues(new Uint32Array(1));
+      token = (word % TOKEN_SPACE).toString(36).padStart(4, "0");
       tokens.set(doc, token);
     }
     return token;
