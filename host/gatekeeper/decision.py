@@ -378,7 +378,8 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     prov = ctx.provenance
     released = False
     if prov is not None and origin.text:
-        foreign = untrusted_values(spec, tool, params, prov, ctx.origin if dest is not None else origin.text)
+        foreign = untrusted_values(spec, tool, params, prov, ctx.origin if dest is not None else origin.text,
+                                   resulting_values(name, params, ctx.target, across_fields=False))
         if foreign:
             said = "; ".join(v.describe() for v in foreign[:3]) + ("; and more" if len(foreign) > 3 else "")
             trace.hit("untrusted_value", said)

@@ -20,10 +20,13 @@ MAX_VALUE = 200_000  # more than any field a person fills; keeps a hostile batch
 MAX_BOX_DIGITS = 6  # card forms split numbers into boxes of 4 to 6 digits
 
 
-def resulting_values(tool: str, params: Mapping[str, Any], target: Mapping[str, Any] | None) -> list[str]:
+def resulting_values(tool: str, params: Mapping[str, Any], target: Mapping[str, Any] | None,
+                     *, across_fields: bool = True) -> list[str]:
     """The values the call leaves in the fields it types into, where they differ from the text
     typed (appended to a prior value, or built up over a batch); [] when the call types nothing
-    that way."""
+    that way. With `across_fields`, also the pieces of several fields read as one (a card number
+    in one box per group): right for secret detection, too loose for comparing with the user's
+    words, where two of their own values side by side would read as a third."""
     facts = target if isinstance(target, Mapping) else {}
     priors = _priors(facts)
     single = facts.get("value") if isinstance(facts.get("value"), str) else ""
@@ -43,6 +46,8 @@ def resulting_values(tool: str, params: Mapping[str, Any], target: Mapping[str, 
             held[key] = text[-MAX_VALUE:]
             pieces[key] = 1
     found = [value for key, value in held.items() if pieces.get(key, 0) > 1]
+    if not across_fields:
+        return found
     if len(steps) > 1:
         # A number spread over several fields of one batch (card forms with a box per group).
         found.append(" ".join(text for _, text, _ in steps)[-MAX_VALUE:])

@@ -13,12 +13,12 @@ navigation there (`decision.check`'s destinations).
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from host.gatekeeper.provenance import Provenance
-from host.gatekeeper.values import Value, kind_words, name_key, scan, site_of, web_value
+from host.gatekeeper.values import NUMBER, Value, kind_words, name_key, scan, scannable, site_of, web_value
 from host.tools.catalog import MCP_PREFIX, lookup
 from host.tools.quoting import quoted
 from host.tools.spec import ToolSpec
@@ -53,9 +53,10 @@ class UntrustedValue:
 
 
 def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any], prov: Provenance,
-                     tab_origin: str) -> list[UntrustedValue]:
+                     tab_origin: str, held: Iterable[str] = ()) -> list[UntrustedValue]:
     """The values of a write to `tab_origin` (the tab's or server's origin) that the user did not
-    give, in the order the call carries them (each once)."""
+    give, in the order the call carries them (each once); `held` are what fields will hold after
+    it (a value typed in pieces is judged whole)."""
     found: dict[str, UntrustedValue] = {}
     if spec is not None and spec.url_param is not None:
         raw = params.get(spec.url_param)
@@ -66,10 +67,22 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
             found[value.key] = _untrusted(value, prov)
         return list(found.values())
     fill = spec is not None and spec.category == "fill"
-    for key, text in sent_strings(params, tool, spec):
-        for value in scan(text):
+    # A piece of a value the user gave, typed into a field that then holds it whole, is theirs.
+    users_whole: list[str] = []
+    for text in held if fill else ():
+        values = scan(text)
+        if values and all(prov.is_trusted(v) for v in values):
+            users_whole.append(_digits(text))
+        for value in values:
             if value.key not in found and not prov.is_trusted(value):
                 found[value.key] = _untrusted(value, prov)
+    for key, text in sent_strings(params, tool, spec):
+        for value in scan(text):
+            if value.key in found or prov.is_trusted(value):
+                continue
+            if value.kind == NUMBER and any(value.key.split(":", 1)[1] in whole for whole in users_whole):
+                continue
+            found[value.key] = _untrusted(value, prov)
         if fill and key == "text":
             name = name_key(text)
             if name is not None and name not in found and not prov.name_is_users(name):
@@ -102,6 +115,10 @@ def _quoted(text: str, limit: int) -> str:
 
 def _untrusted(value: Value, prov: Provenance) -> UntrustedValue:
     return UntrustedValue(value.kind, kind_words(value), value.shown, prov.seen_at(value))
+
+
+def _digits(text: str) -> str:
+    return "".join(c for c in scannable(text) if c.isdigit())
 
 
 def _site(origin: str) -> str:
