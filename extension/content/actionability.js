@@ -9,8 +9,10 @@
   const CODES = TW.codes;
 
   const ACTIONABLE_BUDGET_MS = 1500;
-  const STABLE_PROBE_MS = 50;
-  const QUIET_MS = 50;
+  // The floor of the stillness probe: on a shown page two rendered frames are the probe (as in
+  // Playwright); a hidden page renders none and animates nothing, so one frame's time will do.
+  const STABLE_PROBE_MS = 16;
+  const QUIET_MS = 30;
   const MAX_SETTLE_MS = 5000;
   // A navigation that has not taken the page away by then may never (a 204 answer, a download).
   const NAVIGATION_WAIT_MS = 2000;
