@@ -20,16 +20,14 @@ import asyncio
 import json
 import re
 import subprocess
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from bench.common import median, percentile, table
 from bench.playwright_venv import ensure_playwright
-from tests.support.browser import BrowserRun
+from bench.served_browser import served_browser
 from tests.support.cdp import debugging_port
-from tests.support.hosts import attach, tabwarden_home
-from tests.support.pages import PageServer
+from tests.support.hosts import attach
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Input bench</title></head><body>
 <h1>Quiet page</h1><p id="out">0</p>
@@ -133,23 +131,12 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
     python = ensure_playwright()
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "pages"
-        root.mkdir()
-        (root / "input.html").write_text(PAGE)
-        with PageServer(root) as pages:
-            run = BrowserRun(Path(tmp) / "run", host_permissions=["http://127.0.0.1/*"])
-            run.prepare()
-            run.start()
-            try:
-                with tabwarden_home(run.tw_home):
-                    mine = asyncio.run(ours(pages.url("input.html?for=tabwarden"), args.runs, front=True))
-                    hidden = asyncio.run(ours(pages.url("input.html?for=tabwarden-background"), args.runs, front=False))
-                    anchor_url = pages.url("input.html?for=playwright")
-                    asyncio.run(_open(anchor_url))
-                pw = theirs(python, debugging_port(run.profile), anchor_url, args.runs) if python else None
-            finally:
-                run.stop()
+    with served_browser({"input.html": PAGE}) as (pages, run):
+        mine = asyncio.run(ours(pages.url("input.html?for=tabwarden"), args.runs, front=True))
+        hidden = asyncio.run(ours(pages.url("input.html?for=tabwarden-background"), args.runs, front=False))
+        anchor_url = pages.url("input.html?for=playwright")
+        asyncio.run(_open(anchor_url))
+        pw = theirs(python, debugging_port(run.profile), anchor_url, args.runs) if python else None
     pairs = [("press_key (trusted)", "press_key", "keyboard.press"), ("click_trusted", "click_trusted", "click"),
              ("click (L1)", "click", "click"), ("type (L1)", "type", "fill")]
     rows = []

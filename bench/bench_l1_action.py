@@ -23,13 +23,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import re
-import tempfile
-from pathlib import Path
 
 from bench.common import median, percentile, table
-from tests.support.browser import BrowserRun
-from tests.support.hosts import attach, tabwarden_home
-from tests.support.pages import PageServer
+from bench.served_browser import served_browser
+from tests.support.hosts import attach
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Action bench</title></head><body>
 <h1>Counter</h1><p id="out">0</p>
@@ -114,21 +111,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=30)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "pages"
-        root.mkdir()
-        (root / "action.html").write_text(PAGE)
-        (root / "dest.html").write_text(DEST_PAGE)
-        with PageServer(root) as pages:
-            run = BrowserRun(Path(tmp) / "run", host_permissions=["http://127.0.0.1/*"])
-            run.prepare()
-            run.start()
-            try:
-                with tabwarden_home(run.tw_home):
-                    samples, guard = asyncio.run(measure(pages.url("action.html"), pages.url("dest.html"),
-                                                              args.runs))
-            finally:
-                run.stop()
+    with served_browser({"action.html": PAGE, "dest.html": DEST_PAGE}) as (pages, _run):
+        samples, guard = asyncio.run(measure(pages.url("action.html"), pages.url("dest.html"), args.runs))
     anchor = median(samples["read_page"])
     rows = [(name, median(values) * 1000, percentile(values, 95) * 1000, median(values) / anchor)
             for name, values in samples.items()]
