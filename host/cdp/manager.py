@@ -46,13 +46,15 @@ _AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": 
 
 
 def _token() -> str:
-    value = int.from_bytes(secrets.token_bytes(5), "big")
+    # Four base-36 characters: the epoch is in every deep ref the model reads, and a ref of
+    # another host run must also name a node of this run's current read to resolve.
+    value = secrets.randbelow(36 ** 4)
     digits = "0123456789abcdefghijklmnopqrstuvwxyz"
     out = ""
-    while value:
+    for _ in range(4):
         value, rest = divmod(value, 36)
         out = digits[rest] + out
-    return out or "0"
+    return out
 
 
 class CdpManager:
