@@ -14,9 +14,12 @@ Order (the first step that hits decides):
   10 sensitive payload                             ask    sensitive_payload
   11 guarded origin (under `auto` with provenance:  ask    guarded_origin
      only writes that send, commit or remove)
+ 11b an MCP tool redefined since it was allowed    ask    definition_changed
   12 session grant                                 allow  session_grant
   13 allow rule                                    allow  rule_allow
   14 the policy's default                          ask | allow  policy_default
+Rule conditions (steps 6, 8, 13) match the host's facts about the element (role, name,
+destination: `rule_subject`), never the model's words for it.
 Step 9 needs the thread's provenance (`Context.provenance`); without it the step is skipped and
 the guarded tier asks on every write, as before provenance was known.
 The scope lock is checked before every ask, so that a write outside the lock is always *denied*,
