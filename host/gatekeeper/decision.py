@@ -48,7 +48,7 @@ from protocol.permissions import (FLAG_CREDENTIAL_TARGET, FLAG_ESCALATION_L2, FL
                                   FLAG_SENSITIVE_PAYLOAD, FLAG_UNTRUSTED_VALUE, POLICY_LABELS)
 
 from host.gatekeeper.credential_target import targets_credential
-from host.gatekeeper.field_values import resulting_values
+from host.gatekeeper.field_values import FieldValues, field_values
 from host.gatekeeper.origins import NO_ORIGIN, destination, normalize_origin
 from host.gatekeeper.patterns import OriginSet
 from host.gatekeeper import payload as P
@@ -328,11 +328,13 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     # Payload findings (skipped for origin-less calls, which send nothing anywhere).
     findings: frozenset[str] = frozenset()
     held: frozenset[str] = frozenset()
+    filled = FieldValues()
     forced = False
     if origin.text:
         # Judged on what the fields will hold, not only on this call's piece of it.
         carried = scan_params(params)
-        held = scan_texts(resulting_values(name, params, ctx.target)) - carried
+        filled = field_values(name, params, ctx.target)
+        held = scan_texts(filled.all) - carried
         findings = carried | held
         if category == "fill" and targets_credential(ctx.target):
             findings = findings | {CREDENTIAL_TARGET}
@@ -382,7 +384,7 @@ def _check_call(call: Call, ctx: Context) -> Decision:
     released = False
     if prov is not None and origin.text:
         foreign = untrusted_values(spec, tool, params, prov, ctx.origin if dest is not None else origin.text,
-                                   resulting_values(name, params, ctx.target, across_fields=False))
+                                   filled.whole)
         if foreign:
             said = "; ".join(v.describe() for v in foreign[:3]) + ("; and more" if len(foreign) > 3 else "")
             trace.hit("untrusted_value", said)

@@ -12,6 +12,7 @@ values in document order), so that boxes filled one call at a time read whole to
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from host.gatekeeper.normalize import compact, digits
@@ -20,20 +21,32 @@ MAX_VALUE = 200_000  # more than any field a person fills; keeps a hostile batch
 MAX_BOX_DIGITS = 6  # card forms split numbers into boxes of 4 to 6 digits
 
 
-def resulting_values(tool: str, params: Mapping[str, Any], target: Mapping[str, Any] | None,
-                     *, across_fields: bool = True) -> list[str]:
-    """The values the call leaves in the fields it types into, where they differ from the text
-    typed (appended to a prior value, or built up over a batch); [] when the call types nothing
-    that way. With `across_fields`, also the pieces of several fields read as one (a card number
-    in one box per group): right for secret detection, too loose for comparing with the user's
-    words, where two of their own values side by side would read as a third."""
+@dataclass(frozen=True, slots=True)
+class FieldValues:
+    """What a call leaves in the fields it types into, where that differs from the text typed."""
+
+    # Each field built up from more than one piece (appended to its value, or over a batch).
+    whole: tuple[str, ...] = ()
+    # The pieces of several fields read as one (a card number in one box per group): right for
+    # secret detection, too loose for comparing with the user's words, where two of their own
+    # values side by side would read as a third.
+    joined: tuple[str, ...] = ()
+
+    @property
+    def all(self) -> list[str]:
+        return [*self.whole, *self.joined]
+
+
+def field_values(tool: str, params: Mapping[str, Any], target: Mapping[str, Any] | None) -> FieldValues:
+    """The values the call leaves in the fields it types into (empty when it types nothing that
+    differs from its own text)."""
     facts = target if isinstance(target, Mapping) else {}
+    steps = _typing_steps(tool, params)
+    if not steps:
+        return FieldValues()
     priors = _priors(facts)
     single = facts.get("value") if isinstance(facts.get("value"), str) else ""
     keys = _element_keys(facts)
-    steps = _typing_steps(tool, params)
-    if not steps:
-        return []
     held: dict[str, str] = {}
     pieces: dict[str, int] = {}
     for ref, text, append in steps:
@@ -45,17 +58,20 @@ def resulting_values(tool: str, params: Mapping[str, Any], target: Mapping[str, 
         else:
             held[key] = text[-MAX_VALUE:]
             pieces[key] = 1
-    found = [value for key, value in held.items() if pieces.get(key, 0) > 1]
-    if not across_fields:
-        return found
+    joined = []
     if len(steps) > 1:
         # A number spread over several fields of one batch (card forms with a box per group).
-        found.append(" ".join(text for _, text, _ in steps)[-MAX_VALUE:])
+        joined.append(" ".join(text for _, text, _ in steps)[-MAX_VALUE:])
     if len(held) == 1:
         boxes = _with_neighbour_boxes(next(iter(held.values())), facts)
         if boxes is not None:
-            found.append(boxes)
-    return found
+            joined.append(boxes)
+    return FieldValues(tuple(value for key, value in held.items() if pieces.get(key, 0) > 1), tuple(joined))
+
+
+def resulting_values(tool: str, params: Mapping[str, Any], target: Mapping[str, Any] | None) -> list[str]:
+    """Every value of `field_values`, whole fields first."""
+    return field_values(tool, params, target).all
 
 
 def _with_neighbour_boxes(value: str, facts: Mapping[str, Any]) -> str | None:
