@@ -7,20 +7,12 @@ from __future__ import annotations
 import pytest
 
 from tests.mcp.test_client import Tools, run
-from tests.support.everything_server import EverythingServer, EverythingUnavailable
+from tests.support.everything_server import EverythingServer, running_from_npm
 
 
 @pytest.fixture(scope="module")
 def everything():
-    server = EverythingServer()
-    try:
-        server.start()
-    except EverythingUnavailable as exc:
-        pytest.skip(f"the reference MCP server cannot be started from npm: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from running_from_npm(EverythingServer(), "the reference MCP server")
 
 
 @pytest.fixture

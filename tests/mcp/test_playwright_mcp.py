@@ -17,22 +17,15 @@ from host.store.db import Store
 from tests.mcp.test_definitions import Answers
 from tests.support.engine_harness import FakeExecutor
 from tests.support.pages import PageServer
-from tests.support.playwright_mcp import EverythingUnavailable, PlaywrightMcpServer
+from tests.support.everything_server import running_from_npm
+from tests.support.playwright_mcp import PlaywrightMcpServer
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
 def playwright_mcp():
-    server = PlaywrightMcpServer()
-    try:
-        server.start()
-    except EverythingUnavailable as exc:
-        pytest.skip(f"Playwright MCP cannot be started from npm: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
+    yield from running_from_npm(PlaywrightMcpServer(), "Playwright MCP")
 
 
 @pytest.fixture(scope="module")

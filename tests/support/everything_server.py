@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 
 from tests.support.mcp_server import free_port
 
@@ -88,3 +89,18 @@ class EverythingServer:
             except OSError:
                 break
         self.start()
+
+
+def running_from_npm(server: EverythingServer, what: str) -> Iterator[EverythingServer]:
+    """For a module fixture: `server` started, then stopped; the module is skipped with the reason
+    when npx cannot fetch or start it."""
+    import pytest
+
+    try:
+        server.start()
+    except EverythingUnavailable as exc:
+        pytest.skip(f"{what} cannot be started from npm: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
