@@ -76,7 +76,7 @@ PLAYWRIGHT_WORKER = r"""
 import asyncio, json, sys, time
 from playwright.async_api import async_playwright
 
-async def main(port, urls, runs):
+async def main(port, urls, runs, shown):
     out = {}
     async with async_playwright() as p:
         browser = await p.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
@@ -91,11 +91,13 @@ async def main(port, urls, runs):
                 text = await page.aria_snapshot(mode="ai")
                 samples.append(time.perf_counter() - started)
                 size = len(text)
-            out[url] = {"samples": samples, "chars": size, "text": text}
+            out[url] = {"samples": samples, "chars": size}
+            if url in shown:
+                out[url]["text"] = text
         await browser.close()
     print(json.dumps(out))
 
-asyncio.run(main(int(sys.argv[1]), json.loads(sys.argv[2]), int(sys.argv[3])))
+asyncio.run(main(int(sys.argv[1]), json.loads(sys.argv[2]), int(sys.argv[3]), set(json.loads(sys.argv[4]))))
 """
 
 
@@ -162,8 +164,9 @@ def main() -> None:
                 theirs: dict[str, dict] = {}
                 if python is not None:
                     port = debugging_port(run.profile)
+                    shown = [u for label, u in pages if args.show and label.endswith(args.show)]
                     done = subprocess.run([str(python), "-c", PLAYWRIGHT_WORKER, str(port), json.dumps([u for _, u in pages]),
-                                           str(args.runs)], capture_output=True, text=True, timeout=1800)
+                                           str(args.runs), json.dumps(shown)], capture_output=True, text=True, timeout=1800)
                     if done.returncode == 0:
                         theirs = json.loads(done.stdout.strip().splitlines()[-1])
                     else:

@@ -81,6 +81,11 @@ FINDING_WORDS = {
     P.SECRET_VALUE: "a value labelled as a secret",
 }
 
+
+def _in_words(findings: frozenset[str]) -> str:
+    return ", ".join(FINDING_WORDS.get(code, code) for code in sorted(findings))
+
+
 # Not one of the approval flags (no request carries it): marks a decision that the user's answer
 # turned into an allow.
 FLAG_APPROVED = "approved"
@@ -402,12 +407,9 @@ def _check_call(call: Call, ctx: Context) -> Decision:
 
     # 10. Sensitive payload: neither a grant nor an allow rule silences it.
     if forced:
-        def words(codes: frozenset[str]) -> str:
-            return ", ".join(FINDING_WORDS.get(code, code) for code in sorted(codes))
-
-        parts = [f"the parameters carry {words(findings - held)}"] if findings - held else []
+        parts = [f"the parameters carry {_in_words(findings - held)}"] if findings - held else []
         if held:
-            parts.append(f"the field would then hold {words(held)}")
+            parts.append(f"the field would then hold {_in_words(held)}")
         what = " and ".join(parts)
         trace.hit("sensitive_payload", what)
         return done("ask", "sensitive_payload", f"{what}, bound for {where}; confirm before sending",

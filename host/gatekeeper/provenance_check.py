@@ -12,7 +12,6 @@ navigation there (`decision.check`'s destinations).
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -42,9 +41,9 @@ class UntrustedValue:
 
     def describe(self) -> str:
         """`the IBAN "US13 3000 …" appears only in content from "www.bank.example", not in your request`."""
-        value = _quoted(self.shown, 80)
+        value = quoted(self.shown, 80)
         if self.seen_at is not None:
-            return f"the {self.what} {value} appears only in content from {_quoted(self.seen_at, 200)}, not in your request"
+            return f"the {self.what} {value} appears only in content from {quoted(self.seen_at, 200)}, not in your request"
         return f"the {self.what} {value} does not appear in your request"
 
     def fact(self) -> dict[str, Any]:
@@ -105,12 +104,6 @@ def sent_strings(params: Mapping[str, Any], tool: str, spec: ToolSpec | None = N
     if spec is not None and not tool.startswith(MCP_PREFIX) and spec.category not in ("fill", "eval"):
         return
     yield from _strings(params, spec is not None and spec.category == "fill")
-
-
-@functools.lru_cache(maxsize=1024)
-def _quoted(text: str, limit: int) -> str:
-    # The same values and origins are named again call after call.
-    return quoted(text, limit)
 
 
 def _untrusted(value: Value, prov: Provenance) -> UntrustedValue:

@@ -44,4 +44,6 @@ def quoted(value: Any, limit: int = DEFAULT_LIMIT) -> str:
     if len(text) > limit:
         text = text[:limit] + CUT
     inner = json.dumps(text, ensure_ascii=False)[1:-1]  # escapes quotes, backslashes and C0
+    if inner.isascii() and "\x7f" not in inner:  # most origins and URLs: nothing left to escape
+        return '"' + inner + '"'
     return '"' + "".join(_escape(c) if unicodedata.category(c) in _ESCAPED else c for c in inner) + '"'
