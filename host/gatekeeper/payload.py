@@ -27,14 +27,13 @@ from functools import lru_cache
 from typing import Any
 
 from host.gatekeeper.account_numbers import has_card, has_iban, iban_valid, luhn_valid
-from host.gatekeeper.credential_target import targets_credential
 from host.gatekeeper.encoded import decoded_private_key, decoded_texts, from_base64
 from host.gatekeeper.labelled_secrets import has_labelled_secret
 from host.gatekeeper.normalize import fold, plain, skeleton
 from host.gatekeeper.url_parts import url_parts
 
 __all__ = ["scan_text", "scan_params", "scan_texts", "is_credential_key", "normalize_key", "luhn_valid",
-           "iban_valid", "targets_password", "FINDINGS", "ALWAYS_FORCING"]
+           "iban_valid", "FINDINGS", "ALWAYS_FORCING"]
 
 CARD_NUMBER = "card_number"
 CREDENTIAL_FIELD = "credential_field"
@@ -217,12 +216,6 @@ def scan_params(params: Mapping[str, Any] | Any) -> frozenset[str]:
     if any(is_credential_key(key) for key in keys):
         found.add(CREDENTIAL_FIELD)
     return frozenset(found | scan_texts(texts))
-
-
-def targets_password(target: Mapping[str, Any] | None) -> bool:
-    """True when the element facts say the call types into a credential field (a password input,
-    or one its autocomplete token, name or label marks as a credential: `credential_target.py`)."""
-    return targets_credential(target)
 
 
 # Findings that force an ask wherever they go; an e-mail address alone only towards a third party.

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from host.gatekeeper import payload as P
+from host.gatekeeper.credential_target import targets_credential
 from host.gatekeeper.account_numbers import has_card, iban_valid
 
 MASK = "[redacted]"
@@ -51,7 +52,7 @@ def redact(params: Any, target: Mapping[str, Any] | None = None) -> Any:
     """A JSON-ready copy of `params` with secrets masked: values under credential keys, text
     typed into a password field (per `target`; at any depth, for batches), and secret-shaped
     substrings anywhere."""
-    return _redact(params, P.targets_password(target), 0)
+    return _redact(params, targets_credential(target), 0)
 
 
 def _redact(value: Any, password_target: bool, depth: int) -> Any:
