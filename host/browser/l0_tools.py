@@ -220,9 +220,16 @@ async def sessions_recently_closed(call: ToolCall, browser: "BrowserGateway") ->
 
 
 async def session_restore(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
-    """Reopen a recently closed tab or window."""
+    """Reopen the recently closed tab or window the call was judged for: looked up once more
+    right before (`not_found` when it is gone, `target_changed` when it reopens other pages now)."""
     p = call.params
     assert isinstance(p, SessionRestoreParams)
+    judged = call.target.handle if call.target is not None else None
+    now = (await history.resolve_restore(call, browser)).handle
+    if not isinstance(judged, history.Closed) or now != judged:
+        raise ToolFailure(ToolCode.TARGET_CHANGED, f"the closed item {p.session_id!r} reopens other pages than when it "
+                          "was checked; call sessions_recently_closed again", phase="dispatch",
+                          details={"dispatched": False})
     restored = await browser.bridge.api("sessions.restore", p.session_id) or {}
     if restored.get("tab"):
         tab = restored["tab"]

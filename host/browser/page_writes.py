@@ -33,12 +33,15 @@ async def tab_ids(call: ToolCall, browser: "BrowserGateway") -> set[int]:
     return {t["id"] for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int)}
 
 
-async def child_tab(call: ToolCall, browser: "BrowserGateway", source: int, before: set[int], expected_urls: Iterable[str] = ()) -> dict | None:
+async def child_tab(call: ToolCall, browser: "BrowserGateway", source: int, before: set[int], expected_urls: Iterable[str] = (),
+                    tabs: list | None = None) -> dict | None:
     """A tab that did not exist before the action and that the action opened: its opener is the
     source tab, or it shows a URL the page was seen opening (Chrome does not always record the
     opener of a `target=_blank` tab). The navigation guard screens it first: one at a place the
-    thread may not reach is closed and reported, never adopted."""
-    tabs = await browser.bridge.api("tabs.query", {})
+    thread may not reach is closed and reported, never adopted. `tabs`: the open tabs, when the
+    caller has just listed them."""
+    if tabs is None:
+        tabs = await browser.bridge.api("tabs.query", {})
     fresh = [t for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int) and t["id"] not in before]
     expected = set(expected_urls)
     opened = set(browser.guard.popups_of(source))  # what the browser said this page opened

@@ -76,6 +76,14 @@ class BrowserTools(ToolService):
             target = await history.resolve_move(call, target, self.gateway)
         return call.resolved(target)
 
+    async def locate(self, call: ToolCall) -> ToolCall:
+        """The call on the tab it names or is routed to, without describing it (one look at the
+        tab), so that it can be resolved and judged under that tab's hold."""
+        if call.spec.target in ("none", "closed"):
+            return call
+        tab = await self.find_tab(call)
+        return call.resolved(Target(origin=tab.origin, url=tab.url, tab_id=tab.tab_id, handle=tab))
+
     async def find_tab(self, call: ToolCall) -> TabTarget:
         """The tab named by the call's `tabId`, or (page targets) the task's http(s) tab."""
         browser = self.gateway

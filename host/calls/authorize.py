@@ -1,9 +1,14 @@
 """The one path every tool call takes, whoever makes it (the agent loop, the REPL, a test):
 
-    resolve the target → judge (initial) → deny: end │ ask: the caller asks the user
-      → hold the target → resolve again (the same tab and origin, else target_changed)
-      → judge again (dispatch, against what was approved) → the caller marks it dispatching
-      → run → audit the outcome
+    locate and hold the target → resolve it → judge (initial) → deny: end
+      │ allow: judge again (dispatch) → the caller marks it dispatching → run → audit
+      │ ask: let the target go → the caller asks the user → hold the target → resolve again
+      │      (the same tab and origin, else target_changed) → judge again (dispatch, against
+      │      what was approved) → the caller marks it dispatching → run → audit the outcome
+
+A call allowed at once is resolved a single time, under the hold it runs under: nothing else
+acts on the tab between its resolution and its run, so a second resolution would read the same.
+Only a call that waits for the user lets the tab go, and is resolved again when it comes back.
 
 Site access is part of the judgement: a call that must run inside a page the extension may
 not script yet is at best an ask at first (the approval grants the access too), and refused at
@@ -190,28 +195,37 @@ class Authorizer:
     async def process(self, call: ToolCall, ctx: Context, steps: Steps) -> Ending:
         """Take a decoded call through the whole path (see the module docstring)."""
         try:
-            call = await self.router.resolve(call)
+            located = await self.router.locate(call)
         except ToolFailure as failure:
             return Refused(failure, "initial")
-        first = self.judge(call, ctx, "initial")
-        if not isinstance(first, Judgement):
-            return first
-        if first.verdict == "deny":
-            self.audit(call, ctx, "denied")
-            return Denied(first, "initial", call)
+        async with self.router.hold(located):
+            try:
+                call = await self.router.resolve(located)
+            except ToolFailure as failure:
+                return Refused(failure, "initial")
+            first = self.judge(call, ctx, "initial")
+            if not isinstance(first, Judgement):
+                return first
+            if first.verdict == "deny":
+                self.audit(call, ctx, "denied")
+                return Denied(first, "initial", call)
+            if first.verdict == "allow" and call.tab_id == located.tab_id:
+                steps.allowed(call)
+                return await self._final(call, ctx, steps, None)
         approved: Approved | None = None
         if first.verdict == "ask":
             answer = await steps.approve(call, first)
             if isinstance(answer, Stopped):
                 return answer
             approved = answer
-        else:
+        else:  # allowed, but resolved to another tab than the one held: held and resolved again
             steps.allowed(call)
         return await self.dispatch(call, ctx, steps, approved)
 
     async def dispatch(self, call: ToolCall, ctx: Context, steps: Steps, approved: Approved | None) -> Ending:
-        """The second half: hold the target, resolve it again, judge again, mark, run, audit. The
-        loop enters here directly when it resumes an approved call after a restart."""
+        """The second half of a call that let its target go: hold the target, resolve it again,
+        judge again, mark, run, audit. The loop enters here directly when it resumes an approved
+        call after a restart."""
         async with self.router.hold(call):
             try:
                 fresh = await self.router.resolve(call)
@@ -221,23 +235,27 @@ class Authorizer:
             if call.target is not None and fresh.target is not None and not call.target.same_place(fresh.target):
                 self.audit(call, ctx, f"refused:{ToolCode.TARGET_CHANGED}")
                 return TargetChanged(call.target, fresh.target, fresh)
-            final = self.judge(fresh, ctx, "dispatch", approved)
-            if not isinstance(final, Judgement):
-                self.audit(fresh, ctx, f"refused:{ToolCode.GATEKEEPER_UNAVAILABLE}")
-                return final
-            if final.verdict == "deny":
-                self.audit(fresh, ctx, f"refused:{ToolCode.DENIED}")
-                return Denied(final, "dispatch", fresh)
-            if final.decision.verdict == "ask":
-                self.audit(fresh, ctx, f"refused:{ToolCode.AUTHORIZATION_CHANGED}")
-                return Changed(final, fresh)
-            if final.needs_site_access:
-                self.audit(fresh, ctx, f"refused:{ToolCode.NO_SITE_ACCESS}")
-                return NoSiteAccess(fresh.origin, fresh)
-            steps.dispatching(fresh, final, approved)
-            result = await self.router.run(fresh)
-        self.audit(fresh, ctx, "ok" if result.ok else f"failed:{result.code}")
-        return Ran(result, fresh)
+            return await self._final(fresh, ctx, steps, approved)
+
+    async def _final(self, call: ToolCall, ctx: Context, steps: Steps, approved: Approved | None) -> Ending:
+        """Under the hold, on the call as last resolved: judge (dispatch), mark, run, audit."""
+        final = self.judge(call, ctx, "dispatch", approved)
+        if not isinstance(final, Judgement):
+            self.audit(call, ctx, f"refused:{ToolCode.GATEKEEPER_UNAVAILABLE}")
+            return final
+        if final.verdict == "deny":
+            self.audit(call, ctx, f"refused:{ToolCode.DENIED}")
+            return Denied(final, "dispatch", call)
+        if final.decision.verdict == "ask":
+            self.audit(call, ctx, f"refused:{ToolCode.AUTHORIZATION_CHANGED}")
+            return Changed(final, call)
+        if final.needs_site_access:
+            self.audit(call, ctx, f"refused:{ToolCode.NO_SITE_ACCESS}")
+            return NoSiteAccess(call.origin, call)
+        steps.dispatching(call, final, approved)
+        result = await self.router.run(call)
+        self.audit(call, ctx, "ok" if result.ok else f"failed:{result.code}")
+        return Ran(result, call)
 
     def judge(self, call: ToolCall, ctx: Context, phase: Phase,
               approved: Approved | None = None) -> Judgement | Unavailable:

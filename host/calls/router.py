@@ -2,8 +2,9 @@
 
     router = Router({"browser": browser, "builtins": builtins, "mcp": mcp, "interactions": waits})
     call = router.decode(thread_id, "click", {"element": "Buy", "ref": "s1_2_3"})
-    call = await router.resolve(call)           # the target, as the gatekeeper judges it
-    async with router.hold(call):               # the tab's queue
+    held = await router.locate(call)           # its tab, to hold before it is resolved
+    async with router.hold(held):               # the tab's queue
+        call = await router.resolve(held)       # the target, as the gatekeeper judges it
         result = await router.run(call)         # the declared runner, by its service
 
 Runners are named by path in the declarations and imported on first use, so declaring a tool
@@ -119,6 +120,10 @@ class Router:
         service = self._service(call.spec)
         load_runner(call.spec.runner)  # type: ignore[arg-type]
         return await service.resolve(call)
+
+    async def locate(self, call: ToolCall) -> ToolCall:
+        """The call placed where `hold` needs it (its tab), before it is resolved; never judged."""
+        return await self._service(call.spec).locate(call)
 
     def hold(self, call: ToolCall) -> AsyncContextManager[Any]:
         """What the dispatch-phase check and the run happen under."""

@@ -39,6 +39,11 @@ class ToolService:
 
         return call.resolved(Target())
 
+    async def locate(self, call: ToolCall) -> ToolCall:
+        """The call placed where `hold` needs it, found more cheaply than by `resolve` and never
+        judged (services without a place to hold return it as it is). Raises ToolFailure."""
+        return call
+
     def hold(self, call: ToolCall) -> AsyncContextManager[Any]:
         """What the final check and the run happen under (the tab's queue for page tools)."""
         return contextlib.nullcontext()

@@ -22,6 +22,7 @@ async def test_nothing_started_means_no_wait():
         started = loop.time()
         settled = await network.wait(quiet=5, cap=10)
     assert settled.settled and settled.requests == 0 and loop.time() - started < 1
+    await asyncio.sleep(0.01)  # the tracking is stopped without being waited for
     assert [m for *_, m, _ in fake.sent] == ["Network.enable", "Runtime.evaluate", "Network.disable"]
 
 

@@ -22,6 +22,8 @@ FLUSH_TIMEOUT_S = 1.0
 # follow-ups as much as ours, so there the round trip alone is the flush.
 _FLUSH = ("document.visibilityState !== 'visible' ? 0 : new Promise((done) => { const channel = new MessageChannel(); "
           "channel.port1.onmessage = () => done(0); channel.port2.postMessage(0); })")
+# The Network.disable commands still on their way (kept referenced until they are answered).
+_closing: set["asyncio.Future[None]"] = set()
 _STARTED = ("Network.requestWillBeSent", "Page.frameStartedLoading")
 _ENDED = ("Network.loadingFinished", "Network.loadingFailed", "Page.frameStoppedLoading")
 
@@ -88,6 +90,12 @@ class NetworkIdle:
         except CdpError:
             pass  # a frame that went away: nothing to track there
 
+    async def _stop(self, session: str | None) -> None:
+        try:
+            await self._send("Network.disable", session)
+        except Exception:  # the tab or the bridge went away: nothing is tracked there any more
+            pass
+
     async def _flush(self, session: str | None) -> None:
         """Let the page finish handling the input (its handlers, their promises and one more
         task), so the requests they start have been reported."""
@@ -124,4 +132,9 @@ class NetworkIdle:
     async def __aexit__(self, *exc: object) -> None:
         for subscription in self._subscriptions:
             subscription.close()
-        await asyncio.gather(*(self._send("Network.disable", session) for session in self._sessions))
+        # Not waited for: the action's answer does not depend on it, and the session's next
+        # commands (the next action's Network.enable among them) are sent after it, in order.
+        for session in self._sessions:
+            task = asyncio.ensure_future(self._stop(session))
+            _closing.add(task)
+            task.add_done_callback(_closing.discard)

@@ -29,7 +29,7 @@ from host.gatekeeper.credential_target import names_credential
 from host.tools.browser_params import (ClickTrustedParams, ClickXYParams, DragParams, PressKeyParams, ReadPageDeepParams,
                                  ScreenshotParams, TypeTrustedParams, UploadFileParams)
 from host.tools.result import ToolResult, success
-from host.browser.target import get_tab
+from host.browser.target import get_tab, target_from_tab
 from host.cdp.client import TabClient
 from host.cdp.errors import CdpCode, CdpError
 
@@ -95,7 +95,8 @@ async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, wri
     if not settled.settled:
         parts.append(f"[the network was still busy after {settled.waited_ms / 1000:.1f} s ({settled.pending} requests)]")
     result_tab = None
-    child = await page_writes.child_tab(call, browser, tab_id, before_tabs)
+    tabs = await browser.bridge.api("tabs.query", {})  # once, for the tab it opened and where this one is now
+    child = await page_writes.child_tab(call, browser, tab_id, before_tabs, tabs=tabs)
     if child is not None:
         result_tab, section = await page_writes.adopt(call, browser, child)
         evidence["observedEffects"].append("tab_created")
@@ -103,7 +104,8 @@ async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, wri
         out["childTabId"] = result_tab
         parts.append(section)
     else:
-        now = await get_tab(browser.bridge, tab_id)
+        listed = next((tab for tab in tabs or [] if isinstance(tab, dict) and tab.get("id") == tab_id), None)
+        now = target_from_tab(listed) if listed is not None else await get_tab(browser.bridge, tab_id)
         if now.url != call.target.url:
             evidence["observedEffects"].append("url_changed")
             out["navigatedTo"] = now.url
