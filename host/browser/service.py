@@ -16,6 +16,7 @@ previous call, goes into the result.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
 import dataclasses
@@ -123,15 +124,29 @@ class BrowserTools(ToolService):
             described.require_known_refs(call, tab.tab_id, browser)
         origin, handle = tab.origin, tab
         line = described.target_line(call, tab.tab_id, browser)
+        access = None
         if lands_in_frame(call.spec):
-            landing = handle = await resolve_landing(call, browser, tab)
+            # Most input lands in the tab's own origin: its access is asked while the frame is found.
+            early = asyncio.ensure_future(self.site_access(tab.origin))
+            try:
+                landing = handle = await resolve_landing(call, browser, tab)
+            except BaseException:
+                early.cancel()
+                await asyncio.gather(early, return_exceptions=True)
+                raise
             origin = landing.origin
             if landing.in_other_origin:
                 line = f"{line}\n{landing.note()}" if line else landing.note()
+                early.cancel()
+                await asyncio.gather(early, return_exceptions=True)
+            else:
+                access = await early
+        if in_page and access is None:
+            access = await self.site_access(origin)
         return Target(
             origin=origin, url=tab.url, tab_id=tab.tab_id,
             facts=described.facts(call, tab.tab_id, browser) if kind == "page" else None,
-            line=line, site_access=await self.site_access(origin) if in_page else None, handle=handle)
+            line=line, site_access=access if in_page else None, handle=handle)
 
     async def site_access(self, origin: str) -> bool:
         """Whether the extension may script pages of `origin` now (never for an origin that is

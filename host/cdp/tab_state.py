@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass
@@ -38,6 +39,8 @@ class TabState:
         self.contexts: dict[tuple[str | None, str], int] = {}
         # (session, frame id) -> (epoch, execution context id) of the focus probe's world
         self.probe_worlds: dict[tuple[str | None, str], tuple[int, int]] = {}
+        # (epoch, frame) of the tab's top frame: it names its document, so it holds for one epoch
+        self.top_frame: tuple[int, Any] | None = None
         self.changed = asyncio.Event()  # pulsed on new sessions and contexts
         self.last_agent_input = 0.0
 

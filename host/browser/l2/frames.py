@@ -88,11 +88,18 @@ class FrameTrees:
         return self._trees[session_id]
 
     async def top(self) -> Frame:
-        """The tab's top frame."""
+        """The tab's top frame, read once per lifecycle epoch (every navigation of a frame starts
+        a new one, so a kept top frame still names the document and origin it was read with)."""
+        state = self.client.state
+        epoch = state.epoch
+        if state.top_frame is not None and state.top_frame[0] == epoch:
+            return state.top_frame[1]
         frames = await self.session_frames(None)
         top = next((f for f in frames.values() if f.parent_id is None), None)
         if top is None:
             raise CdpError(CdpCode.SESSION_GONE, f"tab {self.client.tab_id} reports no top frame")
+        if state.epoch == epoch:  # nothing moved while it was read
+            state.top_frame = (epoch, top)
         return top
 
     async def find(self, frame_id: str, session_hint: str | None = None) -> Frame | None:
