@@ -29,6 +29,7 @@ from host.browser.gateway import BrowserGateway
 from host.browser.indicator import PageIndicator
 from host.browser.l2.landing import lands_in_frame, resolve_landing
 from host.browser.navguard.guard import current_watch, drives
+from host.browser.routing import Route
 from host.browser.target import WEB_SCHEMES, TabTarget, get_tab, resolve_page_tab
 from host.calls.service import ToolService
 from host.tools.call import Target, ToolCall
@@ -72,16 +73,26 @@ class BrowserTools(ToolService):
         if kind == "closed":
             return call.resolved(await history.resolve_restore(call, self.gateway))
         tab = self.past_blocked_page(call, await self.find_tab(call))
+        if drives(call.spec):
+            self.gateway.guard.note_url(tab.tab_id, tab.url)
         target = await self.describe(call, tab)
         if kind == "history":  # where the move leads: the entry it reaches
             target = await history.resolve_move(call, target, self.gateway)
         return call.resolved(target)
 
     async def locate(self, call: ToolCall) -> ToolCall:
-        """The call on the tab it names or is routed to, without describing it (one look at the
-        tab), so that it can be resolved and judged under that tab's hold."""
-        if call.spec.target in ("none", "closed"):
+        """The call on the tab it names or is routed to, so that it can be resolved and judged
+        under that tab's hold: the host's own word for it when it has one (the call's `tabId`,
+        the thread's tab), else one look at the browser. Nothing about the tab is judged from it."""
+        kind = call.spec.target
+        if kind in ("none", "closed"):
             return call
+        tab_id = getattr(call.params, "tab_id", None)
+        if tab_id is None and kind != "tab":
+            route = self.gateway.routes.default(call.thread_id)
+            tab_id = route.tab_id if route.kind == Route.TAB else None
+        if tab_id is not None:
+            return call.resolved(Target(tab_id=tab_id))
         tab = await self.find_tab(call)
         return call.resolved(Target(origin=tab.origin, url=tab.url, tab_id=tab.tab_id, handle=tab))
 

@@ -112,8 +112,7 @@ class NavigationGuard:
         tabs[tab_id] = tool
         while len(tabs) > MAX_TABS_PER_THREAD:
             tabs.popitem(last=False)
-        if url and tab_id not in self._urls:
-            self._urls[tab_id] = (url, "")
+        self.note_url(tab_id, url)
         if self._known is not None:
             self._known.add(tab_id)
         try:
@@ -130,6 +129,12 @@ class NavigationGuard:
                 watch.spent_s += elapsed
             else:
                 self._protect_s[(thread_id, tab_id)] = elapsed
+
+    def note_url(self, tab_id: int, url: str) -> None:
+        """The URL a tab was seen at, for a guarded tab whose URL the guard has not learnt yet
+        (what a blocked navigation there is told against)."""
+        if url and tab_id not in self._urls and self._guarding(tab_id):
+            self._urls[tab_id] = (url, "")
 
     def covers(self, thread_id: str, tab_id: int) -> bool:
         """Whether the rules in force guard `tab_id` for `thread_id` (and no install has failed since)."""
