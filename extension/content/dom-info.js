@@ -135,6 +135,20 @@
     return shown;
   }
 
+  const SORTS = new Set(["ascending", "descending", "other"]);
+
+  // A column or row header that says the table is sorted by it.
+  TW.isSortedHeader = (el, role) => (role === "columnheader" || role === "rowheader") && SORTS.has(el.getAttribute("aria-sort"));
+
+  // Where keys go: "focused" for the focused element, "active" for the option or cell a focused
+  // composite widget points at with aria-activedescendant (its focus stays on the widget), else "".
+  TW.focusOf = (el) => {
+    const active = el.ownerDocument.activeElement;
+    if (!active || active === el.ownerDocument.body) return "";
+    if (active === el) return "focused";
+    return el.id && active.getAttribute("aria-activedescendant") === el.id ? "active" : "";
+  };
+
   // The ARIA states the lines above do not cover: mixed checkboxes, toggle buttons, values and
   // bounds of range widgets, required and read-only fields.
   function ariaStates(el, role, before) {
@@ -148,6 +162,7 @@
     if (pressed === "true") out.push("pressed");
     else if (pressed === "mixed") out.push("pressed=mixed");
     out.push(...rangeValue(el, role), ...bounds(el, role));
+    if (TW.isSortedHeader(el, role)) out.push(`sort=${el.getAttribute("aria-sort")}`);
     // A flat tree grid or tree says its nesting only through aria-level.
     const level = Number.parseInt(el.getAttribute("aria-level"), 10);
     if ((role === "treeitem" || role === "row") && level > 0) out.push(`level=${level}`);

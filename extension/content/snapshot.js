@@ -116,7 +116,7 @@
         if (description) attrs.push(`desc=${TW.quote(description)}`);
         const leads = elsewhere(this.lastHint, ctx);
         if (leads) attrs.push(leads);
-        this.push("ref", depth, line(role, name, attrs, ref), this.inView(el, ctx));
+        this.push("ref", depth, line(role, name, attrs, ref, TW.focusOf(el)), this.inView(el, ctx));
         // A container that is itself actionable (a tree item, a focusable article) lists what
         // it holds; text its name already says is not repeated.
         if (el.shadowRoot || TW.isDescendingRole(role) || TW.hasActionableDescendant(el)) {
@@ -124,8 +124,11 @@
         }
         return;
       }
-      const name = TW.isStructuralRole(role) ? TW.nameOf(el, role === "heading") : "";
-      if (TW.isStructuralRole(role) && (name || !TW.roles.namedOnly.has(role))) {
+      // A sorted column's header is structure too: it is where the table says its order.
+      const sorted = TW.isSortedHeader(el, role);
+      const structural = sorted || TW.isStructuralRole(role);
+      const name = structural ? TW.nameOf(el, role === "heading" || sorted) : "";
+      if (structural && (name || !TW.roles.namedOnly.has(role))) {
         this.flush(text, depth);
         const at = this.entries.length;
         const attrs = TW.attributesOf(el, role);
@@ -134,7 +137,7 @@
         // Landmarks survive the budget as refs do: they are the page's map.
         this.push(TW.isLandmarkRole(role) ? "landmark" : "struct", depth, line(role, name, attrs, null), this.inView(el, ctx));
         // A heading's text is its name already: only its controls are listed below it.
-        if (role !== "img") this.block(el, depth + 1, ctx, role === "heading");
+        if (role !== "img") this.block(el, depth + 1, ctx, role === "heading" || sorted);
         if (!name && this.entries.length === at + 1) this.entries.pop();
         return;
       }
@@ -215,11 +218,13 @@
     return to.method === "POST" ? `posts to ${url}` : `to ${url}`;
   }
 
-  function line(role, name, attrs, ref) {
+  // `focus` goes after the ref: it moves with every action, the element's own states do not.
+  function line(role, name, attrs, ref, focus = "") {
     let text = role;
     if (name) text += ` ${TW.quote(name)}`;
     for (const attr of attrs) text += ` [${attr}]`;
     if (ref) text += ` [ref=${ref}]`;
+    if (focus) text += ` [${focus}]`;
     return text;
   }
 

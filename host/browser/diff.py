@@ -1,6 +1,7 @@
 """The snapshot diff shown after every write: which lines appeared, which went, and every ref the
 page offers now. Set-based, and blind to ref generations: `[ref=s<doc>_<snap>_<n>]` is compared
-as `[ref]`, so re-numbering alone is never a change.
+as `[ref]`, so re-numbering alone is never a change; nor is the focus moving alone (the
+`[focused]`/`[active]` after a ref; the refs listed show where it is now).
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ import re
 
 import msgspec
 
-_REF = re.compile(r"\[ref=s[0-9a-z]+_\d+_\d+\]")
+_REF = re.compile(r"\[ref=s[0-9a-z]+_\d+_\d+\](?: \[(?:focused|active)\])?")
 _HEADER = re.compile(r"^# Page Snapshot \((s[0-9a-z]+_\d+)\)$")
 HEADER_LINES = 4
 

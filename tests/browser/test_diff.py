@@ -24,6 +24,17 @@ def test_generation_changes_alone_are_no_change():
     assert 'Current interactive refs:\n- button "Go" [ref=sdoc_2_1]' in diff.text
 
 
+def test_the_focus_moving_alone_is_no_change_but_the_refs_say_where_it_is():
+    before = snap(1, '- listbox "Fruit" [ref=sdoc_1_1] [focused]', '- button "Save" [ref=sdoc_1_2]')
+    after = snap(2, '- listbox "Fruit" [ref=sdoc_2_1]', '- button "Save" [ref=sdoc_2_2] [focused]')
+    diff = diff_snapshots(before, after)
+    assert not diff.changed and "No structural change detected." in diff.text
+    assert '- button "Save" [ref=sdoc_2_2] [focused]' in diff.text.split("Current interactive refs:\n", 1)[1]
+    # A state that moves with it is still a change.
+    after = snap(3, '- listbox "Fruit" [ref=sdoc_3_1]', '- button "Save" [pressed] [ref=sdoc_3_2] [focused]')
+    assert diff_snapshots(before, after).changed
+
+
 def test_added_lines_keep_new_refs_and_removed_lines_are_normalised():
     before = snap(1, '- textbox "Name" [ref=sdoc_1_1]', '- button "Save" [ref=sdoc_1_2]')
     after = snap(2, '- textbox "Name" [value="Ada"] [ref=sdoc_2_1]', '- button "Save" [ref=sdoc_2_2]', '- text: "Saved"')

@@ -125,6 +125,27 @@ async def test_values_and_states_of_widgets(driver):
     assert clicked["ok"], clicked
 
 
+async def test_where_keys_go_and_how_a_table_is_sorted_are_shown(driver):
+    text = await read(driver, "focus.html")
+    assert re.search(r'- listbox "Fruit" \[ref=[^\]]+\] \[focused\]', text), text
+    assert re.search(r'- option "Banana" \[selected\] \[ref=[^\]]+\] \[active\]', text), text
+    assert '- columnheader "Name" [sort=ascending]' in text
+    assert not any("[active]" in line or "[focused]" in line for line in lines_of(text) if "Banana" not in line
+                   and "listbox" not in line)
+    # A key without a ref goes where [focused] says; the list now points at the next option.
+    pressed = await driver.call("press_key", key="ArrowDown")
+    assert pressed["ok"], pressed
+    text = (await driver.read(maxTokens=6000))["text"]
+    assert re.search(r'- option "Cherry" \[selected\] \[ref=[^\]]+\] \[active\]', text), text
+    clicked = await driver.call("click", element="Price", ref=ref_of(text, 'button "Price"'))
+    assert clicked["ok"], clicked
+    text = (await driver.read(maxTokens=6000))["text"]
+    assert '- columnheader "Price" [sort=descending]' in text and "[sort=ascending]" not in text
+    # The button clicked has the focus now, and the list no longer does.
+    assert re.search(r'- button "Price" \[ref=[^\]]+\] \[focused\]', text), text
+    assert not re.search(r'listbox "Fruit" \[ref=[^\]]+\] \[focused\]', text)
+
+
 async def test_the_deep_read_lists_tree_children_structural_refs_and_values(driver):
     await open_fixture(driver, "tree.html")
     tree = (await driver.deep())["text"]

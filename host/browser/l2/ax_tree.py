@@ -337,7 +337,9 @@ def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames:
             body = mark.role + (f" {quote(clip(name, NAME_LIMIT))}" if name else "")
             for attr in [*attributes(node, mark.input_type), *mark.extra]:
                 body += f" [{attr}]"
-            lines.append(Line("ref", depth, f"{body} [ref={mark.ref}]"))
+            # Where keys go, after the ref as in read_page: it moves with every action.
+            focused = " [focused]" if prop(node, "focused") is True else ""
+            lines.append(Line("ref", depth, f"{body} [ref={mark.ref}]{focused}"))
             if aria_role(node) in DESCENDING_ROLES or holds_interactive(frame, node):
                 quiet = aria_role(node) in roles.NAME_FROM_CONTENT and bool(name)
                 for child in children:
