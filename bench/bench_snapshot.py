@@ -1,6 +1,10 @@
 """Snapshot time, size and agreement: our read_page against Playwright's aria_snapshot(mode="ai")
 on the same pages in the same headless Chromium, and against Chromium's own accessibility tree.
 
+Playwright MCP's own answer (`browser_snapshot` of `@playwright/mcp` from npm, on the same pages
+in its own browser) is measured too, when npx can start it: its size is what the model of a
+Playwright MCP user reads.
+
 Pages: generated documents of 1k, 5k and 20k elements, a large real document from Debian's
 python3-doc package (installed with apt when it is missing and we are root), and the widget
 fixtures of the agreement test (tests/fixtures/pages/a11y), on which read_page's roles, names
@@ -25,6 +29,7 @@ import tempfile
 from pathlib import Path
 
 from bench.common import median, percentile, table
+from bench.playwright_mcp_snapshots import playwright_mcp_snapshots
 from bench.playwright_venv import ensure_playwright
 from tests.support.browser import BrowserRun
 from tests.support.cdp import debugging_port
@@ -173,6 +178,10 @@ def main() -> None:
                         print(f"playwright run failed: {done.stderr[-600:]}")
             finally:
                 run.stop()
+            mcp = playwright_mcp_snapshots([u for _, u in pages])
+    if isinstance(mcp, str):
+        print(f"({mcp}: its column is missing)")
+        mcp = {}
     rows = []
     for label, url in pages:
         m = mine[url]
@@ -185,22 +194,32 @@ def main() -> None:
                     m["chars"] / t["chars"]]
         else:
             row += ["-", "-", "-", "-", "-"]
+        row += [mcp[url]["chars"], m["chars"] / mcp[url]["chars"]] if url in mcp else ["-", "-"]
         rows.append(row)
-    print(f"read_page (default budget, 3000 tokens) vs Playwright aria_snapshot(mode='ai'); {args.runs} runs each, ms")
+    print(f"read_page (default budget, 3000 tokens) vs Playwright aria_snapshot(mode='ai'); {args.runs} runs each, ms; "
+          "mcp: the whole answer of Playwright MCP's browser_snapshot")
     print(table(["page", "ours med", "ours p95", "ours chars", "refs", "dropped", "pw med", "pw p95", "pw chars",
-                 "time ours/pw", "size ours/pw"], rows))
+                 "time ours/pw", "size ours/pw", "mcp chars", "size ours/mcp"], rows))
     print(f"agreement with Chromium's accessibility tree on the {len(widgets)} widget pages: {agreed.summary()}")
     sized = [(mine[url]["chars"], theirs[url]["chars"]) for _, url in widgets if url in theirs]
     if sized:
         print(f"size on the widget pages, ours/pw: {sum(a for a, _ in sized) / sum(b for _, b in sized):.2f} "
               f"({sum(a for a, _ in sized)} vs {sum(b for _, b in sized)} chars)")
+    sized = [(mine[url]["chars"], mcp[url]["chars"]) for _, url in widgets if url in mcp]
+    if sized:
+        print(f"size on the widget pages, ours/Playwright MCP: {sum(a for a, _ in sized) / sum(b for _, b in sized):.2f} "
+              f"({sum(a for a, _ in sized)} vs {sum(b for _, b in sized)} chars)")
     if docs and pages[len(SIZES)][1] in theirs:
         url = pages[len(SIZES)][1]
         print(f"size on {REAL_PAGE}, ours/pw: {mine[url]['chars'] / theirs[url]['chars']:.2f}")
+    if docs and pages[len(SIZES)][1] in mcp:
+        url = pages[len(SIZES)][1]
+        print(f"size on {REAL_PAGE}, ours/Playwright MCP: {mine[url]['chars'] / mcp[url]['chars']:.2f}")
     for label, url in pages if args.show else ():
         if label.endswith(args.show):
             print(f"\n--- ours: {label} ---\n{mine[url]['text']}")
             print(f"\n--- playwright: {label} ---\n{theirs.get(url, {}).get('text', '(not measured)')}")
+            print(f"\n--- Playwright MCP: {label} ---\n{mcp.get(url, {}).get('text', '(not measured)')}")
     if not docs:
         print("(python3-doc is not installed and could not be: the real-document row is missing)")
 
