@@ -112,6 +112,9 @@ function installInPage() {
       },
       // Not a dialog, but a new browsing context the host should look for afterwards.
       open(...args) {
+        // A page may name a function of its own `open` (a global `function open() {}` does):
+        // calling that opens nothing, so only the browser's own is reported.
+        if (!nativeOpen) return originals.open.apply(window, args);
         let url = "";
         try {
           url = args[0] === undefined || args[0] === "" ? "about:blank" : new URL(String(args[0]), location.href).href;
@@ -123,6 +126,12 @@ function installInPage() {
       },
     };
     const originals = { alert: window.alert, confirm: window.confirm, prompt: window.prompt, open: window.open };
+    let nativeOpen = false;
+    try {
+      nativeOpen = /\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(originals.open));
+    } catch (_) {
+      nativeOpen = false;
+    }
     for (const name of Object.keys(patched)) {
       try {
         window[name] = patched[name];

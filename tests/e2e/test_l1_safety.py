@@ -125,6 +125,13 @@ async def test_a_blocked_popup_is_reported_not_invented(driver):
     assert result["details"]["openedUrls"][0].endswith("child.html?via=open")
 
 
+async def test_a_pages_own_open_function_is_not_reported_as_a_popup(driver):
+    page = await fresh(driver, "own-open.html")
+    result = await driver.ok("click", element="Show details", ref=ref_of(page, 'button "Show details"'))
+    assert "new tab or window" not in result["text"] and "openedUrls" not in result["details"], result
+    assert 'text: "Details shown"' in result["text"]
+
+
 # ---------------------------------------------------------------- manual takeover
 
 
