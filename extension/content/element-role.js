@@ -47,6 +47,9 @@
     return table ? TW.roleOf(table) : "table";
   }
 
+  // The role of the table, grid or tree grid an element sits in ("table" when there is none).
+  TW.tableRoleOf = tableOf;
+
   function implicitRole(el) {
     const tag = el.localName;
     switch (tag) {

@@ -14,6 +14,10 @@
   const REF_OVERFLOW_CHARS = 12000;
   const TEXT_LIMIT = 120;
   const CAPTIONS = new Set(["legend", "caption", "figcaption"]);
+  const TABLES = new Set(["table", "grid", "treegrid"]);
+  const CELL_ROLES = new Set(["cell", "gridcell", "columnheader", "rowheader"]);
+  const CELL_LIMIT = 80;
+  const ROW_LIMIT = 400;
   // Longer label or description text stays in the snapshot as text (a line shows only 80).
   const LABEL_TEXT_LIMIT = 80;
 
@@ -141,6 +145,19 @@
         if (!name && this.entries.length === at + 1) this.entries.pop();
         return;
       }
+      // A table's rows keep their cells together: which value sits in which column stays
+      // readable. A row of plain cells is one line; a row with controls is a line its cells
+      // are listed under.
+      if (role === "row" && TABLES.has(TW.tableRoleOf(el))) {
+        this.flush(text, depth);
+        if (!TW.hasActionableDescendant(el)) {
+          this.row(el, depth, ctx);
+          return;
+        }
+        this.push("struct", depth, "row", this.inView(el, ctx));
+        this.cells(el, depth + 1, ctx);
+        return;
+      }
       // A label's text is its control's name already, as a legend's or a caption's is its
       // group's or table's: only what it wraps is listed.
       if ((tag === "label" && el.control) || CAPTIONS.has(tag) || this.namesAnother(el, ctx.doc)) {
@@ -153,6 +170,31 @@
       if (block) this.flush(text, depth);
       this.children(el, depth, ctx, text);
       if (block) this.flush(text, depth);
+    }
+
+    // One line for a row of plain cells, in order, empty ones kept, so columns line up.
+    row(el, depth, ctx) {
+      const cells = [];
+      for (const cell of el.children) {
+        if (!CELL_ROLES.has(TW.roleOf(cell)) || TW.isHidden(cell, ctx.win.getComputedStyle(cell))) continue;
+        cells.push(TW.clip(TW.collapse(TW.nameOf(cell, true)), CELL_LIMIT));
+      }
+      if (cells.some(Boolean)) this.push("text", depth, `row: ${TW.quote(TW.clip(cells.join(" | "), ROW_LIMIT))}`, this.inView(el, ctx));
+    }
+
+    // The cells of a row with controls, each listed as usual; an empty cell is a bare line, so
+    // that the cells after it keep their column (the weekday of a date picker's first day).
+    cells(el, depth, ctx) {
+      for (const node of el.children) {
+        const at = this.entries.length;
+        const text = { buf: "", el: null, ctx, suppressed: false };
+        this.element(node, depth, ctx, text);
+        this.flush(text, depth);
+        const role = TW.roleOf(node);
+        if (this.entries.length === at && CELL_ROLES.has(role) && !TW.isHidden(node, ctx.win.getComputedStyle(node))) {
+          this.push("struct", depth, role, this.inView(node, ctx));
+        }
+      }
     }
 
     block(el, depth, ctx, suppressText) {

@@ -1,0 +1,136 @@
+"""Widget tasks as an agent does them, in a real browser: APG-style widgets of our own (a combobox
+that filters on keyup, a menubar, a date picker dialog, an auto-rotating carousel, sliders, a file
+tree, a sortable table), driven only through the tools with refs from read_page or from the
+results' snapshots, each outcome checked in the page itself."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.support.browser_tools import module_fixtures, ref_of
+from tests.support.browser_tools_l2 import l2_site, new_l2_driver
+
+pytestmark = pytest.mark.browser
+
+site, driver = module_fixtures(l2_site, new_l2_driver, "widget-tasks")
+
+
+async def open_page(driver, page: str) -> str:
+    url = driver.site.main.url(f"apg/{page}.html")
+    tab = (await driver.ok("tab_open", url=url))["tabId"]
+    await driver.control.call("browser.bind_target", thread_id=driver.thread_id, tab_id=tab)
+    return (await driver.read())["text"]
+
+
+async def in_page(driver, page: str, expression: str):
+    return await driver.evaluate(f"apg/{page}.html", expression)
+
+
+async def test_a_combobox_that_filters_on_keyup(driver):
+    text = await open_page(driver, "combobox")
+    field = ref_of(text, 'combobox "State"')
+    typed = await driver.ok("type", element="State", ref=field, text="Co", slowly=True)
+    # The result's snapshot shows the list the keys opened; its options can be clicked.
+    assert '- listbox "States"' in typed["text"] and 'option "Connecticut"' in typed["text"]
+    await driver.ok("click", element="Colorado", ref=ref_of(typed["text"], 'option "Colorado"'))
+    assert await in_page(driver, "combobox", "document.getElementById('state').value") == "Colorado"
+    # The keyboard way: trusted typing, then the arrows move the active option, Enter picks it.
+    text = (await driver.read())["text"]
+    await driver.ok("type_trusted", element="State", ref=ref_of(text, 'combobox "State"'), text="Ala")
+    for _ in range(2):
+        await driver.ok("press_key", key="ArrowDown")
+    text = (await driver.read())["text"]
+    assert re.search(r'- option "Alaska" \[selected\] \[ref=[^\]]+\] \[active\]', text), text
+    assert re.search(r'- combobox "State" \[value="Ala"\] \[expanded\] \[ref=[^\]]+\] \[focused\]', text), text
+    await driver.ok("press_key", key="Enter")
+    assert await in_page(driver, "combobox", "document.getElementById('state').value") == "Alaska"
+
+
+async def test_a_menubar_item_opens_its_menu_and_a_choice_applies(driver):
+    text = await open_page(driver, "menubar")
+    assert "Sans-serif" not in text  # closed menus are hidden
+    opened = await driver.ok("click", element="Font", ref=ref_of(text, 'menuitem "Font"'))
+    assert "new tab or window" not in opened["text"]  # the page's own open() opens nothing
+    assert 'menuitemradio "Serif" [checked]' in opened["text"]
+    await driver.ok("click", element="Sans-serif", ref=ref_of(opened["text"], 'menuitemradio "Sans-serif"'))
+    assert await in_page(driver, "menubar", "document.getElementById('text').style.fontFamily") == "sans-serif"
+    # By keyboard: Enter opens Style, the arrow moves to Italic, Enter toggles it.
+    text = (await driver.read())["text"]
+    await driver.ok("press_key", key="Enter", ref=ref_of(text, 'menuitem "Style"'))
+    await driver.ok("press_key", key="ArrowDown")
+    await driver.ok("press_key", key="Enter")
+    assert await in_page(driver, "menubar", "document.getElementById('text').style.fontStyle") == "italic"
+
+
+async def test_a_date_picker_dialog_shows_weeks_and_picks_a_day(driver):
+    text = await open_page(driver, "datepicker")
+    opened = await driver.ok("click", element="Choose Date", ref=ref_of(text, 'button "Choose Date"'))
+    dialog = opened["text"]
+    assert '- dialog "April 2026"' in dialog and 'row: "Su | Mo | Tu | We | Th | Fr | Sa"' in dialog
+    # Weeks are rows: April 2026 starts on a Wednesday, after three empty cells.
+    first_week = dialog.split("    - row\n", 2)[1]
+    cells = [line.strip() for line in first_week.split("\n")[:7]]
+    assert [re.sub(r" \[.*", "", c) for c in cells] == ["- gridcell"] * 3 + [f'- gridcell "{d}"' for d in "1234"], cells
+    moved = await driver.ok("click", element="next month", ref=ref_of(dialog, 'button "next month"'))
+    assert '- dialog "May 2026"' in moved["text"]
+    text = (await driver.read())["text"]
+    picked = await driver.ok("click", element="20", ref=ref_of(text, 'gridcell "20"'))
+    assert re.search(r'gridcell "20" \[selected\] \[ref=[^\]]+\] \[focused\]', picked["text"]), picked["text"]
+    text = (await driver.read())["text"]
+    done = await driver.ok("click", element="OK", ref=ref_of(text, 'button "OK"'))
+    assert 'textbox "Date (mm/dd/yyyy)" [value="05/20/2026"]' in done["text"]
+    assert await in_page(driver, "datepicker", "document.getElementById('date').value") == "05/20/2026"
+
+
+async def test_an_auto_rotating_carousel_is_stopped_then_stepped(driver):
+    text = await open_page(driver, "carousel")
+    stopped = await driver.ok("click", element="Stop", ref=ref_of(text, 'button "Stop automatic slide show"'))
+    assert 'button "Start automatic slide show"' in stopped["text"]
+    shown = await in_page(driver, "carousel", "document.querySelector('[aria-roledescription=slide]').getAttribute('aria-label')")
+    text = (await driver.read())["text"]
+    assert f'- group "{shown}"' in text
+    await driver.ok("click", element="Next Slide", ref=ref_of(text, 'button "Next Slide"'))
+    after = await in_page(driver, "carousel", "document.querySelector('[aria-roledescription=slide]').getAttribute('aria-label')")
+    assert int(after.split()[0]) == int(shown.split()[0]) % 4 + 1
+    assert f'- group "{after}"' in (await driver.read())["text"]
+
+
+async def test_sliders_are_set_by_keys_with_their_values_read_back(driver):
+    text = await open_page(driver, "slider")
+    assert 'slider "Temperature" [value="20 °C"] [min=10] [max=30]' in text
+    await driver.ok("press_key", key="End", ref=ref_of(text, 'slider "Red"'))
+    for _ in range(5):
+        await driver.ok("press_key", key="PageDown")
+    await driver.ok("press_key", key="ArrowLeft")
+    text = (await driver.read())["text"]
+    assert re.search(r'- slider "Red" \[value=204\] \[min=0\] \[max=255\] \[ref=[^\]]+\] \[focused\]', text), text
+    assert 'text: "rgb(204, 0, 0)"' in text
+    await driver.ok("press_key", key="Home", ref=ref_of(text, 'slider "Temperature"'))
+    text = (await driver.read())["text"]
+    assert 'slider "Temperature" [value="10 °C"]' in text
+
+
+async def test_a_file_tree_is_opened_folder_by_folder(driver):
+    text = await open_page(driver, "treeview")
+    step = await driver.ok("click", element="Reports", ref=ref_of(text, 'treeitem "Reports"'))
+    step = await driver.ok("click", element="2025", ref=ref_of(step["text"], 'treeitem "2025"'))
+    assert 'treeitem "report-q2.pdf"' in step["text"]
+    await driver.ok("click", element="report-q2.pdf", ref=ref_of(step["text"], 'treeitem "report-q2.pdf"'))
+    assert await in_page(driver, "treeview", "document.getElementById('picked').textContent") == "report-q2.pdf"
+    text = (await driver.read())["text"]
+    assert re.search(r'treeitem "report-q2.pdf" \[selected\] \[ref=', text)
+
+
+async def test_a_sortable_table_reads_as_rows_and_says_its_order(driver):
+    text = await open_page(driver, "sortable")
+    assert '- columnheader "Plan" [sort=ascending]' in text
+    rows = re.findall(r'row: "([^"]*)"', text)
+    assert rows == ["Basic | 5 | 10", "Family | 12 | 200", "Pro | 9 | 100"], text
+    await driver.ok("click", element="Price", ref=ref_of(text, 'button "Price"'))
+    text = (await driver.read())["text"]
+    again = await driver.ok("click", element="Price", ref=ref_of(text, 'button "Price"'))
+    assert '- columnheader "Price" [sort=descending]' in again["text"]
+    text = (await driver.read())["text"]
+    assert re.findall(r'row: "([^"]*)"', text) == ["Family | 12 | 200", "Pro | 9 | 100", "Basic | 5 | 10"], text
