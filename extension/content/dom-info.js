@@ -140,6 +140,22 @@
   // A column or row header that says the table is sorted by it.
   TW.isSortedHeader = (el, role) => (role === "columnheader" || role === "rowheader") && SORTS.has(el.getAttribute("aria-sort"));
 
+  // The focused element as its snapshot line shows it (role, name, states), and the option a
+  // focused widget points at, for the answer of trusted input: "" when nothing has the focus.
+  TW.focusLine = () => {
+    let el = document.activeElement;
+    while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+    if (!el || el === document.body || el === document.documentElement) return "";
+    const describe = (node) => {
+      const { role, name } = TW.roleAndName(node);
+      const attrs = TW.attributesOf(node, role).map((attr) => ` [${attr}]`).join("");
+      return `${role}${name ? ` ${TW.quote(TW.clip(name, 80))}` : ""}${attrs}`;
+    };
+    const id = el.getAttribute("aria-activedescendant");
+    const active = id ? el.ownerDocument.getElementById(id) : null;
+    return active ? `${describe(el)}, at ${describe(active)}` : describe(el);
+  };
+
   // Where keys go: "focused" for the focused element, "active" for the option or cell a focused
   // composite widget points at with aria-activedescendant (its focus stays on the widget), else "".
   TW.focusOf = (el) => {

@@ -180,14 +180,20 @@ class CdpManager:
             if not await self._wait_change(state, deadline):
                 return None
 
+    async def track_contexts(self, client: TabClient, session_id: str | None = None) -> None:
+        """Have the session report its execution contexts (Runtime, enabled once per session):
+        the contexts of our isolated world are known from then on."""
+        state = client.state
+        if session_id not in state.runtime_sessions:
+            await client.send("Runtime.enable", session_id=session_id, timeout=10)
+            state.runtime_sessions.add(session_id)
+
     async def isolated_context(self, client: TabClient, frame_id: str, session_id: str | None = None,
                                timeout: float = SETUP_TIMEOUT_S) -> int | None:
         """The execution context of our content scripts' isolated world in a frame (enables
         Runtime for the session on first use); None when there is none."""
         state = client.state
-        if session_id not in state.runtime_sessions:
-            await client.send("Runtime.enable", session_id=session_id, timeout=10)
-            state.runtime_sessions.add(session_id)
+        await self.track_contexts(client, session_id)
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
             context = state.contexts.get((session_id, frame_id))

@@ -1,7 +1,8 @@
 """Widget tasks as an agent does them, in a real browser: APG-style widgets of our own (a combobox
 that filters on keyup, a menubar, a date picker dialog, an auto-rotating carousel, sliders, a file
 tree, a sortable table), driven only through the tools with refs from read_page or from the
-results' snapshots, each outcome checked in the page itself."""
+results' snapshots (trusted keys answer with the focused element), each outcome checked in the
+page itself."""
 
 from __future__ import annotations
 
@@ -39,8 +40,9 @@ async def test_a_combobox_that_filters_on_keyup(driver):
     # The keyboard way: trusted typing, then the arrows move the active option, Enter picks it.
     text = (await driver.read())["text"]
     await driver.ok("type_trusted", element="State", ref=ref_of(text, 'combobox "State"'), text="Ala")
-    for _ in range(2):
-        await driver.ok("press_key", key="ArrowDown")
+    await driver.ok("press_key", key="ArrowDown")
+    pressed = await driver.ok("press_key", key="ArrowDown")
+    assert 'Focus now: combobox "State" [value="Ala"] [expanded], at option "Alaska" [selected]' in pressed["text"]
     text = (await driver.read())["text"]
     assert re.search(r'- option "Alaska" \[selected\] \[ref=[^\]]+\] \[active\]', text), text
     assert re.search(r'- combobox "State" \[value="Ala"\] \[expanded\] \[ref=[^\]]+\] \[focused\]', text), text
@@ -100,10 +102,13 @@ async def test_an_auto_rotating_carousel_is_stopped_then_stepped(driver):
 async def test_sliders_are_set_by_keys_with_their_values_read_back(driver):
     text = await open_page(driver, "slider")
     assert 'slider "Temperature" [value="20 °C"] [min=10] [max=30]' in text
-    await driver.ok("press_key", key="End", ref=ref_of(text, 'slider "Red"'))
+    # Each key's answer says where the focus is and what it holds now: no read needed between.
+    pressed = await driver.ok("press_key", key="End", ref=ref_of(text, 'slider "Red"'))
+    assert 'Focus now: slider "Red" [value=255] [min=0] [max=255]' in pressed["text"], pressed["text"]
     for _ in range(5):
         await driver.ok("press_key", key="PageDown")
-    await driver.ok("press_key", key="ArrowLeft")
+    pressed = await driver.ok("press_key", key="ArrowLeft")
+    assert 'Focus now: slider "Red" [value=204]' in pressed["text"], pressed["text"]
     text = (await driver.read())["text"]
     assert re.search(r'- slider "Red" \[value=204\] \[min=0\] \[max=255\] \[ref=[^\]]+\] \[focused\]', text), text
     assert 'text: "rgb(204, 0, 0)"' in text

@@ -3,7 +3,11 @@ tracked from just before the input. After it, one round trip through the page le
 own handlers run (and start their requests): when nothing started, there is nothing to wait for
 and the action returns at once. Otherwise the wait ends once nothing is in flight and QUIET_S
 passes without a new start (a response often leads to one more request), or after CAP_S at
-most (a long-lived connection never ends: `settled` is then False)."""
+most (a long-lived connection never ends: `settled` is then False).
+
+The round trip may run in our content scripts' isolated world of the frame the input landed in
+(same event loop as the page, out of the page's reach): it then also brings back where the focus
+is, as the snapshot would show it, at no extra round trip."""
 
 from __future__ import annotations
 
@@ -20,10 +24,14 @@ FLUSH_TIMEOUT_S = 1.0
 # Runs after the input's handlers and their promises; on a shown page, one more task of its event
 # loop too (a message to itself). A hidden page runs such tasks tens of milliseconds late, its own
 # follow-ups as much as ours, so there the round trip alone is the flush.
-_FLUSH = ("document.visibilityState !== 'visible' ? 0 : new Promise((done) => { const channel = new MessageChannel(); "
-          "channel.port1.onmessage = () => done(0); channel.port2.postMessage(0); })")
+_FLUSH_JS = ("document.visibilityState !== 'visible' ? Promise.resolve(0) : new Promise((done) => { "
+             "const channel = new MessageChannel(); channel.port1.onmessage = () => done(0); channel.port2.postMessage(0); })")
+_FLUSH = _FLUSH_JS
 # The Network.disable commands still on their way (kept referenced until they are answered).
 _closing: set["asyncio.Future[None]"] = set()
+# The same round trip in our isolated world, answering with the focused element's line.
+_FLUSH_AND_FOCUS = (f"({_FLUSH_JS}).then(() => {{ const tw = globalThis.__tabwarden; "
+                    "return tw && tw.focusLine ? tw.focusLine() : ''; })")
 _STARTED = ("Network.requestWillBeSent", "Page.frameStartedLoading")
 _ENDED = ("Network.loadingFinished", "Network.loadingFailed", "Page.frameStoppedLoading")
 
@@ -34,6 +42,7 @@ class Settled:
     waited_ms: int
     requests: int  # requests and frame loads seen since tracking began
     pending: int  # still in flight when the wait ended
+    focus: str = ""  # the focused element's snapshot line, when the round trip could read it
 
     @property
     def waited_for_network(self) -> bool:
@@ -96,32 +105,38 @@ class NetworkIdle:
         except Exception:  # the tab or the bridge went away: nothing is tracked there any more
             pass
 
-    async def _flush(self, session: str | None) -> None:
+    async def _flush(self, session: str | None, context: int | None = None) -> str:
         """Let the page finish handling the input (its handlers, their promises and one more
-        task), so the requests they start have been reported."""
+        task), so the requests they start have been reported. In our isolated world (`context`),
+        also the focused element's line ("" otherwise)."""
+        params: dict = {"expression": _FLUSH, "awaitPromise": True, "returnByValue": True}
+        if context is not None:
+            params.update(expression=_FLUSH_AND_FOCUS, contextId=context)
         try:
-            await self._client.send("Runtime.evaluate", {"expression": _FLUSH, "awaitPromise": True, "returnByValue": True},
-                                    session_id=session, timeout=FLUSH_TIMEOUT_S)
+            answer = await self._client.send("Runtime.evaluate", params, session_id=session, timeout=FLUSH_TIMEOUT_S)
         except CdpError:
-            pass  # the page navigated or went away: its load is tracked, if it started one
+            return ""  # the page navigated or went away: its load is tracked, if it started one
+        value = ((answer or {}).get("result") or {}).get("value")
+        return value if isinstance(value, str) else ""
 
-    async def wait(self, session: str | None = None, quiet: float = QUIET_S, cap: float = CAP_S) -> Settled:
-        """Wait for what the input set off in the frame of `session` (None: the tab's top frame):
-        no wait when nothing started; else until nothing is in flight for `quiet` seconds, at
-        most `cap` seconds."""
+    async def wait(self, session: str | None = None, quiet: float = QUIET_S, cap: float = CAP_S,
+                   context: int | None = None) -> Settled:
+        """Wait for what the input set off in the frame of `session` (None: the tab's top frame;
+        `context`: our isolated world there, to read the focus too): no wait when nothing
+        started; else until nothing is in flight for `quiet` seconds, at most `cap` seconds."""
         loop = asyncio.get_running_loop()
         start = loop.time()
-        await self._flush(session)
+        focus = await self._flush(session, context)
         if not self._seen and not self._inflight:
-            return Settled(True, int((loop.time() - start) * 1000), 0, 0)
+            return Settled(True, int((loop.time() - start) * 1000), 0, 0, focus)
         deadline = start + cap
         while True:
             now = loop.time()
             quiet_for = now - max(start, self._last_activity)
             if not self._inflight and quiet_for >= quiet:
-                return Settled(True, int((now - start) * 1000), self._seen, 0)
+                return Settled(True, int((now - start) * 1000), self._seen, 0, focus)
             if now >= deadline:
-                return Settled(False, int((now - start) * 1000), self._seen, len(self._inflight))
+                return Settled(False, int((now - start) * 1000), self._seen, len(self._inflight), focus)
             self._changed.clear()
             step = deadline - now if self._inflight else min(deadline - now, quiet - quiet_for)
             try:

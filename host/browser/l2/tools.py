@@ -19,7 +19,7 @@ from host.tools.failure import ToolCode, ToolFailure
 from host.browser.l2 import geometry, input as trusted
 from host.browser.l2.deep_read import read_deep
 from host.browser.l2.keys import parse_combo
-from host.browser.l2.landing import check_node, confirm_focus, confirm_points, landing_of, writer_epoch
+from host.browser.l2.landing import Landing, check_node, confirm_focus, confirm_points, landing_of, writer_epoch
 from host.browser.l2.network_idle import NetworkIdle
 from host.browser.l2.screenshot import capture, save
 from host.browser.l2.session import Action, debugger
@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from host.browser.gateway import BrowserGateway
 
 TRUSTED_NOTE = "trusted input through the debugger"
+# The focused element's line said after trusted input (a name is at most 80 characters of it).
+MAX_FOCUS_LINE = 400
 
 
 async def _scroll_into_view(client: TabClient, writer: Writer, target: NodeTarget) -> None:
@@ -64,27 +66,41 @@ async def _sent_before(writer: Writer, check: Awaitable[None]) -> None:
         raise
 
 
+async def _track_contexts(browser: "BrowserGateway", client: TabClient, landing: Landing) -> None:
+    """Let the session of the frame the input lands in report our world's context there (to
+    read the focus after the input); a session that cannot is simply not read."""
+    try:
+        await browser.cdp.track_contexts(client, landing.session_id)
+    except CdpError:
+        pass
+
+
 async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, writer: Writer, perform: Callable[[Writer], Awaitable[Any]],
                text: str, details: dict[str, Any], session: str | None = None) -> ToolResult:
     """Run the input with network tracking (it lands in the frame of `session`; None: the
     tab's own), wait for what it set off, then report: settled or not, new tab, navigation."""
     tab_id = call.tab_id
     assert tab_id is not None and call.target is not None
+    landing = landing_of(call)
     listed = asyncio.ensure_future(page_writes.tab_ids(call, browser))  # beside the network setup
+    tracked = asyncio.ensure_future(_track_contexts(browser, client, landing))
     interrupted = None
     async with NetworkIdle(client) as network:
         before_tabs = await listed
+        await tracked
         try:
             await perform(writer)
         except CdpError as exc:
             if exc.code != CdpCode.EPOCH_CHANGED or not writer.sent:
                 raise cdp_failure(exc, write=True, sent=writer.sent) from None
             interrupted = str(exc.details.get("reason") or "the page changed")  # the action's own effect
-        settled = await network.wait(session)
+        # In our world of the frame the input landed in, when the debugger knows it: the same
+        # round trip then tells where the focus is now.
+        context = client.state.contexts.get((landing.session_id, landing.frame_id)) if landing.frame_id else None
+        settled = await network.wait(landing.session_id if context is not None else session, context=context)
     browser.routes.touch(call.thread_id, tab_id, wrote=True)
     evidence = {"attempts": [{"phase": "execute", "strategy": "l2", "ok": True}], "strategy": "cdp", "trusted": True,
                 "effectState": "dispatched", "outcome": "uncertain", "observedEffects": []}
-    landing = landing_of(call)
     out = {"dispatched": True, "evidence": evidence, "networkSettled": settled.settled, "networkWaitMs": settled.waited_ms,
            "networkRequests": settled.requests, "networkWaited": settled.waited_for_network,
            "frameOrigin": landing.origin, **details}
@@ -92,6 +108,9 @@ async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, wri
     if interrupted:
         parts.append(f"The page changed during the input ({interrupted}); the rest of it was not sent.")
         out["interruptedBy"] = interrupted
+    if settled.focus:
+        # The page names its elements: quoted as the snapshot quotes them, and fenced with the result.
+        parts.append(f"Focus now: {settled.focus[:MAX_FOCUS_LINE]}")
     if not settled.settled:
         parts.append(f"[the network was still busy after {settled.waited_ms / 1000:.1f} s ({settled.pending} requests)]")
     result_tab = None
