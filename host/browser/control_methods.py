@@ -367,6 +367,7 @@ async def browser_revoke_site(params: dict[str, Any], conn: "ControlConnection")
         removed = await gateway.bridge.api("permissions.remove", {"origins": [pattern]})
     except Exception as exc:  # a grant wider than this origin's, held in the manifest the launch did not copy
         raise ControlError(ErrorCode.UNSUPPORTED, f"cannot take back {origin} from here: {exc}") from None
+    gateway.site_access.changed()  # at once, not when the browser's event arrives
     return {"origin": origin, "pattern": pattern, "revoked": bool(removed), "restarting": False}
 
 

@@ -70,6 +70,7 @@ def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
             threads = gateway.routes.driving(tab_id)
             gateway.takeover.manual_input(tab_id, kind, threads, str(data.get("url") or ""))
     elif name == "permissions.removed":
+        gateway.site_access.changed()
         origins = [o for o in data.get("origins") or [] if isinstance(o, str)]
         if origins:
             log.info("site access revoked for %s: dropping session grants", ", ".join(origins[:10]))
@@ -77,5 +78,7 @@ def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
                 gateway.gatekeeper.revoke_grants()
             except Exception:
                 log.exception("could not drop session grants")
-    elif name != "permissions.added":
+    elif name == "permissions.added":
+        gateway.site_access.changed()
+    else:
         log.debug("ignoring browser event %s", name)

@@ -25,6 +25,7 @@ from host.browser.navguard.guard import NavigationGuard
 from host.browser.refmap import RefMap
 from host.browser.routing import TabRoutes
 from host.browser.serial import TabQueue
+from host.browser.site_access import SiteAccess
 from host.browser.takeover import Takeover
 from host.cdp.manager import CdpManager
 from host.cdp.transport import EndpointTransport
@@ -41,6 +42,7 @@ class BrowserGateway:
         self.routes = TabRoutes()
         self.guard = NavigationGuard(self.bridge, gatekeeper)
         self.queue = TabQueue()
+        self.site_access = SiteAccess(lambda: self.bridge)
         self.takeover = Takeover()
         self.cdp = CdpManager(EndpointTransport(endpoint))
         self.deep_refs = DeepRefMap(self.cdp.epoch)

@@ -30,7 +30,7 @@ from host.browser.indicator import PageIndicator
 from host.browser.l2.landing import lands_in_frame, resolve_landing
 from host.browser.navguard.guard import current_watch, drives
 from host.browser.routing import Route
-from host.browser.target import WEB_SCHEMES, TabTarget, get_tab, resolve_page_tab
+from host.browser.target import TabTarget, get_tab, resolve_page_tab
 from host.calls.service import ToolService
 from host.tools.call import Target, ToolCall
 from host.tools.failure import ToolCode, ToolFailure
@@ -162,9 +162,7 @@ class BrowserTools(ToolService):
     async def site_access(self, origin: str) -> bool:
         """Whether the extension may script pages of `origin` now (never for an origin that is
         not a web page's: no pattern would name it)."""
-        if not origin.startswith(WEB_SCHEMES):
-            return False
-        return bool(await self.gateway.bridge.api("permissions.contains", {"origins": [f"{origin}/*"]}))
+        return await self.gateway.site_access.allows(origin)
 
     @contextlib.asynccontextmanager
     async def hold(self, call: ToolCall) -> AsyncIterator[None]:
