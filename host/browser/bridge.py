@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Awaitable, Callable
 
 import msgspec
 
@@ -43,11 +43,28 @@ class Bridge:
         """Replace the navigation guard's rules in the browser; returns once they are in force."""
         return await self._request(lambda i: GuardInstall(id=i, rules=rules), timeout, "precheck")
 
+    def api_now(self, name: str, *args: Any, timeout: float = 10.0) -> Awaitable[Any]:
+        """`api`, with the call sent before this returns: a request sent after it is handled
+        after it (the extension starts each call in the order they arrive). Await the result."""
+        return self._begin(lambda i: BrowserCall(id=i, api=name, args=list(args), deadline_ms=int(timeout * 1000)),
+                           timeout, "dispatch")
+
     async def _request(self, build: Any, timeout: float, phase: str) -> Any:
         """One request; its failures as ToolFailures of `phase`."""
+        return await self._begin(build, timeout, phase)
+
+    def _begin(self, build: Any, timeout: float, phase: str) -> Awaitable[Any]:
+        """Send one request now; what waits for its answer (failures as ToolFailures of `phase`)."""
         endpoint = self._live()
         try:
-            return await endpoint.request(build, timeout)
+            waiting = endpoint.begin(build, timeout)
+        except (Disconnected, Overloaded) as exc:
+            raise ToolFailure(exc.code, exc.info.message, phase=phase, retryable=True) from None
+        return self._answer(waiting, phase)
+
+    async def _answer(self, waiting: Awaitable[Any], phase: str) -> Any:
+        try:
+            return await waiting
         except RemoteError as exc:
             raise ToolFailure.from_info(exc.info) from None
         except RequestTimeout as exc:

@@ -6,6 +6,7 @@ ever sending the write again.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any, Iterable
 
 import msgspec
@@ -29,7 +30,11 @@ WRITE_DEADLINE_MS = 15_000
 
 async def tab_ids(call: ToolCall, browser: "BrowserGateway") -> set[int]:
     """The ids of every open tab (taken before an action, to spot the tab it opens)."""
-    tabs = await browser.bridge.api("tabs.query", {})
+    return ids_of(await browser.bridge.api("tabs.query", {}))
+
+
+def ids_of(tabs: Any) -> set[int]:
+    """The ids of the tabs a `tabs.query` listed."""
     return {t["id"] for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int)}
 
 
@@ -78,15 +83,24 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     tab_id = call.tab_id
     assert tab_id is not None and call.target is not None
     params = content_params(call.params, ref_recovery=call.spec.ref_recovery, expect=expected_elements(call))
-    before_tabs = await tab_ids(call, browser)
+    # The tabs from before the write, to spot the one it opens: listed while it runs, asked
+    # first (the extension starts each call in the order they arrive, so the list is older).
+    listing = asyncio.ensure_future(browser.bridge.api_now("tabs.query", {}))
     previous_token, previous_text = browser.refs.last_text(tab_id)
     try:
         result = await browser.bridge.content(tab_id, call.tool, params, write=True, deadline_ms=WRITE_DEADLINE_MS)
     except ToolFailure as exc:
         browser.routes.touch(call.thread_id, tab_id, wrote=exc.dispatched)
         if exc.code == "no_reply":
-            return await after_no_reply(call, browser, exc, before_tabs)
+            return await after_no_reply(call, browser, exc, ids_of(await listing))
+        listing.cancel()
+        await asyncio.gather(listing, return_exceptions=True)
         raise
+    except BaseException:
+        listing.cancel()
+        await asyncio.gather(listing, return_exceptions=True)
+        raise
+    before_tabs = ids_of(await listing)
     browser.routes.touch(call.thread_id, tab_id, wrote=True)
     details: dict[str, Any] = {"dispatched": True, "evidence": dict(result.evidence),
                                "pageStabilized": result.page_stabilized}

@@ -137,6 +137,12 @@ class Endpoint:
         RequestError (the result does not fit `result_type`), Disconnected, or Overloaded.
         Cancelling the awaiting task also cancels the peer's work.
         """
+        return await self.begin(build, timeout, result_type)
+
+    def begin(self, build: Callable[[int], Message], timeout: float | None = None,
+              result_type: Any = Any) -> Awaitable[Any]:
+        """`request`, with the message sent before this returns: what is sent after it reaches
+        the peer after it. Returns what waits for the result (await it, or cancel its task)."""
         if len(self._pending) >= self._max_pending:
             raise Overloaded(f"{len(self._pending)} requests to the {self.name} are already waiting")
         request_id = self.next_id()
@@ -146,6 +152,15 @@ class Endpoint:
         self._expected[request_id] = result_type
         try:
             self.send(message)
+        except BaseException:
+            self._pending.pop(request_id, None)
+            self._expected.pop(request_id, None)
+            raise
+        return self._result(request_id, message, future, timeout, result_type)
+
+    async def _result(self, request_id: int, message: Message, future: "asyncio.Future[Any]", timeout: float | None,
+                      result_type: Any) -> Any:
+        try:
             raw = await asyncio.wait_for(future, timeout if timeout is not None else self.default_timeout)
         except asyncio.TimeoutError:
             self._cancel_remote(request_id)

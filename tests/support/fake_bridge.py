@@ -26,6 +26,9 @@ class FakeBridge:
     # How `guard.follow` answers (where a download's redirect chain ends); None: at the URL itself.
     followed: dict[str, Any] | None = None
 
+    def api_now(self, name: str, *args: Any, timeout: float = 10.0) -> Any:
+        return self.api(name, *args, timeout=timeout)
+
     async def api(self, name: str, *args: Any, timeout: float = 10.0) -> Any:
         self.calls.append((name, args))
         if not self.connected:

@@ -49,7 +49,27 @@ class FakeExtension:
     async def request(self, build: Callable[[int], Any], timeout: float | None = None) -> Any:
         """Answer one request the gateway builds: content calls from `content`, the rest from
         `api`."""
+        return await self.begin(build, timeout)
+
+    def begin(self, build: Callable[[int], Any], timeout: float | None = None) -> Any:
+        """`request`, with the message built (sent) now; what answers it. An API call is answered
+        as it arrives, as the browser does: from the state before anything sent after it."""
         message = build(next(self._ids))
+        if isinstance(message, BrowserCall):
+            self.api_calls.append(message)
+            try:
+                return self._later(self.api(message.api, *message.args), None)
+            except Exception as exc:
+                return self._later(None, exc)
+        return self._answer(message)
+
+    async def _later(self, answer: Any, error: Exception | None) -> Any:
+        await asyncio.sleep(0)
+        if error is not None:
+            raise error
+        return answer
+
+    async def _answer(self, message: Any) -> Any:
         await asyncio.sleep(0)
         if isinstance(message, ContentCall):
             self.content_calls.append(message)

@@ -79,6 +79,24 @@ async def test_request_resolves_with_the_matching_result(pair):
     assert await task == "one" and await task2 == "two"
 
 
+async def test_a_request_begun_is_sent_before_one_requested_after_it(pair):
+    endpoint, browser = pair
+    # Both are started in one step: the one begun first is on the wire first.
+    waiting = asyncio.ensure_future(endpoint.begin(lambda i: DiagCall(id=i, op="echo", data="before")))
+    after = asyncio.create_task(endpoint.request(lambda i: DiagCall(id=i, op="echo", data="after")))
+    first, second = await browser.receive(), await browser.receive()
+    assert (first.data, second.data) == ("before", "after")
+    await browser.send(Result(id=second.id, value=2))
+    await browser.send(Result(id=first.id, value=1))
+    assert await waiting == 1 and await after == 2
+    # What waits for a begun request can be cancelled like a request: the peer is told.
+    waiting = asyncio.ensure_future(endpoint.begin(lambda i: DiagCall(id=i, op="info"), timeout=5))
+    request = await browser.receive()
+    waiting.cancel()
+    await asyncio.gather(waiting, return_exceptions=True)
+    assert await browser.receive() == Cancel(id=request.id)
+
+
 async def test_failure_becomes_a_remote_error_with_its_info(pair):
     endpoint, browser = pair
     task = asyncio.create_task(endpoint.request(lambda i: DiagCall(id=i, op="info")))
