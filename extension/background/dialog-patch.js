@@ -84,6 +84,26 @@ function installInPage() {
       if (timers.delete(id)) announce(-1);
       return clearTimeout.call(window, id);
     });
+    // A page that asks for an animation frame may change itself in it: the executor then
+    // waits for one rendered frame, and only then.
+    replace(window, "requestAnimationFrame", (requestFrame) => function (...args) {
+      try {
+        window.dispatchEvent(new CustomEvent("tabwarden:frame"));
+      } catch (_) {
+        // the page broke CustomEvent: the executor waits for a frame anyway (no patch answered)
+      }
+      return requestFrame.apply(window, args);
+    });
+    // The executor asks whether the write runs under this patch (and so whether it hears of
+    // the frames the page asks for).
+    state.onProbe = () => {
+      try {
+        window.dispatchEvent(new CustomEvent("tabwarden:patched"));
+      } catch (_) {
+        // unanswered: the executor assumes no patch
+      }
+    };
+    window.addEventListener("tabwarden:probe", state.onProbe);
   }
 
   const KEY = Symbol.for("tabwarden.dialogPatch");
@@ -186,6 +206,8 @@ function restoreInPage() {
       // a frozen holder keeps the wrapper, which only counts
     }
   }
+  if (state.onProbe) window.removeEventListener("tabwarden:probe", state.onProbe);
+  state.onProbe = null;
   state.counting = null;
   state.originals = null;
   state.patched = null;

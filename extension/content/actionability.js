@@ -19,6 +19,9 @@
   // Announced by the main-world write patch (background/dialog-patch.js): the page's work in
   // flight (requests and short timers).
   const PENDING_EVENT = "tabwarden:pending";
+  const FRAME_EVENT = "tabwarden:frame";
+  const PROBE_EVENT = "tabwarden:probe";
+  const PATCHED_EVENT = "tabwarden:patched";
 
   // The element whose box decides visibility (an option's box is its select's).
   function boxOwner(el) {
@@ -174,6 +177,16 @@
         this.lastMutation = Date.now();
       };
       window.addEventListener(PENDING_EVENT, this.onPending);
+      // Whether the write patch is in place (it answers the probe at once) and whether the page
+      // has asked for an animation frame since the action began.
+      this.patched = false;
+      this.frameRequested = false;
+      const onPatched = () => { this.patched = true; };
+      window.addEventListener(PATCHED_EVENT, onPatched);
+      window.dispatchEvent(new CustomEvent(PROBE_EVENT));
+      window.removeEventListener(PATCHED_EVENT, onPatched);
+      this.onFrame = () => { this.frameRequested = true; };
+      window.addEventListener(FRAME_EVENT, this.onFrame);
       // A download or a same-document change does not take the page away; the rest does.
       this.onNavigate = (event) => {
         if (event.downloadRequest == null && !(event.destination && event.destination.sameDocument)) {
@@ -216,6 +229,7 @@
         observer.disconnect();
       }
       window.removeEventListener(PENDING_EVENT, this.onPending);
+      window.removeEventListener(FRAME_EVENT, this.onFrame);
       if (window.navigation) window.navigation.removeEventListener("navigate", this.onNavigate);
     }
   };
@@ -231,15 +245,16 @@
     });
   }
 
-  // Wait for what the action set off, not a fixed time: after the page's next task and frame,
-  // nothing set off means no wait; DOM changes, until QUIET_MS pass without one; requests and
-  // short timers, until they end and QUIET_MS pass; a navigation to another document, until it
-  // takes the page away (2 s at most). At most 5 s, never past the deadline. Resolves true when
+  // Wait for what the action set off, not a fixed time: after the page's next task (and a
+  // frame, when the page asked for one), nothing set off means no wait; DOM changes, until
+  // QUIET_MS pass without one; requests and short timers, until they end and QUIET_MS pass; a
+  // navigation to another document, until it takes the page away (2 s at most). At most 5 s, never past the deadline. Resolves true when
   // the page went quiet.
   TW.settle = async (observer, deadlineAt, signal) => {
     const cap = Math.min(Date.now() + MAX_SETTLE_MS, deadlineAt - 200);
     await nextTask();
-    await framesRendered(1, 50);
+    // A frame is waited for only when the page asked for one (or when it cannot be told).
+    if (!observer.patched || observer.frameRequested) await framesRendered(1, 50);
     for (;;) {
       TW.checkAborted(signal);
       const leaving = observer.navigating && Date.now() - observer.navigationStarted < NAVIGATION_WAIT_MS;

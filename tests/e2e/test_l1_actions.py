@@ -342,3 +342,14 @@ async def test_the_overlay_is_drawn_isolated_and_left_out_of_snapshots(driver):
     assert "overlay" not in clicked["text"]
     # Closed shadow root: the page cannot look inside.
     assert await driver.evaluate("states.html", "[...document.querySelectorAll('tabwarden-overlay')].every(e => e.shadowRoot === null)")
+
+
+async def test_a_change_made_in_the_next_animation_frame_is_in_the_answer(driver):
+    tab = await driver.open("raf.html")
+    await driver.ok("tab_focus", tabId=tab)  # a shown page renders frames
+    page = (await driver.read())["text"]
+    later = await driver.ok("click", element="Paint later", ref=ref_of(page, 'button "Paint later"'))
+    assert 'text: "Painted in a frame"' in later["text"], later["text"]
+    page = (await driver.read())["text"]
+    now = await driver.ok("click", element="Change now", ref=ref_of(page, 'button "Change now"'))
+    assert 'text: "Changed at once"' in now["text"], now["text"]
