@@ -76,18 +76,26 @@ async def _track_contexts(browser: "BrowserGateway", client: TabClient, landing:
 
 
 async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, writer: Writer, perform: Callable[[Writer], Awaitable[Any]],
-               text: str, details: dict[str, Any], session: str | None = None) -> ToolResult:
+               text: str, details: dict[str, Any], session: str | None = None,
+               check: Awaitable[None] | None = None) -> ToolResult:
     """Run the input with network tracking (it lands in the frame of `session`; None: the
-    tab's own), wait for what it set off, then report: settled or not, new tab, navigation."""
+    tab's own), wait for what it set off, then report: settled or not, new tab, navigation.
+    `check`: the last look before the input (it runs beside the network setup, and its
+    refusal ends the call before anything more is sent)."""
     tab_id = call.tab_id
     assert tab_id is not None and call.target is not None
     landing = landing_of(call)
-    listed = asyncio.ensure_future(page_writes.tab_ids(call, browser))  # beside the network setup
-    tracked = asyncio.ensure_future(_track_contexts(browser, client, landing))
+    setup = [asyncio.ensure_future(page_writes.tab_ids(call, browser)),  # beside the network setup
+             asyncio.ensure_future(_track_contexts(browser, client, landing))]
+    if check is not None:
+        setup.append(asyncio.ensure_future(check))
     interrupted = None
     async with NetworkIdle(client) as network:
-        before_tabs = await listed
-        await tracked
+        done = await asyncio.gather(*setup, return_exceptions=True)
+        for outcome in (*done[2:], done[0]):  # the check's refusal first
+            if isinstance(outcome, BaseException):
+                raise outcome
+        before_tabs = done[0]
         try:
             await perform(writer)
         except CdpError as exc:
@@ -306,14 +314,15 @@ async def press_key(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
             await _scroll_into_view(client, writer, target)
             await confirm_shown(browser, client, target)  # before the focus, which the page may act on
             await writer("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
-            await _sent_before(writer, confirm_focus(client, landing, target.frame_id))
+            check = _sent_before(writer, confirm_focus(client, landing, target.frame_id))
             where, session = target.describe(), target.session_id
         else:
             writer = action.writer = Writer(client, writer_epoch(client, landing))
-            await confirm_focus(client, landing)
+            check = confirm_focus(client, landing)
             where, session = "the focused element", None
         return await _act(call, browser, client, writer, lambda send: trusted.press(send.on(session), combo),
-                          f"Pressed {combo.describe()} on {where} with {TRUSTED_NOTE}.", {"key": combo.describe()}, session)
+                          f"Pressed {combo.describe()} on {where} with {TRUSTED_NOTE}.", {"key": combo.describe()}, session,
+                          check=check)
 
 
 async def click_xy(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
