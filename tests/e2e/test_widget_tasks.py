@@ -1,6 +1,6 @@
 """Widget tasks as an agent does them, in a real browser: APG-style widgets of our own (a combobox
 that filters on keyup, a menubar, a date picker dialog, an auto-rotating carousel, sliders, a file
-tree, a sortable table), driven only through the tools with refs from read_page or from the
+tree, a sortable table, a modal dialog form, a grid edited in place), driven only through the tools with refs from read_page or from the
 results' snapshots (trusted keys answer with the focused element), each outcome checked in the
 page itself."""
 
@@ -139,3 +139,32 @@ async def test_a_sortable_table_reads_as_rows_and_says_its_order(driver):
     assert '- columnheader "Price" [sort=descending]' in again["text"]
     text = (await driver.read())["text"]
     assert re.findall(r'row: "([^"]*)"', text) == ["Family | 12 | 200", "Pro | 9 | 100", "Basic | 5 | 10"], text
+
+
+async def test_a_modal_dialog_form_is_filled_and_submitted(driver):
+    text = await open_page(driver, "dialog")
+    opened = await driver.ok("click", element="Add Delivery Address", ref=ref_of(text, 'button "Add Delivery Address"'))
+    assert re.search(r'- textbox "Street:" \[ref=[^\]]+\] \[focused\]', opened["text"]), opened["text"]
+    await driver.ok("type", element="Street", ref=ref_of(opened["text"], 'textbox "Street:"'), text="5 Elm St")
+    tabbed = await driver.ok("press_key", key="Tab")  # the dialog keeps the focus inside
+    assert 'Focus now: textbox "City:"' in tabbed["text"]
+    await driver.ok("type_trusted", element="City", ref=ref_of((await driver.read())["text"], 'textbox "City:"'),
+                    text="Shelbyville")
+    text = (await driver.read())["text"]
+    await driver.ok("type", element="Zip", ref=ref_of(text, 'textbox "Zip:"'), text="12345")
+    verified = await driver.ok("click", element="Verify Address", ref=ref_of(text, 'button "Verify Address"'))
+    assert 'text: "Address verified."' in verified["text"]
+    closed = await driver.ok("click", element="Add", ref=ref_of(verified["text"], 'button "Add"'))
+    assert 'text: "5 Elm St, Shelbyville 12345"' in closed["text"] and '- dialog' not in closed["text"].split("Removed:")[0]
+
+
+async def test_a_grid_cell_is_edited_in_place(driver):
+    text = await open_page(driver, "editgrid")
+    assert 'row: "Date | Description | Amount"' in text
+    editing = await driver.ok("press_key", key="Enter", ref=ref_of(text, 'gridcell "Office supplies"'))
+    assert 'Focus now: textbox "Description" [value="Office supplies"]' in editing["text"]
+    text = (await driver.read())["text"]
+    await driver.ok("type", element="Description", ref=ref_of(text, 'textbox "Description"'), text="Printer paper")
+    saved = await driver.ok("press_key", key="Enter")
+    assert 'Focus now: gridcell "Printer paper"' in saved["text"]
+    assert await in_page(driver, "editgrid", "document.querySelectorAll('td')[4].textContent") == "Printer paper"
