@@ -1,8 +1,8 @@
 """Widget tasks as an agent does them, in a real browser: APG-style widgets of our own (a combobox
 that filters on keyup, a menubar, a date picker dialog, an auto-rotating carousel, sliders, a file
-tree, a sortable table, a modal dialog form, a grid edited in place), driven only through the tools with refs from read_page or from the
-results' snapshots (trusted keys answer with the focused element), each outcome checked in the
-page itself."""
+tree, a sortable table, a modal dialog form, a grid edited in place), driven only through the
+tools with refs from read_page or from the results' snapshots (trusted keys answer with the
+focused element), each outcome checked in the page itself."""
 
 from __future__ import annotations
 
