@@ -6,8 +6,9 @@ in its own browser) is measured too, when npx can start it: its size is what the
 Playwright MCP user reads.
 
 Pages: generated documents of 1k, 5k and 20k elements, a large real document from Debian's
-python3-doc package (installed with apt when it is missing and we are root), and the widget
-fixtures of the agreement test (tests/fixtures/pages/a11y), on which read_page's roles, names
+python3-doc package (installed with apt when it is missing and we are root), the pages of the
+widget tasks (tests/fixtures/pages/apg, sizes only), and the widget fixtures of the agreement
+test (tests/fixtures/pages/a11y), on which read_page's roles, names
 and states are also compared with `Accessibility.getFullAXTree`. Our figure is one
 read_page end to end (control socket -> host -> native messaging -> service worker -> page
 executor -> back), default budget; Playwright's is one aria_snapshot() call over CDP from a Python
@@ -40,6 +41,10 @@ from tests.support.pages import FIXTURES, PageServer
 SIZES = (1000, 5000, 20000)
 WIDGET_PAGES = ("landmarks.html", "tree.html", "grid.html", "feed.html", "svg.html", "labels.html", "widgets.html",
                 "patterns.html")
+# The pages of the widget tasks (tests/fixtures/pages/apg): widgets with some prose, as an
+# example page has them; sizes only.
+TASK_PAGES = ("combobox.html", "menubar.html", "datepicker.html", "carousel.html", "slider.html", "treeview.html",
+              "sortable.html", "dialog.html", "editgrid.html")
 DOCS = Path("/usr/share/doc/python3-doc/html")
 REAL_PAGE = "library/stdtypes.html"
 
@@ -158,7 +163,8 @@ def main() -> None:
             if docs:
                 pages.append((f"python3-doc {REAL_PAGE}", real.url(REAL_PAGE)))
             widgets = [(f"widgets {name}", fixtures.url(f"a11y/{name}")) for name in WIDGET_PAGES]
-            pages += widgets
+            tasks = [(f"tasks {name}", fixtures.url(f"apg/{name}")) for name in TASK_PAGES]
+            pages += widgets + tasks
             run = BrowserRun(Path(tmp) / "run", host_permissions=["http://127.0.0.1/*"])
             run.prepare()
             run.start()
@@ -205,10 +211,11 @@ def main() -> None:
     if sized:
         print(f"size on the widget pages, ours/pw: {sum(a for a, _ in sized) / sum(b for _, b in sized):.2f} "
               f"({sum(a for a, _ in sized)} vs {sum(b for _, b in sized)} chars)")
-    sized = [(mine[url]["chars"], mcp[url]["chars"]) for _, url in widgets if url in mcp]
-    if sized:
-        print(f"size on the widget pages, ours/Playwright MCP: {sum(a for a, _ in sized) / sum(b for _, b in sized):.2f} "
-              f"({sum(a for a, _ in sized)} vs {sum(b for _, b in sized)} chars)")
+    for group, listed in (("widget", widgets), ("task", tasks)):
+        sized = [(mine[url]["chars"], mcp[url]["chars"]) for _, url in listed if url in mcp]
+        if sized:
+            print(f"size on the {group} pages, ours/Playwright MCP: {sum(a for a, _ in sized) / sum(b for _, b in sized):.2f} "
+                  f"({sum(a for a, _ in sized)} vs {sum(b for _, b in sized)} chars)")
     if docs and pages[len(SIZES)][1] in theirs:
         url = pages[len(SIZES)][1]
         print(f"size on {REAL_PAGE}, ours/pw: {mine[url]['chars'] / theirs[url]['chars']:.2f}")
