@@ -26,6 +26,8 @@ CUT = "…"
 # Cc controls (C0, DEL, C1), Cf formats (bidi overrides and isolates, zero-width characters,
 # tag characters), Zl/Zp separators, private use, lone surrogates, unassigned code points.
 _ESCAPED = frozenset({"Cc", "Cf", "Zl", "Zp", "Co", "Cs", "Cn"})
+# What JSON escapes in printable ASCII, and what fence markers are made of.
+_NOT_PLAIN = frozenset('"\\<>')
 
 
 def _escape(char: str) -> str:
@@ -40,7 +42,11 @@ def quoted(value: Any, limit: int = DEFAULT_LIMIT) -> str:
     """`value` as a JSON string literal safe to embed in Tabwarden's own words: at most `limit`
     characters of it (then `…`), invisible and line-breaking characters escaped, fence markers
     defanged. Its output always parses with `json.loads`."""
-    text = defang(str(value))
+    text = str(value)
+    if text.isascii() and text.isprintable() and _NOT_PLAIN.isdisjoint(text):
+        # Most origins and URLs: no fence marker to defang, nothing JSON or we would escape.
+        return '"' + (text[:limit] + CUT if len(text) > limit else text) + '"'
+    text = defang(text)
     if len(text) > limit:
         text = text[:limit] + CUT
     inner = json.dumps(text, ensure_ascii=False)[1:-1]  # escapes quotes, backslashes and C0
