@@ -19,9 +19,7 @@ site, driver = module_fixtures(l2_site, new_l2_driver, "a11y-snapshot")
 
 
 async def open_fixture(driver, page: str) -> None:
-    url = driver.site.main.url(f"a11y/{page}")
-    tab = (await driver.ok("tab_open", url=url))["tabId"]
-    await driver.control.call("browser.bind_target", thread_id=driver.thread_id, tab_id=tab)
+    await driver.open_fixture(f"a11y/{page}")
 
 
 async def read(driver, page: str) -> str:

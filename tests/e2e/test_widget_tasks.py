@@ -19,9 +19,7 @@ site, driver = module_fixtures(l2_site, new_l2_driver, "widget-tasks")
 
 
 async def open_page(driver, page: str) -> str:
-    url = driver.site.main.url(f"apg/{page}.html")
-    tab = (await driver.ok("tab_open", url=url))["tabId"]
-    await driver.control.call("browser.bind_target", thread_id=driver.thread_id, tab_id=tab)
+    await driver.open_fixture(f"apg/{page}.html")
     return (await driver.read())["text"]
 
 

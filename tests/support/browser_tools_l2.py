@@ -42,6 +42,14 @@ class L2Driver(Driver):
         await self.control.call("browser.bind_target", thread_id=self.thread_id, tab_id=tab_id)
         return tab_id
 
+    async def open_fixture(self, path: str) -> int:
+        """Open a fixture page (`path` under the fixture pages, e.g. `a11y/tree.html`) in a new
+        background tab; it becomes this thread's tab."""
+        result = await self.ok("tab_open", url=self.site.main.url(path))
+        tab_id = result["tabId"]
+        await self.control.call("browser.bind_target", thread_id=self.thread_id, tab_id=tab_id)
+        return tab_id
+
     def other_site(self) -> str:
         """The base URL of the cross-site origin."""
         return f"http://localhost:{self.site.other.port}"
