@@ -41,7 +41,7 @@ from host.tools.spec import ToolSpec
 log = logging.getLogger("tabwarden.browser")
 
 # Set by `hold` for the call it holds: the reason the navigation guard could not cover its tab,
-# which the final resolution (inside the hold) then raises, so the call ends refused, unsent.
+# which the resolution inside the hold then raises, so the call ends refused, unsent.
 _unguarded: contextvars.ContextVar[tuple[int, ToolFailure] | None] = contextvars.ContextVar(
     "tabwarden_unguarded", default=None)
 
@@ -164,13 +164,25 @@ class BrowserTools(ToolService):
         not a web page's: no pattern would name it)."""
         return await self.gateway.site_access.allows(origin)
 
+    def holds_quietly(self, call: ToolCall) -> bool:
+        """True when the thread already drives the call's tab as holding it would (the indicator
+        shown there in a turn, the guard covering it for a write): then the call is judged under
+        its hold. A tab not driven yet is held only once the call is allowed, so a call that is
+        denied or waits for the user never guards the tab or shows the indicator."""
+        tab_id, thread_id = call.tab_id, call.thread_id
+        if tab_id is None:
+            return call.spec.target in ("none", "closed")
+        if thread_id in self._turns and tab_id not in self.indicator.tabs_of(thread_id):
+            return False
+        return not drives(call.spec) or self.gateway.guard.covers(thread_id, tab_id)
+
     @contextlib.asynccontextmanager
     async def hold(self, call: ToolCall) -> AsyncIterator[None]:
         """The tab's queue: the final check and the run happen alone on the tab. The tab shows
         the indicator from here on, when a turn drives it, and a call that drives the tab has it
         covered by the navigation guard (both before the final check, so that nothing but the call
         itself is sent between the durable mark of a write and the write). When the guard cannot
-        be put in place, the final resolution refuses the call (`guard_unavailable`)."""
+        be put in place, the resolution inside the hold refuses the call (`guard_unavailable`)."""
         if call.thread_id in self._turns:
             self.indicator.driving(call.thread_id, call.tab_id)
         async with self.gateway.queue.hold(call.tab_id):

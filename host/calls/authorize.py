@@ -1,14 +1,18 @@
 """The one path every tool call takes, whoever makes it (the agent loop, the REPL, a test):
 
-    locate and hold the target → resolve it → judge (initial) → deny: end
-      │ allow: judge again (dispatch) → the caller marks it dispatching → run → audit
-      │ ask: let the target go → the caller asks the user → hold the target → resolve again
-      │      (the same tab and origin, else target_changed) → judge again (dispatch, against
-      │      what was approved) → the caller marks it dispatching → run → audit the outcome
+    locate the target (and hold it, when its thread drives it already) → resolve it → judge
+      (initial) → deny: end
+      │ allow, held: judge again (dispatch) → the caller marks it dispatching → run → audit
+      │ otherwise: (let the target go) → ask: the caller asks the user → hold the target →
+      │      resolve again (the same tab and origin, else target_changed) → judge again
+      │      (dispatch, against what was approved) → the caller marks it dispatching → run →
+      │      audit the outcome
 
-A call allowed at once is resolved a single time, under the hold it runs under: nothing else
-acts on the tab between its resolution and its run, so a second resolution would read the same.
-Only a call that waits for the user lets the tab go, and is resolved again when it comes back.
+A call allowed at once on a tab its thread already drives is resolved a single time, under the
+hold it runs under: nothing else acts on the tab between its resolution and its run, so a second
+resolution would read the same. A tab not driven yet is held (its indicator shown, its guard put
+in place for a write) only once the call is allowed, and the call is then resolved again under
+the hold; so is a call that waited for the user.
 
 Site access is part of the judgement: a call that must run inside a page the extension may
 not script yet is at best an ask at first (the approval grants the access too), and refused at
@@ -23,6 +27,7 @@ before a call is sent. The path ends with an `Ending` the caller turns into its 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -198,7 +203,8 @@ class Authorizer:
             located = await self.router.locate(call)
         except ToolFailure as failure:
             return Refused(failure, "initial")
-        async with self.router.hold(located):
+        held = self.router.holds_quietly(located)
+        async with self.router.hold(located) if held else contextlib.nullcontext():
             try:
                 call = await self.router.resolve(located)
             except ToolFailure as failure:
@@ -209,7 +215,7 @@ class Authorizer:
             if first.verdict == "deny":
                 self.audit(call, ctx, "denied")
                 return Denied(first, "initial", call)
-            if first.verdict == "allow" and call.tab_id == located.tab_id:
+            if held and first.verdict == "allow" and call.tab_id == located.tab_id:
                 steps.allowed(call)
                 return await self._final(call, ctx, steps, None)
         approved: Approved | None = None
@@ -218,7 +224,7 @@ class Authorizer:
             if isinstance(answer, Stopped):
                 return answer
             approved = answer
-        else:  # allowed, but resolved to another tab than the one held: held and resolved again
+        else:  # allowed, but not resolved under the hold it runs under: held and resolved again
             steps.allowed(call)
         return await self.dispatch(call, ctx, steps, approved)
 

@@ -3,7 +3,7 @@
     router = Router({"browser": browser, "builtins": builtins, "mcp": mcp, "interactions": waits})
     call = router.decode(thread_id, "click", {"element": "Buy", "ref": "s1_2_3"})
     held = await router.locate(call)           # its tab, to hold before it is resolved
-    async with router.hold(held):               # the tab's queue
+    async with router.hold(held):               # the tab's queue (and its guard, for a write)
         call = await router.resolve(held)       # the target, as the gatekeeper judges it
         result = await router.run(call)         # the declared runner, by its service
 
@@ -125,8 +125,12 @@ class Router:
         """The call placed where `hold` needs it (its tab), before it is resolved; never judged."""
         return await self._service(call.spec).locate(call)
 
+    def holds_quietly(self, call: ToolCall) -> bool:
+        """Whether the located call may be held before it is judged (see ToolService)."""
+        return self._service(call.spec).holds_quietly(call)
+
     def hold(self, call: ToolCall) -> AsyncContextManager[Any]:
-        """What the dispatch-phase check and the run happen under."""
+        """What the final resolution, the dispatch-phase check and the run happen under."""
         return self._service(call.spec).hold(call)
 
     async def run(self, call: ToolCall) -> ToolResult:

@@ -44,8 +44,14 @@ class ToolService:
         judged (services without a place to hold return it as it is). Raises ToolFailure."""
         return call
 
+    def holds_quietly(self, call: ToolCall) -> bool:
+        """Whether holding the located call before it is judged shows nothing new to the user
+        (no indicator, no guard put on a tab), so that a call may be judged under its hold."""
+        return True
+
     def hold(self, call: ToolCall) -> AsyncContextManager[Any]:
-        """What the final check and the run happen under (the tab's queue for page tools)."""
+        """What the final resolution, the final check and the run happen under (the tab's queue
+        for page tools)."""
         return contextlib.nullcontext()
 
     async def run(self, call: ToolCall, runner: Any) -> ToolResult:

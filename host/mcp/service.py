@@ -72,7 +72,7 @@ class McpTools(ToolService):
                               phase="resolve")
         before = call.target.handle if call.target is not None else None
         if isinstance(before, ExposedTool) and before.definition != exposed.definition:
-            # Resolved again at dispatch: what was judged (and maybe approved) is not this tool.
+            # Resolved again at dispatch after an approval: what was approved is not this tool.
             raise ToolFailure("mcp_tool_changed", f"MCP server {exposed.server!r} changed the definition of "
                               f"{call.tool} after the call was checked; it was not called", phase="resolve")
         found = problems(exposed.schema, call.params)

@@ -3,8 +3,9 @@
 A page may embed frames of other origins, and trusted input goes wherever the browser routes
 it: into the frame of the element clicked, the frame under a point, the frame holding the focus.
 So an L2 write is judged, site-access-checked and audited at the origin of the frame it lands
-in, not at the tab's. `resolve_landing` finds that frame when the call is resolved (before the
-first check and again under the tab's hold, before the final one), reading only:
+in, not at the tab's. `resolve_landing` finds that frame when the call is resolved (under the
+tab's hold, for a call allowed at once on a tab its thread drives; else before the first check
+and again under the hold, before the final one), reading only:
 
     a deep ref          the frame it was read in, wherever that frame lives now
     an L1 ref           the frame of the element the page executor hands over
@@ -12,7 +13,7 @@ first check and again under the tab's hold, before the final one), reading only:
                         a `drag`, which must be in one origin)
     `press_key`, no ref the frame holding the keyboard focus
 
-A frame that moved to another origin between the two resolutions changes the call's origin, so
+A frame that moved to another origin between two resolutions changes the call's origin, so
 the final check ends it as `target_changed`. The runner then binds its writes to the lifecycle
 epoch the landing was proven under (`check_node`, `writer_epoch`) and, for what moves without a
 lifecycle event (the layout under a point, the focus), looks again right before it sends
