@@ -1,6 +1,8 @@
-"""Whether the extension may script an origin's pages: asked of the browser once per origin and
-kept until the browser says the extension's permissions changed (`permissions.added` and
-`permissions.removed` events, which the extension forwards as they happen).
+"""Whether the extension may script an origin's pages: a yes from the browser is kept per origin
+until the browser says the extension's permissions changed (`permissions.added` and
+`permissions.removed` events, which the extension forwards as they happen). A no is never kept:
+the user may grant the access on the approval card, and the call is resolved again right after,
+possibly before the browser's event about the grant reaches the host.
 
 A host process lives as long as its one connection to the extension, so what is kept is never
 older than the connection. An answer asked for before a change and arriving after it is not
@@ -36,7 +38,7 @@ class SiteAccess:
             return kept
         asked_at = self._generation
         allowed = bool(await self._bridge().api("permissions.contains", {"origins": [f"{origin}/*"]}))
-        if asked_at == self._generation:
+        if allowed and asked_at == self._generation:
             if len(self._kept) >= MAX_KEPT:
                 self._kept.clear()
             self._kept[origin] = allowed

@@ -1,6 +1,6 @@
-"""The extension's site access, kept per origin until the browser says its permissions changed:
-asked once, asked again after a change, never kept when the change came during the asking, and
-never asked for a page that is not a web page's."""
+"""The extension's site access: a yes kept per origin until the browser says its permissions
+changed, a no asked again every time, an answer never kept when a change came during the asking,
+and no question for a page that is not a web page's."""
 
 from __future__ import annotations
 
@@ -27,14 +27,23 @@ class Browser:
         return answer
 
 
-async def test_an_answer_is_kept_until_the_permissions_change():
+async def test_a_yes_is_kept_until_the_permissions_change():
     browser = Browser()
     access = SiteAccess(lambda: browser)
     assert await access.allows(SITE) and await access.allows(SITE) and browser.asked == 1
     browser.granted.clear()
     access.changed()  # the browser said: permissions removed
     assert not await access.allows(SITE) and browser.asked == 2
-    assert not await access.allows(SITE) and browser.asked == 2
+
+
+async def test_a_no_is_asked_again_every_time():
+    # The user may grant it on the approval card, and the call comes back before the event does.
+    browser = Browser()
+    browser.granted.clear()
+    access = SiteAccess(lambda: browser)
+    assert not await access.allows(SITE) and not await access.allows(SITE) and browser.asked == 2
+    browser.granted.add(f"{SITE}/*")
+    assert await access.allows(SITE) and browser.asked == 3
 
 
 async def test_an_answer_that_crossed_a_change_is_not_kept():
