@@ -7,7 +7,8 @@ ever sending the write again.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any, Iterable
+import logging
+from typing import TYPE_CHECKING, Any, Awaitable, Iterable
 
 import msgspec
 
@@ -25,6 +26,8 @@ from host.tools.result import ToolResult, success
 if TYPE_CHECKING:
     from host.browser.gateway import BrowserGateway
 
+log = logging.getLogger("tabwarden.browser")
+
 WRITE_DEADLINE_MS = 15_000
 
 
@@ -33,18 +36,30 @@ async def tab_ids(call: ToolCall, browser: "BrowserGateway") -> set[int]:
     return ids_of(await browser.bridge.api("tabs.query", {}))
 
 
+async def _listed(listing: Awaitable[Any]) -> set[int] | None:
+    """The tabs listed before a write, or None when the listing failed: the write was sent, so
+    its failure is not the write's (only a tab it opened cannot be told apart then)."""
+    try:
+        return ids_of(await listing)
+    except ToolFailure as exc:
+        log.warning("the tabs before a write could not be listed: %s", exc.message)
+        return None
+
+
 def ids_of(tabs: Any) -> set[int]:
     """The ids of the tabs a `tabs.query` listed."""
     return {t["id"] for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int)}
 
 
-async def child_tab(call: ToolCall, browser: "BrowserGateway", source: int, before: set[int], expected_urls: Iterable[str] = (),
+async def child_tab(call: ToolCall, browser: "BrowserGateway", source: int, before: set[int] | None, expected_urls: Iterable[str] = (),
                     tabs: list | None = None) -> dict | None:
     """A tab that did not exist before the action and that the action opened: its opener is the
     source tab, or it shows a URL the page was seen opening (Chrome does not always record the
     opener of a `target=_blank` tab). The navigation guard screens it first: one at a place the
     thread may not reach is closed and reported, never adopted. `tabs`: the open tabs, when the
     caller has just listed them."""
+    if before is None:
+        return None  # what was open before is not known: no tab can be told to be new
     if tabs is None:
         tabs = await browser.bridge.api("tabs.query", {})
     fresh = [t for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int) and t["id"] not in before]
@@ -92,7 +107,7 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     except ToolFailure as exc:
         browser.routes.touch(call.thread_id, tab_id, wrote=exc.dispatched)
         if exc.code == "no_reply":
-            return await after_no_reply(call, browser, exc, ids_of(await listing))
+            return await after_no_reply(call, browser, exc, await _listed(listing))
         listing.cancel()
         await asyncio.gather(listing, return_exceptions=True)
         raise
@@ -100,7 +115,7 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
         listing.cancel()
         await asyncio.gather(listing, return_exceptions=True)
         raise
-    before_tabs = ids_of(await listing)
+    before_tabs = await _listed(listing)
     browser.routes.touch(call.thread_id, tab_id, wrote=True)
     details: dict[str, Any] = {"dispatched": True, "evidence": dict(result.evidence),
                                "pageStabilized": result.page_stabilized}
@@ -140,7 +155,8 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     return success(call.tool, "\n".join(parts), tab_id=tab_id, result_tab_id=result_tab, details=details)
 
 
-async def after_no_reply(call: ToolCall, browser: "BrowserGateway", failure: ToolFailure, before_tabs: set[int]) -> ToolResult:
+async def after_no_reply(call: ToolCall, browser: "BrowserGateway", failure: ToolFailure,
+                         before_tabs: set[int] | None) -> ToolResult:
     """The page never answered a write. Adopt a child tab it opened, or report the navigation it
     caused; otherwise the outcome is unknown: `navigation_uncertain`, never a replay."""
     tab_id = call.tab_id

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from typing import Any, Awaitable, Callable, TYPE_CHECKING
+import contextlib
+import logging
+from typing import Any, AsyncIterator, Awaitable, Callable, TYPE_CHECKING
 
 from host.browser import page_writes
 from host.tools.call import ToolCall
@@ -35,6 +37,8 @@ from host.cdp.errors import CdpCode, CdpError
 
 if TYPE_CHECKING:
     from host.browser.gateway import BrowserGateway
+
+log = logging.getLogger("tabwarden.browser")
 
 TRUSTED_NOTE = "trusted input through the debugger"
 # The focused element's line said after trusted input (a name is at most 80 characters of it).
@@ -66,6 +70,17 @@ async def _sent_before(writer: Writer, check: Awaitable[None]) -> None:
         raise
 
 
+@contextlib.asynccontextmanager
+async def _cancelled_at_exit(tasks: list["asyncio.Future[Any]"]) -> AsyncIterator[None]:
+    """Tasks started beside the network setup are never left running (a setup that failed or
+    was cancelled does not wait for them)."""
+    try:
+        yield
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
 async def _track_contexts(browser: "BrowserGateway", client: TabClient, landing: Landing) -> None:
     """Let the session of the frame the input lands in report our world's context there (to
     read the focus after the input); a session that cannot is simply not read."""
@@ -90,7 +105,7 @@ async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, wri
     if check is not None:
         setup.append(asyncio.ensure_future(check))
     interrupted = None
-    async with NetworkIdle(client) as network:
+    async with _cancelled_at_exit(setup), NetworkIdle(client) as network:
         done = await asyncio.gather(*setup, return_exceptions=True)
         for outcome in (*done[2:], done[0]):  # the check's refusal first
             if isinstance(outcome, BaseException):
@@ -122,8 +137,12 @@ async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, wri
     if not settled.settled:
         parts.append(f"[the network was still busy after {settled.waited_ms / 1000:.1f} s ({settled.pending} requests)]")
     result_tab = None
-    tabs = await browser.bridge.api("tabs.query", {})  # once, for the tab it opened and where this one is now
-    child = await page_writes.child_tab(call, browser, tab_id, before_tabs, tabs=tabs)
+    try:  # once, for the tab it opened and where this one is now
+        tabs = await browser.bridge.api("tabs.query", {})
+    except ToolFailure as exc:  # the input was sent: its answer stands, without a child tab found
+        log.warning("the tabs after trusted input could not be listed: %s", exc.message)
+        tabs = None
+    child = await page_writes.child_tab(call, browser, tab_id, before_tabs if tabs is not None else None, tabs=tabs)
     if child is not None:
         result_tab, section = await page_writes.adopt(call, browser, child)
         evidence["observedEffects"].append("tab_created")
