@@ -90,11 +90,18 @@ async def test_a_request_begun_is_sent_before_one_requested_after_it(pair):
     await browser.send(Result(id=first.id, value=1))
     assert await waiting == 1 and await after == 2
     # What waits for a begun request can be cancelled like a request: the peer is told.
-    waiting = asyncio.ensure_future(endpoint.begin(lambda i: DiagCall(id=i, op="info"), timeout=5))
+    waiting = endpoint.begin(lambda i: DiagCall(id=i, op="info"), timeout=5)
     request = await browser.receive()
     waiting.cancel()
     await asyncio.gather(waiting, return_exceptions=True)
     assert await browser.receive() == Cancel(id=request.id)
+    # Even cancelled before it ever ran: nothing is left waiting, and the peer is told.
+    waiting = endpoint.begin(lambda i: DiagCall(id=i, op="info"), timeout=5)
+    waiting.cancel()
+    await asyncio.gather(waiting, return_exceptions=True)
+    request = await browser.receive()
+    assert await browser.receive() == Cancel(id=request.id)
+    assert not endpoint._pending
 
 
 async def test_failure_becomes_a_remote_error_with_its_info(pair):
