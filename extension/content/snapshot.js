@@ -18,6 +18,9 @@
   const CELL_ROLES = new Set(["cell", "gridcell", "columnheader", "rowheader"]);
   const CELL_LIMIT = 80;
   const ROW_LIMIT = 400;
+  // What a plain cell may hold besides text: phrasing that adds no structure, role or control.
+  const PHRASING = new Set(["span", "b", "strong", "i", "em", "small", "code", "abbr", "sub", "sup", "time", "mark",
+    "s", "u", "data", "br", "wbr", "bdi", "bdo", "q", "cite", "dfn", "kbd", "samp", "var", "font", "nobr"]);
   // Longer label or description text stays in the snapshot as text (a line shows only 80).
   const LABEL_TEXT_LIMIT = 80;
 
@@ -150,7 +153,7 @@
       // are listed under.
       if (role === "row" && TABLES.has(TW.tableRoleOf(el))) {
         this.flush(text, depth);
-        if (!TW.hasActionableDescendant(el)) {
+        if (!TW.hasActionableDescendant(el) && plainRow(el, ctx)) {
           this.row(el, depth, ctx);
           return;
         }
@@ -239,6 +242,21 @@
       }
       return ref;
     }
+  }
+
+  // A row whose cells hold short text only (no structure, no frame, no clickable look, no sort
+  // state, nothing longer than a cell line shows): the one-line form says all of it.
+  function plainRow(row, ctx) {
+    for (const cell of row.children) {
+      if (!CELL_ROLES.has(TW.roleOf(cell)) || cell.shadowRoot || TW.isSortedHeader(cell, TW.roleOf(cell))) return false;
+      if (TW.collapse(cell.textContent).length > CELL_LIMIT) return false;
+      if (ctx.win.getComputedStyle(cell).cursor === "pointer") return false;
+      for (const inner of cell.querySelectorAll("*")) {
+        if (!PHRASING.has(inner.localName) || inner.hasAttribute("role") || inner.shadowRoot) return false;
+        if (ctx.win.getComputedStyle(inner).cursor === "pointer") return false;
+      }
+    }
+    return true;
   }
 
   const MAX_SHOWN_URL = 100;

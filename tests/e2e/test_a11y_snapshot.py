@@ -144,6 +144,19 @@ async def test_where_keys_go_and_how_a_table_is_sorted_are_shown(driver):
     assert not re.search(r'listbox "Fruit" \[ref=[^\]]+\] \[focused\]', text)
 
 
+async def test_table_rows_keep_their_cells_together_and_lose_nothing(driver):
+    text = await read(driver, "tables.html")
+    rows = re.findall(r'row: "([^"]*)"', text)
+    assert rows == ["Item | Price | Note", "Tea | 2 | ", "Coffee | 3 | Fair trade"], text
+    # A row with a cell that looks clickable is listed cell by cell, the cell with its ref.
+    assert re.search(r'- row\n +- text: "Cake"\n +- cell "4" \[ref=[^\]]+\]\n +- text: "Ask for it"', text), text
+    clicked = await driver.call("click", element="4", ref=ref_of(text, 'cell "4"'))
+    assert clicked["ok"] and await driver.evaluate("a11y/tables.html", "window.picked") == "cake"
+    # A layout table is no table: its cells' heading and paragraph are read as they are.
+    assert '- heading "News" [level=2]\n- text: "A long paragraph laid out in a table cell,' in text
+    assert "row:" not in text.split('heading "News"')[1]
+
+
 async def test_the_deep_read_lists_tree_children_structural_refs_and_values(driver):
     await open_fixture(driver, "tree.html")
     tree = (await driver.deep())["text"]
