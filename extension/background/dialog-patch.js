@@ -132,9 +132,10 @@ function installInPage() {
       },
       // Not a dialog, but a new browsing context the host should look for afterwards.
       open(...args) {
-        // A page may name a function of its own `open` (a global `function open() {}` does):
-        // calling that opens nothing, so only the browser's own is reported.
-        if (!nativeOpen) return originals.open.apply(window, args);
+        // A page may declare a global function of its own named `open` (`function open() {}`
+        // replaces window.open): calling that opens nothing, so it is not reported. A wrapper
+        // the page assigned (usually calling the browser's) still is.
+        if (ownOpen) return originals.open.apply(window, args);
         let url = "";
         try {
           url = args[0] === undefined || args[0] === "" ? "about:blank" : new URL(String(args[0]), location.href).href;
@@ -146,11 +147,15 @@ function installInPage() {
       },
     };
     const originals = { alert: window.alert, confirm: window.confirm, prompt: window.prompt, open: window.open };
-    let nativeOpen = false;
+    // A global function declaration leaves the property non-configurable; the browser's own
+    // window.open, and a function the page assigned to it, stay configurable.
+    let ownOpen = false;
     try {
-      nativeOpen = /\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(originals.open));
+      const own = Object.getOwnPropertyDescriptor(window, "open");
+      ownOpen = !!own && own.configurable === false &&
+        !/\{\s*\[native code\]\s*\}\s*$/.test(Function.prototype.toString.call(originals.open));
     } catch (_) {
-      nativeOpen = false;
+      ownOpen = false;
     }
     for (const name of Object.keys(patched)) {
       try {

@@ -245,16 +245,18 @@
     });
   }
 
-  // Wait for what the action set off, not a fixed time: after the page's next task (and a
-  // frame, when the page asked for one), nothing set off means no wait; DOM changes, until
-  // QUIET_MS pass without one; requests and short timers, until they end and QUIET_MS pass; a
-  // navigation to another document, until it takes the page away (2 s at most). At most 5 s, never past the deadline. Resolves true when
-  // the page went quiet.
-  TW.settle = async (observer, deadlineAt, signal) => {
+  // Wait for what the action set off, not a fixed time: after the page's next task and a frame
+  // (for a value set, only when the page asked for one), nothing set off means no wait; DOM
+  // changes, until QUIET_MS pass without one; requests and short timers, until they end and
+  // QUIET_MS pass; a navigation to another document, until it takes the page away (2 s at most).
+  // At most 5 s, never past the deadline. Resolves true when the page went quiet.
+  TW.settle = async (observer, deadlineAt, signal, { frameOnlyIfAsked = false } = {}) => {
     const cap = Math.min(Date.now() + MAX_SETTLE_MS, deadlineAt - 200);
     await nextTask();
-    // A frame is waited for only when the page asked for one (or when it cannot be told).
-    if (!observer.patched || observer.frameRequested) await framesRendered(1, 50);
+    // One rendered frame, unless the caller knows the page answers the action in its handlers
+    // and the page asked for no frame (a library holding its own reference to
+    // requestAnimationFrame is not heard: so clicks always wait for the frame).
+    if (!frameOnlyIfAsked || !observer.patched || observer.frameRequested) await framesRendered(1, 50);
     for (;;) {
       TW.checkAborted(signal);
       const leaving = observer.navigating && Date.now() - observer.navigationStarted < NAVIGATION_WAIT_MS;

@@ -52,9 +52,11 @@
     dispatched: "Dispatched, but no confirmable effect was observed.",
   };
 
-  // Everything after dispatch: settle, gather effects, snapshot, build the result.
-  async function finish(run, { actionText, effectState, effects, warnings = [], opens = null }) {
-    const stable = await TW.settle(run.observer, run.deadlineAt, run.signal);
+  // Everything after dispatch: settle, gather effects, snapshot, build the result. `valueSet`:
+  // the action set a field's value (type, select), which pages answer in their handlers; a
+  // rendered frame is then waited for only when the page asked for one.
+  async function finish(run, { actionText, effectState, effects, warnings = [], opens = null, valueSet = false }) {
+    const stable = await TW.settle(run.observer, run.deadlineAt, run.signal, { frameOnlyIfAsked: valueSet });
     run.observer.stop();
     if (run.observer.urlChanged()) effects.push("url_changed");
     if (run.observer.mutations > 0) effects.push("dom_mutated");
@@ -243,7 +245,7 @@
         effectState = "dispatched";
         actionText += " (the field already held that text)";
       }
-      const result = await finish(run, { actionText, effectState, effects: typed.effects });
+      const result = await finish(run, { actionText, effectState, effects: typed.effects, valueSet: true });
       // A submitted form may clear its fields; only an unsubmitted change must be kept.
       if (effectState === "verified" && !typed.submitted && target.el.isConnected && !typed.holds()) {
         throw TW.fail(CODES.L1_NOT_EFFECTIVE, "target state was not kept: the page reverted the typed value", "verify", false,
@@ -268,7 +270,7 @@
         effectState = "dispatched";
         actionText += " (already selected)";
       }
-      const result = await finish(run, { actionText, effectState, effects: ["selection_set"] });
+      const result = await finish(run, { actionText, effectState, effects: ["selection_set"], valueSet: true });
       if (target.el.isConnected) requireSelection(target.el, picked.requested, "once the page settled");
       return result;
     } finally {

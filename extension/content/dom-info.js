@@ -143,6 +143,7 @@
   // The focused element as its snapshot line shows it (role, name, states), and the option a
   // focused widget points at, for the answer of trusted input: "" when nothing has the focus.
   TW.focusLine = () => {
+    if (!holdsFocus(document)) return "";
     let el = document.activeElement;
     while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
     if (!el || el === document.body || el === document.documentElement) return "";
@@ -159,11 +160,32 @@
   // Where keys go: "focused" for the focused element, "active" for the option or cell a focused
   // composite widget points at with aria-activedescendant (its focus stays on the widget), else "".
   TW.focusOf = (el) => {
-    const active = el.ownerDocument.activeElement;
-    if (!active || active === el.ownerDocument.body) return "";
-    if (active === el) return "focused";
+    const root = el.getRootNode();
+    const active = root.activeElement;
+    if (!active || active === el.ownerDocument.body || !holdsFocus(el.ownerDocument)) return "";
+    // A shadow host is not where keys go when the focus is inside its shadow root.
+    if (active === el) return el.shadowRoot && el.shadowRoot.activeElement ? "" : "focused";
     return el.id && active.getAttribute("aria-activedescendant") === el.id ? "active" : "";
   };
+
+  // Whether the document's own active element is where keys go: a frame's document keeps its
+  // active element after the focus left the frame, so every frame up the chain must hold the
+  // focus too (as far as this document may look: a parent of another origin is not asked).
+  function holdsFocus(doc) {
+    let win = doc.defaultView;
+    for (let depth = 0; win && depth < 16; depth += 1) {
+      let owner = null;
+      try {
+        owner = win.frameElement;
+      } catch (_) {
+        return true;
+      }
+      if (!owner) return true;
+      if (owner.ownerDocument.activeElement !== owner) return false;
+      win = owner.ownerDocument.defaultView;
+    }
+    return true;
+  }
 
   // The ARIA states the lines above do not cover: mixed checkboxes, toggle buttons, values and
   // bounds of range widgets, required and read-only fields.

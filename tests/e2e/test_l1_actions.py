@@ -353,3 +353,6 @@ async def test_a_change_made_in_the_next_animation_frame_is_in_the_answer(driver
     page = (await driver.read())["text"]
     now = await driver.ok("click", element="Change now", ref=ref_of(page, 'button "Change now"'))
     assert 'text: "Changed at once"' in now["text"], now["text"]
+    # Typing waits for a frame only when the page asks for one; this one does.
+    typed = await driver.ok("type", element="Name", ref=ref_of(now["text"], 'textbox "Name"'), text="Ada")
+    assert 'text: "Hello Ada"' in typed["text"], typed["text"]
