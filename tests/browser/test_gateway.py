@@ -329,3 +329,22 @@ async def test_a_thread_captured_on_a_start_page_navigates_there_and_nowhere_els
     gateway.routes.bind("u", None)
     elsewhere = await gateway.call("navigate", {"url": "https://shop.example/cart"}, thread_id="u")
     assert not elsewhere.ok and elsewhere.error.code == "no_target"
+
+
+async def test_a_tab_is_guarded_only_once_a_call_on_it_is_allowed_then_looked_at_once_per_call(gateway, fake):
+    gateway.routes.bind("t", 1)
+    await read(gateway)
+    guard = gateway.gateway.guard
+    gateway.gatekeeper.set_scope_lock("t", ["https://elsewhere.example"])
+    denied = await gateway.call("click", {"element": "Save", "ref": "sdoc_1_1"}, thread_id="t", policy="auto")
+    assert not denied.ok and denied.error.code == "denied", denied
+    assert not guard.covers("t", 1) and fake.guard_installs == []  # a denied write guards nothing
+    gateway.gatekeeper.set_scope_lock("t", None)
+    looks = lambda: sum(1 for c in fake.api_calls if c.api == "tabs.get")  # noqa: E731
+    before = looks()
+    done = await gateway.call("click", {"element": "Save", "ref": "sdoc_1_1"}, thread_id="t", policy="auto")
+    assert done.ok and guard.covers("t", 1), done
+    assert looks() - before == 2  # judged, then held, guarded and looked at again
+    before = looks()
+    again = await gateway.call("click", {"element": "Save", "ref": "sdoc_2_1"}, thread_id="t", policy="auto")
+    assert again.ok and looks() - before == 1, again  # the thread drives the tab: one look, under its hold
