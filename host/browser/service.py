@@ -155,7 +155,7 @@ class BrowserTools(ToolService):
         if in_page and access is None:
             access = await self.site_access(origin)
         return Target(
-            origin=origin, url=tab.url, tab_id=tab.tab_id,
+            origin=origin, url=tab.url, tab_id=tab.tab_id, start_page=tab.is_start_page,
             facts=described.facts(call, tab.tab_id, browser) if kind == "page" else None,
             line=line, site_access=access if in_page else None, handle=handle)
 

@@ -31,13 +31,17 @@ class Target:
     line: str | None = None
     # Whether the extension may script `origin` now (None: the call does not run in a page).
     site_access: bool | None = None
+    # Whether the tab shows an empty or new-tab page (which holds nothing to act on or carry away).
+    start_page: bool = False
     # The service's own view of the target (an MCP server's tool, say); never shown or judged.
     handle: Any = field(default=None, compare=False, repr=False)
 
     def same_place(self, other: "Target") -> bool:
         """True when `other` is the same tab at the same origin whose elements lead to the same
-        places (what an approval was given for)."""
-        return self.tab_id == other.tab_id and self.origin == other.origin and self.leads() == other.leads()
+        places (what an approval was given for). An empty or new-tab page is one place whatever
+        the browser calls it meanwhile (its new-tab page loads under another address)."""
+        here = self.origin == other.origin or (self.start_page and other.start_page)
+        return self.tab_id == other.tab_id and here and self.leads() == other.leads()
 
     def element(self) -> tuple[str, str]:
         """The acted-on element's role and name (its label, accessible name or placeholder) when
