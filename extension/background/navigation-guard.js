@@ -114,12 +114,19 @@ export function installNavigationGuard(link) {
 // With the declarativeNetRequest permission, Chromium holds a tab's first request until the
 // extension's rules are loaded; a tab the browser opened before an extension loaded from the
 // command line can stay held for good: `pendingUrl` set, no `url`, status "complete", nothing
-// shown. Loading its URL again lets it go (the request was the browser's or the user's).
+// shown. Loading its URL again lets it go (the request was the browser's or the user's). The
+// tab may reach that state only after the worker started, so it is looked for a few times.
+const STALLED_LOOKS_MS = [0, 500, 1500, 4000];
+
 function resumeStalledStartTabs() {
-  chrome.tabs.query({}).then((tabs) => {
-    for (const tab of tabs) {
-      if (tab.url || !tab.pendingUrl || tab.status !== "complete") continue;
-      chrome.tabs.update(tab.id, { url: tab.pendingUrl }).catch(() => {});
-    }
-  }).catch(() => {});
+  for (const delay of STALLED_LOOKS_MS) {
+    setTimeout(() => {
+      chrome.tabs.query({}).then((tabs) => {
+        for (const tab of tabs) {
+          if (tab.url || !tab.pendingUrl || tab.status !== "complete") continue;
+          chrome.tabs.update(tab.id, { url: tab.pendingUrl }).catch(() => {});
+        }
+      }).catch(() => {});
+    }, delay);
+  }
 }
