@@ -138,7 +138,7 @@ class BrowserTools(ToolService):
         access = None
         if lands_in_frame(call.spec):
             # Most input lands in the tab's own origin: its access is asked while the frame is found.
-            early = asyncio.ensure_future(self.site_access(tab.origin))
+            early = asyncio.ensure_future(browser.site_access.allows(tab.origin))
             try:
                 landing = handle = await resolve_landing(call, browser, tab)
             except BaseException:
@@ -153,16 +153,11 @@ class BrowserTools(ToolService):
             else:
                 access = await early
         if in_page and access is None:
-            access = await self.site_access(origin)
+            access = await browser.site_access.allows(origin)
         return Target(
             origin=origin, url=tab.url, tab_id=tab.tab_id, start_page=tab.is_start_page,
             facts=described.facts(call, tab.tab_id, browser) if kind == "page" else None,
             line=line, site_access=access if in_page else None, handle=handle)
-
-    async def site_access(self, origin: str) -> bool:
-        """Whether the extension may script pages of `origin` now (never for an origin that is
-        not a web page's: no pattern would name it)."""
-        return await self.gateway.site_access.allows(origin)
 
     def holds_quietly(self, call: ToolCall) -> bool:
         """True when the thread already drives the call's tab as holding it would (the indicator

@@ -137,13 +137,30 @@ class Endpoint:
         RequestError (the result does not fit `result_type`), Disconnected, or Overloaded.
         Cancelling the awaiting task also cancels the peer's work.
         """
-        return await self.begin(build, timeout, result_type)
+        request_id, message, future = self._send_request(build, result_type)
+        return await self._result(request_id, message, future, timeout, result_type)
 
     def begin(self, build: Callable[[int], Message], timeout: float | None = None,
               result_type: Any = Any) -> "asyncio.Task[Any]":
         """`request`, with the message sent before this returns: what is sent after it reaches
         the peer after it. Returns the task that waits for the result (await it, or cancel it:
         the peer is told, even when it is cancelled before it ever ran)."""
+        request_id, message, future = self._send_request(build, result_type)
+        task = asyncio.ensure_future(self._result(request_id, message, future, timeout, result_type))
+
+        def forget(_: "asyncio.Task[Any]") -> None:
+            # A task cancelled before its first step never ran `_result`'s own clean-up.
+            if self._pending.pop(request_id, None) is not None and not future.done():
+                future.cancel()
+                self._cancel_remote(request_id)
+            self._expected.pop(request_id, None)
+
+        task.add_done_callback(forget)
+        return task
+
+    def _send_request(self, build: Callable[[int], Message],
+                      result_type: Any) -> tuple[int, Message, "asyncio.Future[Any]"]:
+        """Number the message, register what waits for its result, and send it now."""
         if len(self._pending) >= self._max_pending:
             raise Overloaded(f"{len(self._pending)} requests to the {self.name} are already waiting")
         request_id = self.next_id()
@@ -157,17 +174,7 @@ class Endpoint:
             self._pending.pop(request_id, None)
             self._expected.pop(request_id, None)
             raise
-        task = asyncio.ensure_future(self._result(request_id, message, future, timeout, result_type))
-
-        def forget(_: "asyncio.Task[Any]") -> None:
-            # A task cancelled before its first step never ran `_result`'s own clean-up.
-            if self._pending.pop(request_id, None) is not None and not future.done():
-                future.cancel()
-                self._cancel_remote(request_id)
-            self._expected.pop(request_id, None)
-
-        task.add_done_callback(forget)
-        return task
+        return request_id, message, future
 
     async def _result(self, request_id: int, message: Message, future: "asyncio.Future[Any]", timeout: float | None,
                       result_type: Any) -> Any:

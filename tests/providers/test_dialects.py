@@ -229,10 +229,7 @@ async def second_request(tmp_path, kind: str, first: str, last: str) -> dict:
         h = Harness(tmp_path, server.url, kind=kind)
         await h.start()
         try:
-            thread = await h.new_thread(permissionPolicy="auto")
-            await h.submit(thread, "what is the weather on weather.example?")
-            done = await h.turn_done()
-            assert done["stopReason"] == "end", done
+            await h.turn_to_its_end("what is the weather on weather.example?")
         finally:
             await h.stop()
         assert len(server.requests) == 2

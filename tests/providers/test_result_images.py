@@ -43,10 +43,7 @@ async def second_body(tmp_path, mcp_server, fake, kind: str, **options) -> dict:
     h = Harness(tmp_path, fake.url, kind=kind, services={"mcp": McpTools(manager)}, provider_options=options)
     await h.start()
     try:
-        thread = await h.new_thread(permissionPolicy="auto")
-        await h.submit(thread, "show me the picture")
-        done = await h.turn_done()
-        assert done["stopReason"] == "end", done
+        await h.turn_to_its_end("show me the picture")
     finally:
         await h.stop()
         await manager.close()

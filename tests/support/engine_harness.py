@@ -263,3 +263,10 @@ class Harness:
         """The `count`-th turn.complete event, waiting for it."""
         return await self.recorder.wait_for("turn.complete", count)
 
+    async def turn_to_its_end(self, text: str) -> None:
+        """A new thread under the `auto` policy, one message, and its turn run to a normal end."""
+        thread = await self.new_thread(permissionPolicy="auto")
+        await self.submit(thread, text)
+        done = await self.turn_done()
+        assert done["stopReason"] == "end", done
+

@@ -24,13 +24,12 @@ FLUSH_TIMEOUT_S = 1.0
 # Runs after the input's handlers and their promises; on a shown page, one more task of its event
 # loop too (a message to itself). A hidden page runs such tasks tens of milliseconds late, its own
 # follow-ups as much as ours, so there the round trip alone is the flush.
-_FLUSH_JS = ("document.visibilityState !== 'visible' ? Promise.resolve(0) : new Promise((done) => { "
-             "const channel = new MessageChannel(); channel.port1.onmessage = () => done(0); channel.port2.postMessage(0); })")
-_FLUSH = _FLUSH_JS
+_FLUSH = ("document.visibilityState !== 'visible' ? Promise.resolve(0) : new Promise((done) => { "
+          "const channel = new MessageChannel(); channel.port1.onmessage = () => done(0); channel.port2.postMessage(0); })")
 # The Network.disable commands still on their way (kept referenced until they are answered).
 _closing: set["asyncio.Future[None]"] = set()
 # The same round trip in our isolated world, answering with the focused element's line.
-_FLUSH_AND_FOCUS = (f"({_FLUSH_JS}).then(() => {{ const tw = globalThis.__tabwarden; "
+_FLUSH_AND_FOCUS = (f"({_FLUSH}).then(() => {{ const tw = globalThis.__tabwarden; "
                     "return tw && tw.focusLine ? tw.focusLine() : ''; })")
 _STARTED = ("Network.requestWillBeSent", "Page.frameStartedLoading")
 _ENDED = ("Network.loadingFinished", "Network.loadingFailed", "Page.frameStoppedLoading")
