@@ -1,18 +1,25 @@
-"""The snapshot diff shown after every write: which lines appeared, which went, and every ref the
-page offers now. Set-based, and blind to ref generations: `[ref=s<doc>_<snap>_<n>]` is compared
-as `[ref]`, so re-numbering alone is never a change; nor is the focus moving alone (the
-`[focused]`/`[active]` after a ref; the refs listed show where it is now).
+"""The snapshot diff shown after every write: which lines appeared, which went, which only moved,
+and every ref the page offers now. Ordered: lines are matched in sequence, so a line that went
+once is removed even when an identical one stays, and rows that only changed order (a table
+sorted by a click) are a change, shown in their new order. Blind to ref generations:
+`[ref=s<doc>_<snap>_<n>]` is compared as `[ref]`, so re-numbering alone is never a change; nor is
+the focus moving alone (the `[focused]`/`[active]` after a ref; the refs listed show where it
+is now).
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 import msgspec
 
 _REF = re.compile(r"\[ref=s[0-9a-z]+_\d+_\d+\](?: \[(?:focused|active)\])?")
 _HEADER = re.compile(r"^# Page Snapshot \((s[0-9a-z]+_\d+)\)$")
 HEADER_LINES = 4
+# The moved lines are shown with the lines between them (their new order in context) up to
+# this many lines; past it, only the moved lines are.
+MOVED_SPAN_LINES = 40
 
 
 class SnapshotDiff(msgspec.Struct, frozen=True):
@@ -22,6 +29,7 @@ class SnapshotDiff(msgspec.Struct, frozen=True):
     changed: bool
     added: int = 0
     removed: int = 0
+    moved: int = 0
 
 
 def _body(snapshot: str) -> list[str]:
@@ -41,6 +49,82 @@ def generation_of(snapshot: str) -> str:
     return match.group(1) if match else ""
 
 
+class _Edits(msgspec.Struct, frozen=True):
+    added: list[int]  # indices in the new lines
+    removed: list[int]  # indices in the old lines
+    moved: list[int]  # indices in the new lines
+    span: tuple[int, int] | None  # new lines from where the moved lines were to where they are
+
+
+def _edits(old: list[str], new: list[str]) -> _Edits:
+    """Match the lines in sequence: a line dropped in one place and inserted in another moved."""
+    from difflib import SequenceMatcher  # only a write's diff needs it
+
+    inserted: list[int] = []
+    deleted: dict[str, list[int]] = {}
+    kept: dict[int, int] = {}  # old index -> new index of the lines that stayed in sequence
+    # The unchanged head and tail first: the matcher takes the longest common block, which in
+    # repetitive content (rows alike) may pair lines far apart and call a single insertion a move.
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    kept.update((k, k) for k in range(head))
+    kept.update((len(old) - 1 - k, len(new) - 1 - k) for k in range(tail))
+    middle = SequenceMatcher(None, old[head:len(old) - tail], new[head:len(new) - tail], autojunk=False)
+    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
+        if tag == "equal":
+            kept.update(zip(range(i1, i2), range(j1, j2)))
+        if tag in ("delete", "replace"):
+            for i in range(i1, i2):
+                deleted.setdefault(old[i], []).append(i)
+        if tag in ("insert", "replace"):
+            inserted.extend(range(j1, j2))
+    added: list[int] = []
+    moved: list[int] = []
+    span: tuple[int, int] | None = None
+    for j in inserted:
+        was = deleted.get(new[j])
+        if not was:
+            added.append(j)
+            continue
+        i = was.pop(0)
+        moved.append(j)
+        # Where it stood before, in the new lines: after the kept line that preceded it.
+        before = max((kept[k] for k in range(i - 1, -1, -1) if k in kept), default=-1)
+        after = min((kept[k] for k in range(i + 1, len(old)) if k in kept), default=len(new))
+        low, high = min(j, before + 1), max(j, after - 1)
+        span = (low, high) if span is None else (min(span[0], low), max(span[1], high))
+    removed = sorted(i for left in deleted.values() for i in left)
+    return _Edits(added, removed, moved, span)
+
+
+def _moved_section(after: list[str], edits: _Edits) -> str:
+    assert edits.span is not None
+    first, last = edits.span
+    if last - first < MOVED_SPAN_LINES:
+        return "Order changed; these lines now read:\n" + "\n".join(after[first:last + 1])
+    # Too far apart to show whole: each run of moved lines after the line now before it.
+    runs: list[list[int]] = []
+    for j in edits.moved:
+        if runs and runs[-1][-1] == j - 1:
+            runs[-1].append(j)
+        else:
+            runs.append([j])
+    shown: list[str] = []
+    for run in runs:
+        if len(shown) >= MOVED_SPAN_LINES:
+            break
+        lines = ([after[run[0] - 1]] if run[0] else ["(at the top)"]) + [after[j] for j in run]
+        shown.append("\n".join(lines[:MOVED_SPAN_LINES + 1]))
+    count = len(edits.moved)
+    return (f"Order changed ({count} line{'s' if count != 1 else ''} moved; read the page for the whole order). "
+            "Each run of moved lines below the line now before it:\n" + "\n…\n".join(shown))
+
+
 def diff_snapshots(previous: str | None, current: str) -> SnapshotDiff:
     """Compare two snapshot texts of the same document. With no previous snapshot the whole
     current one is the answer."""
@@ -48,24 +132,21 @@ def diff_snapshots(previous: str | None, current: str) -> SnapshotDiff:
         return SnapshotDiff(text=current, changed=True)
     before = _body(previous)
     after = _body(current)
-    before_set = {_normal(line) for line in before}
-    after_set = {_normal(line) for line in after}
-    added = [line for line in after if _normal(line) not in before_set]
-    removed: list[str] = []
-    seen: set[str] = set()
-    for line in before:
-        normal = _normal(line)
-        if normal not in after_set and normal not in seen:
-            seen.add(normal)
-            removed.append(normal)
+    old = [_normal(line) for line in before]
+    edits = _edits(old, [_normal(line) for line in after])
+    added, removed, moved = edits.added, edits.removed, edits.moved
     refs = [line for line in after if "[ref=" in line]
     sections = [f"# Page Changes ({generation_of(current)})"]
     if added:
-        sections.append("Added/changed:\n" + "\n".join(added))
+        sections.append("Added/changed:\n" + "\n".join(after[j] for j in added))
     if removed:
-        sections.append("Removed:\n" + "\n".join(removed))
-    if not added and not removed:
+        sections.append("Removed:\n" + "\n".join(old[i] for i in removed))
+    if moved:
+        sections.append(_moved_section(after, edits))
+    changed = bool(added or removed or moved)
+    if not changed:
         sections.append("No structural change detected.")
     if refs:
         sections.append("Current interactive refs:\n" + "\n".join(refs))
-    return SnapshotDiff(text="\n\n".join(sections), changed=bool(added or removed), added=len(added), removed=len(removed))
+    return SnapshotDiff(text="\n\n".join(sections), changed=changed, added=len(added), removed=len(removed),
+                        moved=len(moved))

@@ -1,4 +1,4 @@
-"""The post-write snapshot diff: set-based, blind to ref generations."""
+"""The post-write snapshot diff: ordered, blind to ref generations and to the focus moving alone."""
 
 from host.browser.diff import diff_snapshots, generation_of
 from tests.support.fake_snapshot import snapshot_text
@@ -46,10 +46,45 @@ def test_added_lines_keep_new_refs_and_removed_lines_are_normalised():
     assert removed == ['- textbox "Name" [ref]']
 
 
-def test_duplicate_lines_collapse_like_sets():
+def test_one_of_two_identical_lines_going_is_a_removal():
     before = snap(1, '- button "Like" [ref=sdoc_1_1]', '- button "Like" [ref=sdoc_1_2]')
     after = snap(2, '- button "Like" [ref=sdoc_2_1]')
-    assert not diff_snapshots(before, after).changed
+    diff = diff_snapshots(before, after)
+    assert diff.changed and diff.removed == 1 and diff.added == 0
+    assert 'Removed:\n- button "Like" [ref]' in diff.text
+    # ...and a second identical line appearing is an addition.
+    diff = diff_snapshots(after, before)
+    assert diff.changed and diff.added == 1 and 'Added/changed:\n- button "Like" [ref=sdoc_1_2]' in diff.text
+
+
+def test_rows_that_only_changed_order_are_a_change_shown_in_their_new_order():
+    header = '- columnheader "Price" [sort=ascending]'
+    before = snap(1, "- table", '  - row: "Basic | 5"', '  - row: "Family | 12"', '  - row: "Pro | 9"', "- text: \"End\"")
+    after = snap(2, "- table", '  - row: "Basic | 5"', '  - row: "Pro | 9"', '  - row: "Family | 12"', "- text: \"End\"")
+    diff = diff_snapshots(before, after)
+    assert diff.changed and diff.moved == 1 and diff.added == diff.removed == 0
+    assert "No structural change" not in diff.text and "Added/changed" not in diff.text and "Removed" not in diff.text
+    shown = diff.text.split("Order changed; these lines now read:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert shown == ['  - row: "Pro | 9"', '  - row: "Family | 12"']
+    # A reversed order shows every row in its new place; the header's change is its own section.
+    after = snap(3, "- table", header, '  - row: "Pro | 9"', '  - row: "Family | 12"', '  - row: "Basic | 5"', "- text: \"End\"")
+    diff = diff_snapshots(before, after)
+    assert diff.added == 1 and f"Added/changed:\n{header}" in diff.text
+    shown = diff.text.split("now read:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert shown == ['  - row: "Pro | 9"', '  - row: "Family | 12"', '  - row: "Basic | 5"'], diff.text
+
+
+def test_a_long_reordering_lists_only_the_moved_lines():
+    rows = [f'  - row: "Item {n:03d}"' for n in range(100)]
+    diff = diff_snapshots(snap(1, *rows), snap(2, *rows[1:], rows[0], *rows[:0]))
+    assert diff.changed and diff.moved == 1
+    assert ('Order changed (1 line moved; read the page for the whole order). Each run of moved lines below the '
+            'line now before it:\n  - row: "Item 099"\n  - row: "Item 000"') in diff.text
+    # Reversed: one run from the top, cut at the span's limit.
+    diff = diff_snapshots(snap(1, *rows), snap(3, *reversed(rows)))
+    assert diff.moved == 99 and "(99 lines moved;" in diff.text
+    shown = diff.text.split("the line now before it:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert shown[:3] == ["(at the top)", '  - row: "Item 099"', '  - row: "Item 098"'] and len(shown) == 41
 
 
 def test_the_truncation_marker_is_not_content():
@@ -61,3 +96,12 @@ def test_the_truncation_marker_is_not_content():
 def test_generation_of_reads_the_header():
     assert generation_of(snap(7, "")) == "sdoc_7"
     assert generation_of("nonsense") == ""
+
+
+def test_one_line_inserted_among_rows_alike_is_an_addition_not_a_move():
+    # Repetitive rows: the longest common run could pair lines 150 apart and call the rest moved.
+    rows = [f'  - row: "Item {n % 50}"' if n % 3 else "  - row" for n in range(700)]
+    diff = diff_snapshots(snap(1, *rows), snap(2, *rows[:300], '- text: "new"', *rows[300:]))
+    assert (diff.added, diff.removed, diff.moved) == (1, 0, 0), diff.text
+    diff = diff_snapshots(snap(1, *rows), snap(2, *rows[:300], *rows[301:]))
+    assert (diff.added, diff.removed, diff.moved) == (0, 1, 0), diff.text

@@ -131,10 +131,16 @@ async def test_a_sortable_table_reads_as_rows_and_says_its_order(driver):
     assert '- columnheader "Plan" [sort=ascending]' in text
     rows = re.findall(r'row: "([^"]*)"', text)
     assert rows == ["Basic | 5 | 10", "Family | 12 | 200", "Pro | 9 | 100"], text
-    await driver.ok("click", element="Price", ref=ref_of(text, 'button "Price"'))
+    sorted_up = await driver.ok("click", element="Price", ref=ref_of(text, 'button "Price"'))
+    # Rows that only changed order are a change, shown in their new order.
+    assert "No structural change" not in sorted_up["text"]
+    moved = sorted_up["text"].split("Order changed; these lines now read:\n", 1)[1].split("\n\n", 1)[0]
+    assert re.findall(r'row: "([^"]*)"', moved)[-2:] == ["Pro | 9 | 100", "Family | 12 | 200"], sorted_up["text"]
     text = (await driver.read())["text"]
     again = await driver.ok("click", element="Price", ref=ref_of(text, 'button "Price"'))
     assert '- columnheader "Price" [sort=descending]' in again["text"]
+    moved = again["text"].split("Order changed; these lines now read:\n", 1)[1].split("\n\n", 1)[0]
+    assert re.findall(r'row: "([^"]*)"', moved) == ["Family | 12 | 200", "Pro | 9 | 100", "Basic | 5 | 10"], again["text"]
     text = (await driver.read())["text"]
     assert re.findall(r'row: "([^"]*)"', text) == ["Family | 12 | 200", "Pro | 9 | 100", "Basic | 5 | 10"], text
 
