@@ -1,13 +1,15 @@
 // Tabwarden page executor, part 5: the operation overlay. A highlight box drawn over the element
 // being acted on, inside a closed shadow root so page styles cannot reach it, fixed at the top
-// of the stacking order and transparent to the pointer, fading out after 700 ms. The snapshot,
-// the occlusion check and the effect observer all ignore it.
+// of the stacking order and transparent to the pointer, gone after 700 ms. The snapshot, the
+// occlusion check and the effect observer all ignore it. It does not animate: while anything on
+// a shown page animates, Chromium renders every frame and runs the page's next task (and the
+// host's look after trusted input) only after it, so a fading box made the next action wait.
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("overlay")) return;
   TW.parts.add("overlay");
 
-  const FADE_MS = 700;
+  const SHOWN_MS = 700;
   let host = null;
   let box = null;
   let timer = null;
@@ -20,9 +22,7 @@
     const style = document.createElement("style");
     style.textContent = `
       .box { position: fixed; box-sizing: border-box; border: 2px solid #1a73e8; border-radius: 3px;
-             background: rgba(26, 115, 232, 0.12); pointer-events: none; opacity: 1;
-             transition: opacity ${FADE_MS}ms ease-out, left 120ms, top 120ms, width 120ms, height 120ms; }
-      .box.fading { opacity: 0; }`;
+             background: rgba(26, 115, 232, 0.12); pointer-events: none; }`;
     box = document.createElement("div");
     box.className = "box";
     shadow.append(style, box);
@@ -36,15 +36,11 @@
     try {
       ensure();
       clearTimeout(timer);
-      box.classList.remove("fading");
       Object.assign(box.style, { left: `${rect.x - 2}px`, top: `${rect.y - 2}px`, width: `${rect.width + 4}px`, height: `${rect.height + 4}px` });
       timer = setTimeout(() => {
-        box.classList.add("fading");
-        timer = setTimeout(() => {
-          if (host) host.remove();
-          host = null;
-        }, FADE_MS);
-      }, 50);
+        if (host) host.remove();
+        host = null;
+      }, SHOWN_MS);
     } catch (_) {
       // The overlay is a courtesy; a page that refuses it must not fail the action.
     }
