@@ -131,16 +131,65 @@ class BrowserCall(Message, tag="browser.call", kw_only=True):
     deadline_ms: Deadline = 15_000
 
 
+CdpMethod = Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z]+\.[A-Za-z]+$", max_length=128)]
+SessionId = Annotated[str, msgspec.Meta(max_length=256)]
+MAX_BATCH_STEPS = 32
+
+
 class CdpCommand(Message, tag="cdp.command", kw_only=True):
     """Send one CDP command through chrome.debugger (L2)."""
 
     id: RequestId
     tab_id: TabId
     # A flat child session (out-of-process iframe, worker); None for the tab itself.
-    session_id: Annotated[str, msgspec.Meta(max_length=256)] | None = None
-    method: Annotated[str, msgspec.Meta(pattern=r"^[A-Za-z]+\.[A-Za-z]+$", max_length=128)]
+    session_id: SessionId | None = None
+    method: CdpMethod
     params: dict[str, Any] = {}
     deadline_ms: Deadline = 30_000
+
+
+class CdpStep(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown_fields=True, kw_only=True):
+    """One command of a `cdp.batch`. With `expect`, the command is a `Runtime.evaluate` whose
+    value (`result.result.value`) must equal it for the batch to go on. With `overlap`, it is
+    sent without waiting for the answer of the command before it (still after it, in order); a
+    command without `overlap` is sent only once every command before it has answered as
+    expected, so a stop at a command holds back all that follow it but the overlapping ones
+    sent with it."""
+
+    session_id: SessionId | None = None
+    method: CdpMethod
+    params: dict[str, Any] = {}
+    expect: Any | msgspec.UnsetType = msgspec.UNSET
+    overlap: bool = False
+
+
+class CdpBatch(Message, tag="cdp.batch", kw_only=True):
+    """Send CDP commands one after the other through chrome.debugger, in the extension, without
+    a round trip to the host between them (a look, the input it allows, the flush after it).
+    The answer is a `CdpBatchOutcome`: it stops at the first command that fails or reads an
+    unexpected value, and what came after it is never sent."""
+
+    id: RequestId
+    tab_id: TabId
+    steps: Annotated[list[CdpStep], msgspec.Meta(min_length=1, max_length=MAX_BATCH_STEPS)]
+    # Also list every tab (chrome.tabs.query) before the first command and after the last one
+    # that ran: a tab the commands opened, and where this one is now, without another trip.
+    list_tabs: bool = False
+    deadline_ms: Deadline = 30_000
+
+
+class CdpBatchOutcome(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
+    """What a `cdp.batch` did: the results of the commands that ran, in order; `stopped_at`, the
+    command it stopped at (its result is in `results` when it read an unexpected value, which
+    is then `unexpected`; it is not when it failed, and `error` says why)."""
+
+    results: list[Any] = []
+    stopped_at: int | None = None
+    unexpected: Any = None
+    error: ErrorInfo | None = None
+    # With `list_tabs`: the tabs before and after (None when a listing failed).
+    tabs_before: list[Any] | None = None
+    tabs_after: list[Any] | None = None
 
 
 class DiagCall(Message, tag="diag.call", kw_only=True):
@@ -247,6 +296,7 @@ HostMessage = Union[
     ContentCall,
     BrowserCall,
     CdpCommand,
+    CdpBatch,
     DiagCall,
     GuardInstall,
     UiEvent,

@@ -5,7 +5,7 @@
 // iframes) carry their sessionId in the debuggee. Domains chrome.debugger does not expose are
 // refused here with a clear error instead of Chrome's opaque one.
 import { markAgentInput } from "./browser-events.js";
-import { CODES, failure } from "./failures.js";
+import { CODES, errorInfo, failure } from "./failures.js";
 
 const PROTOCOL_VERSION = "1.3";
 let idleDetachMs = 30000; // so the debugging infobar does not linger; tests shorten it (console hook)
@@ -119,34 +119,126 @@ function withDeadline(promise, ms, signal, method) {
   });
 }
 
-// Handler of `cdp.command` frames: {tabId, sessionId?, method, params, deadlineMs}.
-export async function handleCdpCommand(message, signal) {
-  const method = String(message.method || "");
+function checkDomain(method) {
   const domain = method.split(".")[0];
   if (!ALLOWED_DOMAINS.has(domain)) {
     throw failure(CODES.CDP_DOMAIN_NOT_ALLOWED, `chrome.debugger does not allow the ${domain} domain, so ${method} cannot be sent`,
       "precheck", false, { dispatched: false, method });
   }
-  const tabId = message.tabId;
+}
+
+// Attached to the tab, run `work(session)` counted as in flight (the idle timer waits for it).
+async function whileAttached(tabId, signal, what, work) {
   await ensureAttached(tabId);
-  if (signal.aborted) throw failure(CODES.CANCELLED, `${method} was cancelled before it was sent`, "precheck", false, { dispatched: false });
+  if (signal.aborted) throw failure(CODES.CANCELLED, `${what} was cancelled before it was sent`, "precheck", false, { dispatched: false });
   const session = attached;
   session.inflight += 1;
   armIdleTimer();
-  // Debugger input is trusted, like a person's: the takeover detector must not mistake it.
-  const input = domain === "Input";
-  if (input) markAgentInput(tabId);
-  const debuggee = message.sessionId ? { tabId, sessionId: message.sessionId } : { tabId };
   try {
-    const result = await withDeadline(chrome.debugger.sendCommand(debuggee, method, message.params || {}), message.deadlineMs || 30000, signal, method);
+    return await work();
+  } finally {
+    session.inflight -= 1;
+    armIdleTimer();
+  }
+}
+
+// One command, attached already. Debugger input is trusted, like a person's: the takeover
+// detector must not mistake it.
+async function sendOne(tabId, sessionId, method, params, deadlineMs, signal) {
+  const input = method.startsWith("Input.");
+  if (input) markAgentInput(tabId);
+  const debuggee = sessionId ? { tabId, sessionId } : { tabId };
+  try {
+    const result = await withDeadline(chrome.debugger.sendCommand(debuggee, method, params || {}), deadlineMs, signal, method);
     return result === undefined ? {} : result;
   } catch (err) {
     throw err && err.code ? err : commandFailure(err, method);
   } finally {
-    session.inflight -= 1;
     if (input) markAgentInput(tabId);
-    armIdleTimer();
   }
+}
+
+// Handler of `cdp.command` frames: {tabId, sessionId?, method, params, deadlineMs}.
+export async function handleCdpCommand(message, signal) {
+  const method = String(message.method || "");
+  checkDomain(method);
+  return whileAttached(message.tabId, signal, method,
+    () => sendOne(message.tabId, message.sessionId, method, message.params, message.deadlineMs || 30000, signal));
+}
+
+const MAX_BATCH_STEPS = 32;
+const sameValue = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+
+// Handler of `cdp.batch` frames: {tabId, steps: [{sessionId?, method, params?, expect?}],
+// listTabs?, deadlineMs}. The commands run one after the other with no round trip to the host
+// between them; the first that fails, or whose value is not the one expected, ends the batch,
+// and the rest is never sent. Answers {results, stoppedAt?, unexpected?, error?} and, with
+// listTabs, {tabsBefore, tabsAfter}: every tab before the first command and after the last.
+export async function handleCdpBatch(message, signal) {
+  const steps = Array.isArray(message.steps) ? message.steps : [];
+  if (!steps.length || steps.length > MAX_BATCH_STEPS || steps.some((step) => !step || typeof step.method !== "string")) {
+    throw failure(CODES.INVALID_PARAMS, `a cdp.batch needs 1 to ${MAX_BATCH_STEPS} steps, each with a method`, "precheck", false,
+      { dispatched: false });
+  }
+  for (const step of steps) checkDomain(step.method);
+  const deadline = Date.now() + (message.deadlineMs || 30000);
+  const listTabs = () => (message.listTabs ? chrome.tabs.query({}).catch(() => null) : Promise.resolve(undefined));
+  return whileAttached(message.tabId, signal, "the batch", async () => {
+    const outcome = { results: [] };
+    let listing = listTabs();
+    let group = []; // sent, not yet answered: { index, step, answer }
+    // Wait for the commands sent so far, in order; the index of the first that failed or read
+    // an unexpected value (the batch stops there), else -1.
+    const settle = async () => {
+      for (const { index, step, answer } of group) {
+        const { result, err } = await answer;
+        if (err) {
+          Object.assign(outcome, { stoppedAt: index, error: errorInfo(err) });
+          return index;
+        }
+        outcome.results.push(result);
+        if (Object.prototype.hasOwnProperty.call(step, "expect")) {
+          // An evaluation that returned nothing (undefined) reads as null, on both sides.
+          const read = result && result.result && "value" in result.result ? result.result.value : null;
+          if (!sameValue(read, step.expect)) {
+            Object.assign(outcome, { stoppedAt: index, unexpected: read });
+            return index;
+          }
+        }
+      }
+      group = [];
+      return -1;
+    };
+    let stopped = false;
+    for (const [index, step] of steps.entries()) {
+      if (index > 0 && !step.overlap) { // a new group: the one before it answered as expected
+        if ((await settle()) >= 0) {
+          stopped = true;
+          break;
+        }
+        if (listing) { // the tabs are listed before anything past the first group is sent
+          const before = await listing;
+          listing = null;
+          if (before !== undefined) outcome.tabsBefore = before;
+        }
+      }
+      const send = async () => {
+        if (signal.aborted) throw failure(CODES.CANCELLED, `${step.method} was cancelled by the host`, "execute", false, { method: step.method });
+        const left = deadline - Date.now();
+        if (left <= 0) throw failure(CODES.TIMEOUT, `the batch ran out of time before ${step.method}`, "execute", true, { method: step.method });
+        return sendOne(message.tabId, step.sessionId, step.method, step.params, left, signal);
+      };
+      group.push({ index, step, answer: send().then((result) => ({ result }), (err) => ({ err })) });
+    }
+    if (!stopped) await settle();
+    if (listing) {
+      const before = await listing;
+      if (before !== undefined) outcome.tabsBefore = before;
+    }
+    const after = await listTabs();
+    if (after !== undefined) outcome.tabsAfter = after;
+    return outcome;
+  });
 }
 
 export function installDebugger(nativeLink) {
@@ -166,6 +258,7 @@ export function installDebugger(nativeLink) {
   globalThis.tabwardenDebugger = {
     detach: (tabId, reason = "requested") => detachTab(tabId, reason),
     command: (message) => handleCdpCommand(message, new AbortController().signal),
+    batch: (message) => handleCdpBatch(message, new AbortController().signal),
     state: () => ({ attachedTabId: attached ? attached.tabId : null, inflight: attached ? attached.inflight : 0 }),
     setIdleDetachMs: (ms) => { idleDetachMs = ms; armIdleTimer(); return idleDetachMs; },
   };

@@ -7,7 +7,7 @@ import { CODES, errorInfo, failure } from "./failures.js";
 import { getBrowserSessionId } from "./browser-session.js";
 import { validateHostMessage } from "./validate.js";
 
-const REQUEST_TYPES = new Set(["content.call", "browser.call", "cdp.command", "diag.call", "guard.install"]);
+const REQUEST_TYPES = new Set(["content.call", "browser.call", "cdp.command", "cdp.batch", "diag.call", "guard.install"]);
 const BACKOFF_MS = [250, 500, 1000, 2000, 5000, 10000, 30000];
 
 export class NativeLink {

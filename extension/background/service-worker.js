@@ -8,7 +8,7 @@ import { broadcastLinkState, deliverUiEvent, installUiPorts } from "./ui-ports.j
 import "./notifications.js"; // approval notifications (registers itself with ui-ports)
 import { installBrowserEvents } from "./browser-events.js";
 import { indicatorLinkState, installIndicator } from "./indicator-relay.js";
-import { handleCdpCommand, installDebugger } from "./debugger.js";
+import { handleCdpBatch, handleCdpCommand, installDebugger } from "./debugger.js";
 import { installPageScript } from "./page-script.js";
 import { installGuard, installNavigationGuard, liftGuard } from "./navigation-guard.js";
 
@@ -18,6 +18,7 @@ const link = new NativeLink({
     "content.call": callContent,
     "browser.call": handleBrowserCall,
     "cdp.command": handleCdpCommand,
+    "cdp.batch": handleCdpBatch,
     "guard.install": installGuard,
   },
   onUiEvent: deliverUiEvent,

@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "0a413ca1c160d1190cfa6a571c813b55a7a85dc0dbda77a4b683010ae4a5cd75";
+export const SCHEMA_HASH = "380a50d790c720820fafa3767f7efa1f948987e58d4463bdabfffcbee6000a87";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -59,6 +59,7 @@ export const HOST_MESSAGE_TYPES = Object.freeze([
   "content.call",
   "browser.call",
   "cdp.command",
+  "cdp.batch",
   "diag.call",
   "guard.install",
   "ui.event",
@@ -99,6 +100,17 @@ export const HOST_MESSAGE_FIELDS = Object.freeze({
     "optional": [],
     "required": [
       "id"
+    ]
+  },
+  "cdp.batch": {
+    "optional": [
+      "listTabs",
+      "deadlineMs"
+    ],
+    "required": [
+      "id",
+      "tabId",
+      "steps"
     ]
   },
   "cdp.command": {

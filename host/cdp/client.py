@@ -14,6 +14,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Callable, Protocol
 
+import msgspec
+
+from protocol.errors import ErrorInfo
+from protocol.messages import CdpBatchOutcome, CdpStep
+
 from host.cdp.domains import check_method
 from host.cdp.errors import CdpCode, CdpError
 from host.cdp.events import CdpEventRecord, EventBus, Subscription
@@ -102,6 +107,50 @@ class TabClient:
             state.tab_id, session_id, method, params or {}, timeout=timeout or self.default_timeout,
             result_type=result_type))
         return asyncio.ensure_future(self._outcome(request, state.lost, method))
+
+    async def batch(self, steps: list[CdpStep], *, timeout: float | None = None, expect_epoch: int | None = None,
+                    list_tabs: bool = False) -> CdpBatchOutcome:
+        """Send `steps` one after the other with no round trip to the host between them (the
+        extension's `cdp.batch`; one by one from here over a transport without batches). The
+        outcome stops at the first step that fails or reads a value other than its `expect`;
+        nothing after it is sent. `list_tabs`: the outcome also lists the tabs before and after
+        (not over a transport without batches). Raises CdpError as `send` does for what fails
+        before any step is sent, and `cdp_detached` (which steps ran is then unknown)."""
+        if not steps:
+            return CdpBatchOutcome()
+        for step in steps:
+            check_method(step.method)
+        state = self.state
+        if state.closed:
+            raise CdpError(CdpCode.TAB_CLOSED, f"tab {state.tab_id} is closed")
+        if expect_epoch is not None and state.epoch != expect_epoch:
+            raise CdpError(CdpCode.EPOCH_CHANGED, f"tab {state.tab_id} changed ({state.epoch_reason}) since the call "
+                           "was prepared; nothing was sent", details={"reason": state.epoch_reason})
+        gone = next((s.session_id for s in steps if s.session_id is not None and s.session_id not in state.sessions), None)
+        if gone is not None:
+            raise CdpError(CdpCode.SESSION_GONE, f"the frame session {gone[:12]}… of tab {state.tab_id} has ended")
+        if any(step.method.startswith("Input.") for step in steps):
+            self.manager.mark_agent_input(state.tab_id)
+        wait = timeout or self.default_timeout
+        run = getattr(self.manager.transport, "batch", None)
+        work = run(state.tab_id, steps, timeout=wait, list_tabs=list_tabs) if run is not None else self._one_by_one(steps, wait)
+        return await self._outcome(asyncio.ensure_future(work), state.lost, "a batch of commands")
+
+    async def _one_by_one(self, steps: list[CdpStep], timeout: float) -> CdpBatchOutcome:
+        results: list[Any] = []
+        for index, step in enumerate(steps):
+            try:
+                result = await self.manager.transport.command(self.state.tab_id, step.session_id, step.method, step.params,
+                                                              timeout=timeout)
+            except CdpError as exc:
+                return CdpBatchOutcome(results=results, stopped_at=index, error=ErrorInfo(
+                    code=exc.code, message=exc.message, retryable=exc.retryable, details=exc.details or None))
+            results.append(result)
+            if step.expect is not msgspec.UNSET:
+                value = ((result or {}).get("result") or {}).get("value") if isinstance(result, dict) else None
+                if value != step.expect:
+                    return CdpBatchOutcome(results=results, stopped_at=index, unexpected=value)
+        return CdpBatchOutcome(results=results)
 
     async def _outcome(self, request: "asyncio.Future[Any]", lost: "asyncio.Future[str]", method: str) -> Any:
         state = self.state

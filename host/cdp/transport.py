@@ -12,7 +12,7 @@ from __future__ import annotations
 import weakref
 from typing import Any, Callable, Protocol
 
-from protocol.messages import CdpCommand, CdpDetached, CdpEvent
+from protocol.messages import CdpBatch, CdpBatchOutcome, CdpCommand, CdpDetached, CdpEvent, CdpStep
 
 from host.cdp.errors import CdpCode, CdpError
 from host.transport.errors import Disconnected, Overloaded, RemoteError, RequestError, RequestTimeout
@@ -77,13 +77,24 @@ class EndpointTransport:
 
     async def command(self, tab_id: int, session_id: str | None, method: str, params: dict[str, Any], *,
                       timeout: float, result_type: Any = Any) -> Any:
-        endpoint = self._live()
         deadline_ms = max(1, min(int(timeout * 1000), 600_000))
+        return await self._request(lambda i: CdpCommand(id=i, tab_id=tab_id, session_id=session_id, method=method,
+                                                        params=params, deadline_ms=deadline_ms),
+                                   method, timeout, result_type)
+
+    async def batch(self, tab_id: int, steps: list[CdpStep], *, timeout: float, list_tabs: bool = False) -> CdpBatchOutcome:
+        """Run `steps` one after the other in the extension (see `CdpBatch`); raises CdpError
+        only when the batch as a whole failed (nothing ran, or its answer was lost)."""
+        deadline_ms = max(1, min(int(timeout * 1000), 600_000))
+        return await self._request(lambda i: CdpBatch(id=i, tab_id=tab_id, steps=steps, list_tabs=list_tabs,
+                                                      deadline_ms=deadline_ms),
+                                   steps[0].method if len(steps) == 1 else f"a batch of {len(steps)} commands",
+                                   timeout, CdpBatchOutcome)
+
+    async def _request(self, build: Callable[[int], Any], method: str, timeout: float, result_type: Any) -> Any:
+        endpoint = self._live()
         try:
-            return await endpoint.request(
-                lambda i: CdpCommand(id=i, tab_id=tab_id, session_id=session_id, method=method, params=params,
-                                     deadline_ms=deadline_ms),
-                timeout + BRIDGE_GRACE_S, result_type=result_type)
+            return await endpoint.request(build, timeout + BRIDGE_GRACE_S, result_type=result_type)
         except RemoteError as exc:
             info = exc.info
             details = dict(info.details or {})

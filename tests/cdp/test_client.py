@@ -216,3 +216,58 @@ async def test_the_endpoint_transport_frames_commands_and_maps_failures():
         assert (error.code, error.dispatched) == (code, dispatched)
     gone = EndpointTransport(lambda: None)
     assert (await _error(gone.command(1, None, "DOM.enable", {}, timeout=1))).code == CdpCode.NOT_CONNECTED
+
+
+async def test_a_batch_runs_its_steps_in_order_and_stops_at_a_failure_or_an_unexpected_value(manager, fake):
+    from protocol.messages import CdpStep
+
+    client = manager.client(3)
+    fake.handlers["Runtime.evaluate"] = lambda params, session: {"result": {"type": "boolean", "value": params["expression"] == "ok"}}
+    look = CdpStep(method="Runtime.evaluate", params={"expression": "ok"}, expect=True)
+    key = CdpStep(method="Input.dispatchKeyEvent", params={"type": "keyDown"})
+    outcome = await client.batch([look, key, CdpStep(method="Runtime.evaluate", params={"expression": "no"})])
+    assert outcome.stopped_at is None and len(outcome.results) == 3 and outcome.results[2]["result"]["value"] is False
+    assert fake.methods() == ["Runtime.evaluate", "Input.dispatchKeyEvent", "Runtime.evaluate"]
+    # An unexpected value stops the batch there: its result is kept, nothing after it is sent.
+    fake.sent.clear()
+    wrong = CdpStep(method="Runtime.evaluate", params={"expression": "moved"}, expect=True)
+    outcome = await client.batch([wrong, key])
+    assert (outcome.stopped_at, outcome.unexpected, len(outcome.results)) == (0, False, 1) and fake.writes() == []
+    # A failing step stops it too, with why; the steps before it ran.
+    fake.sent.clear()
+
+    def refused(params, session):
+        raise CdpError(CdpCode.PROTOCOL_ERROR, "Cannot find context with specified id")
+
+    fake.handlers["Runtime.evaluate"] = refused
+    outcome = await client.batch([key, look, key])
+    assert outcome.stopped_at == 1 and outcome.error is not None and "Cannot find context" in outcome.error.message
+    assert fake.methods() == ["Input.dispatchKeyEvent", "Runtime.evaluate"] and len(outcome.results) == 1
+    # Checked before anything is sent: the domains, the epoch, the sessions.
+    fake.sent.clear()
+    with pytest.raises(CdpError) as caught:
+        await client.batch([key, CdpStep(method="Browser.close")])
+    assert caught.value.code == CdpCode.DOMAIN_NOT_ALLOWED
+    with pytest.raises(CdpError) as caught:
+        await client.batch([key], expect_epoch=client.epoch + 1)
+    assert caught.value.code == CdpCode.EPOCH_CHANGED
+    with pytest.raises(CdpError) as caught:
+        await client.batch([CdpStep(session_id="S-GONE", method="Input.dispatchKeyEvent")])
+    assert caught.value.code == CdpCode.SESSION_GONE and fake.sent == []
+
+
+async def test_the_endpoint_transport_sends_a_batch_as_one_frame():
+    from protocol.messages import CdpBatch, CdpBatchOutcome, CdpStep
+
+    endpoint = _Endpoint(CdpBatchOutcome(results=[{}], tabs_before=[], tabs_after=[]))
+    transport = EndpointTransport(lambda: endpoint)
+    steps = [CdpStep(method="Runtime.evaluate", expect=True), CdpStep(method="Network.enable", overlap=True)]
+    outcome = await transport.batch(4, steps, timeout=2, list_tabs=True)
+    frame = endpoint.built[0]
+    assert isinstance(frame, CdpBatch) and frame.steps == steps and frame.list_tabs and frame.deadline_ms == 2000
+    assert outcome.results == [{}] and endpoint.timeouts[0] > 2
+    wire = msgspec.json.encode(frame)
+    assert b'"listTabs":true' in wire and b'"overlap":true' in wire and b'"expect":true' in wire
+    endpoint.outcome = RemoteError(ErrorInfo(code="cdp_attach_failed", message="no", details={"dispatched": False}))
+    error = await _error(transport.batch(4, steps, timeout=1))
+    assert (error.code, error.dispatched) == ("cdp_attach_failed", False)

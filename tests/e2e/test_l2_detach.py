@@ -1,7 +1,9 @@
 """The debugger session ending under the agent, in a real browser: the user dismissing the
 debugging bar mid-task (simulated through the worker's test hook, since a headless browser has no
 bar to click), a command in flight when that happens, the tab closing, another tab taking the
-debugger (one tab at a time), and domains chrome.debugger does not allow."""
+debugger (one tab at a time), domains chrome.debugger does not allow, and a batch of commands
+the bridge runs without a round trip between them (it stops at a failure or an unexpected value
+and sends nothing after it)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,15 @@ import pytest
 from tests.support.browser_tools import module_fixtures
 from tests.support.browser_tools_l2 import deep_ref, l2_site, new_l2_driver
 from tests.support.waiting import until
+
+BATCH = """tabwardenDebugger.batch({tabId: %d, listTabs: true, steps: %s})
+  .then((outcome) => outcome, (e) => ({thrown: e.code}))"""
+LOOK = {"method": "Runtime.evaluate", "params": {"expression": "document.activeElement.id === 'code'", "returnByValue": True},
+        "expect": True}
+KEY_Q = [{"method": "Input.dispatchKeyEvent", "params": {"type": "keyDown", "key": "q", "code": "KeyQ", "text": "q",
+                                                        "windowsVirtualKeyCode": 81}},
+         {"method": "Input.dispatchKeyEvent", "params": {"type": "keyUp", "key": "q", "code": "KeyQ", "windowsVirtualKeyCode": 81}}]
+READ = {"method": "Runtime.evaluate", "params": {"expression": "document.getElementById('code').value", "returnByValue": True}}
 
 pytestmark = pytest.mark.browser
 
@@ -122,3 +133,30 @@ async def test_domains_chrome_debugger_does_not_allow_are_refused(driver):
     assert code == "cdp_domain_not_allowed"
     assert (await driver.control.call("test.cdp", tab_id=tab, command="Runtime.evaluate",
                                       params={"expression": "1 + 1", "returnByValue": True}))["value"]["result"]["value"] == 2
+
+
+async def test_a_batch_runs_in_order_and_sends_nothing_after_a_stop(driver):
+    import json
+
+    tab = await driver.open_l2("trusted.html")
+    await driver.on_page("document.getElementById('code').focus()")
+    enable = {"method": "Network.enable", "params": {}, "overlap": True}
+    done = await driver.worker(BATCH % (tab, json.dumps([LOOK, enable, *KEY_Q, READ])))
+    assert "stoppedAt" not in done and len(done["results"]) == 5 and done["results"][-1]["result"]["value"] == "q"
+    listed = lambda tabs: {t["id"] for t in tabs}  # noqa: E731
+    assert tab in listed(done["tabsBefore"]) and listed(done["tabsBefore"]) == listed(done["tabsAfter"])
+    # The focus is elsewhere: the look reads false, and the key is never sent.
+    await driver.on_page("document.getElementById('code').blur()")
+    moved = await driver.worker(BATCH % (tab, json.dumps([LOOK, *KEY_Q])))
+    assert (moved["stoppedAt"], moved["unexpected"], len(moved["results"])) == (0, False, 1)
+    await driver.on_page("document.getElementById('code').focus()")
+    # A command that fails stops the batch with why: a world the page no longer has, say.
+    gone = {"method": "Runtime.evaluate", "params": {"expression": "1", "contextId": 987654}, "expect": 1}
+    failed = await driver.worker(BATCH % (tab, json.dumps([gone, *KEY_Q])))
+    assert failed["stoppedAt"] == 0 and failed["results"] == [] and failed["error"]["code"] == "cdp_error"
+    assert await driver.on_page("document.getElementById('code').value") == "q"  # one q: the first batch's
+    # Domains are checked before anything is sent, and an empty batch is refused.
+    refused = await driver.worker(BATCH % (tab, json.dumps([*KEY_Q, {"method": "SystemInfo.getInfo"}])))
+    assert refused == {"thrown": "cdp_domain_not_allowed"}
+    assert await driver.worker(BATCH % (tab, "[]")) == {"thrown": "invalid_params"}
+    assert await driver.on_page("document.getElementById('code').value") == "q"
