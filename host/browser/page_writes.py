@@ -36,9 +36,10 @@ async def tab_ids(call: ToolCall, browser: "BrowserGateway") -> set[int]:
     return ids_of(await browser.bridge.api("tabs.query", {}))
 
 
-async def _listed(listing: Awaitable[Any]) -> set[int] | None:
-    """The tabs listed before a write, or None when the listing failed: the write was sent, so
-    its failure is not the write's (only a tab it opened cannot be told apart then)."""
+async def listed_before(listing: Awaitable[Any]) -> set[int] | None:
+    """The tabs listed before a write (`listing`: a tabs.query sent before it), or None when the
+    listing failed: the write was sent, so its failure is not the write's (only a tab it opened
+    cannot be told apart then)."""
     try:
         return ids_of(await listing)
     except ToolFailure as exc:
@@ -107,7 +108,7 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     except ToolFailure as exc:
         browser.routes.touch(call.thread_id, tab_id, wrote=exc.dispatched)
         if exc.code == "no_reply":
-            return await after_no_reply(call, browser, exc, await _listed(listing))
+            return await after_no_reply(call, browser, exc, await listed_before(listing))
         listing.cancel()
         await asyncio.gather(listing, return_exceptions=True)
         raise
@@ -115,7 +116,7 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
         listing.cancel()
         await asyncio.gather(listing, return_exceptions=True)
         raise
-    before_tabs = await _listed(listing)
+    before_tabs = await listed_before(listing)
     browser.routes.touch(call.thread_id, tab_id, wrote=True)
     details: dict[str, Any] = {"dispatched": True, "evidence": dict(result.evidence),
                                "pageStabilized": result.page_stabilized}

@@ -58,6 +58,7 @@ class Page:
             100: {"localName": "button"}, 200: {"localName": "input"}, 250: {"localName": "button"},
             300: {"localName": "iframe", "frameId": "BANK"}, 400: {"localName": "button"}, 401: {"localName": "div"}}
         self.focus = {None: None}  # session -> the frame owner its document's activeElement is (None: itself)
+        self.focus_line = 'textbox "Card number" [ref=s1_1_1]'  # what our world reads of the focus after input
         fake.handlers.update({
             "Page.getFrameTree": lambda p, s: {"frameTree": self.trees[s]},
             "DOM.getNodeForLocation": self._hit,
@@ -79,6 +80,11 @@ class Page:
 
     def _active(self, params: dict[str, Any], session: str | None) -> Any:
         owner = self.focus.get(session)
+        expression = params.get("expression", "")
+        if "focusLine" in expression:  # the flush after trusted input, in our isolated world
+            return {"result": {"type": "string", "value": self.focus_line}}
+        if params.get("returnByValue"):  # the look of a batch: is the focus in this document?
+            return {"result": {"type": "boolean", "value": owner is None}}
         return {"result": {"type": "object", "subtype": "node", "objectId": f"node-{owner}"} if owner
                 else {"type": "object", "subtype": "null", "value": None}}
 
@@ -211,6 +217,49 @@ async def test_the_runner_sends_no_key_when_the_focus_moved_to_another_frame(gat
     with pytest.raises(ToolFailure) as caught:
         await l2_tools.press_key(call, gateway)
     assert caught.value.code == "target_changed" and fake.writes() == []
+
+
+async def in_one_trip(gateway: BrowserGateway, fake: FakeTransport, key: str) -> ToolCall:
+    """A press resolved on the top frame's focus once our isolated world there is known: the
+    runner's batch path (the fake runs a batch one command at a time, in order)."""
+    call = await landed(gateway, "press_key", key=key)
+    gateway.cdp.state(TAB).contexts[(None, "TOP")] = 9
+    fake.sent.clear()
+    return call
+
+
+async def test_a_press_on_the_top_frames_focus_goes_as_one_batch_look_first(gateway, page, fake):
+    call = await in_one_trip(gateway, fake, "Enter")
+    result = await l2_tools.press_key(call, gateway)
+    methods = fake.methods()
+    assert methods[0] == "Runtime.evaluate" and fake.sent[0][3]["contextId"] == 7  # the look, in the probe world
+    assert "return !(" in fake.sent[0][3]["expression"]
+    keys = [i for i, m in enumerate(methods) if m == "Input.dispatchKeyEvent"]
+    assert len(keys) == 2 and set(methods[1:keys[0]]) == {"Network.enable"}  # tracking starts before the keys
+    flush = fake.sent[keys[-1] + 1]
+    assert flush[2] == "Runtime.evaluate" and flush[3]["contextId"] == 9 and "focusLine" in flush[3]["expression"]
+    assert result.ok and 'Focus now: textbox "Card number"' in result.text and result.details["dispatched"] is True
+
+
+async def test_the_batch_sends_no_key_when_the_focus_moved_into_another_frame(gateway, page, fake):
+    call = await in_one_trip(gateway, fake, "x")
+    page.focus[None] = 300  # the page moved the focus into the bank's frame after the judgement
+    with pytest.raises(ToolFailure) as caught:
+        await l2_tools.press_key(call, gateway)
+    assert caught.value.code == "target_changed" and caught.value.details["dispatched"] is False
+    assert fake.writes() == [] and fake.methods()[0] == "Runtime.evaluate"
+
+
+async def test_the_batch_sends_no_key_when_the_document_of_the_look_is_gone(gateway, page, fake):
+    call = await in_one_trip(gateway, fake, "x")
+
+    def gone(params, session):
+        raise CdpError(CdpCode.PROTOCOL_ERROR, "Cannot find context with specified id")
+
+    fake.handlers["Runtime.evaluate"] = gone
+    with pytest.raises(ToolFailure) as caught:
+        await l2_tools.press_key(call, gateway)
+    assert caught.value.code == "target_changed" and "the page changed" in caught.value.message and fake.writes() == []
 
 
 async def test_the_runner_sends_nothing_after_the_page_changed(gateway, fake):

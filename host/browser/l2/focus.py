@@ -15,15 +15,21 @@ from __future__ import annotations
 
 from protocol.errors import TabwardenError
 
+from protocol.messages import CdpStep
+
 from host.browser.l2.frames import READ_TIMEOUT_S, Frame, FrameTrees
+from host.cdp.client import TabClient
 from host.cdp.errors import CdpCode, CdpError
 
 PROBE_WORLD = "tabwarden-probe"
 PROBE_GROUP = "tabwarden-probe"
 MAX_DEPTH = 8
+_FRAME_OWNER = "/^(IFRAME|FRAME|OBJECT|EMBED|FENCEDFRAME)$/"
 # The active element when it holds a frame (the focus is somewhere inside that frame), else null.
 _ACTIVE_FRAME_OWNER = ("(() => { const a = document.activeElement; "
-                       "return a && /^(IFRAME|FRAME|OBJECT|EMBED|FENCEDFRAME)$/.test(a.nodeName) ? a : null; })()")
+                       f"return a && {_FRAME_OWNER}.test(a.nodeName) ? a : null; }})()")
+# True while the focus is in this frame's own document (no frame of it holds the focus).
+_FOCUS_HERE = f"(() => {{ const a = document.activeElement; return !(a && {_FRAME_OWNER}.test(a.nodeName)); }})()"
 
 
 class FocusLost(TabwardenError):
@@ -59,6 +65,19 @@ async def focused_frame(frames: FrameTrees) -> Frame:
             raise FocusLost(f"the focused frame ({inner[:8]}…) is gone")
         frame = found
     raise FocusLost(f"the focus is more than {MAX_DEPTH} frames deep")
+
+
+def focus_stays_step(client: TabClient, frame_id: str) -> CdpStep | None:
+    """For a batch: the look, in our probe world of the tab's top frame `frame_id`, that the
+    focus is still in that frame's own document (the step expects True; a document that went
+    fails it, its world with it). None when that world is not known in this lifecycle epoch."""
+    kept = client.state.probe_worlds.get((None, frame_id))
+    top = client.state.top_frame
+    epoch = client.state.epoch
+    if kept is None or kept[0] != epoch or top is None or top[0] != epoch or top[1].frame_id != frame_id:
+        return None
+    return CdpStep(method="Runtime.evaluate", params={"expression": _FOCUS_HERE, "contextId": kept[1], "returnByValue": True},
+                   expect=True)
 
 
 async def _read_active(frames: FrameTrees, frame: Frame) -> dict:

@@ -195,7 +195,8 @@ def landing_of(call: ToolCall) -> Landing:
     return handle
 
 
-def _moved(what: str) -> ToolFailure:
+def moved_since_judged(what: str) -> ToolFailure:
+    """The refusal of an input whose landing changed after it was judged (nothing was sent)."""
     return ToolFailure(ToolCode.TARGET_CHANGED, f"{what} after the permission check; nothing was sent. Look at the page "
                        "again", phase="dispatch", retryable=True, details={"dispatched": False})
 
@@ -204,7 +205,7 @@ def check_node(landing: Landing, target: NodeTarget) -> None:
     """The element the runner resolved is in the frame that was judged, and the page has not
     changed since (its writes are bound to that epoch)."""
     if target.frame_id != landing.frame_id:
-        raise _moved("the element's frame changed")
+        raise moved_since_judged("the element's frame changed")
     if target.epoch != landing.epoch:
         raise stale(target.ref, StaleReason.LIFECYCLE_CHANGED, "the page changed after the permission check")
 
@@ -212,7 +213,7 @@ def check_node(landing: Landing, target: NodeTarget) -> None:
 def writer_epoch(client: TabClient, landing: Landing) -> int:
     """The epoch writes without a ref are bound to: the landing's, if the page is still there."""
     if client.epoch != landing.epoch:
-        raise _moved(f"the page changed ({client.state.epoch_reason})")
+        raise moved_since_judged(f"the page changed ({client.state.epoch_reason})")
     return landing.epoch
 
 
@@ -223,7 +224,7 @@ async def confirm_points(client: TabClient, landing: Landing) -> list[geometry.H
     for (x, y), judged in zip(landing.points, landing.hits):
         hit = await geometry.hit_point(client, x, y)
         if hit.frame_id != judged.frame_id or hit.session_id != judged.session_id:
-            raise _moved(f"another frame came under ({x:g}, {y:g})")
+            raise moved_since_judged(f"another frame came under ({x:g}, {y:g})")
         fresh.append(hit)
     return fresh
 
@@ -235,6 +236,6 @@ async def confirm_focus(client: TabClient, landing: Landing, frame_id: str | Non
     try:
         frame = await focused_frame(FrameTrees(client, landing.tab.origin))
     except FocusLost as exc:
-        raise _moved(f"the focus could no longer be followed ({exc})") from None
+        raise moved_since_judged(f"the focus could no longer be followed ({exc})") from None
     if frame.frame_id != expected:
-        raise _moved("the keyboard focus moved to another frame")
+        raise moved_since_judged("the keyboard focus moved to another frame")

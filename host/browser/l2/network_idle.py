@@ -14,6 +14,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
+from protocol.messages import CdpStep
+
 from host.cdp.client import TabClient
 from host.cdp.errors import CdpError
 from host.cdp.events import CdpEventRecord, Subscription
@@ -31,6 +33,7 @@ _closing: set["asyncio.Future[None]"] = set()
 # The same round trip in our isolated world, answering with the focused element's line.
 _FLUSH_AND_FOCUS = (f"({_FLUSH}).then(() => {{ const tw = globalThis.__tabwarden; "
                     "return tw && tw.focusLine ? tw.focusLine() : ''; })")
+_ENABLE = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
 _STARTED = ("Network.requestWillBeSent", "Page.frameStartedLoading")
 _ENDED = ("Network.loadingFinished", "Network.loadingFailed", "Page.frameStoppedLoading")
 
@@ -62,8 +65,11 @@ class NetworkIdle:
     """Tracks the tab's requests and frame loads (its own session and its frame sessions) while
     it is open."""
 
-    def __init__(self, client: TabClient):
+    def __init__(self, client: TabClient, *, enable: bool = True):
+        """`enable`: send Network.enable on entry; else the caller sends `enable_steps()` in
+        a batch of its own, before the input."""
         self._client = client
+        self._enable = enable
         self._inflight: set[tuple[str | None, str]] = set()
         self._seen = 0
         self._changed = asyncio.Event()
@@ -88,9 +94,28 @@ class NetworkIdle:
         for method in (*_STARTED, *_ENDED):
             self._subscriptions.append(self._client.on(method, self._on_event))
         self._sessions = [None, *self._client.state.sessions]
-        await asyncio.gather(*(self._send("Network.enable", session, {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0})
-                               for session in self._sessions))
+        if self._enable:
+            await asyncio.gather(*(self._send("Network.enable", session, _ENABLE) for session in self._sessions))
         return self
+
+    def enable_steps(self) -> list[CdpStep]:
+        """The Network.enable commands of every session tracked, for a batch that runs them
+        before the input."""
+        return [CdpStep(session_id=session, method="Network.enable", params=_ENABLE) for session in self._sessions]
+
+    @staticmethod
+    def flush_step(session: str | None, context: int) -> CdpStep:
+        """The round trip `wait` would make, in our isolated world (`context`), for a batch that
+        runs it right after the input (its value: `flushed`)."""
+        return CdpStep(session_id=session, method="Runtime.evaluate",
+                       params={"expression": _FLUSH_AND_FOCUS, "awaitPromise": True, "returnByValue": True,
+                               "contextId": context})
+
+    @staticmethod
+    def flushed(result: object) -> str:
+        """The focused element's line from a flush's result ("" when it read none)."""
+        value = ((result or {}).get("result") or {}).get("value") if isinstance(result, dict) else None
+        return value if isinstance(value, str) else ""
 
     async def _send(self, method: str, session: str | None, params: dict | None = None) -> None:
         try:
@@ -115,17 +140,17 @@ class NetworkIdle:
             answer = await self._client.send("Runtime.evaluate", params, session_id=session, timeout=FLUSH_TIMEOUT_S)
         except CdpError:
             return ""  # the page navigated or went away: its load is tracked, if it started one
-        value = ((answer or {}).get("result") or {}).get("value")
-        return value if isinstance(value, str) else ""
+        return self.flushed(answer)
 
     async def wait(self, session: str | None = None, quiet: float = QUIET_S, cap: float = CAP_S,
-                   context: int | None = None) -> Settled:
+                   context: int | None = None, flushed: str | None = None) -> Settled:
         """Wait for what the input set off in the frame of `session` (None: the tab's top frame;
         `context`: our isolated world there, to read the focus too): no wait when nothing
-        started; else until nothing is in flight for `quiet` seconds, at most `cap` seconds."""
+        started; else until nothing is in flight for `quiet` seconds, at most `cap` seconds.
+        `flushed`: the focus line of a flush already made (a batch's `flush_step`)."""
         loop = asyncio.get_running_loop()
         start = loop.time()
-        focus = await self._flush(session, context)
+        focus = flushed if flushed is not None else await self._flush(session, context)
         if not self._seen and not self._inflight:
             return Settled(True, int((loop.time() - start) * 1000), 0, 0, focus)
         deadline = start + cap

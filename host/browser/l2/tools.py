@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
-import logging
 from typing import Any, AsyncIterator, Awaitable, Callable, TYPE_CHECKING
 
 from host.browser import page_writes
@@ -22,7 +21,9 @@ from host.browser.l2 import geometry, input as trusted
 from host.browser.l2.deep_read import read_deep
 from host.browser.l2.keys import parse_combo
 from host.browser.l2.landing import Landing, check_node, confirm_focus, confirm_points, landing_of, writer_epoch
+from host.browser.l2.after_input import TRUSTED_NOTE, report_input
 from host.browser.l2.network_idle import NetworkIdle
+from host.browser.l2.one_trip import press_in_one_trip
 from host.browser.l2.screenshot import capture, save
 from host.browser.l2.session import Action, debugger
 from host.browser.l2.shown import confirm_shown
@@ -31,18 +32,12 @@ from host.gatekeeper.credential_target import names_credential
 from host.tools.browser_params import (ClickTrustedParams, ClickXYParams, DragParams, PressKeyParams, ReadPageDeepParams,
                                  ScreenshotParams, TypeTrustedParams, UploadFileParams)
 from host.tools.result import ToolResult, success
-from host.browser.target import get_tab, target_from_tab
 from host.cdp.client import TabClient
 from host.cdp.errors import CdpCode, CdpError
 
 if TYPE_CHECKING:
     from host.browser.gateway import BrowserGateway
 
-log = logging.getLogger("tabwarden.browser")
-
-TRUSTED_NOTE = "trusted input through the debugger"
-# The focused element's line said after trusted input (a name is at most 80 characters of it).
-MAX_FOCUS_LINE = 400
 
 
 async def _scroll_into_view(client: TabClient, writer: Writer, target: NodeTarget) -> None:
@@ -121,44 +116,7 @@ async def _act(call: ToolCall, browser: "BrowserGateway", client: TabClient, wri
         # round trip then tells where the focus is now.
         context = client.state.contexts.get((landing.session_id, landing.frame_id)) if landing.frame_id else None
         settled = await network.wait(landing.session_id if context is not None else session, context=context)
-    browser.routes.touch(call.thread_id, tab_id, wrote=True)
-    evidence = {"attempts": [{"phase": "execute", "strategy": "l2", "ok": True}], "strategy": "cdp", "trusted": True,
-                "effectState": "dispatched", "outcome": "uncertain", "observedEffects": []}
-    out = {"dispatched": True, "evidence": evidence, "networkSettled": settled.settled, "networkWaitMs": settled.waited_ms,
-           "networkRequests": settled.requests, "networkWaited": settled.waited_for_network,
-           "frameOrigin": landing.origin, **details}
-    parts = [text if not landing.in_other_origin else f"{text} It landed in a frame of {landing.origin}."]
-    if interrupted:
-        parts.append(f"The page changed during the input ({interrupted}); the rest of it was not sent.")
-        out["interruptedBy"] = interrupted
-    if settled.focus:
-        # The page names its elements: quoted as the snapshot quotes them, and fenced with the result.
-        parts.append(f"Focus now: {settled.focus[:MAX_FOCUS_LINE]}")
-    if not settled.settled:
-        parts.append(f"[the network was still busy after {settled.waited_ms / 1000:.1f} s ({settled.pending} requests)]")
-    result_tab = None
-    try:  # once, for the tab it opened and where this one is now
-        tabs = await browser.bridge.api("tabs.query", {})
-    except ToolFailure as exc:  # the input was sent: its answer stands, without a child tab found
-        log.warning("the tabs after trusted input could not be listed: %s", exc.message)
-        tabs = None
-    child = await page_writes.child_tab(call, browser, tab_id, before_tabs if tabs is not None else None, tabs=tabs)
-    if child is not None:
-        result_tab, section = await page_writes.adopt(call, browser, child)
-        evidence["observedEffects"].append("tab_created")
-        evidence["outcome"] = "verified"
-        out["childTabId"] = result_tab
-        parts.append(section)
-    else:
-        listed = next((tab for tab in tabs or [] if isinstance(tab, dict) and tab.get("id") == tab_id), None)
-        now = target_from_tab(listed) if listed is not None else await get_tab(browser.bridge, tab_id)
-        if now.url != call.target.url:
-            evidence["observedEffects"].append("url_changed")
-            out["navigatedTo"] = now.url
-            parts.append(f"The tab now shows {now.url}; every earlier ref is invalid. Read the page again.")
-    if client.epoch != writer.epoch and "url_changed" not in evidence["observedEffects"]:
-        parts.append("The page's documents changed after the input; deep refs from before are invalid.")
-    return success(call.tool, "\n".join(parts), tab_id=tab_id, result_tab_id=result_tab, details=out)
+    return await report_input(call, browser, client, writer, landing, settled, interrupted, before_tabs, text, details)
 
 
 # ---------------------------------------------------------------- reads
@@ -334,14 +292,17 @@ async def press_key(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
             await confirm_shown(browser, client, target)  # before the focus, which the page may act on
             await writer("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
             check = _sent_before(writer, confirm_focus(client, landing, target.frame_id))
-            where, session = target.describe(), target.session_id
-        else:
-            writer = action.writer = Writer(client, writer_epoch(client, landing))
-            check = confirm_focus(client, landing)
-            where, session = "the focused element", None
-        return await _act(call, browser, client, writer, lambda send: trusted.press(send.on(session), combo),
-                          f"Pressed {combo.describe()} on {where} with {TRUSTED_NOTE}.", {"key": combo.describe()}, session,
-                          check=check)
+            session = target.session_id
+            return await _act(call, browser, client, writer, lambda send: trusted.press(send.on(session), combo),
+                              f"Pressed {combo.describe()} on {target.describe()} with {TRUSTED_NOTE}.",
+                              {"key": combo.describe()}, session, check=check)
+        writer = action.writer = Writer(client, writer_epoch(client, landing))
+        text, details = f"Pressed {combo.describe()} on the focused element with {TRUSTED_NOTE}.", {"key": combo.describe()}
+        quick = await press_in_one_trip(call, browser, client, writer, combo, text, details)
+        if quick is not None:
+            return quick
+        return await _act(call, browser, client, writer, lambda send: trusted.press(send.on(None), combo), text, details,
+                          check=confirm_focus(client, landing))
 
 
 async def click_xy(call: ToolCall, browser: "BrowserGateway") -> ToolResult:

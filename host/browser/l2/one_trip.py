@@ -1,0 +1,92 @@
+"""A key press in one trip to the browser. Sent one by one, the last look at the focus, the
+network tracking, the key events and the round trip after them each cost a native-messaging
+hop; here they go as one `cdp.batch`, which the extension runs command after command:
+
+    1. the look: in our probe world of the top frame, the focus is still in that document (the
+       frame the press was judged at); any other answer, or a document gone, ends the batch
+       before anything is sent, and the call as `target_changed`
+    2. Network.enable in every session tracked (requests are seen from before the input)
+    3. the key events
+    4. the flush: in our isolated world, the page's handlers have run, and where the focus is now
+
+The extension also lists the tabs before the first command and after the last (a tab the press
+opened, where this one is now). It applies to the common case, a press without a ref whose focus
+is in the top frame, once that frame's probe world and our isolated world there are known in the
+tab's lifecycle epoch (the previous look made them); otherwise the caller takes the
+step-by-step path.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from protocol.messages import CdpStep
+
+from host.browser import page_writes
+from host.browser.l2 import input as trusted
+from host.browser.l2.after_input import report_input
+from host.browser.l2.focus import focus_stays_step
+from host.browser.l2.keys import Combo
+from host.browser.l2.landing import landing_of, moved_since_judged
+from host.browser.l2.network_idle import NetworkIdle
+from host.browser.l2.targets import Writer, cdp_failure
+from host.cdp.client import TabClient
+from host.cdp.errors import CdpError
+from host.tools.call import ToolCall
+from host.tools.result import ToolResult
+
+if TYPE_CHECKING:
+    from host.browser.gateway import BrowserGateway
+
+
+class _Gather:
+    """A sender the input helpers write to: it keeps the commands for the batch."""
+
+    def __init__(self) -> None:
+        self.steps: list[CdpStep] = []
+
+    async def __call__(self, method: str, params: dict[str, Any]) -> None:
+        self.steps.append(CdpStep(method=method, params=params))
+
+
+async def press_in_one_trip(call: ToolCall, browser: "BrowserGateway", client: TabClient, writer: Writer, combo: Combo,
+                            text: str, details: dict[str, Any]) -> ToolResult | None:
+    """Press `combo` on the focused element in one batch (see the module); None when the
+    press does not fit it (nothing was sent: take the step-by-step path). Raises ToolFailure."""
+    landing = landing_of(call)
+    if landing.kind != "focus" or landing.session_id is not None:
+        return None
+    look = focus_stays_step(client, landing.frame_id)
+    context = client.state.contexts.get((None, landing.frame_id))
+    if look is None or context is None:
+        return None
+    keys = _Gather()
+    await trusted.press(keys, combo)
+    async with NetworkIdle(client, enable=False) as network:
+        tracking = [msgspec.structs.replace(step, overlap=True) for step in network.enable_steps()]
+        steps = [look, *tracking, *keys.steps, NetworkIdle.flush_step(None, context)]
+        first_key, flush = 1 + len(tracking), len(steps) - 1
+        try:
+            outcome = await client.batch(steps, expect_epoch=writer.epoch, list_tabs=True)
+        except CdpError as exc:
+            raise cdp_failure(exc, write=True) from None
+        stop = outcome.stopped_at
+        if stop is not None and stop < first_key:
+            if stop > 0:
+                return None  # a session's tracking could not start; nothing was sent
+            if outcome.error is not None:
+                raise moved_since_judged(f"the page changed ({outcome.error.message})")
+            raise moved_since_judged("the keyboard focus moved to another frame")
+        writer.sent += (stop if stop is not None and stop < flush else flush) - first_key
+        if stop is not None and stop < flush and outcome.error is not None:
+            error = outcome.error
+            problem = CdpError(error.code, error.message, retryable=error.retryable, dispatched=True,
+                               details=error.details)
+            raise cdp_failure(problem, write=True, sent=writer.sent)
+        focus = NetworkIdle.flushed(outcome.results[flush]) if stop is None else ""
+        settled = await network.wait(flushed=focus)
+    before = page_writes.ids_of(outcome.tabs_before) if outcome.tabs_before is not None else None
+    return await report_input(call, browser, client, writer, landing, settled, None, before, text, details,
+                              tabs_after=outcome.tabs_after)
