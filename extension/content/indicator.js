@@ -4,7 +4,10 @@
 // its buttons), only its two buttons take the pointer (the rest lets clicks through to the
 // page), and its own clicks never reach the page's listeners. The service worker shows and hides
 // it (`indicator.show` / `indicator.hide`) and relays a trusted press of a button
-// (`indicator.action`) to the host, which pauses or stops the turn.
+// (`indicator.action`) to the host, which pauses or stops the turn. Its dot pulses twice when it
+// appears, then stays still: while anything on a shown page animates, Chromium renders every
+// frame and runs the page's next task only after one (the agent's every trusted input would wait
+// for a frame, and the page would be redrawn for as long as the turn lasts).
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("indicator")) return;
@@ -45,7 +48,7 @@
               background: rgba(32, 33, 36, 0.92); color: #fff; font: 500 12px/16px system-ui, sans-serif;
               box-shadow: 0 2px 8px rgba(0, 0, 0, 0.3); pointer-events: none; user-select: none; }
       .dot { width: 8px; height: 8px; border-radius: 50%; background: #34a853;
-             animation: pulse 1.4s ease-in-out infinite; }
+             animation: pulse 1.4s ease-in-out 2; }
       @keyframes pulse { 50% { opacity: 0.35; } }
       button { all: unset; pointer-events: auto; cursor: pointer; box-sizing: border-box; width: 52px;
                padding: 3px 0; border-radius: 12px; text-align: center; background: rgba(255, 255, 255, 0.16); }

@@ -115,3 +115,33 @@ async def test_the_declaration_in_the_page_cannot_be_changed(driver):
                                     "return [Object.isFrozen(C), Object.isFrozen(C.MESSAGES['timer.sleep'].ms), "
                                     "C.TYPES.TIMER_SLEEP]; })()")
     assert frozen == [True, True, "timer.sleep"]
+
+
+async def test_what_we_draw_on_the_page_never_animates_without_end(driver):
+    # While anything on a shown page animates, Chromium renders every frame and runs the page's
+    # next task only after one: the agent's next input would wait, the page would be redrawn.
+    tab = await with_executor(driver)
+    page = (await driver.read())["text"]
+    field = next(line for line in page.split("\n") if "textbox" in line).split("[ref=")[1].split("]")[0]
+    target = next(t for t in page_targets(debugging_port(driver.site.run.profile)) if "form.html" in t.get("url", ""))
+    started: list[dict] = []
+    async with websockets.connect(target["webSocketDebuggerUrl"], max_size=2**24) as ws:
+        await ws.send(json.dumps({"id": 1, "method": "Animation.enable"}))
+
+        async def listen() -> None:
+            while True:
+                event = json.loads(await ws.recv())
+                if event.get("method") == "Animation.animationStarted":
+                    started.append(event["params"]["animation"])
+
+        listening = asyncio.ensure_future(listen())
+        try:
+            assert (await to_page(driver, tab, {"type": "indicator.show"}))["ok"] is True
+            await driver.call("type", element="field", ref=field, text="x")  # draws the action highlight
+            await asyncio.sleep(0.5)
+        finally:
+            listening.cancel()
+    assert started, "the indicator's dot pulses when it appears"
+    assert all(isinstance(a["source"]["iterations"], (int, float)) and a["source"]["iterations"] <= 3
+               for a in started), started
+    await to_page(driver, tab, {"type": "indicator.hide"})
