@@ -262,6 +262,19 @@ async def test_the_batch_sends_no_key_when_the_document_of_the_look_is_gone(gate
     assert caught.value.code == "target_changed" and "the page changed" in caught.value.message and fake.writes() == []
 
 
+async def test_a_batch_whose_look_could_not_be_sent_fails_as_the_debugger_did_and_sent_no_key(gateway, page, fake):
+    call = await in_one_trip(gateway, fake, "x")
+
+    def detached(params, session):
+        raise CdpError(CdpCode.DETACHED, "the debugger was detached")
+
+    fake.handlers["Runtime.evaluate"] = detached
+    with pytest.raises(ToolFailure) as caught:
+        await l2_tools.press_key(call, gateway)
+    assert caught.value.code == "debugger_detached" and caught.value.details["dispatched"] is False
+    assert fake.writes() == []
+
+
 async def test_the_runner_sends_nothing_after_the_page_changed(gateway, fake):
     call = await landed(gateway, "click_xy", x=10, y=10)
     fake.event(TAB, "Page.frameNavigated", {"frame": {"id": "PAYF"}}, None)

@@ -33,7 +33,7 @@ from host.browser.l2.landing import landing_of, moved_since_judged
 from host.browser.l2.network_idle import NetworkIdle
 from host.browser.l2.targets import Writer, cdp_failure
 from host.cdp.client import TabClient
-from host.cdp.errors import CdpError
+from host.cdp.errors import CdpCode, CdpError
 from host.tools.call import ToolCall
 from host.tools.result import ToolResult
 
@@ -76,9 +76,13 @@ async def press_in_one_trip(call: ToolCall, browser: "BrowserGateway", client: T
         if stop is not None and stop < first_key:
             if stop > 0:
                 return None  # a session's tracking could not start; nothing was sent
-            if outcome.error is not None:
-                raise moved_since_judged(f"the page changed ({outcome.error.message})")
-            raise moved_since_judged("the keyboard focus moved to another frame")
+            error = outcome.error
+            if error is None:
+                raise moved_since_judged("the keyboard focus moved to another frame")
+            if error.code == CdpCode.PROTOCOL_ERROR:  # the look's world went with its document
+                raise moved_since_judged(f"the page changed ({error.message})")
+            raise cdp_failure(CdpError(error.code, error.message, retryable=error.retryable, details=error.details),
+                              write=True)
         writer.sent += (stop if stop is not None and stop < flush else flush) - first_key
         if stop is not None and stop < flush and outcome.error is not None:
             error = outcome.error
