@@ -156,11 +156,20 @@
       const px = amount === "page" ? Math.round((vertical ? view.height : view.width) * 0.9) : amount;
       scroller.scrollBy({ left: vertical ? 0 : sign * px, top: vertical ? sign * px : 0, behavior: "instant" });
     }
-    await TW.sleep(50, request.signal);
     const moved = scroller.scrollLeft !== beforeX || scroller.scrollTop !== beforeY;
+    const hidden = document.visibilityState === "hidden";
+    if (moved && hidden) {
+      // A hidden page renders nothing, and the browser fires its scroll events as it renders:
+      // the page's handlers (a list that loads more near its end) would never hear of it.
+      const whole = scroller === document.scrollingElement || scroller === document.documentElement;
+      (whole ? document : scroller).dispatchEvent(new Event("scroll", { bubbles: whole }));
+    }
+    await TW.sleep(50, request.signal);
     const position = `scroll position x=${Math.round(scroller.scrollLeft)} y=${Math.round(scroller.scrollTop)} of ${scroller.scrollWidth}x${scroller.scrollHeight}`;
+    const note = moved && hidden ? " The tab is in the background, where the browser draws nothing: its scroll handlers were " +
+      "told, but content that loads as it comes into view waits until the tab is shown (tab_focus)." : "";
     return {
-      resultText: moved ? `Scrolled ${what} ${params.direction}; ${position}.` : `Scrolling ${what} ${params.direction} moved nothing (already at the edge); ${position}.`,
+      resultText: (moved ? `Scrolled ${what} ${params.direction}; ${position}.` : `Scrolling ${what} ${params.direction} moved nothing (already at the edge); ${position}.`) + note,
       scroll: { x: scroller.scrollLeft, y: scroller.scrollTop, moved },
     };
   };
