@@ -1,5 +1,5 @@
 """The snapshot diff shown after every write: which lines appeared, which went, which only moved,
-and every ref the page offers now. Ordered: lines are matched in sequence, so a line that went
+and every ref the page offers now (with the lines it is nested under). Ordered: lines are matched in sequence, so a line that went
 once is removed even when an identical one stays, and rows that only changed order (a table
 sorted by a click) are a change, shown in their new order. Blind to ref generations:
 `[ref=s<doc>_<snap>_<n>]` is compared as `[ref]`, so re-numbering alone is never a change; nor is
@@ -102,6 +102,22 @@ def _edits(old: list[str], new: list[str]) -> _Edits:
     return _Edits(added, removed, moved, span)
 
 
+def _with_ancestors(lines: list[str]) -> list[str]:
+    """The lines that hold a ref, each with the lines it is nested under (a menu's items under
+    the menu, not under the button before it), in the snapshot's order."""
+    keep: set[int] = set()
+    chain: list[tuple[int, int]] = []  # (indentation, index) of the lines the current one is nested in
+    for index, line in enumerate(lines):
+        depth = len(line) - len(line.lstrip(" "))
+        while chain and chain[-1][0] >= depth:
+            chain.pop()
+        if "[ref=" in line:
+            keep.add(index)
+            keep.update(i for _, i in chain)
+        chain.append((depth, index))
+    return [lines[i] for i in sorted(keep)]
+
+
 def _moved_section(after: list[str], edits: _Edits) -> str:
     assert edits.span is not None
     first, last = edits.span
@@ -135,7 +151,7 @@ def diff_snapshots(previous: str | None, current: str) -> SnapshotDiff:
     old = [_normal(line) for line in before]
     edits = _edits(old, [_normal(line) for line in after])
     added, removed, moved = edits.added, edits.removed, edits.moved
-    refs = [line for line in after if "[ref=" in line]
+    refs = _with_ancestors(after)
     sections = [f"# Page Changes ({generation_of(current)})"]
     if added:
         sections.append("Added/changed:\n" + "\n".join(after[j] for j in added))

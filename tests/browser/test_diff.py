@@ -105,3 +105,13 @@ def test_one_line_inserted_among_rows_alike_is_an_addition_not_a_move():
     assert (diff.added, diff.removed, diff.moved) == (1, 0, 0), diff.text
     diff = diff_snapshots(snap(1, *rows), snap(2, *rows[:300], *rows[301:]))
     assert (diff.added, diff.removed, diff.moved) == (0, 1, 0), diff.text
+
+
+def test_the_refs_listed_keep_the_lines_they_are_nested_under():
+    lines = ('- button "Actions" [expanded] [ref=sdoc_2_1]', '- menu "Actions"', '  - menuitem "Archive" [ref=sdoc_2_2]',
+             '- main', '  - heading "Inbox" [level=1]', '    - text: "3 messages"', '  - list',
+             '    - listitem', '      - link "Hello" [ref=sdoc_2_3]', '- text: "Footer"')
+    diff = diff_snapshots(snap(1, *lines[:1]), snap(2, *lines))
+    refs = diff.text.split("Current interactive refs:\n", 1)[1].split("\n")
+    assert refs == ['- button "Actions" [expanded] [ref=sdoc_2_1]', '- menu "Actions"', '  - menuitem "Archive" [ref=sdoc_2_2]',
+                    '- main', '  - list', '    - listitem', '      - link "Hello" [ref=sdoc_2_3]']
