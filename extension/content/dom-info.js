@@ -196,9 +196,11 @@
       if (at >= 0) before.splice(at, 1);
       out.push("checked=mixed");
     }
+    // A toggle button says so when it is off too: without it, Bold reads as a plain button.
     const pressed = el.getAttribute("aria-pressed");
     if (pressed === "true") out.push("pressed");
     else if (pressed === "mixed") out.push("pressed=mixed");
+    else if (pressed === "false") out.push("pressed=false");
     out.push(...rangeValue(el, role), ...bounds(el, role));
     if (TW.isSortedHeader(el, role)) out.push(`sort=${el.getAttribute("aria-sort")}`);
     // A flat tree grid or tree says its nesting only through aria-level.

@@ -112,6 +112,7 @@ async def test_values_and_states_of_widgets(driver):
     for expected in ('spinbutton "Hours" [value=9] [min=0] [max=23]', 'spinbutton "Day" [value="Tuesday"] [min=1] [max=7]',
                      'slider "Price" [value="$120"] [min=0] [max=500]', 'checkbox "All condiments" [checked=mixed]',
                      'checkbox "Select all rows" [checked=mixed]', 'button "Bold" [pressed]', 'button "Underline" [pressed=mixed]',
+                     'button "Italic" [pressed=false]',
                      'menuitemcheckbox "Show ruler" [checked]', 'tab "First tab" [selected]', 'textbox "City" [required]',
                      'link "Library" [current]', 'textbox "Notes" [value="Read only text"] [readonly]'):
         assert f"{expected} [ref=" in text, expected
@@ -171,6 +172,7 @@ async def test_the_deep_read_lists_tree_children_structural_refs_and_values(driv
     assert deep_ref(widgets, 'spinbutton "Hours" [value=9] [min=0] [max=23]')
     assert deep_ref(widgets, 'checkbox "All condiments" [checked=mixed]')
     assert deep_ref(widgets, 'button "Underline" [pressed=mixed]')
+    assert deep_ref(widgets, 'button "Italic" [pressed=false]')
     await open_fixture(driver, "svg.html")
     svg = (await driver.deep())["text"]
     assert deep_ref(svg, 'slider "Red" [value=128] [min=0] [max=255]')

@@ -30,7 +30,7 @@ CHROMIUM_ROLES = {
 FIELD_ROLES = frozenset({"Date", "DateTime", "InputTime"})
 LINE = re.compile(r'^(?P<indent> *)- (?P<role>[a-z]+)(?: (?P<name>"(?:[^"\\]|\\.)*"))?(?P<attrs>(?: \[[^\]]*\])*)$')
 ATTR = re.compile(r"\[([^\]]*)\]")
-COMPARED_STATES = ("checked", "checked=mixed", "pressed", "pressed=mixed", "expanded", "collapsed", "selected",
+COMPARED_STATES = ("checked", "checked=mixed", "pressed", "pressed=mixed", "pressed=false", "expanded", "collapsed", "selected",
                    "disabled", "required", "readonly", "invalid")
 
 
@@ -181,6 +181,8 @@ def chromium_states(node: dict[str, Any]) -> set[str]:
             out.add(key)
         elif value == "mixed":
             out.add(f"{key}=mixed")
+    if _prop(node, "pressed") in ("false", False):
+        out.add("pressed=false")
     expanded = _prop(node, "expanded")
     if expanded is True:
         out.add("expanded")

@@ -130,6 +130,8 @@ def attributes(node: dict[str, Any], input_type: str | None = None) -> list[str]
         out.append("pressed")
     elif pressed == "mixed":
         out.append("pressed=mixed")
+    elif pressed in ("false", False):  # a toggle button that is off (else it reads as a plain button)
+        out.append("pressed=false")
     if prop(node, "invalid") == "true":
         out.append("invalid")
     if prop(node, "required") is True:
