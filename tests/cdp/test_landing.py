@@ -250,28 +250,20 @@ async def test_the_batch_sends_no_key_when_the_focus_moved_into_another_frame(ga
     assert fake.writes() == [] and fake.methods()[0] == "Runtime.evaluate"
 
 
-async def test_the_batch_sends_no_key_when_the_document_of_the_look_is_gone(gateway, page, fake):
+@pytest.mark.parametrize("error, code, said", [
+    (CdpError(CdpCode.PROTOCOL_ERROR, "Cannot find context with specified id"), "target_changed", "the page changed"),
+    (CdpError(CdpCode.DETACHED, "the debugger was detached"), "debugger_detached", "detached"),
+], ids=["the look's document is gone", "the debugger detached"])
+async def test_a_batch_whose_look_failed_sends_no_key_and_says_why(gateway, page, fake, error, code, said):
     call = await in_one_trip(gateway, fake, "x")
 
-    def gone(params, session):
-        raise CdpError(CdpCode.PROTOCOL_ERROR, "Cannot find context with specified id")
+    def failing(params, session):
+        raise error
 
-    fake.handlers["Runtime.evaluate"] = gone
+    fake.handlers["Runtime.evaluate"] = failing
     with pytest.raises(ToolFailure) as caught:
         await l2_tools.press_key(call, gateway)
-    assert caught.value.code == "target_changed" and "the page changed" in caught.value.message and fake.writes() == []
-
-
-async def test_a_batch_whose_look_could_not_be_sent_fails_as_the_debugger_did_and_sent_no_key(gateway, page, fake):
-    call = await in_one_trip(gateway, fake, "x")
-
-    def detached(params, session):
-        raise CdpError(CdpCode.DETACHED, "the debugger was detached")
-
-    fake.handlers["Runtime.evaluate"] = detached
-    with pytest.raises(ToolFailure) as caught:
-        await l2_tools.press_key(call, gateway)
-    assert caught.value.code == "debugger_detached" and caught.value.details["dispatched"] is False
+    assert caught.value.code == code and said in caught.value.message and caught.value.details["dispatched"] is False
     assert fake.writes() == []
 
 
