@@ -55,14 +55,23 @@
   // Everything after dispatch: settle, gather effects, snapshot, build the result. `valueSet`:
   // the action set a field's value (type, select), which pages answer in their handlers; a
   // rendered frame is then waited for only when the page asked for one.
-  async function finish(run, { actionText, effectState, effects, warnings = [], opens = null, valueSet = false }) {
+  // `watch`: {el, before} of a click's target, whose own state changing (expanded, checked,
+  // selected, pressed) once the page settled shows the click took.
+  async function finish(run, { actionText, effectState, effects, warnings = [], opens = null, valueSet = false, watch = null }) {
     const stable = await TW.settle(run.observer, run.deadlineAt, run.signal, { frameOnlyIfAsked: valueSet });
     run.observer.stop();
     if (run.observer.urlChanged()) effects.push("url_changed");
     if (run.observer.mutations > 0) effects.push("dom_mutated");
+    let notice = null;
+    if (watch && effectState !== "verified" && watch.el.isConnected && stateOf(watch.el) !== watch.before) {
+      effects.push("target_state_changed");
+      effectState = "verified";
+      const now = TW.attributesOf(watch.el, TW.roleOf(watch.el)).map((attr) => `[${attr}]`).join(" ");
+      notice = `Verified: the target's own state changed${now ? `; it now reads ${now}` : ""}.`;
+    }
     if (effectState !== "verified" && effects.length) effectState = "observed";
     const snap = TW.takeSnapshot({ maxTokens: POST_WRITE_TOKENS });
-    const lines = [actionText, NOTICES[effectState], ...warnings];
+    const lines = [actionText, notice || NOTICES[effectState], ...warnings];
     return {
       resultText: lines.join("\n"),
       snapshot: TW.snapshotForHost(snap),
@@ -140,7 +149,8 @@
     if (doc.activeElement !== focusBefore) effects.push("focus_changed");
     const how = params.doubleClick ? "Double-clicked" : params.button === "right" ? "Right-clicked" : "Clicked";
     const opens = newContextUrl(el);
-    return { actionText: `${how} ${label(target)}${recoveryNote(target)}`, effectState: "dispatched", effects, opens };
+    return { actionText: `${how} ${label(target)}${recoveryNote(target)}`, effectState: "dispatched", effects, opens,
+      watch: { el, before } };
   }
 
   // The URL a click on `el` loads in another tab or window (a link with a target), if any: the

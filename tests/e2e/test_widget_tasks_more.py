@@ -40,8 +40,11 @@ async def test_an_accordion_section_is_opened_and_its_field_filled(driver):
     text = await open_page(driver, "accordion")
     assert '- button "Billing Address" [collapsed]' in text and 'textbox "City:"' not in text
     opened = await driver.ok("click", element="Billing Address", ref=ref_of(text, 'button "Billing Address"'))
-    # The result shows the header's new state and the fields of the panel it opened.
+    # The result shows the header's new state and the fields of the panel it opened; the click
+    # is verified by the header's own state.
     assert 'button "Billing Address" [expanded]' in opened["text"], opened["text"]
+    assert "Verified: the target's own state changed; it now reads [expanded]." in opened["text"], opened["text"]
+    assert opened["details"]["evidence"]["outcome"] == "verified"
     assert 'textbox "City:"' in opened["text"], opened["text"]
     text = (await driver.read())["text"]
     assert '- region "Billing Address"' in text and 'textbox "Name:"' not in text, text
