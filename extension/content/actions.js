@@ -163,15 +163,23 @@
     return link.href;
   }
 
+  // A field that suggests as it is typed in (a combobox, aria-autocomplete) filters on key
+  // events: setting its value at once would leave its list closed.
+  function suggests(el) {
+    const autocomplete = (el.getAttribute("aria-autocomplete") || "none").trim().toLowerCase();
+    return TW.roleOf(el) === "combobox" || autocomplete !== "none" && autocomplete !== "";
+  }
+
   async function dispatchType(run, target, params) {
     const el = target.el;
     const secret = TW.isCredentialField(el);
     const before = TW.input.currentText(el);
+    const slowly = !!params.slowly || suggests(el);
     dispatching(run, target);
-    const expected = await TW.input.type(el, params.text, { mode: params.mode, slowly: params.slowly, signal: run.signal });
+    const expected = await TW.input.type(el, params.text, { mode: params.mode, slowly, signal: run.signal });
     const editable = el.localName !== "input" && el.localName !== "textarea";
     const holds = () => (editable ? TW.collapse(el.textContent).includes(TW.collapse(params.text)) : el.value === expected);
-    if (!params.slowly && !holds()) {
+    if (!slowly && !holds()) {
       throw TW.fail(CODES.L1_NOT_EFFECTIVE, "the typed value did not stick (the page rejected synthetic input)", "verify", false,
         { escalationTool: "type_trusted", dispatched: true, effectMayHaveOccurred: true });
     }
@@ -182,7 +190,9 @@
       submitted = TW.input.submit(el);
       actionText += submitted ? " and submitted the form" : " and pressed Enter";
     }
-    return { actionText, expected, holds, unchanged: before === expected, submitted, effects: ["value_set"] };
+    if (slowly && !params.slowly) actionText += " key by key (it suggests as it is typed in)";
+    // Typed key by key, the page saw every key even when the text ends as it was.
+    return { actionText, expected, holds, unchanged: before === expected && !slowly, submitted, effects: ["value_set"] };
   }
 
   const sameSelection = (a, b) => JSON.stringify([...new Set(a)].sort()) === JSON.stringify([...new Set(b)].sort());

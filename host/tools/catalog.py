@@ -88,7 +88,8 @@ _TOOLS: tuple[ToolSpec, ...] = (
        params_type=p.WaitForParams, target="page", runner=_browser(_READ), page_executor=True),
     _t("click", "L1", "write", "Click", "Click an element by ref.", category="click",
        params_type=p.ClickParams, target="page", runner=_browser(_WRITE), page_executor=True, ref_recovery=True),
-    _t("type", "L1", "write", "Type", "Type text into an element by ref.", category="fill",
+    _t("type", "L1", "write", "Type", "Type text into an element by ref (key by key with slowly; a field that suggests as it is "
+       "typed in, a combobox, always gets its keys).", category="fill",
        params_type=p.TypeParams, target="page", runner=_browser(_WRITE), page_executor=True, ref_recovery=True, escalation="type_trusted"),
     _t("select_option", "L1", "write", "Select option", "Choose options in a select element.", category="fill",
        params_type=p.SelectOptionParams, target="page", runner=_browser(_WRITE), page_executor=True, ref_recovery=True),
