@@ -12,6 +12,9 @@
   // Ref lines survive the budget, but not without end: past budget + this many characters,
   // off-screen ref lines are dropped too, and counted in the marker (find_in_page still sees them).
   const REF_OVERFLOW_CHARS = 12000;
+  // The hashes of left-out lines sent with a snapshot, at most (a very large page's diff may
+  // then list a line the budget left out as added or removed).
+  const MAX_HIDDEN_HASHES = 20000;
   const TEXT_LIMIT = 120;
   const CAPTIONS = new Set(["legend", "caption", "figcaption"]);
   const TABLES = new Set(["table", "grid", "treegrid"]);
@@ -324,8 +327,22 @@
       }
     }
     const lines = [];
-    for (let i = 0; i < entries.length; i++) if (!dropped[i]) lines.push(render(entries[i]));
-    return { lines, nodes, refs };
+    const hidden = [];
+    for (let i = 0; i < entries.length; i++) {
+      if (!dropped[i]) lines.push(render(entries[i]));
+      else if (hidden.length < MAX_HIDDEN_HASHES) hidden.push(lineHash(render(entries[i])));
+    }
+    return { lines, nodes, refs, hidden };
+  }
+
+  // What the host's diff knows a line by, whatever its ref's generation and focus marks (the
+  // same normal form and hash as host/browser/diff.py): FNV-1a over the UTF-8 bytes, base 36.
+  const REF_MARK = /\[ref=s[0-9a-z]+_\d+_\d+\](?: \[(?:focused|active)\])?/g;
+  const utf8 = new TextEncoder();
+  function lineHash(line) {
+    let hash = 0x811c9dc5;
+    for (const byte of utf8.encode(line.replace(REF_MARK, "[ref]"))) hash = Math.imul(hash ^ byte, 0x01000193);
+    return (hash >>> 0).toString(36);
   }
 
   function truncationMarker(nodes, refs) {
@@ -367,7 +384,7 @@
     const walker = walk(token, snapshotId, false);
     const id = `s${token}_${snapshotId}`;
     const all = walker.entries.map(render);
-    const { lines, nodes, refs } = fit(walker.entries, maxTokens * 4);
+    const { lines, nodes, refs, hidden } = fit(walker.entries, maxTokens * 4);
     const marker = truncationMarker(nodes, refs);
     const head = header(id);
     const text = head.concat(lines).join("\n") + (marker ? `\n\n${marker}` : "");
@@ -379,12 +396,14 @@
       refCount: walker.count,
       truncatedNodes: nodes,
       truncatedRefs: refs,
+      hidden,
     };
   };
 
-  // The wire form of a snapshot for the host (text plus the ref hints it keeps).
+  // The wire form of a snapshot for the host (text plus the ref hints it keeps, and the hashes
+  // of the lines the budget left out: the next diff does not take them for added or removed).
   TW.snapshotForHost = (snap) => ({
     id: snap.id, docToken: snap.token, snapshotId: snap.snapshotId, text: snap.text, refs: snap.refs,
-    refCount: snap.refCount, truncatedNodes: snap.truncatedNodes, truncatedRefs: snap.truncatedRefs,
+    refCount: snap.refCount, truncatedNodes: snap.truncatedNodes, truncatedRefs: snap.truncatedRefs, hidden: snap.hidden,
   });
 })();

@@ -4,13 +4,16 @@ once is removed even when an identical one stays, and rows that only changed ord
 sorted by a click) are a change, shown in their new order. Blind to ref generations:
 `[ref=s<doc>_<snap>_<n>]` is compared as `[ref]`, so re-numbering alone is never a change; nor is
 the focus moving alone (the `[focused]`/`[active]` after a ref; the refs listed show where it
-is now).
+is now). Nor is a line the snapshot budget merely left out: each snapshot carries the hashes of
+the lines it left out (`line_hash`, the page executor's too), and a line that only went out of,
+or came into, the budget is neither removed nor added.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Iterable
 
 import msgspec
 
@@ -40,6 +43,36 @@ def _body(snapshot: str) -> list[str]:
 
 def _normal(line: str) -> str:
     return _REF.sub("[ref]", line)
+
+
+def line_hash(line: str) -> str:
+    """What a snapshot line is known by whatever its ref's generation and focus marks: FNV-1a
+    (32 bits) over the UTF-8 bytes of its normal form, in base 36 (as the page executor does)."""
+    value = 0x811C9DC5
+    for byte in _normal(line).encode("utf-8"):
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        value, rest = divmod(value, 36)
+        out = digits[rest] + out
+        if not value:
+            return out
+
+
+def _still_there(indices: list[int], lines: list[str], hidden: Iterable[str]) -> list[int]:
+    """`indices` without the lines the other snapshot had only left out for its budget."""
+    left_out = Counter(hidden)
+    if not left_out:
+        return indices
+    kept = []
+    for index in indices:
+        key = line_hash(lines[index])
+        if left_out[key] > 0:
+            left_out[key] -= 1
+        else:
+            kept.append(index)
+    return kept
 
 
 def generation_of(snapshot: str) -> str:
@@ -141,16 +174,20 @@ def _moved_section(after: list[str], edits: _Edits) -> str:
             "Each run of moved lines below the line now before it:\n" + "\n…\n".join(shown))
 
 
-def diff_snapshots(previous: str | None, current: str) -> SnapshotDiff:
+def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Iterable[str] = (),
+                   hidden: Iterable[str] = ()) -> SnapshotDiff:
     """Compare two snapshot texts of the same document. With no previous snapshot the whole
-    current one is the answer."""
+    current one is the answer. `previous_hidden` / `hidden`: the hashes of the lines each one's
+    budget left out."""
     if not previous:
         return SnapshotDiff(text=current, changed=True)
     before = _body(previous)
     after = _body(current)
     old = [_normal(line) for line in before]
     edits = _edits(old, [_normal(line) for line in after])
-    added, removed, moved = edits.added, edits.removed, edits.moved
+    added = _still_there(edits.added, after, previous_hidden)
+    removed = _still_there(edits.removed, old, hidden)
+    moved = edits.moved
     refs = _with_ancestors(after)
     sections = [f"# Page Changes ({generation_of(current)})"]
     if added:

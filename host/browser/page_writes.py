@@ -103,6 +103,7 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     # first (the extension starts each call in the order they arrive, so the list is older).
     listing = asyncio.ensure_future(browser.bridge.api_now("tabs.query", {}))
     previous_token, previous_text = browser.refs.last_text(tab_id)
+    previous_hidden = browser.refs.last_hidden(tab_id)
     try:
         result = await browser.bridge.content(tab_id, call.tool, params, write=True, deadline_ms=WRITE_DEADLINE_MS)
     except ToolFailure as exc:
@@ -136,7 +137,8 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
         parts.append(UNSTABLE_NOTICE)
     if snapshot is not None:
         same_document = previous_token and previous_token == snapshot.doc_token
-        diff = diff_snapshots(previous_text if same_document else None, snapshot.text)
+        diff = diff_snapshots(previous_text if same_document else None, snapshot.text,
+                              previous_hidden=previous_hidden, hidden=snapshot.hidden)
         details["changed"] = diff.changed
         parts.append(f"{SNAPSHOT_DIVIDER}\n{diff.text}")
     opened = _opened_urls(result)

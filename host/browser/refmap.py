@@ -46,13 +46,14 @@ class RefHint(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
 class TabRefs:
     """The refs of one tab."""
 
-    __slots__ = ("doc_token", "snapshot_id", "snapshot", "text", "current", "prior", "values")
+    __slots__ = ("doc_token", "snapshot_id", "snapshot", "text", "hidden", "current", "prior", "values")
 
     def __init__(self) -> None:
         self.doc_token = ""
         self.snapshot_id = 0
         self.snapshot = ""
         self.text = ""  # the latest snapshot text: the baseline of the next diff
+        self.hidden: tuple[str, ...] = ()  # the hashes of the lines its budget left out
         self.current: dict[str, RefHint] = {}
         self.prior: OrderedDict[str, RefHint] = OrderedDict()
         # element key -> the field's latest known value: kept apart from the hints, which are
@@ -72,9 +73,11 @@ class RefMap:
     def __init__(self) -> None:
         self._tabs: dict[int, TabRefs] = {}
 
-    def record(self, tab_id: int, doc_token: str, snapshot_id: int, hints: Iterable[SnapshotRef], text: str = "") -> None:
+    def record(self, tab_id: int, doc_token: str, snapshot_id: int, hints: Iterable[SnapshotRef], text: str = "",
+               hidden: Iterable[str] = ()) -> None:
         """Make the snapshot (`doc_token`, `snapshot_id`) with `hints` (the executor's ref
-        list) and `text` the tab's current one. A new document forgets everything of the old one."""
+        list), `text` and `hidden` (the hashes of the lines its budget left out) the tab's current
+        one. A new document forgets everything of the old one."""
         entry = self._tabs.get(tab_id)
         if entry is None or entry.doc_token != doc_token:
             entry = self._tabs[tab_id] = TabRefs()
@@ -112,12 +115,18 @@ class RefMap:
         entry.snapshot_id = snapshot_id
         entry.snapshot = label
         entry.text = text
+        entry.hidden = tuple(hidden)
         entry.current = current
 
     def last_text(self, tab_id: int) -> tuple[str, str]:
         """(document token, text) of the tab's latest snapshot; ("", "") when none."""
         entry = self._tabs.get(tab_id)
         return (entry.doc_token, entry.text) if entry else ("", "")
+
+    def last_hidden(self, tab_id: int) -> tuple[str, ...]:
+        """The hashes of the lines the tab's latest snapshot left out for its budget."""
+        entry = self._tabs.get(tab_id)
+        return entry.hidden if entry else ()
 
     def lookup(self, tab_id: int, ref: str) -> RefHint | None:
         """The hint of `ref` in the tab's current snapshot or its recent past, else None."""

@@ -17,7 +17,7 @@ def record(refs: RefMap, tab_id: int, snapshot: PageSnapshot | None) -> dict[str
     """Store a snapshot from an ExecuteResult; returns a small summary for result details."""
     if snapshot is None:
         return None
-    refs.record(tab_id, snapshot.doc_token, snapshot.snapshot_id, snapshot.refs, snapshot.text)
+    refs.record(tab_id, snapshot.doc_token, snapshot.snapshot_id, snapshot.refs, snapshot.text, snapshot.hidden)
     return {"snapshot": snapshot.id, "refCount": snapshot.ref_count, "truncatedNodes": snapshot.truncated_nodes,
             "truncatedRefs": snapshot.truncated_refs}
 

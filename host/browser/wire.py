@@ -9,6 +9,7 @@ import msgspec
 
 Short = Annotated[str, msgspec.Meta(max_length=1000)]
 Count = Annotated[int, msgspec.Meta(ge=0)]
+MAX_HIDDEN_LINES = 20000  # the page executor sends at most this many (MAX_HIDDEN_HASHES)
 
 
 class Wire(msgspec.Struct, rename="camel", forbid_unknown_fields=True, kw_only=True):
@@ -59,6 +60,10 @@ class PageSnapshot(Wire, kw_only=True):
     ref_count: Count = 0
     truncated_nodes: Count = 0
     truncated_refs: Count = 0
+    # The hashes of the lines the budget left out (`diff.line_hash`), so that the next diff does
+    # not take a line merely left out for one added or removed.
+    hidden: Annotated[list[Annotated[str, msgspec.Meta(pattern=r"^[0-9a-z]{1,8}$")]],
+                      msgspec.Meta(max_length=MAX_HIDDEN_LINES)] = []
 
 
 class DialogReport(Wire, kw_only=True):

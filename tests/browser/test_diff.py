@@ -115,3 +115,29 @@ def test_the_refs_listed_keep_the_lines_they_are_nested_under():
     refs = diff.text.split("Current interactive refs:\n", 1)[1].split("\n")
     assert refs == ['- button "Actions" [expanded] [ref=sdoc_2_1]', '- menu "Actions"', '  - menuitem "Archive" [ref=sdoc_2_2]',
                     '- main', '  - list', '    - listitem', '      - link "Hello" [ref=sdoc_2_3]']
+
+
+def test_lines_the_budget_left_out_are_neither_added_nor_removed():
+    from host.browser.diff import line_hash
+
+    rows = [f'  - row: "Key {n} | does thing {n}"' for n in range(6)]
+    # The read showed rows 0-3 (4 and 5 left out); the write's smaller budget shows rows 0-1 and
+    # 4 (2, 3 and 5 left out), and a new line. Only the new line is a change.
+    before = snap(1, '- textbox "State" [ref=sdoc_1_1]', *rows[:4])
+    after = snap(2, '- textbox "State" [value="Mi"] [ref=sdoc_2_1]', *rows[:2], rows[4])
+    diff = diff_snapshots(before, after, previous_hidden=[line_hash(r) for r in rows[4:]],
+                          hidden=[line_hash(r) for r in (rows[2], rows[3], rows[5])])
+    assert (diff.added, diff.removed) == (1, 1), diff.text
+    assert 'Added/changed:\n- textbox "State" [value="Mi"] [ref=sdoc_2_1]' in diff.text
+    assert diff.text.count("row:") == 0, diff.text
+    # Without the hashes, the budget's choices read as changes.
+    assert diff_snapshots(before, after).removed == 3
+
+
+def test_a_line_hash_ignores_the_refs_generation_and_focus_marks():
+    from host.browser.diff import line_hash
+
+    assert line_hash('- button "Go" [ref=sab_1_1]') == line_hash('- button "Go" [ref=scd_7_9] [focused]')
+    assert line_hash('- button "Go" [ref=sab_1_1]') != line_hash('- button "Stop" [ref=sab_1_1]')
+    # The page executor's FNV-1a over UTF-8, base 36 (this value is what the extension computes).
+    assert line_hash('- text: "héllo ★"') == "yl096d"

@@ -142,6 +142,20 @@ async def test_a_change_that_comes_after_requests_the_click_started_is_in_its_di
     assert "No structural change detected." in quiet["text"] and quiet["details"]["changed"] is False
 
 
+async def test_on_a_long_page_what_the_budgets_left_out_is_not_a_change(driver):
+    # The read shows as much of the page as its budget holds; the write's smaller budget leaves
+    # out more of it. A paragraph merely left out is not removed, nor one brought back added.
+    page = await fresh(driver, "long.html")
+    assert "[truncated:" in page
+    await driver.evaluate("long.html", "document.querySelector('button').onclick = () => { "
+                                       "document.querySelector('h1').textContent = 'Clicked once'; }; true")
+    clicked = await driver.ok("click", element="Top button", ref=ref_of(page, 'button "Top button"'))
+    changes = clicked["text"].split("--- incremental snapshot ---")[1]
+    assert 'heading "Clicked once"' in changes.split("Added/changed:")[1], changes
+    assert changes.split("Removed:\n")[1].split("\n\n")[0].split("\n") == ['- heading "Two hundred paragraphs" [level=1]'], changes
+    assert "Paragraph" not in changes.split("Current interactive refs:")[0], changes
+
+
 async def test_hover(driver):
     page = await fresh(driver, "states.html")
     hovered = await driver.ok("hover", element="menu", ref=ref_of(page, 'generic "Hover me"'))
