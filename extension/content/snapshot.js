@@ -16,6 +16,8 @@
   // then list a line the budget left out as added or removed).
   const MAX_HIDDEN_HASHES = 20000;
   const TEXT_LIMIT = 120;
+  // read_page's `full` mode: a text run is cut only past this many characters.
+  const FULL_TEXT_LIMIT = 4000;
   const CAPTIONS = new Set(["legend", "caption", "figcaption"]);
   const TABLES = new Set(["table", "grid", "treegrid"]);
   const CELL_ROLES = new Set(["cell", "gridcell", "columnheader", "rowheader"]);
@@ -28,9 +30,10 @@
   const LABEL_TEXT_LIMIT = 80;
 
   class Walker {
-    constructor(prefix, dry) {
+    constructor(prefix, dry, textLimit = TEXT_LIMIT) {
       this.prefix = prefix;
       this.dry = dry;
+      this.textLimit = textLimit;
       this.entries = []; // { kind: ref|landmark|struct|text|frame, depth, body, inView }
       this.refs = new Map(); // ref -> { el, frames, doc, hint }
       this.hints = []; // [{ ref, ...hint }] in document order, for the host
@@ -75,7 +78,7 @@
       text.buf = "";
       text.el = null;
       if (!collapsed || text.suppressed) return;
-      this.push("text", depth, `text: ${TW.quote(TW.clip(collapsed, TEXT_LIMIT))}`, source ? this.inView(source, text.ctx) : false);
+      this.push("text", depth, `text: ${TW.quote(TW.clip(collapsed, this.textLimit))}`, source ? this.inView(source, text.ctx) : false);
     }
 
     sourceNodes(parent) {
@@ -357,8 +360,8 @@
   }
 
   // Walk the page. `dry` only counts refs (the batch probe) and leaves the ref map alone.
-  function walk(token, snapshotId, dry) {
-    const walker = new Walker(`s${token}_${snapshotId}_`, dry);
+  function walk(token, snapshotId, dry, textLimit = TEXT_LIMIT) {
+    const walker = new Walker(`s${token}_${snapshotId}_`, dry, textLimit);
     const ctx = { doc: document, win: window, frames: [], inView: true };
     const root = document.body || document.documentElement;
     if (root) walker.block(root, 0, ctx, false);
@@ -378,10 +381,11 @@
   }
 
   // Take a snapshot and make it the current one (every earlier ref becomes a prior hint).
-  TW.takeSnapshot = ({ maxTokens = 3000 } = {}) => {
+  // `full`: text runs whole (up to FULL_TEXT_LIMIT characters each), not cut at 120.
+  TW.takeSnapshot = ({ maxTokens = 3000, full = false } = {}) => {
     const token = TW.documentToken();
     const snapshotId = ++TW.state.snapshotCounter;
-    const walker = walk(token, snapshotId, false);
+    const walker = walk(token, snapshotId, false, full ? FULL_TEXT_LIMIT : TEXT_LIMIT);
     const id = `s${token}_${snapshotId}`;
     const all = walker.entries.map(render);
     const { lines, nodes, refs, hidden } = fit(walker.entries, maxTokens * 4);

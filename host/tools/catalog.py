@@ -74,7 +74,8 @@ _TOOLS: tuple[ToolSpec, ...] = (
     _t("tab_group_update", "L0", "write", "Update tab group", "Change a tab group's title, colour or collapsed state.",
        category="organize", params_type=p.TabGroupUpdateParams, runner=_browser(_L0 + "tab_group_update")),
     # L1: the content script.
-    _t("read_page", "L1", "read", "Read page", "Snapshot the page with element refs.",
+    _t("read_page", "L1", "read", "Read page", "Snapshot the page with element refs (mode full: text runs whole, not cut at 120 "
+       "characters; mode article: the main text only).",
        params_type=p.ReadPageParams, target="page", runner=_browser(_READ), page_executor=True),
     _t("find_in_page", "L1", "read", "Find in page", "Find text on the page and return matching refs.",
        params_type=p.FindInPageParams, target="page", runner=_browser(_READ), page_executor=True),

@@ -236,3 +236,16 @@ async def test_reads_are_allowed_under_the_default_policy(driver):
     await driver.open("form.html")
     result = await driver.call("read_page", policy=None)
     assert result["ok"] and result["details"]["decision"]["code"] == "read_allowed"
+
+
+async def test_the_full_mode_keeps_long_text_whole(driver):
+    await driver.open("form.html")
+    sentence = "All facilities are restricted on holidays; " * 6 + "the east lot stays open."
+    await driver.evaluate("form.html", f"document.body.insertAdjacentHTML('afterbegin', '<p id=long>{sentence}</p>'); true")
+    cut = (await driver.read())["text"]
+    assert sentence not in cut and f'text: "{sentence[:100]}' in cut
+    whole = (await driver.read(mode="full"))["text"]
+    assert f'text: "{sentence}"' in whole, whole
+    # What find_in_page searches is the latest snapshot: whole lines too.
+    found = await driver.ok("find_in_page", query="east lot stays open")
+    assert sentence in found["text"], found["text"]
