@@ -109,6 +109,8 @@
     if (invalid && invalid !== "false") attrs.push("invalid");
     const current = el.getAttribute("aria-current");
     if (current && current !== "false") attrs.push("current");
+    // A feed or a region still loading (more articles on their way): wait before reading on.
+    if (el.getAttribute("aria-busy") === "true") attrs.push("busy");
     attrs.push(...ariaStates(el, role, attrs));
     return attrs;
   };

@@ -268,7 +268,7 @@ async def test_a_feed_is_walked_article_by_article_with_page_down(driver):
         if pressed["text"].split("Focus now: ", 1)[1] == before:
             # The focus stayed on the last article: the page says it is loading more; wait for it.
             text = (await driver.read())["text"]
-            assert "Loading more recipes" in text, text
+            assert "Loading more recipes" in text and '- feed "Latest recipes" [busy]' in text, text
             await driver.ok("wait_for", textGone="Loading more recipes")
             waits += 1
     assert 'Focus now: article "Recipe 12: Potato gratin"' in pressed["text"], pressed["text"]

@@ -118,6 +118,8 @@ def attributes(node: dict[str, Any], input_type: str | None = None) -> list[str]
         out.extend(range_value(node))
     if prop(node, "disabled") is True:
         out.append("disabled")
+    if prop(node, "busy") is True:  # still loading (a feed fetching more)
+        out.append("busy")
     expanded = prop(node, "expanded")
     if expanded is True:
         out.append("expanded")
