@@ -223,6 +223,34 @@ async def test_a_blocked_origin_gets_no_trusted_input_in_its_frame(driver, site,
         await driver.control.call("gatekeeper.remove_origin", pattern=pay, list="blocked")
 
 
+async def test_keys_for_a_frame_inside_a_shadow_root_are_judged_at_the_frames_origin(driver, site, kind):
+    # The shop moves its payment frame into an open shadow root and hands it the focus: the
+    # document's activeElement is then the shadow host, not the frame, yet keys go into the frame.
+    pay = site.payment_base(kind)
+    await checkout(driver, pay)
+    await driver.on_page("(() => { const host = document.createElement('div'); host.id = 'host'; "
+                         "document.body.prepend(host); host.attachShadow({mode: 'open'})"
+                         ".append(document.getElementById('pay')); return true; })()")
+    await until(lambda: in_payment(driver, "!!document.getElementById('card')"), 10, "the moved frame to load again")
+
+    async def focused() -> bool:
+        await driver.on_page("(() => { const frame = document.getElementById('host').shadowRoot.getElementById('pay'); "
+                             "frame.focus(); frame.contentWindow.focus(); return true; })()")
+        await in_payment(driver, "document.getElementById('card').focus(), true")
+        return await in_payment(driver, "!!document.activeElement && document.activeElement.id === 'card'")
+
+    await until(focused, 10, "the card field of the moved frame to hold the focus")
+    assert await driver.on_page("document.activeElement.id") == "host"
+    await driver.control.call("gatekeeper.add_origin", pattern=pay, list="blocked")
+    try:
+        denied(await driver.call("press_key", key="x"), "sensitive_origin", pay)
+        assert (await what_reached_payment(driver))["card"] == ""
+    finally:
+        await driver.control.call("gatekeeper.remove_origin", pattern=pay, list="blocked")
+    pressed = await driver.ok("press_key", key="7")
+    assert pressed["details"]["frameOrigin"] == pay and (await what_reached_payment(driver))["card"] == "7"
+
+
 async def test_with_the_frames_origin_allowed_trusted_input_works_and_is_audited_there(driver, site, kind):
     pay = site.payment_base(kind)
     refs = await checkout(driver, pay)

@@ -24,12 +24,16 @@ from host.cdp.errors import CdpCode, CdpError
 PROBE_WORLD = "tabwarden-probe"
 PROBE_GROUP = "tabwarden-probe"
 MAX_DEPTH = 8
-_FRAME_OWNER = "/^(IFRAME|FRAME|OBJECT|EMBED|FENCEDFRAME)$/"
+# The focused element of the document, followed into open shadow roots (a frame inside one
+# leaves the document's activeElement at the shadow host), told by its local name in any case
+# (XHTML documents keep it lowercase in nodeName).
+_ACTIVE = ("let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) "
+           "a = a.shadowRoot.activeElement; const owner = !!a && "
+           "/^(iframe|frame|object|embed|fencedframe)$/i.test(a.localName || '');")
 # The active element when it holds a frame (the focus is somewhere inside that frame), else null.
-_ACTIVE_FRAME_OWNER = ("(() => { const a = document.activeElement; "
-                       f"return a && {_FRAME_OWNER}.test(a.nodeName) ? a : null; }})()")
+_ACTIVE_FRAME_OWNER = f"(() => {{ {_ACTIVE} return owner ? a : null; }})()"
 # True while the focus is in this frame's own document (no frame of it holds the focus).
-_FOCUS_HERE = f"(() => {{ const a = document.activeElement; return !(a && {_FRAME_OWNER}.test(a.nodeName)); }})()"
+_FOCUS_HERE = f"(() => {{ {_ACTIVE} return !owner; }})()"
 
 
 class FocusLost(TabwardenError):
@@ -77,7 +81,7 @@ def focus_stays_step(client: TabClient, frame_id: str) -> CdpStep | None:
     if kept is None or kept[0] != epoch or top is None or top[0] != epoch or top[1].frame_id != frame_id:
         return None
     return CdpStep(method="Runtime.evaluate", params={"expression": _FOCUS_HERE, "contextId": kept[1], "returnByValue": True},
-                   expect=True)
+                   expect=True, deadline_ms=int(READ_TIMEOUT_S * 1000))
 
 
 async def _read_active(frames: FrameTrees, frame: Frame) -> dict:
