@@ -149,18 +149,20 @@ class CdpCommand(Message, tag="cdp.command", kw_only=True):
 
 
 class CdpStep(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown_fields=True, kw_only=True):
-    """One command of a `cdp.batch`. With `expect`, the command is a `Runtime.evaluate` whose
-    value (`result.result.value`) must equal it for the batch to go on. With `overlap`, it is
-    sent without waiting for the answer of the command before it (still after it, in order); a
-    command without `overlap` is sent only once every command before it has answered as
-    expected, so a stop at a command holds back all that follow it but the overlapping ones
-    sent with it."""
+    """One command of a `cdp.batch`. With `expect`, the command's `result.value` (what a
+    `Runtime.evaluate` returned; null when it returned nothing) must equal it, as JSON, for the
+    batch to go on. With `overlap`, it is sent without waiting for the answer of the command
+    before it (still after it, in order); a command without `overlap` is sent only once every
+    command before it has answered as expected, so a stop at a command holds back all that
+    follow it but the overlapping ones sent with it. `deadline_ms`: its own time limit (within
+    the batch's)."""
 
     session_id: SessionId | None = None
     method: CdpMethod
     params: dict[str, Any] = {}
     expect: Any | msgspec.UnsetType = msgspec.UNSET
     overlap: bool = False
+    deadline_ms: Deadline | None = None
 
 
 class CdpBatch(Message, tag="cdp.batch", kw_only=True):
@@ -185,7 +187,7 @@ class CdpBatchOutcome(msgspec.Struct, rename="camel", omit_defaults=True, kw_onl
 
     results: list[Any] = []
     stopped_at: int | None = None
-    unexpected: Any = None
+    unexpected: Any | msgspec.UnsetType = msgspec.UNSET
     error: ErrorInfo | None = None
     # With `list_tabs`: the tabs before and after (None when a listing failed).
     tabs_before: list[Any] | None = None

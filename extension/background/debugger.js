@@ -167,13 +167,15 @@ export async function handleCdpCommand(message, signal) {
 }
 
 const MAX_BATCH_STEPS = 32;
+const LIST_TABS_MS = 2000;
 const sameValue = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 
 // Handler of `cdp.batch` frames: {tabId, steps: [{sessionId?, method, params?, expect?}],
 // listTabs?, deadlineMs}. The commands run one after the other with no round trip to the host
 // between them; the first that fails, or whose value is not the one expected, ends the batch,
 // and the rest is never sent. Answers {results, stoppedAt?, unexpected?, error?} and, with
-// listTabs, {tabsBefore, tabsAfter}: every tab before the first command and after the last.
+// listTabs, {tabsBefore, tabsAfter}: every tab as listed before anything past the first group
+// of commands is sent (the listing starts with the batch), and after the last one that ran.
 export async function handleCdpBatch(message, signal) {
   const steps = Array.isArray(message.steps) ? message.steps : [];
   if (!steps.length || steps.length > MAX_BATCH_STEPS || steps.some((step) => !step || typeof step.method !== "string")) {
@@ -182,7 +184,10 @@ export async function handleCdpBatch(message, signal) {
   }
   for (const step of steps) checkDomain(step.method);
   const deadline = Date.now() + (message.deadlineMs || 30000);
-  const listTabs = () => (message.listTabs ? chrome.tabs.query({}).catch(() => null) : Promise.resolve(undefined));
+  // A listing that fails or hangs is null: the host then lists the tabs itself.
+  const listTabs = () => (message.listTabs
+    ? withDeadline(chrome.tabs.query({}), LIST_TABS_MS, signal, "tabs.query").catch(() => null)
+    : Promise.resolve(undefined));
   return whileAttached(message.tabId, signal, "the batch", async () => {
     const outcome = { results: [] };
     let listing = listTabs();
@@ -199,7 +204,8 @@ export async function handleCdpBatch(message, signal) {
         outcome.results.push(result);
         if (Object.prototype.hasOwnProperty.call(step, "expect")) {
           // An evaluation that returned nothing (undefined) reads as null, on both sides.
-          const read = result && result.result && "value" in result.result ? result.result.value : null;
+          const inner = result && typeof result.result === "object" && result.result !== null ? result.result : {};
+          const read = "value" in inner ? inner.value : null;
           if (!sameValue(read, step.expect)) {
             Object.assign(outcome, { stoppedAt: index, unexpected: read });
             return index;
@@ -223,10 +229,11 @@ export async function handleCdpBatch(message, signal) {
         }
       }
       const send = async () => {
-        if (signal.aborted) throw failure(CODES.CANCELLED, `${step.method} was cancelled by the host`, "execute", false, { method: step.method });
+        const unsent = { method: step.method, dispatched: false };
+        if (signal.aborted) throw failure(CODES.CANCELLED, `${step.method} was cancelled by the host before it was sent`, "execute", false, unsent);
         const left = deadline - Date.now();
-        if (left <= 0) throw failure(CODES.TIMEOUT, `the batch ran out of time before ${step.method}`, "execute", true, { method: step.method });
-        return sendOne(message.tabId, step.sessionId, step.method, step.params, left, signal);
+        if (left <= 0) throw failure(CODES.TIMEOUT, `the batch ran out of time before ${step.method} was sent`, "execute", true, unsent);
+        return sendOne(message.tabId, step.sessionId, step.method, step.params, Math.min(left, step.deadlineMs || left), signal);
       };
       group.push({ index, step, answer: send().then((result) => ({ result }), (err) => ({ err })) });
     }

@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "380a50d790c720820fafa3767f7efa1f948987e58d4463bdabfffcbee6000a87";
+export const SCHEMA_HASH = "11339b4910ccb626f02abbc4c6cc4b5c19cbaf507639d1df11a776fe7cf91abc";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

@@ -17,7 +17,7 @@ from typing import Any, Callable, Protocol
 import msgspec
 
 from protocol.errors import ErrorInfo
-from protocol.messages import CdpBatchOutcome, CdpStep
+from protocol.messages import MAX_BATCH_STEPS, CdpBatchOutcome, CdpStep
 
 from host.cdp.domains import check_method
 from host.cdp.errors import CdpCode, CdpError
@@ -115,7 +115,10 @@ class TabClient:
         outcome stops at the first step that fails or reads a value other than its `expect`;
         nothing after it is sent. `list_tabs`: the outcome also lists the tabs before and after
         (not over a transport without batches). Raises CdpError as `send` does for what fails
-        before any step is sent, and `cdp_detached` (which steps ran is then unknown)."""
+        before any step is sent (too many steps among it), and for a batch whose answer is lost
+        (`cdp_detached`, `timeout`, `not_connected`...: which steps ran is then unknown)."""
+        if len(steps) > MAX_BATCH_STEPS:
+            raise CdpError("invalid_params", f"a batch holds at most {MAX_BATCH_STEPS} commands, not {len(steps)}")
         if not steps:
             return CdpBatchOutcome()
         for step in steps:
@@ -139,16 +142,20 @@ class TabClient:
     async def _one_by_one(self, steps: list[CdpStep], timeout: float) -> CdpBatchOutcome:
         results: list[Any] = []
         for index, step in enumerate(steps):
+            limit = min(timeout, step.deadline_ms / 1000) if step.deadline_ms else timeout
             try:
                 result = await self.manager.transport.command(self.state.tab_id, step.session_id, step.method, step.params,
-                                                              timeout=timeout)
+                                                              timeout=limit)
             except CdpError as exc:
+                details = {**exc.details, **({} if exc.dispatched else {"dispatched": False})}
                 return CdpBatchOutcome(results=results, stopped_at=index, error=ErrorInfo(
-                    code=exc.code, message=exc.message, retryable=exc.retryable, details=exc.details or None))
+                    code=exc.code, message=exc.message, retryable=exc.retryable, details=details or None))
             results.append(result)
             if step.expect is not msgspec.UNSET:
-                value = ((result or {}).get("result") or {}).get("value") if isinstance(result, dict) else None
-                if value != step.expect:
+                inner = result.get("result") if isinstance(result, dict) else None
+                value = inner.get("value") if isinstance(inner, dict) else None
+                # Compared as JSON, as the extension does (True is not 1).
+                if msgspec.json.encode(value) != msgspec.json.encode(step.expect):
                     return CdpBatchOutcome(results=results, stopped_at=index, unexpected=value)
         return CdpBatchOutcome(results=results)
 

@@ -228,14 +228,14 @@ async def in_one_trip(gateway: BrowserGateway, fake: FakeTransport, key: str) ->
     return call
 
 
-async def test_a_press_on_the_top_frames_focus_goes_as_one_batch_look_first(gateway, page, fake):
+async def test_a_press_on_the_top_frames_focus_goes_as_one_batch_the_look_right_before_the_keys(gateway, page, fake):
     call = await in_one_trip(gateway, fake, "Enter")
     result = await l2_tools.press_key(call, gateway)
     methods = fake.methods()
-    assert methods[0] == "Runtime.evaluate" and fake.sent[0][3]["contextId"] == 7  # the look, in the probe world
-    assert "return !(" in fake.sent[0][3]["expression"]
     keys = [i for i, m in enumerate(methods) if m == "Input.dispatchKeyEvent"]
-    assert len(keys) == 2 and set(methods[1:keys[0]]) == {"Network.enable"}  # tracking starts before the keys
+    assert len(keys) == 2 and set(methods[:keys[0] - 1]) == {"Network.enable"}  # tracking starts before the keys
+    look = fake.sent[keys[0] - 1]
+    assert look[2] == "Runtime.evaluate" and look[3]["contextId"] == 7 and "return !owner" in look[3]["expression"]
     flush = fake.sent[keys[-1] + 1]
     assert flush[2] == "Runtime.evaluate" and flush[3]["contextId"] == 9 and "focusLine" in flush[3]["expression"]
     assert result.ok and 'Focus now: textbox "Card number"' in result.text and result.details["dispatched"] is True
@@ -247,7 +247,15 @@ async def test_the_batch_sends_no_key_when_the_focus_moved_into_another_frame(ga
     with pytest.raises(ToolFailure) as caught:
         await l2_tools.press_key(call, gateway)
     assert caught.value.code == "target_changed" and caught.value.details["dispatched"] is False
-    assert fake.writes() == [] and fake.methods()[0] == "Runtime.evaluate"
+    assert fake.writes() == [] and fake.methods()[-1] == "Runtime.evaluate"
+
+
+async def test_a_press_on_a_page_of_many_frame_sessions_takes_the_step_by_step_path(gateway, page, fake):
+    call = await in_one_trip(gateway, fake, "x")
+    for n in range(40):  # more sessions than a batch holds steps
+        gateway.cdp.state(TAB).sessions[f"S-AD-{n}"] = gateway.cdp.state(TAB).sessions[BANK_SESSION]
+    result = await l2_tools.press_key(call, gateway)
+    assert result.ok and fake.writes() == ["Input.dispatchKeyEvent", "Input.dispatchKeyEvent"]
 
 
 @pytest.mark.parametrize("error, code, said", [

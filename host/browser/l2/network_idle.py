@@ -23,6 +23,7 @@ from host.cdp.events import CdpEventRecord, Subscription
 QUIET_S = 0.1
 CAP_S = 3.0
 FLUSH_TIMEOUT_S = 1.0
+ENABLE_TIMEOUT_MS = 5000
 # Runs after the input's handlers and their promises; on a shown page, one more task of its event
 # loop too (a message to itself). A hidden page runs such tasks tens of milliseconds late, its own
 # follow-ups as much as ours, so there the round trip alone is the flush.
@@ -101,13 +102,14 @@ class NetworkIdle:
     def enable_steps(self) -> list[CdpStep]:
         """The Network.enable commands of every session tracked, for a batch that runs them
         before the input."""
-        return [CdpStep(session_id=session, method="Network.enable", params=_ENABLE) for session in self._sessions]
+        return [CdpStep(session_id=session, method="Network.enable", params=_ENABLE, deadline_ms=ENABLE_TIMEOUT_MS)
+                for session in self._sessions]
 
     @staticmethod
-    def flush_step(session: str | None, context: int) -> CdpStep:
-        """The round trip `wait` would make, in our isolated world (`context`), for a batch that
-        runs it right after the input (its value: `flushed`)."""
-        return CdpStep(session_id=session, method="Runtime.evaluate",
+    def flush_step(context: int) -> CdpStep:
+        """The round trip `wait` would make, in our isolated world (`context`) of the top frame,
+        for a batch that runs it right after the input (its value: `flushed`)."""
+        return CdpStep(method="Runtime.evaluate", deadline_ms=int(FLUSH_TIMEOUT_S * 1000),
                        params={"expression": _FLUSH_AND_FOCUS, "awaitPromise": True, "returnByValue": True,
                                "contextId": context})
 
@@ -119,7 +121,7 @@ class NetworkIdle:
 
     async def _send(self, method: str, session: str | None, params: dict | None = None) -> None:
         try:
-            await self._client.send(method, params, session_id=session, timeout=5)
+            await self._client.send(method, params, session_id=session, timeout=ENABLE_TIMEOUT_MS / 1000)
         except CdpError:
             pass  # a frame that went away: nothing to track there
 

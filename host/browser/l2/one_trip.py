@@ -1,19 +1,21 @@
-"""A key press in one trip to the browser. Sent one by one, the last look at the focus, the
-network tracking, the key events and the round trip after them each cost a native-messaging
-hop; here they go as one `cdp.batch`, which the extension runs command after command:
+"""A key press in one trip to the browser. Sent one by one, the network tracking, the last look
+at the focus, the key events and the round trip after them each cost a native-messaging hop;
+here they go as one `cdp.batch`, which the extension runs command after command:
 
-    1. the look: in our probe world of the top frame, the focus is still in that document (the
+    1. Network.enable in every session tracked (requests are seen from before the input); the
+       tabs are listed meanwhile (a tab the press opens, where this one is now)
+    2. the look: in our probe world of the top frame, the focus is still in that document (the
        frame the press was judged at); any other answer, or a document gone, ends the batch
-       before anything is sent, and the call as `target_changed`
-    2. Network.enable in every session tracked (requests are seen from before the input)
-    3. the key events
+       before any key, and the call as `target_changed` (a look that could not be sent at all
+       fails as the debugger did); the keys follow its answer with nothing in between
+    3. the key events (one combination: once its key is down, only releases follow, so the
+       keys are not checked against the page's lifecycle one by one as typing is)
     4. the flush: in our isolated world, the page's handlers have run, and where the focus is now
 
-The extension also lists the tabs before the first command and after the last (a tab the press
-opened, where this one is now). It applies to the common case, a press without a ref whose focus
-is in the top frame, once that frame's probe world and our isolated world there are known in the
-tab's lifecycle epoch (the previous look made them); otherwise the caller takes the
-step-by-step path.
+It applies to the common case, a press without a ref whose focus is in the top frame, once that
+frame's probe world and our isolated world there are known in the tab's lifecycle epoch (the
+previous look made them), and the batch fits its step limit; otherwise the caller takes the
+step-by-step path, as it does when a session's tracking could not start (no key was sent then).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from protocol.messages import CdpStep
+from protocol.errors import ErrorInfo
+from protocol.messages import MAX_BATCH_STEPS, CdpStep
 
 from host.browser import page_writes
 from host.browser.l2 import input as trusted
@@ -39,6 +42,14 @@ from host.tools.result import ToolResult
 
 if TYPE_CHECKING:
     from host.browser.gateway import BrowserGateway
+
+
+def _cdp_error(error: ErrorInfo, *, sent: bool) -> CdpError:
+    """A batch step's failure as the CdpError the tool failure is made from; `sent`: whether
+    the step may have reached the page (the extension says when it surely did not)."""
+    details = dict(error.details or {})
+    dispatched = sent and details.get("dispatched") is not False
+    return CdpError(error.code, error.message, retryable=error.retryable, dispatched=dispatched, details=details)
 
 
 class _Gather:
@@ -65,30 +76,29 @@ async def press_in_one_trip(call: ToolCall, browser: "BrowserGateway", client: T
     keys = _Gather()
     await trusted.press(keys, combo)
     async with NetworkIdle(client, enable=False) as network:
-        tracking = [msgspec.structs.replace(step, overlap=True) for step in network.enable_steps()]
-        steps = [look, *tracking, *keys.steps, NetworkIdle.flush_step(None, context)]
-        first_key, flush = 1 + len(tracking), len(steps) - 1
+        tracking = [step if i == 0 else msgspec.structs.replace(step, overlap=True)
+                    for i, step in enumerate(network.enable_steps())]
+        steps = [*tracking, look, *keys.steps, NetworkIdle.flush_step(context)]
+        if len(steps) > MAX_BATCH_STEPS:
+            return None  # many frame sessions: one trip each
+        at_look, flush = len(tracking), len(steps) - 1
+        first_key = at_look + 1
         try:
             outcome = await client.batch(steps, expect_epoch=writer.epoch, list_tabs=True)
         except CdpError as exc:
             raise cdp_failure(exc, write=True) from None
-        stop = outcome.stopped_at
-        if stop is not None and stop < first_key:
-            if stop > 0:
-                return None  # a session's tracking could not start; nothing was sent
-            error = outcome.error
+        stop, error = outcome.stopped_at, outcome.error
+        if stop is not None and stop < at_look:
+            return None  # a session's tracking could not start; no key was sent
+        if stop == at_look:
             if error is None:
                 raise moved_since_judged("the keyboard focus moved to another frame")
             if error.code == CdpCode.PROTOCOL_ERROR:  # the look's world went with its document
                 raise moved_since_judged(f"the page changed ({error.message})")
-            raise cdp_failure(CdpError(error.code, error.message, retryable=error.retryable, details=error.details),
-                              write=True)
+            raise cdp_failure(_cdp_error(error, sent=False), write=True)
         writer.sent += (stop if stop is not None and stop < flush else flush) - first_key
-        if stop is not None and stop < flush and outcome.error is not None:
-            error = outcome.error
-            problem = CdpError(error.code, error.message, retryable=error.retryable, dispatched=True,
-                               details=error.details)
-            raise cdp_failure(problem, write=True, sent=writer.sent)
+        if stop is not None and stop < flush and error is not None:
+            raise cdp_failure(_cdp_error(error, sent=True), write=True, sent=writer.sent)
         focus = NetworkIdle.flushed(outcome.results[flush]) if stop is None else ""
         settled = await network.wait(flushed=focus)
     before = page_writes.ids_of(outcome.tabs_before) if outcome.tabs_before is not None else None
