@@ -23,6 +23,8 @@ HEADER_LINES = 4
 # The moved lines are shown with the lines between them (their new order in context) up to
 # this many lines; past it, only the moved lines are.
 MOVED_SPAN_LINES = 40
+# After a line shown in a change list only to place the changes under it.
+CONTEXT_MARK = "  (unchanged)"
 
 
 class SnapshotDiff(msgspec.Struct, frozen=True):
@@ -135,20 +137,23 @@ def _edits(old: list[str], new: list[str]) -> _Edits:
     return _Edits(added, removed, moved, span)
 
 
-def _with_ancestors(lines: list[str]) -> list[str]:
-    """The lines that hold a ref, each with the lines it is nested under (a menu's items under
-    the menu, not under the button before it), in the snapshot's order."""
+def _in_context(lines: list[str], picked: Iterable[int], mark: str = "") -> list[str]:
+    """The `picked` lines, each with the lines it is nested under, in the snapshot's order; a
+    line shown only as such context ends with `mark`. Without them, a changed line read as
+    nested under whatever line came before it (a menu's items under the button before the
+    menu, a header cell under an unrelated button)."""
+    chosen = set(picked)
     keep: set[int] = set()
     chain: list[tuple[int, int]] = []  # (indentation, index) of the lines the current one is nested in
     for index, line in enumerate(lines):
         depth = len(line) - len(line.lstrip(" "))
         while chain and chain[-1][0] >= depth:
             chain.pop()
-        if "[ref=" in line:
+        if index in chosen:
             keep.add(index)
             keep.update(i for _, i in chain)
         chain.append((depth, index))
-    return [lines[i] for i in sorted(keep)]
+    return [lines[i] if i in chosen else lines[i] + mark for i in sorted(keep)]
 
 
 def _moved_section(after: list[str], edits: _Edits) -> str:
@@ -188,12 +193,12 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
     added = _still_there(edits.added, after, previous_hidden)
     removed = _still_there(edits.removed, old, hidden)
     moved = edits.moved
-    refs = _with_ancestors(after)
+    refs = _in_context(after, (j for j, line in enumerate(after) if "[ref=" in line))
     sections = [f"# Page Changes ({generation_of(current)})"]
     if added:
-        sections.append("Added/changed:\n" + "\n".join(after[j] for j in added))
+        sections.append("Added/changed:\n" + "\n".join(_in_context(after, added, CONTEXT_MARK)))
     if removed:
-        sections.append("Removed:\n" + "\n".join(old[i] for i in removed))
+        sections.append("Removed:\n" + "\n".join(_in_context(old, removed, CONTEXT_MARK)))
     if moved:
         sections.append(_moved_section(after, edits))
     changed = bool(added or removed or moved)

@@ -141,3 +141,18 @@ def test_a_line_hash_ignores_the_refs_generation_and_focus_marks():
     assert line_hash('- button "Go" [ref=sab_1_1]') != line_hash('- button "Stop" [ref=sab_1_1]')
     # The page executor's FNV-1a over UTF-8, base 36 (this value is what the extension computes).
     assert line_hash('- text: "héllo ★"') == "yl096d"
+
+
+def test_changed_lines_are_shown_under_the_unchanged_lines_they_sit_in():
+    before = snap(1, '- form', '  - button "Open In CodePen" [ref=sdoc_1_1]', '- table "Students"', '  - row',
+                  '    - button "Last Name" [ref=sdoc_1_2]', '    - button "First Name" [ref=sdoc_1_3]')
+    after = snap(2, '- form', '  - button "Open In CodePen" [ref=sdoc_2_1]', '- table "Students"', '  - row',
+                 '    - columnheader "Last Name" [sort=descending]', '      - button "Last Name" [ref=sdoc_2_2]',
+                 '    - button "First Name" [ref=sdoc_2_3]')
+    diff = diff_snapshots(before, after)
+    added = diff.text.split("Added/changed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    # Not under the CodePen button that came before it: under its table and row, marked as such.
+    assert added == ['- table "Students"  (unchanged)', '  - row  (unchanged)', '    - columnheader "Last Name" [sort=descending]',
+                     '      - button "Last Name" [ref=sdoc_2_2]'], diff.text
+    removed = diff.text.split("Removed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert removed == ['- table "Students"  (unchanged)', '  - row  (unchanged)', '    - button "Last Name" [ref]'], diff.text
