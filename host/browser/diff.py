@@ -17,7 +17,7 @@ from typing import Iterable
 
 import msgspec
 
-_REF = re.compile(r"\[ref=s[0-9a-z]+_\d+_\d+\](?: \[(?:focused|active)\])?")
+_REF = re.compile(r"\[ref=s[0-9a-z]+_\d+_\d+\](?: \[(?:focused|active)\])?", re.ASCII)
 _HEADER = re.compile(r"^# Page Snapshot \((s[0-9a-z]+_\d+)\)$")
 HEADER_LINES = 4
 # The moved lines are shown with the lines between them (their new order in context) up to
@@ -91,8 +91,11 @@ class _Edits(msgspec.Struct, frozen=True):
     span: tuple[int, int] | None  # new lines from where the moved lines were to where they are
 
 
-def _edits(old: list[str], new: list[str]) -> _Edits:
-    """Match the lines in sequence: a line dropped in one place and inserted in another moved."""
+def _edits(old: list[str], new: list[str], previous_hidden: Iterable[str] = (), hidden: Iterable[str] = ()) -> _Edits:
+    """Match the lines in sequence: a line dropped in one place and inserted in another moved.
+    A line inserted that the old snapshot's budget had left out was there all along, and one
+    dropped that the new snapshot's budget left out is there still: neither counts, as a
+    change or as half of a move."""
     from difflib import SequenceMatcher  # only a write's diff needs it
 
     inserted: list[int] = []
@@ -118,6 +121,14 @@ def _edits(old: list[str], new: list[str]) -> _Edits:
                 deleted.setdefault(old[i], []).append(i)
         if tag in ("insert", "replace"):
             inserted.extend(range(j1, j2))
+    inserted = _still_there(inserted, new, previous_hidden)
+    left_out = Counter(hidden)
+    for line, indices in deleted.items():
+        if left_out and indices:
+            key = line_hash(line)
+            while indices and left_out[key] > 0:
+                left_out[key] -= 1
+                indices.pop(0)
     added: list[int] = []
     moved: list[int] = []
     span: tuple[int, int] | None = None
@@ -189,10 +200,8 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
     before = _body(previous)
     after = _body(current)
     old = [_normal(line) for line in before]
-    edits = _edits(old, [_normal(line) for line in after])
-    added = _still_there(edits.added, after, previous_hidden)
-    removed = _still_there(edits.removed, old, hidden)
-    moved = edits.moved
+    edits = _edits(old, [_normal(line) for line in after], previous_hidden, hidden)
+    added, removed, moved = edits.added, edits.removed, edits.moved
     refs = _in_context(after, (j for j, line in enumerate(after) if "[ref=" in line))
     sections = [f"# Page Changes ({generation_of(current)})"]
     if added:

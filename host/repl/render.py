@@ -10,6 +10,7 @@ from typing import Any, Iterable, Sequence
 
 from protocol.permissions import describe_policy
 
+from host.browser.diff import CONTEXT_MARK
 from host.repl.style import PLAIN, Style
 
 _REF = re.compile(r"\[ref=[^\]]+\]")
@@ -37,12 +38,14 @@ def diff(text: str, style: Style = PLAIN) -> str:
         if line.startswith(DIFF_HEADER):
             out.append(style(line, "bold"))
             continue
-        if line in ("Added/changed:", "Removed:", "Current interactive refs:"):
-            section = line
+        if line in ("Added/changed:", "Removed:", "Current interactive refs:") or line.startswith("Order changed"):
+            section = line if not line.startswith("Order changed") else "Order changed"
             out.append(style(line, "bold"))
             continue
         if not line.strip():
             out.append(line)
+        elif line.endswith(CONTEXT_MARK) or section == "Order changed":  # context, or lines that only moved
+            out.append(snapshot(line, style))
         elif section == "Added/changed:":
             out.append(style("+ " + line, "green"))
         elif section == "Removed:":

@@ -156,3 +156,17 @@ def test_changed_lines_are_shown_under_the_unchanged_lines_they_sit_in():
                      '      - button "Last Name" [ref=sdoc_2_2]'], diff.text
     removed = diff.text.split("Removed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
     assert removed == ['- table "Students"  (unchanged)', '  - row  (unchanged)', '    - button "Last Name" [ref]'], diff.text
+
+
+def test_a_line_left_out_above_and_brought_in_below_is_no_move():
+    from host.browser.diff import line_hash
+
+    stock = '  - text: "In stock"'
+    # The read showed the first "In stock" (the second left out); the write's snapshot left
+    # out the first and shows the second further down. Nothing moved.
+    before = snap(1, '- heading "Shop"', stock, '- button "Buy A" [ref=sdoc_1_1]', '- button "Buy B" [ref=sdoc_1_2]')
+    after = snap(2, '- heading "Shop"', '- button "Buy A" [ref=sdoc_2_1]', '- button "Buy B" [ref=sdoc_2_2]', stock)
+    diff = diff_snapshots(before, after, previous_hidden=[line_hash(stock)], hidden=[line_hash(stock)])
+    assert not diff.changed and (diff.added, diff.removed, diff.moved) == (0, 0, 0), diff.text
+    # Without the hashes it reads as a move.
+    assert diff_snapshots(before, after).moved == 1
