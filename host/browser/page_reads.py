@@ -55,7 +55,8 @@ async def read_tool(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
             raise
         return await _empty_tree_fallback(call, browser, exc)
     details = dict(call.details)
-    summary = snapshots.record(browser.refs, call.tab_id, result.snapshot)  # type: ignore[arg-type]
+    full = getattr(call.params, "mode", None) == "full"
+    summary = snapshots.record(browser.refs, call.tab_id, result.snapshot, baseline=not full)  # type: ignore[arg-type]
     if summary:
         details.update(summary)
     if result.scroll is not None:

@@ -13,11 +13,15 @@ from host.browser.wire import PageSnapshot
 POST_WRITE_TOKENS = 1500
 
 
-def record(refs: RefMap, tab_id: int, snapshot: PageSnapshot | None) -> dict[str, Any] | None:
-    """Store a snapshot from an ExecuteResult; returns a small summary for result details."""
+def record(refs: RefMap, tab_id: int, snapshot: PageSnapshot | None, *, baseline: bool = True) -> dict[str, Any] | None:
+    """Store a snapshot from an ExecuteResult; returns a small summary for result details.
+    `baseline`: its text is what the next write's diff compares with (not a `full` read, whose
+    text runs are whole where a write's snapshot cuts them: the next write then shows its
+    whole snapshot)."""
     if snapshot is None:
         return None
-    refs.record(tab_id, snapshot.doc_token, snapshot.snapshot_id, snapshot.refs, snapshot.text, snapshot.hidden)
+    refs.record(tab_id, snapshot.doc_token, snapshot.snapshot_id, snapshot.refs, snapshot.text if baseline else "",
+                snapshot.hidden if baseline else ())
     return {"snapshot": snapshot.id, "refCount": snapshot.ref_count, "truncatedNodes": snapshot.truncated_nodes,
             "truncatedRefs": snapshot.truncated_refs}
 

@@ -249,3 +249,9 @@ async def test_the_full_mode_keeps_long_text_whole(driver):
     # What find_in_page searches is the latest snapshot: whole lines too.
     found = await driver.ok("find_in_page", query="east lot stays open")
     assert sentence in found["text"], found["text"]
+    # A write after a full read is not compared with it (its snapshot cuts what the read kept
+    # whole): it shows its whole snapshot instead of the long text as removed and added.
+    page = (await driver.read(mode="full"))["text"]
+    clicked = await driver.ok("click", element="Save", ref=ref_of(page, 'button "Save"'))
+    after = clicked["text"].split("--- incremental snapshot ---")[1]
+    assert "# Page Snapshot" in after and "Removed:" not in after, after
