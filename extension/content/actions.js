@@ -164,17 +164,19 @@
   }
 
   // A field that suggests as it is typed in (a combobox, aria-autocomplete) filters on key
-  // events: setting its value at once would leave its list closed.
-  function suggests(el) {
+  // events: setting its value at once would leave its list closed. Short text only: key by key
+  // takes a round trip a key, and a long text would outlast the write's deadline.
+  const SUGGEST_KEYED_CHARS = 64;
+  function suggests(el, text) {
     const autocomplete = (el.getAttribute("aria-autocomplete") || "none").trim().toLowerCase();
-    return TW.roleOf(el) === "combobox" || autocomplete !== "none" && autocomplete !== "";
+    return text.length <= SUGGEST_KEYED_CHARS && (TW.roleOf(el) === "combobox" || autocomplete !== "none" && autocomplete !== "");
   }
 
   async function dispatchType(run, target, params) {
     const el = target.el;
     const secret = TW.isCredentialField(el);
     const before = TW.input.currentText(el);
-    const slowly = !!params.slowly || suggests(el);
+    const slowly = !!params.slowly || suggests(el, params.text);
     dispatching(run, target);
     const expected = await TW.input.type(el, params.text, { mode: params.mode, slowly, signal: run.signal });
     const editable = el.localName !== "input" && el.localName !== "textarea";

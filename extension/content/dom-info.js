@@ -110,7 +110,7 @@
     const current = el.getAttribute("aria-current");
     if (current && current !== "false") attrs.push("current");
     // A feed or a region still loading (more articles on their way): wait before reading on.
-    if (el.getAttribute("aria-busy") === "true") attrs.push("busy");
+    if ((el.getAttribute("aria-busy") || "").trim().toLowerCase() === "true") attrs.push("busy");
     attrs.push(...ariaStates(el, role, attrs));
     return attrs;
   };
@@ -199,7 +199,7 @@
       out.push("checked=mixed");
     }
     // A toggle button says so when it is off too: without it, Bold reads as a plain button.
-    const pressed = el.getAttribute("aria-pressed");
+    const pressed = (el.getAttribute("aria-pressed") || "").trim().toLowerCase();
     if (pressed === "true") out.push("pressed");
     else if (pressed === "mixed") out.push("pressed=mixed");
     else if (pressed === "false") out.push("pressed=false");

@@ -87,7 +87,9 @@ async def test_a_menu_button_opens_its_menu_and_a_choice_applies(driver):
     assert '- menu "Actions"' in opened["text"] and 'menuitem "Archive"' in opened["text"], opened["text"]
     closed = await driver.ok("click", element="Archive", ref=ref_of(opened["text"], 'menuitem "Archive"'))
     assert await in_page(driver, "menubutton", "document.getElementById('status').textContent") == "Archived"
-    assert '- button "Actions" [collapsed]' in closed["text"].split("Removed:")[0], closed["text"]
+    changes = closed["text"].split("--- incremental snapshot ---")[1]
+    assert '- button "Actions" [collapsed]' in changes.split("Added/changed:\n")[1].split("\n\n")[0], changes
+    assert 'menuitem "Archive"' in changes.split("Removed:\n")[1].split("\n\n")[0], changes
     # By keyboard: Enter opens the menu on its first item, the arrow moves, Enter acts.
     text = (await driver.read())["text"]
     pressed = await driver.ok("press_key", key="Enter", ref=ref_of(text, 'button "Actions"'))
@@ -201,7 +203,9 @@ async def test_a_disclosure_shows_the_faq_answer_to_read(driver):
     assert 'text: "Yes. Permits cost $12 a month and are sold at the front desk between 9 am and 4 pm."' in text, text
     # Closing it again with the ref the agent has just read.
     closed = await driver.ok("click", element="Do I need a permit for the east lot?", ref=ref_of(text, "Do I need a permit"))
-    assert "Permits cost" not in closed["text"].split("Removed:")[0], closed["text"]
+    changes = closed["text"].split("--- incremental snapshot ---")[1]
+    assert "Permits cost" in changes.split("Removed:\n")[1].split("\n\n")[0], changes
+    assert "Permits cost" not in changes.split("Removed:")[0], changes
     assert await in_page(driver, "disclosure", "document.getElementById('faq-2').classList.contains('open')") is False
 
 
