@@ -12,20 +12,12 @@ import re
 import pytest
 
 from tests.support.browser_tools import module_fixtures, ref_of
+from tests.support.apg import in_page, open_page
 from tests.support.browser_tools_l2 import l2_site, new_l2_driver
 
 pytestmark = pytest.mark.browser
 
 site, driver = module_fixtures(l2_site, new_l2_driver, "widget-tasks-more")
-
-
-async def open_page(driver, page: str) -> str:
-    await driver.open_fixture(f"apg/{page}.html")
-    return (await driver.read())["text"]
-
-
-async def in_page(driver, page: str, expression: str):
-    return await driver.evaluate(f"apg/{page}.html", expression)
 
 
 def line_of(text: str, line_part: str) -> str:
