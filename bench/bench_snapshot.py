@@ -44,7 +44,9 @@ WIDGET_PAGES = ("landmarks.html", "tree.html", "grid.html", "feed.html", "svg.ht
 # The pages of the widget tasks (tests/fixtures/pages/apg): widgets with some prose, as an
 # example page has them; sizes only.
 TASK_PAGES = ("combobox.html", "menubar.html", "datepicker.html", "carousel.html", "slider.html", "treeview.html",
-              "sortable.html", "dialog.html", "editgrid.html")
+              "sortable.html", "dialog.html", "editgrid.html", "accordion.html", "listbox.html", "menubutton.html",
+              "tabs.html", "tristate.html", "radiogroup.html", "spinbutton.html", "switch.html", "disclosure.html",
+              "toolbar.html", "feed.html", "spanlink.html", "alertdialog.html", "breadcrumb.html", "landmarks.html")
 DOCS = Path("/usr/share/doc/python3-doc/html")
 REAL_PAGE = "library/stdtypes.html"
 
