@@ -149,9 +149,9 @@ class CdpCommand(Message, tag="cdp.command", kw_only=True):
 
 
 class CdpStep(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown_fields=True, kw_only=True):
-    """One command of a `cdp.batch`. With `expect`, the command's `result.value` (what a
-    `Runtime.evaluate` returned; null when it returned nothing) must equal it, as JSON, for the
-    batch to go on. With `overlap`, it is sent without waiting for the answer of the command
+    """One command of a `cdp.batch`. With `expect`, the value at `expect_at` in its result
+    (`result.value` by default: what a `Runtime.evaluate` returned; null when there is none) must
+    equal it, as JSON, for the batch to go on. With `overlap`, it is sent without waiting for the answer of the command
     before it (still after it, in order); a command without `overlap` is sent only once every
     command before it has answered as expected, so a stop at a command holds back all that
     follow it but the overlapping ones sent with it. `deadline_ms`: its own time limit (within
@@ -161,6 +161,8 @@ class CdpStep(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unknown
     method: CdpMethod
     params: dict[str, Any] = {}
     expect: Any | msgspec.UnsetType = msgspec.UNSET
+    # Where in the result the expected value is (keys from the top); empty: `result.value`.
+    expect_at: Annotated[list[Annotated[str, msgspec.Meta(max_length=64)]], msgspec.Meta(max_length=8)] = []
     overlap: bool = False
     deadline_ms: Deadline | None = None
 

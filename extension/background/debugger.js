@@ -203,9 +203,11 @@ export async function handleCdpBatch(message, signal) {
         }
         outcome.results.push(result);
         if (Object.prototype.hasOwnProperty.call(step, "expect")) {
-          // An evaluation that returned nothing (undefined) reads as null, on both sides.
-          const inner = result && typeof result.result === "object" && result.result !== null ? result.result : {};
-          const read = "value" in inner ? inner.value : null;
+          // What is at `expectAt` (default result.value); nothing there reads as null, on both sides.
+          const path = Array.isArray(step.expectAt) && step.expectAt.length ? step.expectAt : ["result", "value"];
+          let read = result;
+          for (const key of path) read = read !== null && typeof read === "object" && key in read ? read[key] : undefined;
+          if (read === undefined) read = null;
           if (!sameValue(read, step.expect)) {
             Object.assign(outcome, { stoppedAt: index, unexpected: read });
             return index;

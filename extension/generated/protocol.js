@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "11339b4910ccb626f02abbc4c6cc4b5c19cbaf507639d1df11a776fe7cf91abc";
+export const SCHEMA_HASH = "c533c84107f686d0c828a628f239bab6f77880f8b1e45d6033e30e587b51cc4c";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

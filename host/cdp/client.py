@@ -152,8 +152,9 @@ class TabClient:
                     code=exc.code, message=exc.message, retryable=exc.retryable, details=details or None))
             results.append(result)
             if step.expect is not msgspec.UNSET:
-                inner = result.get("result") if isinstance(result, dict) else None
-                value = inner.get("value") if isinstance(inner, dict) else None
+                value: Any = result
+                for key in step.expect_at or ["result", "value"]:
+                    value = value.get(key) if isinstance(value, dict) else None
                 # Compared as JSON, as the extension does (True is not 1).
                 if msgspec.json.encode(value) != msgspec.json.encode(step.expect):
                     return CdpBatchOutcome(results=results, stopped_at=index, unexpected=value)

@@ -41,6 +41,9 @@ class TabState:
         self.probe_worlds: dict[tuple[str | None, str], tuple[int, int]] = {}
         # (epoch, frame) of the tab's top frame: it names its document, so it holds for one epoch
         self.top_frame: tuple[int, Any] | None = None
+        # (epoch, top frame id, remote object id, whether a shadow root could be attached to it)
+        # of the element the last focus look found focused in the top frame
+        self.focus_anchor: tuple[int, str, str, bool] | None = None
         self.changed = asyncio.Event()  # pulsed on new sessions and contexts
         self.last_agent_input = 0.0
 

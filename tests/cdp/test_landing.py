@@ -67,6 +67,7 @@ class Page:
             "Page.getLayoutMetrics": lambda p, s: {"cssLayoutViewport": {"clientWidth": 800, "clientHeight": 600}},
             "Page.createIsolatedWorld": lambda p, s: {"executionContextId": 7},
             "Runtime.evaluate": self._active,
+            "Runtime.callFunctionOn": self._still_focused,
         })
 
     def _hit(self, params: dict[str, Any], session: str | None) -> Any:
@@ -83,10 +84,16 @@ class Page:
         expression = params.get("expression", "")
         if "focusLine" in expression:  # the flush after trusted input, in our isolated world
             return {"result": {"type": "string", "value": self.focus_line}}
-        if params.get("returnByValue"):  # the look of a batch: is the focus in this document?
-            return {"result": {"type": "boolean", "value": owner is None}}
-        return {"result": {"type": "object", "subtype": "node", "objectId": f"node-{owner}"} if owner
-                else {"type": "object", "subtype": "null", "value": None}}
+        # The focused element: the frame owner holding the focus, else a field of the document.
+        if owner:
+            return {"result": {"type": "object", "subtype": "node", "className": "HTMLIFrameElement",
+                               "objectId": f"node-{owner}"}}
+        return {"result": {"type": "object", "subtype": "node", "className": "HTMLInputElement",
+                           "objectId": f"field-{session}"}}
+
+    def _still_focused(self, params: dict[str, Any], session: str | None) -> Any:
+        # The look of a batch, on the element the judgement found: is the focus still there?
+        return {"result": {"type": "boolean", "value": self.focus.get(session) is None}}
 
 
 @pytest.fixture
@@ -235,7 +242,7 @@ async def test_a_press_on_the_top_frames_focus_goes_as_one_batch_the_look_right_
     keys = [i for i, m in enumerate(methods) if m == "Input.dispatchKeyEvent"]
     assert len(keys) == 2 and set(methods[:keys[0] - 1]) == {"Network.enable"}  # tracking starts before the keys
     look = fake.sent[keys[0] - 1]
-    assert look[2] == "Runtime.evaluate" and look[3]["contextId"] == 7 and "return !owner" in look[3]["expression"]
+    assert look[2] == "Runtime.callFunctionOn" and look[3]["objectId"] == "field-None" and "a === me" in look[3]["functionDeclaration"]
     flush = fake.sent[keys[-1] + 1]
     assert flush[2] == "Runtime.evaluate" and flush[3]["contextId"] == 9 and "focusLine" in flush[3]["expression"]
     assert result.ok and 'Focus now: textbox "Card number"' in result.text and result.details["dispatched"] is True
@@ -247,7 +254,7 @@ async def test_the_batch_sends_no_key_when_the_focus_moved_into_another_frame(ga
     with pytest.raises(ToolFailure) as caught:
         await l2_tools.press_key(call, gateway)
     assert caught.value.code == "target_changed" and caught.value.details["dispatched"] is False
-    assert fake.writes() == [] and fake.methods()[-1] == "Runtime.evaluate"
+    assert fake.writes() == [] and fake.methods()[-1] == "Runtime.callFunctionOn"
 
 
 async def test_a_press_on_a_page_of_many_frame_sessions_takes_the_step_by_step_path(gateway, page, fake):
@@ -268,7 +275,7 @@ async def test_a_batch_whose_look_failed_sends_no_key_and_says_why(gateway, page
     def failing(params, session):
         raise error
 
-    fake.handlers["Runtime.evaluate"] = failing
+    fake.handlers["Runtime.callFunctionOn"] = failing  # the look, on the element the judgement found
     with pytest.raises(ToolFailure) as caught:
         await l2_tools.press_key(call, gateway)
     assert caught.value.code == code and said in caught.value.message and caught.value.details["dispatched"] is False

@@ -223,18 +223,20 @@ async def test_a_blocked_origin_gets_no_trusted_input_in_its_frame(driver, site,
         await driver.control.call("gatekeeper.remove_origin", pattern=pay, list="blocked")
 
 
-async def test_keys_for_a_frame_inside_a_shadow_root_are_judged_at_the_frames_origin(driver, site, kind):
-    # The shop moves its payment frame into an open shadow root and hands it the focus: the
-    # document's activeElement is then the shadow host, not the frame, yet keys go into the frame.
+@pytest.mark.parametrize("mode", ["open", "closed"])
+async def test_keys_for_a_frame_inside_a_shadow_root_are_judged_at_the_frames_origin(driver, site, kind, mode):
+    # The shop moves its payment frame into a shadow root and hands it the focus: the document's
+    # activeElement is then the shadow host, not the frame, yet keys go into the frame. A closed
+    # root hides it from every script but the debugger.
     pay = site.payment_base(kind)
     await checkout(driver, pay)
     await driver.on_page("(() => { const host = document.createElement('div'); host.id = 'host'; "
-                         "document.body.prepend(host); host.attachShadow({mode: 'open'})"
-                         ".append(document.getElementById('pay')); return true; })()")
+                         f"document.body.prepend(host); window.shadowOfHost = host.attachShadow({{mode: '{mode}'}}); "
+                         "window.shadowOfHost.append(document.getElementById('pay')); return true; })()")
     await until(lambda: in_payment(driver, "!!document.getElementById('card')"), 10, "the moved frame to load again")
 
     async def focused() -> bool:
-        await driver.on_page("(() => { const frame = document.getElementById('host').shadowRoot.getElementById('pay'); "
+        await driver.on_page("(() => { const frame = window.shadowOfHost.getElementById('pay'); "
                              "frame.focus(); frame.contentWindow.focus(); return true; })()")
         await in_payment(driver, "document.getElementById('card').focus(), true")
         return await in_payment(driver, "!!document.activeElement && document.activeElement.id === 'card'")

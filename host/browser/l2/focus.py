@@ -23,37 +23,46 @@ from host.cdp.errors import CdpCode, CdpError
 
 PROBE_WORLD = "tabwarden-probe"
 PROBE_GROUP = "tabwarden-probe"
+# The top frame's focused element as the last look found it, kept (one at a time) for a batch's
+# look right before its keys.
+ANCHOR_GROUP = "tabwarden-focus-anchor"
 MAX_DEPTH = 8
-# The focused element of the document, followed into open shadow roots (a frame inside one
-# leaves the document's activeElement at the shadow host), told by its local name in any case
-# (XHTML documents keep it lowercase in nodeName).
-_ACTIVE = ("let a = document.activeElement; while (a && a.shadowRoot && a.shadowRoot.activeElement) "
-           "a = a.shadowRoot.activeElement; const owner = !!a && "
-           "/^(iframe|frame|object|embed|fencedframe)$/i.test(a.localName || '');")
-# The active element when it holds a frame (the focus is somewhere inside that frame), else null.
-_ACTIVE_FRAME_OWNER = f"(() => {{ {_ACTIVE} return owner ? a : null; }})()"
-# True while the focus is in this frame's own document (no frame of it holds the focus).
-_FOCUS_HERE = f"(() => {{ {_ACTIVE} return !owner; }})()"
+FRAME_OWNERS = frozenset({"HTMLIFrameElement", "HTMLFrameElement", "HTMLObjectElement", "HTMLEmbedElement",
+                          "HTMLFencedFrameElement"})
+# The built-in elements a page may attach a shadow root to (custom elements too, whose class
+# our isolated world does not know): only these can hide a focused frame in a closed root.
+_HOSTS = frozenset({"HTMLElement", "HTMLDivElement", "HTMLSpanElement", "HTMLBodyElement", "HTMLParagraphElement",
+                    "HTMLHeadingElement", "HTMLQuoteElement"})
+# The focused element, followed into open shadow roots (a frame inside one leaves the
+# document's activeElement at the shadow host); closed ones are followed through the debugger.
+_DEEPEST = "while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement; return a;"
+_ACTIVE_ELEMENT = f"(() => {{ let a = document.activeElement; {_DEEPEST} }})()"
+_ACTIVE_IN_ROOT = f"function () {{ let a = this.activeElement; {_DEEPEST} }}"
+# True while `this` is still where the focus is (as far as the page's open roots go).
+_STILL_FOCUSED = f"function () {{ const me = this; let a = document.activeElement; {_DEEPEST.replace('return a;', 'return a === me;')} }}"
 
 
 class FocusLost(TabwardenError):
     """The focus could not be followed (a frame without a session, too deep, a document gone)."""
 
 
+def _may_host(class_name: str) -> bool:
+    return class_name in _HOSTS or not class_name.startswith(("HTML", "SVG"))
+
+
 async def focused_frame(frames: FrameTrees) -> Frame:
     """The frame whose document holds the keyboard focus. Raises FocusLost or CdpError."""
     client = frames.client
-    frame = await frames.top()
+    frame = top = await frames.top()
     for _ in range(MAX_DEPTH):
         session = frame.session_id
-        handle = (await _read_active(frames, frame)).get("objectId")
-        if not handle:
-            return frame  # the focus is in this frame's own document
+        active = await _read_active(frames, frame, anchor=frame is top)
         try:
-            node = (await client.send("DOM.describeNode", {"objectId": handle}, session_id=session,
-                                      timeout=READ_TIMEOUT_S)).get("node") or {}
+            node = await _through_closed_roots(frames, frame, active)
         finally:
             await _release(frames, session)
+        if node is None:
+            return frame  # the focus is in this frame's own document
         inner = node.get("frameId")
         if not inner or inner == frame.frame_id:
             raise FocusLost("the focused frame owner holds no frame the debugger knows")
@@ -71,23 +80,61 @@ async def focused_frame(frames: FrameTrees) -> Frame:
     raise FocusLost(f"the focus is more than {MAX_DEPTH} frames deep")
 
 
-def focus_stays_step(client: TabClient, frame_id: str) -> CdpStep | None:
+async def _through_closed_roots(frames: FrameTrees, frame: Frame, active: dict) -> dict | None:
+    """The node of the frame owner that holds the focus (`active`: the focused element as our
+    world sees it), followed into closed shadow roots, which only the debugger sees into; None
+    when the focus is in the frame's own document."""
+    client, session = frames.client, frame.session_id
+    for _ in range(MAX_DEPTH):
+        handle, kind = active.get("objectId"), str(active.get("className") or "")
+        if not handle or not (kind in FRAME_OWNERS or _may_host(kind)):
+            return None  # nothing focused, or an element that can neither hold a frame nor hide one
+        node = (await client.send("DOM.describeNode", {"objectId": handle, "depth": 0}, session_id=session,
+                                  timeout=READ_TIMEOUT_S)).get("node") or {}
+        if kind in FRAME_OWNERS:
+            return node
+        closed = next((r for r in node.get("shadowRoots") or [] if r.get("shadowRootType") == "closed"), None)
+        if closed is None:
+            return None
+        client.state.focus_anchor = None  # the batch's look cannot see into a closed root
+        context = client.state.probe_worlds[(session, frame.frame_id)][1]
+        root = await client.send("DOM.resolveNode", {"backendNodeId": closed["backendNodeId"], "executionContextId": context,
+                                                     "objectGroup": PROBE_GROUP}, session_id=session, timeout=READ_TIMEOUT_S)
+        inside = await client.send("Runtime.callFunctionOn", {"objectId": root["object"]["objectId"], "objectGroup": PROBE_GROUP,
+                                                              "functionDeclaration": _ACTIVE_IN_ROOT},
+                                   session_id=session, timeout=READ_TIMEOUT_S)
+        active = inside.get("result") or {}
+        if not active.get("objectId"):
+            return None  # the host itself holds the focus
+    raise FocusLost(f"the focus is more than {MAX_DEPTH} shadow roots deep")
+
+
+def focus_stays_step(client: TabClient, frame_id: str) -> list[CdpStep] | None:
     """For a batch: the look, in our probe world of the tab's top frame `frame_id`, that the
-    focus is still in that frame's own document (the step expects True; a document that went
-    fails it, its world with it). None when that world is not known in this lifecycle epoch."""
-    kept = client.state.probe_worlds.get((None, frame_id))
+    focus is still on the element the last look found there (expects True; a document that went
+    fails it, the element with it), and, for an element a shadow root could be attached to
+    since, that it has none (a closed one could hide a frame). None when no such look is known
+    in this lifecycle epoch (or the focus was inside a closed root)."""
+    anchor = client.state.focus_anchor
     top = client.state.top_frame
     epoch = client.state.epoch
-    if kept is None or kept[0] != epoch or top is None or top[0] != epoch or top[1].frame_id != frame_id:
+    if anchor is None or anchor[0] != epoch or anchor[1] != frame_id or top is None or top[0] != epoch \
+            or top[1].frame_id != frame_id:
         return None
-    return CdpStep(method="Runtime.evaluate", params={"expression": _FOCUS_HERE, "contextId": kept[1], "returnByValue": True},
-                   expect=True, deadline_ms=int(READ_TIMEOUT_S * 1000))
+    deadline = int(READ_TIMEOUT_S * 1000)
+    steps = [CdpStep(method="Runtime.callFunctionOn", params={"objectId": anchor[2], "functionDeclaration": _STILL_FOCUSED,
+                                                              "returnByValue": True}, expect=True, deadline_ms=deadline)]
+    if anchor[3]:
+        steps.append(CdpStep(method="DOM.describeNode", params={"objectId": anchor[2], "depth": 0},
+                             expect_at=["node", "shadowRoots"], expect=None, deadline_ms=deadline))
+    return steps
 
 
-async def _read_active(frames: FrameTrees, frame: Frame) -> dict:
-    """The frame document's active element when it owns a frame (a remote object), in our
-    probe world. The world's context is kept for the tab's lifecycle epoch (a navigation or a
-    frame change starts a new one), so the next look at the same frame sends one command."""
+async def _read_active(frames: FrameTrees, frame: Frame, *, anchor: bool = False) -> dict:
+    """The frame document's focused element (a remote object), in our probe world. The world's
+    context is kept for the tab's lifecycle epoch (a navigation or a frame change starts a new
+    one), so the next look at the same frame sends one command. `anchor`: keep it, for the
+    next batch's look (the one kept before is let go)."""
     client, session = frames.client, frame.session_id
     key = (session, frame.frame_id)
     epoch = client.state.epoch
@@ -102,16 +149,34 @@ async def _read_active(frames: FrameTrees, frame: Frame) -> dict:
             for older in [k for k, (at, _) in worlds.items() if at != epoch]:
                 del worlds[older]  # from documents that are gone
             worlds[key] = (epoch, context)
+        if anchor:
+            client.state.focus_anchor = None
+            _let_go(client, session, ANCHOR_GROUP)
         try:
-            active = await client.send("Runtime.evaluate", {"expression": _ACTIVE_FRAME_OWNER, "objectGroup": PROBE_GROUP,
-                                                            "contextId": context, "returnByValue": False},
+            active = await client.send("Runtime.evaluate", {"expression": _ACTIVE_ELEMENT, "contextId": context,
+                                                            "objectGroup": ANCHOR_GROUP if anchor else PROBE_GROUP,
+                                                            "returnByValue": False},
                                        session_id=session, timeout=READ_TIMEOUT_S)
         except CdpError as exc:
             if cached is None or exc.code != CdpCode.PROTOCOL_ERROR:
                 raise
             continue  # the kept world is gone with its document: make it again
-        return active.get("result") or {}
+        result = active.get("result") or {}
+        if anchor and result.get("objectId"):
+            kind = str(result.get("className") or "")
+            client.state.focus_anchor = (epoch, frame.frame_id, result["objectId"], _may_host(kind))
+        return result
     raise FocusLost("the focused frame's document could not be read")
+
+
+def _let_go(client: TabClient, session: str | None, group: str) -> None:
+    """Release an object group without waiting (sent before what follows on the session)."""
+    try:
+        waiting = client.begin("Runtime.releaseObjectGroup", {"objectGroup": group}, session_id=session,
+                               timeout=READ_TIMEOUT_S)
+    except CdpError:
+        return
+    waiting.add_done_callback(lambda done: done.cancelled() or done.exception())
 
 
 async def _release(frames: FrameTrees, session: str | None) -> None:

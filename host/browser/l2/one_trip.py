@@ -4,10 +4,11 @@ here they go as one `cdp.batch`, which the extension runs command after command:
 
     1. Network.enable in every session tracked (requests are seen from before the input); the
        tabs are listed meanwhile (a tab the press opens, where this one is now)
-    2. the look: in our probe world of the top frame, the focus is still in that document (the
-       frame the press was judged at); any other answer, or a document gone, ends the batch
-       before any key, and the call as `target_changed` (a look that could not be sent at all
-       fails as the debugger did); the keys follow its answer with nothing in between
+    2. the look: in our probe world of the top frame, the focus is still on the element the
+       press was judged with (so still in that frame), and that element holds no shadow root that
+       could hide a frame; any other answer, or a document gone, ends the batch before any key,
+       and the call as `target_changed` (a look that could not be sent at all fails as the
+       debugger did); the keys follow its answer with nothing in between
     3. the key events (one combination: once its key is down, only releases follow, so the
        keys are not checked against the page's lifecycle one by one as typing is)
     4. the flush: in our isolated world, the page's handlers have run, and where the focus is now
@@ -69,20 +70,21 @@ async def press_in_one_trip(call: ToolCall, browser: "BrowserGateway", client: T
     landing = landing_of(call)
     if landing.kind != "focus" or landing.session_id is not None:
         return None
-    look = focus_stays_step(client, landing.frame_id)
+    looks = focus_stays_step(client, landing.frame_id)
     context = client.state.contexts.get((None, landing.frame_id))
-    if look is None or context is None:
+    if looks is None or context is None:
         return None
+    looks = [looks[0], *(msgspec.structs.replace(step, overlap=True) for step in looks[1:])]
     keys = _Gather()
     await trusted.press(keys, combo)
     async with NetworkIdle(client, enable=False) as network:
         tracking = [step if i == 0 else msgspec.structs.replace(step, overlap=True)
                     for i, step in enumerate(network.enable_steps())]
-        steps = [*tracking, look, *keys.steps, NetworkIdle.flush_step(context)]
+        steps = [*tracking, *looks, *keys.steps, NetworkIdle.flush_step(context)]
         if len(steps) > MAX_BATCH_STEPS:
             return None  # many frame sessions: one trip each
         at_look, flush = len(tracking), len(steps) - 1
-        first_key = at_look + 1
+        first_key = at_look + len(looks)
         try:
             outcome = await client.batch(steps, expect_epoch=writer.epoch, list_tabs=True)
         except CdpError as exc:
@@ -90,9 +92,9 @@ async def press_in_one_trip(call: ToolCall, browser: "BrowserGateway", client: T
         stop, error = outcome.stopped_at, outcome.error
         if stop is not None and stop < at_look:
             return None  # a session's tracking could not start; no key was sent
-        if stop == at_look:
+        if stop is not None and stop < first_key:
             if error is None:
-                raise moved_since_judged("the keyboard focus moved to another frame")
+                raise moved_since_judged("the keyboard focus moved (to another element, frame or shadow root)")
             if error.code == CdpCode.PROTOCOL_ERROR:  # the look's world went with its document
                 raise moved_since_judged(f"the page changed ({error.message})")
             raise cdp_failure(_cdp_error(error, sent=False), write=True)
