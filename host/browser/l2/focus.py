@@ -2,19 +2,20 @@
 
 The browser delivers `Input.dispatchKeyEvent` to the focused frame, whichever session the event
 is sent on, out-of-process frames included. Starting at the top frame, each document's
-`activeElement` is read; when it is a frame owner (the focus is inside that frame) the search
-goes on in the frame it holds, in the same session or in the frame's own child session.
+focused element is read (`activeElement`, followed into open shadow roots by script and into
+closed ones through the debugger, which alone sees into them); when it is a frame owner (the
+focus is inside that frame) the search goes on in the frame it holds, in the same session or in
+the frame's own child session.
 
 Documents are read in an isolated world of our own (`Page.createIsolatedWorld`, reused by
 name, its context kept for the tab's lifecycle epoch), where the page's scripts cannot redefine
-`activeElement` to point elsewhere. Only reads
-are sent; every failure to follow the focus is raised, never guessed.
+`activeElement` to point elsewhere. Only reads are sent; every failure to follow the focus is
+raised, never guessed. The top frame's focused element is kept for a press batch's last look.
 """
 
 from __future__ import annotations
 
 from protocol.errors import TabwardenError
-
 from protocol.messages import CdpStep
 
 from host.browser.l2.frames import READ_TIMEOUT_S, Frame, FrameTrees
