@@ -180,11 +180,13 @@ def _moved_section(after: list[str], edits: _Edits) -> str:
         else:
             runs.append([j])
     shown: list[str] = []
+    room = MOVED_SPAN_LINES + 1  # lines in all, the runs' leading lines included
     for run in runs:
-        if len(shown) >= MOVED_SPAN_LINES:
+        if room <= 1:
             break
-        lines = ([after[run[0] - 1]] if run[0] else ["(at the top)"]) + [after[j] for j in run]
-        shown.append("\n".join(lines[:MOVED_SPAN_LINES + 1]))
+        lines = (([after[run[0] - 1]] if run[0] else ["(at the top)"]) + [after[j] for j in run])[:room]
+        room -= len(lines)
+        shown.append("\n".join(lines))
     count = len(edits.moved)
     return (f"Order changed ({count} line{'s' if count != 1 else ''} moved; read the page for the whole order). "
             "Each run of moved lines below the line now before it:\n" + "\n…\n".join(shown))

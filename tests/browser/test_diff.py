@@ -170,3 +170,16 @@ def test_a_line_left_out_above_and_brought_in_below_is_no_move():
     assert not diff.changed and (diff.added, diff.removed, diff.moved) == (0, 0, 0), diff.text
     # Without the hashes it reads as a move.
     assert diff_snapshots(before, after).moved == 1
+
+
+def test_a_shuffled_long_table_shows_at_most_the_span_limit_of_moved_lines():
+    import random
+
+    from host.browser.diff import MOVED_SPAN_LINES
+
+    rows = [f'  - row: "Item {n:03d}"' for n in range(400)]
+    shuffled = rows[:]
+    random.Random(7).shuffle(shuffled)
+    diff = diff_snapshots(snap(1, *rows), snap(2, *shuffled))
+    shown = diff.text.split("the line now before it:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert diff.moved > 100 and len([line for line in shown if line != "…"]) <= MOVED_SPAN_LINES + 1, len(shown)
