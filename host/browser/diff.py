@@ -99,7 +99,7 @@ def _edits(old: list[str], new: list[str], previous_hidden: Iterable[str] = (), 
     from difflib import SequenceMatcher  # only a write's diff needs it
 
     inserted: list[int] = []
-    deleted: dict[str, list[int]] = {}
+    deleted: list[int] = []
     kept: dict[int, int] = {}  # old index -> new index of the lines that stayed in sequence
     # The unchanged head and tail first: the matcher takes the longest common block, which in
     # repetitive content (rows alike) may pair lines far apart and call a single insertion a move.
@@ -117,23 +117,18 @@ def _edits(old: list[str], new: list[str], previous_hidden: Iterable[str] = (), 
         if tag == "equal":
             kept.update(zip(range(i1, i2), range(j1, j2)))
         if tag in ("delete", "replace"):
-            for i in range(i1, i2):
-                deleted.setdefault(old[i], []).append(i)
+            deleted.extend(range(i1, i2))
         if tag in ("insert", "replace"):
             inserted.extend(range(j1, j2))
     inserted = _still_there(inserted, new, previous_hidden)
-    left_out = Counter(hidden)
-    for line, indices in deleted.items():
-        if left_out and indices:
-            key = line_hash(line)
-            while indices and left_out[key] > 0:
-                left_out[key] -= 1
-                indices.pop(0)
+    gone: dict[str, list[int]] = {}
+    for i in _still_there(deleted, old, hidden):
+        gone.setdefault(old[i], []).append(i)
     added: list[int] = []
     moved: list[int] = []
     span: tuple[int, int] | None = None
     for j in inserted:
-        was = deleted.get(new[j])
+        was = gone.get(new[j])
         if not was:
             added.append(j)
             continue
@@ -144,7 +139,7 @@ def _edits(old: list[str], new: list[str], previous_hidden: Iterable[str] = (), 
         after = min((kept[k] for k in range(i + 1, len(old)) if k in kept), default=len(new))
         low, high = min(j, before + 1), max(j, after - 1)
         span = (low, high) if span is None else (min(span[0], low), max(span[1], high))
-    removed = sorted(i for left in deleted.values() for i in left)
+    removed = sorted(i for left in gone.values() for i in left)
     return _Edits(added, removed, moved, span)
 
 

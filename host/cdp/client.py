@@ -91,17 +91,8 @@ class TabClient:
         """Like `send`, but the command is on its way (in call order) when this returns: await
         the future for its result. Lets a caller send several commands without waiting for each
         acknowledgement (mouse moves in a hidden tab are acknowledged only at its next frame)."""
-        check_method(method)
+        self._ready([(method, session_id)], expect_epoch, f"{method} was not sent")
         state = self.state
-        if state.closed:
-            raise CdpError(CdpCode.TAB_CLOSED, f"tab {state.tab_id} is closed")
-        if expect_epoch is not None and state.epoch != expect_epoch:
-            raise CdpError(CdpCode.EPOCH_CHANGED, f"tab {state.tab_id} changed ({state.epoch_reason}) since the call "
-                           f"was prepared; {method} was not sent", details={"reason": state.epoch_reason})
-        if session_id is not None and session_id not in state.sessions:
-            raise CdpError(CdpCode.SESSION_GONE, f"the frame session {session_id[:12]}… of tab {state.tab_id} has ended")
-        if method.startswith("Input."):
-            self.manager.mark_agent_input(state.tab_id)
         # Tasks start in creation order and the transport queues the frame at its first step.
         request = asyncio.ensure_future(self.manager.transport.command(
             state.tab_id, session_id, method, params or {}, timeout=timeout or self.default_timeout,
@@ -121,23 +112,30 @@ class TabClient:
             raise CdpError("invalid_params", f"a batch holds at most {MAX_BATCH_STEPS} commands, not {len(steps)}")
         if not steps:
             return CdpBatchOutcome()
-        for step in steps:
-            check_method(step.method)
+        self._ready([(step.method, step.session_id) for step in steps], expect_epoch, "nothing was sent")
+        state = self.state
+        wait = timeout or self.default_timeout
+        run = getattr(self.manager.transport, "batch", None)
+        work = run(state.tab_id, steps, timeout=wait, list_tabs=list_tabs) if run is not None else self._one_by_one(steps, wait)
+        return await self._outcome(asyncio.ensure_future(work), state.lost, "a batch of commands")
+
+    def _ready(self, commands: list[tuple[str, str | None]], expect_epoch: int | None, unsent: str) -> None:
+        """Refuse, before anything is sent, commands (method, session) this tab cannot take now
+        (a domain not allowed, the tab closed, its epoch moved on, a session gone); note that
+        trusted input is on its way."""
+        for method, _ in commands:
+            check_method(method)
         state = self.state
         if state.closed:
             raise CdpError(CdpCode.TAB_CLOSED, f"tab {state.tab_id} is closed")
         if expect_epoch is not None and state.epoch != expect_epoch:
             raise CdpError(CdpCode.EPOCH_CHANGED, f"tab {state.tab_id} changed ({state.epoch_reason}) since the call "
-                           "was prepared; nothing was sent", details={"reason": state.epoch_reason})
-        gone = next((s.session_id for s in steps if s.session_id is not None and s.session_id not in state.sessions), None)
+                           f"was prepared; {unsent}", details={"reason": state.epoch_reason})
+        gone = next((session for _, session in commands if session is not None and session not in state.sessions), None)
         if gone is not None:
             raise CdpError(CdpCode.SESSION_GONE, f"the frame session {gone[:12]}… of tab {state.tab_id} has ended")
-        if any(step.method.startswith("Input.") for step in steps):
+        if any(method.startswith("Input.") for method, _ in commands):
             self.manager.mark_agent_input(state.tab_id)
-        wait = timeout or self.default_timeout
-        run = getattr(self.manager.transport, "batch", None)
-        work = run(state.tab_id, steps, timeout=wait, list_tabs=list_tabs) if run is not None else self._one_by_one(steps, wait)
-        return await self._outcome(asyncio.ensure_future(work), state.lost, "a batch of commands")
 
     async def _one_by_one(self, steps: list[CdpStep], timeout: float) -> CdpBatchOutcome:
         results: list[Any] = []
