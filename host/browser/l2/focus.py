@@ -57,11 +57,13 @@ async def focused_frame(frames: FrameTrees) -> Frame:
     frame = top = await frames.top()
     for _ in range(MAX_DEPTH):
         session = frame.session_id
+        probed: list[bool] = [frame is not top]  # the top frame's look goes into the anchor's group
         active = await _read_active(frames, frame, anchor=frame is top)
         try:
-            node = await _through_closed_roots(frames, frame, active)
+            node = await _through_closed_roots(frames, frame, active, probed)
         finally:
-            await _release(frames, session)
+            if probed[0]:
+                _let_go(client, session, PROBE_GROUP)  # ordered before what follows on the session
         if node is None:
             return frame  # the focus is in this frame's own document
         inner = node.get("frameId")
@@ -81,10 +83,11 @@ async def focused_frame(frames: FrameTrees) -> Frame:
     raise FocusLost(f"the focus is more than {MAX_DEPTH} frames deep")
 
 
-async def _through_closed_roots(frames: FrameTrees, frame: Frame, active: dict) -> dict | None:
+async def _through_closed_roots(frames: FrameTrees, frame: Frame, active: dict, probed: list[bool]) -> dict | None:
     """The node of the frame owner that holds the focus (`active`: the focused element as our
     world sees it), followed into closed shadow roots, which only the debugger sees into; None
-    when the focus is in the frame's own document."""
+    when the focus is in the frame's own document. `probed[0]` is set once objects are held in
+    the probe group."""
     client, session = frames.client, frame.session_id
     for _ in range(MAX_DEPTH):
         handle, kind = active.get("objectId"), str(active.get("className") or "")
@@ -98,6 +101,7 @@ async def _through_closed_roots(frames: FrameTrees, frame: Frame, active: dict) 
         if closed is None:
             return None
         client.state.focus_anchor = None  # the batch's look cannot see into a closed root
+        probed[0] = True
         context = client.state.probe_worlds[(session, frame.frame_id)][1]
         root = await client.send("DOM.resolveNode", {"backendNodeId": closed["backendNodeId"], "executionContextId": context,
                                                      "objectGroup": PROBE_GROUP}, session_id=session, timeout=READ_TIMEOUT_S)
@@ -178,12 +182,3 @@ def _let_go(client: TabClient, session: str | None, group: str) -> None:
     except CdpError:
         return
     waiting.add_done_callback(lambda done: done.cancelled() or done.exception())
-
-
-async def _release(frames: FrameTrees, session: str | None) -> None:
-    try:
-        await frames.client.send("Runtime.releaseObjectGroup", {"objectGroup": PROBE_GROUP}, session_id=session,
-                                 timeout=READ_TIMEOUT_S)
-    except CdpError as exc:
-        if exc.code not in (CdpCode.SESSION_GONE, CdpCode.PROTOCOL_ERROR):
-            raise
