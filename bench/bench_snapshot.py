@@ -15,7 +15,11 @@ executor -> back), default budget; Playwright's is one aria_snapshot() call over
 client, measured in a scratch venv (Python `playwright` pointed at Debian's Chromium through
 connect_over_cdp, so no browser download is needed). Playwright is the anchor: ratio = ours / it.
 
-    python -m bench.bench_snapshot [--runs N]
+`--pages DIR` adds every page under DIR (for instance the example pages of a checkout of the ARIA
+Authoring Practices, real widget pages with their prose, which this repository does not carry),
+sizes only, and prints their ratio against Playwright MCP as a group of its own.
+
+    python -m bench.bench_snapshot [--runs N] [--pages DIR]
 """
 
 from __future__ import annotations
@@ -152,7 +156,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--show", metavar="PAGE", help="also print both snapshots of the pages whose label ends with PAGE")
+    parser.add_argument("--pages", metavar="DIR", type=Path, help="also measure the size of every *.html page under DIR")
     args = parser.parse_args()
+    extra_root = args.pages.resolve() if args.pages else None
+    if extra_root is not None and not extra_root.is_dir():
+        parser.error(f"--pages: {args.pages} is not a folder")
     python = ensure_playwright()
     docs = ensure_docs()
     with tempfile.TemporaryDirectory() as tmp:
@@ -160,13 +168,16 @@ def main() -> None:
         root.mkdir()
         for size in SIZES:
             (root / f"gen-{size}.html").write_text(generated_page(size))
-        with PageServer(root) as generated, PageServer(docs or root) as real, PageServer(FIXTURES) as fixtures:
+        with PageServer(root) as generated, PageServer(docs or root) as real, PageServer(FIXTURES) as fixtures, \
+                PageServer(extra_root or root) as given:
             pages = [(f"generated {n}", generated.url(f"gen-{n}.html")) for n in SIZES]
             if docs:
                 pages.append((f"python3-doc {REAL_PAGE}", real.url(REAL_PAGE)))
             widgets = [(f"widgets {name}", fixtures.url(f"a11y/{name}")) for name in WIDGET_PAGES]
             tasks = [(f"tasks {name}", fixtures.url(f"apg/{name}")) for name in TASK_PAGES]
-            pages += widgets + tasks
+            extra = [(f"pages {path.relative_to(extra_root)}", given.url(str(path.relative_to(extra_root))))
+                     for path in sorted(extra_root.rglob("*.html"))] if extra_root else []
+            pages += widgets + tasks + extra
             run = BrowserRun(Path(tmp) / "run", host_permissions=["http://127.0.0.1/*"])
             run.prepare()
             run.start()
@@ -213,7 +224,7 @@ def main() -> None:
     if sized:
         print(f"size on the widget pages, ours/pw: {sum(a for a, _ in sized) / sum(b for _, b in sized):.2f} "
               f"({sum(a for a, _ in sized)} vs {sum(b for _, b in sized)} chars)")
-    for group, listed in (("widget", widgets), ("task", tasks)):
+    for group, listed in (("widget", widgets), ("task", tasks), ("given", extra)):
         sized = [(mine[url]["chars"], mcp[url]["chars"]) for _, url in listed if url in mcp]
         if sized:
             print(f"size on the {group} pages, ours/Playwright MCP: {sum(a for a, _ in sized) / sum(b for _, b in sized):.2f} "
