@@ -223,6 +223,25 @@ async def test_a_blocked_origin_gets_no_trusted_input_in_its_frame(driver, site,
         await driver.control.call("gatekeeper.remove_origin", pattern=pay, list="blocked")
 
 
+async def test_a_point_on_a_scrolled_page_is_judged_where_the_input_lands(driver, site, kind):
+    # The browser's hit test takes document coordinates. Scrolled by 100 px, the payment frame's
+    # button is at the same place in the viewport as before; tested at the viewport point taken
+    # as a document point, the click was judged on the shop's heading above it and allowed.
+    pay = site.payment_base(kind)
+    await checkout(driver, pay)
+    assert await driver.on_page("document.body.style.position = 'relative'; document.body.style.top = '100px'; "
+                                "document.body.style.paddingBottom = '2000px'; window.scrollTo(0, 100); scrollY") == 100
+    await driver.control.call("gatekeeper.add_origin", pattern=pay, list="blocked")
+    try:
+        denied(await driver.call("click_xy", x=PAY_BUTTON[0], y=PAY_BUTTON[1]), "sensitive_origin", pay)
+        assert await what_reached_payment(driver) == {"seen": NOTHING, "card": "", "paid": ""}
+        clicked = await driver.ok("click_xy", x=TOP_BUTTON[0], y=TOP_BUTTON[1])
+        assert clicked["details"]["frameOrigin"] == site.shop
+        assert await driver.on_page("document.getElementById('top-out').textContent") == "top clicked true"
+    finally:
+        await driver.control.call("gatekeeper.remove_origin", pattern=pay, list="blocked")
+
+
 @pytest.mark.parametrize("mode", ["open", "closed"])
 async def test_keys_for_a_frame_inside_a_shadow_root_are_judged_at_the_frames_origin(driver, site, kind, mode):
     # The shop moves its payment frame into a shadow root and hands it the focus: the document's

@@ -79,6 +79,16 @@ async def locate(client: TabClient, session_id: str | None, backend_node_id: int
                  max(quad[1::2]) - min(quad[1::2]))
 
 
+async def document_point(client: TabClient, session_id: str | None, x: float, y: float) -> tuple[float, float]:
+    """A point of the session's viewport (where input and content quads are) in its document's
+    coordinates, which DOM.getNodeForLocation takes: it takes the scroll off again itself, so a
+    viewport point given as is would test another place on any scrolled page."""
+    metrics = await client.send("Page.getLayoutMetrics", session_id=session_id)
+    # The top document's visual viewport is where input lands; a frame of its own process has none.
+    view = metrics.get("cssVisualViewport" if session_id is None else "cssLayoutViewport") or {}
+    return x + float(view.get("pageX") or 0), y + float(view.get("pageY") or 0)
+
+
 async def check_hit(client: TabClient, session_id: str | None, backend_node_id: int, point: Point,
                     frame_id: str = "") -> None:
     """Raise `occluded` when a click at `point` would land on something outside the element
@@ -87,7 +97,8 @@ async def check_hit(client: TabClient, session_id: str | None, backend_node_id: 
     go wherever the page puts something there, which may be another origin's frame."""
     described: dict[str, Any] = {}
     try:
-        hit = await client.send("DOM.getNodeForLocation", {"x": round(point.local_x), "y": round(point.local_y),
+        at_x, at_y = await document_point(client, session_id, point.local_x, point.local_y)
+        hit = await client.send("DOM.getNodeForLocation", {"x": round(at_x), "y": round(at_y),
                                                            "includeUserAgentShadowDOM": True,
                                                            "ignorePointerEventsNone": False}, session_id=session_id)
         hit_id = int(hit["backendNodeId"])
@@ -146,8 +157,9 @@ async def hit_point(client: TabClient, x: float, y: float, max_depth: int = 8) -
     session: str | None = None
     for _ in range(max_depth):
         try:
-            hit = await client.send("DOM.getNodeForLocation", {"x": round(x), "y": round(y), "ignorePointerEventsNone": False},
-                                    session_id=session)
+            at_x, at_y = await document_point(client, session, x, y)
+            hit = await client.send("DOM.getNodeForLocation", {"x": round(at_x), "y": round(at_y),
+                                                               "ignorePointerEventsNone": False}, session_id=session)
         except CdpError as exc:
             if exc.cdp_message and "No node found" in exc.cdp_message:
                 raise ToolFailure(ToolCode.INVALID_PARAMS, f"nothing is at ({x:g}, {y:g}) in the page; take a screenshot "
