@@ -27,15 +27,39 @@
     return el.dispatchEvent(new Kind(type, { ...init, ...extra }));
   }
 
-  function focusable(el) {
-    return typeof el.focus === "function" && (el.tabIndex >= 0 || el.isContentEditable);
+  // What a mouse press may focus: anything in the tab order, an editing host, and an element
+  // with any tabindex, -1 included (a tree's items, a grid's cells, a heading a widget moves
+  // the focus to are focused by a real click though they are out of the tab order).
+  function mouseFocusable(el) {
+    if (typeof el.focus !== "function" || el.matches(":disabled")) return false;
+    if (el.isContentEditable) return !(el.parentElement && el.parentElement.isContentEditable);  // the editing host
+    return el.tabIndex >= 0 || el.hasAttribute("tabindex");
+  }
+
+  // The element a real press on `el` focuses: `el` or its nearest such ancestor, out of shadow
+  // roots too; null when there is none (the press then takes the focus away).
+  function focusOnPress(el) {
+    for (let node = el; node; node = node.parentElement || node.getRootNode().host || null) {
+      if (mouseFocusable(node)) return node;
+    }
+    return null;
+  }
+
+  function moveFocus(el) {
+    const target = focusOnPress(el);
+    const doc = el.ownerDocument;
+    if (target) {
+      if (target.getRootNode().activeElement !== target) target.focus({ preventScroll: true });
+    } else if (doc.activeElement && doc.activeElement !== doc.body) {
+      doc.activeElement.blur();
+    }
   }
 
   function press(el, button, detail) {
     const buttons = button === 2 ? 2 : 1;
     fire(el, "pointerdown", mouseInit(el, button, buttons, detail));
     const allowed = fire(el, "mousedown", mouseInit(el, button, buttons, detail));
-    if (allowed && focusable(el) && el.ownerDocument.activeElement !== el) el.focus({ preventScroll: true });
+    if (allowed) moveFocus(el);
     fire(el, "pointerup", mouseInit(el, button, 0, detail));
     fire(el, "mouseup", mouseInit(el, button, 0, detail));
   }
@@ -48,6 +72,9 @@
   TW.input = {};
 
   TW.input.click = (el, { button = "left", doubleClick = false } = {}) => {
+    // A mouse comes over the element before it presses: pages that keep a popup open while
+    // the pointer is over it (a combobox's list on the blur its press causes) rely on that.
+    TW.input.hover(el);
     if (button === "right") {
       press(el, 2, 1);
       fire(el, "contextmenu", mouseInit(el, 2, 0, 1));
@@ -124,8 +151,34 @@
     return { key, code, bubbles: true, cancelable: true, composed: true, view: el.ownerDocument.defaultView, ...modifiers };
   }
 
+  // The legacy numbers many widgets still read (`event.keyCode || event.which`): without them
+  // an Enter that saves a grid cell or an arrow that moves a slider is ignored.
+  const NAMED_KEY_CODES = {
+    Backspace: 8, Tab: 9, Enter: 13, Shift: 16, Control: 17, Alt: 18, Pause: 19, CapsLock: 20, Escape: 27, " ": 32,
+    PageUp: 33, PageDown: 34, End: 35, Home: 36, ArrowLeft: 37, ArrowUp: 38, ArrowRight: 39, ArrowDown: 40,
+    Insert: 45, Delete: 46, Meta: 91, ContextMenu: 93,
+  };
+  const PUNCTUATION_KEY_CODES = {
+    Semicolon: 186, Equal: 187, Comma: 188, Minus: 189, Period: 190, Slash: 191, Backquote: 192, BracketLeft: 219,
+    Backslash: 220, BracketRight: 221, Quote: 222,
+  };
+
+  function legacyKeyCode(key, code) {
+    if (key in NAMED_KEY_CODES) return NAMED_KEY_CODES[key];
+    if (/^F([1-9]|1[0-2])$/.test(key)) return 111 + Number(key.slice(1));
+    if (/^Key[A-Z]$/.test(code)) return code.charCodeAt(3);
+    if (/^Digit[0-9]$/.test(code)) return code.charCodeAt(5);
+    if (code in PUNCTUATION_KEY_CODES) return PUNCTUATION_KEY_CODES[code];
+    if (/^[a-z0-9]$/i.test(key)) return key.toUpperCase().charCodeAt(0);
+    return 0;
+  }
+
   function keyEvent(el, type, key, code, modifiers) {
-    return el.dispatchEvent(new (el.ownerDocument.defaultView.KeyboardEvent)(type, keyInit(el, key, code, modifiers)));
+    // keypress carries the character's code; keydown and keyup the key's.
+    const charCode = type === "keypress" ? (key === "Enter" ? 13 : key.length === 1 ? key.charCodeAt(0) : 0) : 0;
+    const keyCode = type === "keypress" ? charCode : legacyKeyCode(key, code);
+    const init = { ...keyInit(el, key, code, modifiers), keyCode, which: keyCode, charCode };
+    return el.dispatchEvent(new (el.ownerDocument.defaultView.KeyboardEvent)(type, init));
   }
 
   function codeFor(char) {

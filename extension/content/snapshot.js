@@ -148,7 +148,9 @@
         const description = TW.accessibleDescription(el);
         if (description) attrs.push(`desc=${TW.quote(description)}`);
         // Landmarks survive the budget as refs do: they are the page's map.
-        this.push(TW.isLandmarkRole(role) ? "landmark" : "struct", depth, line(role, name, attrs, null), this.inView(el, ctx));
+        // A widget may move the focus to a heading or a region (out of the tab order): keys go there.
+        this.push(TW.isLandmarkRole(role) ? "landmark" : "struct", depth, line(role, name, attrs, null, TW.focusOf(el)),
+          this.inView(el, ctx));
         // A heading's text is its name already: only its controls are listed below it.
         if (role !== "img") this.block(el, depth + 1, ctx, role === "heading" || sorted);
         if (!name && this.entries.length === at + 1) this.entries.pop();
@@ -298,14 +300,29 @@
     return `${"  ".repeat(entry.depth)}- ${entry.body}`;
   }
 
+  // The entries that hold a ref, landmark or frame line (their ancestors): without them those
+  // lines would read as nested under whatever line came before (a grid's cells under a button).
+  function holders(entries) {
+    const holds = new Uint8Array(entries.length);
+    const chain = [];
+    for (let i = 0; i < entries.length; i++) {
+      const depth = entries[i].depth;
+      while (chain.length && entries[chain[chain.length - 1]].depth >= depth) chain.pop();
+      if (entries[i].kind !== "text" && entries[i].kind !== "struct") for (const at of chain) holds[at] = 1;
+      chain.push(i);
+    }
+    return holds;
+  }
+
   // Fit the entries into `budget` characters. Dropped first: off-screen text, off-screen
-  // structure, on-screen text, on-screen structure (each from the end of the page). Ref,
-  // landmark and frame lines stay, except off-screen ref lines far past the budget. Returns the
-  // kept lines and what was dropped.
+  // structure, on-screen text, on-screen structure (each from the end of the page); structure
+  // that holds what stays is kept. Ref, landmark and frame lines stay, except off-screen ref
+  // lines far past the budget. Returns the kept lines and what was dropped.
   function fit(entries, budget) {
     const costs = entries.map((entry) => entry.depth * 2 + entry.body.length + 3);
     let total = costs.reduce((sum, cost) => sum + cost, 0);
     const dropped = new Uint8Array(entries.length);
+    const holds = total > budget ? holders(entries) : dropped;
     let nodes = 0;
     let refs = 0;
     const passes = [["text", false], ["struct", false], ["text", true], ["struct", true]];
@@ -313,7 +330,7 @@
       if (total <= budget) break;
       for (let i = entries.length - 1; i >= 0 && total > budget; i--) {
         const entry = entries[i];
-        if (entry.kind === kind && entry.inView === inView && !dropped[i]) {
+        if (entry.kind === kind && entry.inView === inView && !dropped[i] && !holds[i]) {
           dropped[i] = 1;
           total -= costs[i];
           nodes += 1;

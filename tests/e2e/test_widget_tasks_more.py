@@ -340,3 +340,67 @@ async def test_read_page_lists_the_landmarks(driver):
     assert '- region "Opening hours"' in main and '- form "Newsletter"' in main, text
     # A section without a name is no region.
     assert '- region "Events"' not in text and "- region\n" not in text, text
+
+
+async def test_a_click_focuses_an_item_out_of_the_tab_order_as_a_mouse_does(driver):
+    # The tree's items have tabindex=-1 and the page never focuses them itself: a real click
+    # does, and the keys that follow go to the item clicked.
+    text = await open_page(driver, "focusmoves")
+    await driver.ok("click", element="About", ref=ref_of(text, 'treeitem "About"'))
+    assert await in_page(driver, "focusmoves", "document.activeElement.id") == "t-about"
+    text = (await driver.read())["text"]
+    assert re.search(r'treeitem "About" \[ref=[^\]]+\] \[focused\]', text), text
+    pressed = await driver.ok("press_key", key="ArrowDown")
+    assert 'Focus now: treeitem "Contact"' in pressed["text"], pressed["text"]
+    await driver.ok("press_key", key="Enter")
+    assert await in_page(driver, "focusmoves", "document.getElementById('current').textContent") == "Contact"
+    # A click on something no press can focus takes the focus away, as a mouse's does.
+    await driver.ok("click", element="Home", ref=ref_of(text, 'treeitem "Home"'))
+    assert await in_page(driver, "focusmoves", "document.activeElement.id") == "t-home"
+
+
+async def test_a_heading_the_page_moves_the_focus_to_is_marked_focused(driver):
+    text = await open_page(driver, "focusmoves")
+    assert '- heading "Details" [level=2]\n' in text + "\n", text
+    await driver.ok("click", element="Show details", ref=ref_of(text, 'button "Show details"'))
+    text = (await driver.read())["text"]
+    assert '- heading "Details" [level=2] [focused]' in text, text
+    pressed = await driver.ok("press_key", key="x")
+    assert 'Focus now: heading "Details" [level=2]' in pressed["text"], pressed["text"]
+    assert await in_page(driver, "focusmoves", "document.getElementById('on-heading').textContent") == "1"
+
+
+async def test_a_trusted_click_on_a_scrolled_page_is_checked_where_it_lands(driver):
+    # The browser's hit test takes document coordinates: the element far down the page is
+    # checked where the click lands once the page is scrolled to it, in a background tab and in
+    # front.
+    text = await open_page(driver, "focusmoves")
+    far = ref_of(text, 'button "Far button"')
+    await driver.ok("click_trusted", element="Far button", ref=far)
+    assert await in_page(driver, "focusmoves", "[document.getElementById('far').textContent, scrollY > 1000]") == \
+        ["Pressed", True]
+    await driver.evaluate("apg/focusmoves.html", "document.getElementById('far').textContent = 'Far button'")
+    text = (await driver.read())["text"]
+    tab = int(text.split("]", 1)[0].removeprefix("[tabId="))
+    await driver.ok("tab_focus", tabId=tab)
+    await driver.ok("click_trusted", element="Far button", ref=ref_of(text, 'button "Far button"'))
+    assert await in_page(driver, "focusmoves", "document.getElementById('far').textContent") == "Pressed"
+
+
+async def test_an_editor_that_reads_legacy_key_numbers_saves_on_enter(driver):
+    # Many widgets read `event.which || event.keyCode`: the Enter that `type` sends must carry them.
+    text = await open_page(driver, "focusmoves")
+    await driver.ok("type", element="Description", ref=ref_of(text, 'textbox "Description"'), text="Lottery Winnings",
+                    submit=True)
+    assert await in_page(driver, "focusmoves", "document.getElementById('saved').textContent") == "Lottery Winnings"
+
+
+async def test_a_tight_budget_keeps_the_structure_that_holds_what_it_lists(driver):
+    # The budget drops structure before refs, but not the grid and rows the cells' refs sit in:
+    # a line is never nested deeper than one level under the line before it.
+    await open_page(driver, "sortable")
+    text = (await driver.read(maxTokens=0))["text"]
+    body = [line for line in text.split("\n") if line.lstrip().startswith("- ")]
+    depths = [(len(line) - len(line.lstrip())) // 2 for line in body]
+    assert depths[0] == 0 and all(b <= a + 1 for a, b in zip(depths, depths[1:])), text
+    assert '- table "Plans, sortable by column"\n  - row\n' in text, text
