@@ -112,16 +112,35 @@
     // A feed or a region still loading (more articles on their way): wait before reading on.
     if ((el.getAttribute("aria-busy") || "").trim().toLowerCase() === "true") attrs.push("busy");
     attrs.push(...ariaStates(el, role, attrs));
+    attrs.push(...declaredSize(el, role));
     return attrs;
   };
+
+  const SIZED = new Set(["grid", "table", "treegrid"]);
+
+  // A grid that shows only some of its rows (paged, virtual) says how many it has in all.
+  function declaredSize(el, role) {
+    if (!SIZED.has(role)) return [];
+    const shown = [];
+    for (const [attr, label] of [["aria-rowcount", "rows"], ["aria-colcount", "cols"]]) {
+      const count = Number.parseInt(el.getAttribute(attr), 10);
+      if (count === -1) shown.push(`${label}=unknown`);
+      else if (count > 0) shown.push(`${label}=${count}`);
+    }
+    return shown;
+  }
 
   function rangeValue(el, role) {
     if (!TW.roles.range.has(role) || el.localName === "input") return [];
     const text = TW.collapse(el.getAttribute("aria-valuetext"));
     const now = el.getAttribute("aria-valuenow");
     const shown = [];
-    if (text) shown.push(`value=${TW.quote(TW.clip(text, 40))}`);
-    else if (now !== null && now.trim() !== "" && Number.isFinite(Number(now))) shown.push(`value=${Number(now)}`);
+    const numeric = now !== null && now.trim() !== "" && Number.isFinite(Number(now));
+    if (text) {
+      shown.push(`value=${TW.quote(TW.clip(text, 40))}`);
+      // The number beside its words ("July" is 6): keys and bounds go by the number.
+      if (numeric && text !== String(Number(now))) shown.push(`now=${Number(now)}`);
+    } else if (now !== null && now.trim() !== "" && Number.isFinite(Number(now))) shown.push(`value=${Number(now)}`);
     else if (el.localName === "progress" || el.localName === "meter") shown.push(`value=${el.value}`);
     return shown;
   }

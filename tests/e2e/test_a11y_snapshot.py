@@ -76,7 +76,7 @@ async def test_a_focusable_article_and_the_button_inside_both_get_refs(driver):
 async def test_a_slider_drawn_in_svg_is_read_with_its_value(driver):
     text = await read(driver, "svg.html")
     assert 'slider "Red" [value=128] [min=0] [max=255] [ref=' in text
-    assert 'slider "Temperature" [value="21 degrees Celsius"] [min=10] [max=30] [ref=' in text
+    assert 'slider "Temperature" [value="21 degrees Celsius"] [now=21] [min=10] [max=30] [ref=' in text
     assert '- img "Company logo"' in text and 'link "Chart" [ref=' in text
     assert 'button "Close panel" [ref=' in text
 
@@ -109,8 +109,8 @@ async def test_a_pointer_wrapper_gets_one_ref_not_one_per_child(driver):
 
 async def test_values_and_states_of_widgets(driver):
     text = await read(driver, "widgets.html")
-    for expected in ('spinbutton "Hours" [value=9] [min=0] [max=23]', 'spinbutton "Day" [value="Tuesday"] [min=1] [max=7]',
-                     'slider "Price" [value="$120"] [min=0] [max=500]', 'checkbox "All condiments" [checked=mixed]',
+    for expected in ('spinbutton "Hours" [value=9] [min=0] [max=23]', 'spinbutton "Day" [value="Tuesday"] [now=2] [min=1] [max=7]',
+                     'slider "Price" [value="$120"] [now=120] [min=0] [max=500]', 'checkbox "All condiments" [checked=mixed]',
                      'checkbox "Select all rows" [checked=mixed]', 'button "Bold" [pressed]', 'button "Underline" [pressed=mixed]',
                      'button "Italic" [pressed=false]',
                      'menuitemcheckbox "Show ruler" [checked]', 'tab "First tab" [selected]', 'textbox "City" [required]',
@@ -118,6 +118,8 @@ async def test_values_and_states_of_widgets(driver):
         assert f"{expected} [ref=" in text, expected
     assert '- progressbar "Upload" [value=40]' in text
     grid = await read(driver, "grid.html")
+    # A grid that lists only some of its rows says how many it has.
+    assert '- grid "Transactions" [rows=40]' in grid, grid
     assert 'gridcell "15" [selected] [ref=' in grid and 'gridcell "16" [current] [ref=' in grid
     assert 'gridcell "22" [disabled] [ref=' in grid
     clicked = await driver.call("click", element="the 16th", ref=ref_of(grid, 'gridcell "16"'))

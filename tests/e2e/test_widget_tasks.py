@@ -93,7 +93,7 @@ async def test_an_auto_rotating_carousel_is_stopped_then_stepped(driver):
 
 async def test_sliders_are_set_by_keys_with_their_values_read_back(driver):
     text = await open_page(driver, "slider")
-    assert 'slider "Temperature" [value="20 °C"] [min=10] [max=30]' in text
+    assert 'slider "Temperature" [value="20 °C"] [now=20] [min=10] [max=30]' in text
     # Each key's answer says where the focus is and what it holds now: no read needed between.
     pressed = await driver.ok("press_key", key="End", ref=ref_of(text, 'slider "Red"'))
     assert 'Focus now: slider "Red" [value=255] [min=0] [max=255]' in pressed["text"], pressed["text"]
