@@ -8,7 +8,9 @@ what each call waits after its input is the whole cost of waiting for effects th
 Both tabs are in front when measured (Playwright's click waits for rendered frames, which a
 hidden tab does not draw); ours are also measured in a background tab, where the agent mostly
 works, without an anchor. Playwright runs from a scratch venv against Debian's Chromium through
-connect_over_cdp, as in bench_snapshot.
+connect_over_cdp, as in bench_snapshot. Playwright MCP's own tools for the same inputs
+(`@playwright/mcp` from npm, in its own headless browser) are timed too, when npx can start it:
+a whole tool call each, as ours are.
 
     python -m bench.bench_input [--runs N]
 """
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import median, percentile, table
+from bench.playwright_mcp_input import playwright_mcp_input
 from bench.playwright_venv import ensure_playwright
 from bench.served_browser import served_browser
 from tests.support.cdp import debugging_port
@@ -137,10 +140,15 @@ def main() -> None:
         anchor_url = pages.url("input.html?for=playwright")
         asyncio.run(_open(anchor_url))
         pw = theirs(python, debugging_port(run.profile), anchor_url, args.runs) if python else None
-    pairs = [("press_key (trusted)", "press_key", "keyboard.press"), ("click_trusted", "click_trusted", "click"),
-             ("click (L1)", "click", "click"), ("type (L1)", "type", "fill")]
+        mcp = playwright_mcp_input(pages.url("input.html?for=playwright-mcp"), args.runs)
+    if isinstance(mcp, str):
+        print(f"({mcp}: its columns are missing)")
+        mcp = {}
+    pairs = [("press_key (trusted)", "press_key", "keyboard.press", "browser_press_key"),
+             ("click_trusted", "click_trusted", "click", "browser_click"), ("click (L1)", "click", "click", "browser_click"),
+             ("type (L1)", "type", "fill", "browser_type")]
     rows = []
-    for label, name, anchor in pairs:
+    for label, name, anchor, peer in pairs:
         ms = [s * 1000 for s in mine[name]]
         row: list[object] = [label, median(ms), percentile(ms, 95)]
         if pw:
@@ -148,11 +156,17 @@ def main() -> None:
             row += [f"page.{anchor}", median(theirs_ms), percentile(theirs_ms, 95), median(ms) / median(theirs_ms)]
         else:
             row += ["-", "-", "-", "-"]
+        if peer in mcp:
+            peer_ms = [s * 1000 for s in mcp[peer]]
+            row += [peer, median(peer_ms), median(ms) / median(peer_ms)]
+        else:
+            row += ["-", "-", "-"]
         row.append(median([s * 1000 for s in hidden[name]]))
         rows.append(row)
     print(f"input on a quiet page, front tab, {args.runs} runs each, ms; anchor Playwright (ratio = ours / it, goal <= 2); "
-          "last column: ours in a background tab")
-    print(table(["call", "ours med", "ours p95", "playwright", "pw med", "pw p95", "ours/pw", "ours bg med"], rows))
+          "mcp: Playwright MCP's own tool for it, a whole tool call as ours is; last column: ours in a background tab")
+    print(table(["call", "ours med", "ours p95", "playwright", "pw med", "pw p95", "ours/pw", "mcp tool", "mcp med",
+                 "ours/mcp", "ours bg med"], rows))
 
 
 async def _open(url: str) -> None:
