@@ -96,10 +96,15 @@
     return Math.abs(a.left - b.left) > 1 || Math.abs(a.top - b.top) > 1 || Math.abs(a.width - b.width) > 1 || Math.abs(a.height - b.height) > 1;
   }
 
+  const KEYED_RANGES = new Set(["slider", "spinbutton", "scrollbar"]);
+
   function editProblem(el, kind) {
     if (kind === "type" && !TW.isWritable(el)) {
       const readonly = el.readOnly ? " (it is read-only)" : "";
-      return `the target (${TW.describe(el)}) does not take typed text${readonly}`;
+      // A slider or spin button is set by keys, as its users set it.
+      const ranged = KEYED_RANGES.has(TW.roleOf(el)) ? "; set its value with press_key on it (arrows, Home, End, "
+        + "PageUp, PageDown)" : "";
+      return `the target (${TW.describe(el)}) does not take typed text${readonly}${ranged}`;
     }
     if (kind === "select" && el.localName !== "select") return `the target (${TW.describe(el)}) is not a <select>`;
     return "";

@@ -314,6 +314,25 @@
     return holds;
   }
 
+  const BARE_ROLE = /^[a-z]+$/;
+
+  // Unnamed structure whose every line the budget dropped says nothing any more (a bare "row"
+  // or "listitem"): it goes too, inner first. Returns how many went.
+  function dropEmptied(entries, dropped) {
+    let count = 0;
+    for (let i = entries.length - 2; i >= 0; i--) {
+      const entry = entries[i];
+      if (dropped[i] || entry.kind !== "struct" || !BARE_ROLE.test(entry.body) || entries[i + 1].depth <= entry.depth) continue;
+      let j = i + 1;
+      while (j < entries.length && entries[j].depth > entry.depth && dropped[j]) j++;
+      if (j === entries.length || entries[j].depth <= entry.depth) {
+        dropped[i] = 1;
+        count += 1;
+      }
+    }
+    return count;
+  }
+
   // Fit the entries into `budget` characters. Dropped first: off-screen text, off-screen
   // structure, on-screen text, on-screen structure (each from the end of the page); structure
   // that holds what stays is kept. Ref, landmark and frame lines stay, except off-screen ref
@@ -346,6 +365,7 @@
         refs += 1;
       }
     }
+    if (nodes) nodes += dropEmptied(entries, dropped);
     const lines = [];
     const hidden = [];
     for (let i = 0; i < entries.length; i++) {

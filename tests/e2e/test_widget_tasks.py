@@ -94,6 +94,9 @@ async def test_an_auto_rotating_carousel_is_stopped_then_stepped(driver):
 async def test_sliders_are_set_by_keys_with_their_values_read_back(driver):
     text = await open_page(driver, "slider")
     assert 'slider "Temperature" [value="20 °C"] [now=20] [min=10] [max=30]' in text
+    # A slider takes no typed text; the refusal says how it is set.
+    typed = await driver.call("type", element="Red", ref=ref_of(text, 'slider "Red"'), text="200")
+    assert typed["error"]["code"] == "not_editable" and "press_key" in typed["error"]["message"], typed
     # Each key's answer says where the focus is and what it holds now: no read needed between.
     pressed = await driver.ok("press_key", key="End", ref=ref_of(text, 'slider "Red"'))
     assert 'Focus now: slider "Red" [value=255] [min=0] [max=255]' in pressed["text"], pressed["text"]

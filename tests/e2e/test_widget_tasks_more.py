@@ -404,3 +404,19 @@ async def test_a_tight_budget_keeps_the_structure_that_holds_what_it_lists(drive
     depths = [(len(line) - len(line.lstrip())) // 2 for line in body]
     assert depths[0] == 0 and all(b <= a + 1 for a, b in zip(depths, depths[1:])), text
     assert '- table "Plans, sortable by column"\n  - row\n' in text, text
+
+
+async def test_structure_the_budget_emptied_is_not_listed_bare(driver):
+    # A budget that drops a list's text leaves no bare "- list" / "- listitem" lines behind:
+    # they would say nothing and cost what the text cost.
+    await open_page(driver, "breadcrumb")
+    items = "".join(f"<li>Plain note number {n}, with words enough to cost the budget something</li>" for n in range(40))
+    await in_page(driver, "breadcrumb", f"document.body.insertAdjacentHTML('beforeend', '<ul>{items}</ul>'), true")
+    result = await driver.read(maxTokens=300)
+    text = result["text"]
+    assert result["details"]["truncatedNodes"] > 0 and 'link "Hemming a skirt" [current]' in text, text
+    lines = [line for line in text.split("\n") if line.lstrip().startswith("- ")]
+    depth = [len(line) - len(line.lstrip()) for line in lines]
+    empty = [line for i, line in enumerate(lines) if re.fullmatch(r" *- (list|listitem)", line)
+             and (i + 1 == len(lines) or depth[i + 1] <= depth[i])]
+    assert not empty and "- listitem\n" in text, text  # the breadcrumb's items, which hold its links, stay
