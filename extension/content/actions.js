@@ -31,7 +31,41 @@
     return JSON.stringify([
       el.checked, el.value, el.open, el.selectedIndex,
       el.getAttribute("aria-expanded"), el.getAttribute("aria-pressed"), el.getAttribute("aria-selected"), el.getAttribute("aria-checked"),
+      el.getAttribute("aria-current"),
     ]);
+  }
+
+  const DIALOGS = "dialog, [role=dialog], [role=alertdialog]";
+
+  // The dialogs shown in the element's document (a modal or not), to tell one a click opened
+  // or closed.
+  function shownDialogs(doc) {
+    const win = doc.defaultView;
+    return [...doc.querySelectorAll(DIALOGS)].filter((d) => (d.localName !== "dialog" || d.open)
+      && !TW.isHidden(d, win.getComputedStyle(d)) && d.getClientRects().length > 0);
+  }
+
+  // What a click's target shows it did, once the page settled: its own state or label changed,
+  // a dialog opened, or the dialog it was in closed. "" when none of these.
+  function clickTook(watch) {
+    const el = watch.el;
+    if (el.isConnected && stateOf(el) !== watch.before) {
+      const now = TW.attributesOf(el, TW.roleOf(el)).map((attr) => `[${attr}]`).join(" ");
+      return ["target_state_changed", `Verified: the target's own state changed${now ? `; it now reads ${now}` : ""}.`];
+    }
+    const name = el.isConnected ? TW.roleAndName(el, TW.roleOf(el)).name : "";
+    if (name && watch.name && name !== watch.name) {
+      return ["target_state_changed", `Verified: the target's own label changed; it now reads ${TW.quote(name)}.`];
+    }
+    const now = shownDialogs(el.ownerDocument);
+    const opened = now.find((d) => !watch.dialogs.includes(d));
+    if (opened) {
+      const label = TW.roleAndName(opened, TW.roleOf(opened)).name;
+      return ["dialog_opened", `Verified: a dialog opened${label ? ` (${TW.quote(label)})` : ""}.`];
+    }
+    const closed = watch.dialogs.find((d) => d.contains(el) && !now.includes(d));
+    if (closed) return ["dialog_closed", "Verified: the dialog it was in closed."];
+    return null;
   }
 
   function highlight(target) {
@@ -63,11 +97,11 @@
     if (run.observer.urlChanged()) effects.push("url_changed");
     if (run.observer.mutations > 0) effects.push("dom_mutated");
     let notice = null;
-    if (watch && effectState !== "verified" && watch.el.isConnected && stateOf(watch.el) !== watch.before) {
-      effects.push("target_state_changed");
+    const took = watch && effectState !== "verified" ? clickTook(watch) : null;
+    if (took) {
+      effects.push(took[0]);
       effectState = "verified";
-      const now = TW.attributesOf(watch.el, TW.roleOf(watch.el)).map((attr) => `[${attr}]`).join(" ");
-      notice = `Verified: the target's own state changed${now ? `; it now reads ${now}` : ""}.`;
+      notice = took[1];
     }
     if (effectState !== "verified" && effects.length) effectState = "observed";
     const snap = TW.takeSnapshot({ maxTokens: POST_WRITE_TOKENS });
@@ -141,6 +175,8 @@
     const el = target.el;
     const doc = el.ownerDocument;
     const before = stateOf(el);
+    const name = TW.roleAndName(el, TW.roleOf(el)).name;
+    const dialogs = shownDialogs(doc);
     const focusBefore = doc.activeElement;
     dispatching(run, target);
     TW.input.click(el, params);
@@ -150,7 +186,7 @@
     const how = params.doubleClick ? "Double-clicked" : params.button === "right" ? "Right-clicked" : "Clicked";
     const opens = newContextUrl(el);
     return { actionText: `${how} ${label(target)}${recoveryNote(target)}`, effectState: "dispatched", effects, opens,
-      watch: { el, before } };
+      watch: { el, before, name, dialogs } };
   }
 
   // The URL a click on `el` loads in another tab or window (a link with a target), if any: the

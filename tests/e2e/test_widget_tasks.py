@@ -82,6 +82,8 @@ async def test_an_auto_rotating_carousel_is_stopped_then_stepped(driver):
     text = await open_page(driver, "carousel")
     stopped = await driver.ok("click", element="Stop", ref=ref_of(text, 'button "Stop automatic slide show"'))
     assert 'button "Start automatic slide show"' in stopped["text"]
+    assert 'Verified: the target\'s own label changed; it now reads "Start automatic slide show".' in stopped["text"], \
+        stopped["text"]
     shown = await in_page(driver, "carousel", "document.querySelector('[aria-roledescription=slide]').getAttribute('aria-label')")
     text = (await driver.read())["text"]
     assert f'- group "{shown}"' in text

@@ -294,13 +294,17 @@ async def test_an_alert_dialog_confirms_a_delete(driver):
     text = await open_page(driver, "alertdialog")
     opened = await driver.ok("click", element="Delete budget-2024.xlsx", ref=ref_of(text, 'button "Delete budget-2024.xlsx"'))
     assert '- alertdialog "Delete file?"' in opened["text"], opened["text"]
+    # The click is verified by what it plainly did: a dialog opened.
+    assert 'Verified: a dialog opened ("Delete file?").' in opened["text"], opened["text"]
+    assert opened["details"]["evidence"]["outcome"] == "verified"
     assert re.search(r'button "Keep file" \[ref=[^\]]+\] \[focused\]', opened["text"]), opened["text"]
     # The dialog's description names the file (as desc= on the dialog's line).
     assert '[desc="\\"budget-2024.xlsx\\" will be deleted for everyone. This cannot be undone."]' in opened["text"], opened["text"]
     # The page behind the modal is still listed, but a click there is refused: the backdrop covers it.
     behind = await driver.call("click", element="Delete logo.png", ref=ref_of(opened["text"], 'button "Delete logo.png"'))
     assert not behind["ok"] and behind["error"]["code"] == "occluded", behind
-    await driver.ok("click", element="Delete", ref=ref_of(opened["text"], 'button "Delete"'))
+    confirmed = await driver.ok("click", element="Delete", ref=ref_of(opened["text"], 'button "Delete"'))
+    assert "Verified: the dialog it was in closed." in confirmed["text"], confirmed["text"]
     files = "[...document.querySelectorAll('#files li')].map((li) => li.dataset.file)"
     assert await in_page(driver, "alertdialog", files) == ["agenda.docx", "logo.png"]
     text = (await driver.read())["text"]
