@@ -17,7 +17,7 @@
     button: "button", textarea: "textbox", option: "option", optgroup: "group", fieldset: "group",
     h1: "heading", h2: "heading", h3: "heading", h4: "heading", h5: "heading", h6: "heading",
     nav: "navigation", main: "main", form: "form", search: "search", article: "article", table: "table",
-    ul: "list", ol: "list", menu: "list", li: "listitem", dialog: "dialog", label: "label", figure: "figure",
+    ul: "list", ol: "list", menu: "list", dialog: "dialog", label: "label", figure: "figure",
     tr: "row", hr: "separator", progress: "progressbar", meter: "meter", output: "status", details: "group",
     caption: "caption",
   };
@@ -75,6 +75,15 @@
         return !el.parentElement || !el.parentElement.closest("article, aside, nav, section") || authorLabelled(el) ? "complementary" : "generic";
       case "section":
         return authorLabelled(el) ? "region" : "generic";
+      case "li": {
+        // An item is a list's only: in a tab list or a menu bar built of <ul> it is nothing (as in
+        // Chromium), and in a list made presentational it is presentational too.
+        const parent = el.parentElement;
+        if (!parent) return "listitem";
+        const around = TW.roleOf(parent);
+        if (around === "list" || around === "directory") return "listitem";
+        return around === "none" ? "none" : "generic";
+      }
       case "td":
         return /grid$/.test(tableOf(el)) ? "gridcell" : "cell";
       case "th": {

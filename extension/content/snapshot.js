@@ -21,6 +21,7 @@
   const CAPTIONS = new Set(["legend", "caption", "figcaption"]);
   const TABLES = new Set(["table", "grid", "treegrid"]);
   const CELL_ROLES = new Set(["cell", "gridcell", "columnheader", "rowheader"]);
+  const HEADER_ROLES = new Set(["columnheader", "rowheader"]);
   const CELL_LIMIT = 80;
   const ROW_LIMIT = 400;
   // What a plain cell may hold besides text: phrasing that adds no structure, role or control.
@@ -198,11 +199,22 @@
     cells(el, depth, ctx) {
       for (const node of el.children) {
         const at = this.entries.length;
+        const role = TW.roleOf(node);
+        // A header cell says which column (or row) it heads, whether or not it holds a control
+        // (a sort button); a sorted one says so itself.
+        const style = ctx.win.getComputedStyle(node);
+        if (HEADER_ROLES.has(role) && !TW.isSortedHeader(node, role) && !TW.isHidden(node, style) && !TW.isInteractive(node, role, style)) {
+          const name = TW.nameOf(node, true);
+          if (name) {
+            this.push("struct", depth, line(role, name, TW.attributesOf(node, role), null, TW.focusOf(node)), this.inView(node, ctx));
+            this.block(node, depth + 1, ctx, true);
+            continue;
+          }
+        }
         const text = { buf: "", el: null, ctx, suppressed: false };
         this.element(node, depth, ctx, text);
         this.flush(text, depth);
-        const role = TW.roleOf(node);
-        if (this.entries.length === at && CELL_ROLES.has(role) && !TW.isHidden(node, ctx.win.getComputedStyle(node))) {
+        if (this.entries.length === at && CELL_ROLES.has(role) && !TW.isHidden(node, style)) {
           this.push("struct", depth, role, this.inView(node, ctx));
         }
       }

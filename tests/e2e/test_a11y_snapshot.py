@@ -131,6 +131,8 @@ async def test_where_keys_go_and_how_a_table_is_sorted_are_shown(driver):
     assert re.search(r'- listbox "Fruit" \[ref=[^\]]+\] \[focused\]', text), text
     assert re.search(r'- option "Banana" \[selected\] \[ref=[^\]]+\] \[active\]', text), text
     assert '- columnheader "Name" [sort=ascending]' in text
+    # The other headers of a row of sort buttons still say which column they head.
+    assert re.search(r'- columnheader "Price"\n +- button "Price" \[ref=', text), text
     assert not any("[active]" in line or "[focused]" in line for line in lines_of(text) if "Banana" not in line
                    and "listbox" not in line)
     # A key without a ref goes where [focused] says; the list now points at the next option.
@@ -145,6 +147,13 @@ async def test_where_keys_go_and_how_a_table_is_sorted_are_shown(driver):
     # The button clicked has the focus now, and the list no longer does.
     assert re.search(r'- button "Price" \[ref=[^\]]+\] \[focused\]', text), text
     assert not re.search(r'listbox "Fruit" \[ref=[^\]]+\] \[focused\]', text)
+
+
+async def test_an_item_of_a_tab_list_built_as_a_list_is_no_list_item(driver):
+    # <ul role=tablist><li><a role=tab>: the <li> is a list item only in a list (as in Chromium).
+    text = await read(driver, "patterns.html")
+    assert re.search(r'- tablist "Sections"\n +- tab "Overview" \[selected\] \[ref=[^\]]+\]\n +- tab "Details" \[ref=', text), text
+    assert re.search(r'- menubar "Site"\n +- menuitem "About"', text), text
 
 
 async def test_table_rows_keep_their_cells_together_and_lose_nothing(driver):
