@@ -6,7 +6,9 @@ sorted by a click) are a change, shown in their new order. Blind to ref generati
 the focus moving alone (the `[focused]`/`[active]` after a ref; the refs listed show where it
 is now). Nor is a line the snapshot budget merely left out: each snapshot carries the hashes of
 the lines it left out (`line_hash`, the page executor's too), and a line that only went out of,
-or came into, the budget is neither removed nor added.
+or came into, the budget is neither removed nor added. An element whose states changed (the same
+role and name at the same depth, with a ref on both sides) is one changed line that says what its
+states were, not a removal and an addition.
 """
 
 from __future__ import annotations
@@ -143,6 +145,35 @@ def _edits(old: list[str], new: list[str], previous_hidden: Iterable[str] = (), 
     return _Edits(added, removed, moved, span)
 
 
+# What a ref line's element is known by: its indentation, role and name (before its states).
+_IDENTITY = re.compile(r'^( *- [a-z]+(?: "(?:[^"\\]|\\.)*")?)(.*)$')
+_STATE = re.compile(r"\[(?!ref[=\]])[^\]]*\]")
+
+
+def _paired(old: list[str], new: list[str], removed: list[int], added: list[int]) -> dict[int, int]:
+    """Added lines that are a removed line's element in a new state (the same role and name at
+    the same depth, both with refs), matched in order: new index -> old index."""
+    waiting: dict[str, list[int]] = {}
+    for i in removed:
+        found = _IDENTITY.match(old[i])
+        if found and "[ref]" in found.group(2):
+            waiting.setdefault(found.group(1), []).append(i)
+    pairs: dict[int, int] = {}
+    for j in added:
+        found = _IDENTITY.match(new[j])
+        olds = waiting.get(found.group(1)) if found and "[ref]" in found.group(2) else None
+        if olds:
+            pairs[j] = olds.pop(0)
+    return pairs
+
+
+def _was(old_line: str) -> str:
+    """An element's states before, as its changed line says them."""
+    found = _IDENTITY.match(old_line)
+    states = " ".join(_STATE.findall(found.group(2))) if found else ""
+    return f"  (was: {states or 'no state'})"
+
+
 def _in_context(lines: list[str], picked: Iterable[int], mark: str = "") -> list[str]:
     """The `picked` lines, each with the lines it is nested under, in the snapshot's order; a
     line shown only as such context ends with `mark`. Without them, a changed line read as
@@ -199,10 +230,16 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
     old = [_normal(line) for line in before]
     edits = _edits(old, [_normal(line) for line in after], previous_hidden, hidden)
     added, removed, moved = edits.added, edits.removed, edits.moved
+    # An element whose states changed is one changed line, saying what it was, not a removal too.
+    pairs = _paired(old, [_normal(line) for line in after], removed, added)
+    removed = [i for i in removed if i not in set(pairs.values())]
     refs = _in_context(after, (j for j, line in enumerate(after) if "[ref=" in line))
     sections = [f"# Page Changes ({generation_of(current)})"]
     if added:
-        sections.append("Added/changed:\n" + "\n".join(_in_context(after, added, CONTEXT_MARK)))
+        shown = list(after)
+        for j, i in pairs.items():
+            shown[j] = after[j] + _was(old[i])
+        sections.append("Added/changed:\n" + "\n".join(_in_context(shown, added, CONTEXT_MARK)))
     if removed:
         sections.append("Removed:\n" + "\n".join(_in_context(old, removed, CONTEXT_MARK)))
     if moved:

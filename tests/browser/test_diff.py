@@ -36,14 +36,30 @@ def test_the_focus_moving_alone_is_no_change_but_the_refs_say_where_it_is():
 
 
 def test_added_lines_keep_new_refs_and_removed_lines_are_normalised():
-    before = snap(1, '- textbox "Name" [ref=sdoc_1_1]', '- button "Save" [ref=sdoc_1_2]')
-    after = snap(2, '- textbox "Name" [value="Ada"] [ref=sdoc_2_1]', '- button "Save" [ref=sdoc_2_2]', '- text: "Saved"')
+    before = snap(1, '- textbox "Name" [ref=sdoc_1_1]', '- button "Save" [ref=sdoc_1_2]', '- link "Help" [ref=sdoc_1_3]')
+    after = snap(2, '- textbox "Name" [ref=sdoc_2_1]', '- button "Save" [ref=sdoc_2_2]', '- text: "Saved"')
     diff = diff_snapshots(before, after)
-    assert diff.changed and diff.added == 2 and diff.removed == 1
+    assert diff.changed and diff.added == 1 and diff.removed == 1
     added = diff.text.split("Added/changed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
-    assert added == ['- textbox "Name" [value="Ada"] [ref=sdoc_2_1]', '- text: "Saved"']
+    assert added == ['- text: "Saved"']
     removed = diff.text.split("Removed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
-    assert removed == ['- textbox "Name" [ref]']
+    assert removed == ['- link "Help" [ref]']
+
+
+def test_an_element_in_a_new_state_is_one_changed_line_saying_what_it_was():
+    before = snap(1, '- textbox "Name" [ref=sdoc_1_1]', '- radio "Thin crust" [checked] [ref=sdoc_1_2] [focused]',
+                  '- radio "Deep dish" [ref=sdoc_1_3]', '- button "Save" [ref=sdoc_1_4]')
+    after = snap(2, '- textbox "Name" [value="Ada"] [required] [ref=sdoc_2_1]', '- radio "Thin crust" [ref=sdoc_2_2]',
+                 '- radio "Deep dish" [checked] [ref=sdoc_2_3] [focused]', '- button "Saved" [ref=sdoc_2_4]')
+    diff = diff_snapshots(before, after)
+    added = diff.text.split("Added/changed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert added == ['- textbox "Name" [value="Ada"] [required] [ref=sdoc_2_1]  (was: no state)',
+                     '- radio "Thin crust" [ref=sdoc_2_2]  (was: [checked])',
+                     '- radio "Deep dish" [checked] [ref=sdoc_2_3] [focused]  (was: no state)',
+                     '- button "Saved" [ref=sdoc_2_4]']
+    # A renamed element is another line: its old line went.
+    removed = diff.text.split("Removed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert removed == ['- button "Save" [ref]'] and diff.removed == 1 and diff.added == 4
 
 
 def test_one_of_two_identical_lines_going_is_a_removal():
@@ -127,11 +143,11 @@ def test_lines_the_budget_left_out_are_neither_added_nor_removed():
     after = snap(2, '- textbox "State" [value="Mi"] [ref=sdoc_2_1]', *rows[:2], rows[4])
     diff = diff_snapshots(before, after, previous_hidden=[line_hash(r) for r in rows[4:]],
                           hidden=[line_hash(r) for r in (rows[2], rows[3], rows[5])])
-    assert (diff.added, diff.removed) == (1, 1), diff.text
-    assert 'Added/changed:\n- textbox "State" [value="Mi"] [ref=sdoc_2_1]' in diff.text
+    assert (diff.added, diff.removed) == (1, 0), diff.text  # the field's old line is its changed one's
+    assert 'Added/changed:\n- textbox "State" [value="Mi"] [ref=sdoc_2_1]  (was: no state)' in diff.text
     assert diff.text.count("row:") == 0, diff.text
     # Without the hashes, the budget's choices read as changes.
-    assert diff_snapshots(before, after).removed == 3
+    assert diff_snapshots(before, after).removed == 2
 
 
 def test_a_line_hash_ignores_the_refs_generation_and_focus_marks():
