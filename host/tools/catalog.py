@@ -104,7 +104,9 @@ _TOOLS: tuple[ToolSpec, ...] = (
        params_type=p.RunJavascriptParams, target="page", runner=_browser("page_script:run_javascript")),
     # L2: the debugger bridge (trusted input, deep reads).
     _t("press_key", "L2", "write", "Press key", "Press a key combination (Enter, Tab, Control+a, Shift+Tab...) with trusted "
-       "key events, on the focused element (marked [focused] in read_page) or on `ref` (focused first).", category="fill",
+       "key events, on the focused element (marked [focused] in read_page) or on `ref` (focused first). Widgets are set "
+       "by keys: a slider or spin button (arrows, Home, End, PageUp, PageDown), a tree, grid, menu or tab list (arrows); "
+       "the answer says where the focus is and what it holds after.", category="fill",
        params_type=p.PressKeyParams, target="page", runner=_browser(_L2 + "press_key"),
        page_executor=True),  # its synthetic fallback
     _t("read_page_deep", "L2", "read", "Read page (deep)", "Snapshot the full accessibility tree through the debugger: "
