@@ -127,5 +127,6 @@
     snapshot: null, // the current snapshot: { id, token, refs: Map, lines, ... }
     priorHints: new Map(), // older refs -> { hint, identity }, oldest first, bounded
     activeRequests: 0,
+    changedSinceSnapshot: true, // the page changed since the current snapshot (no snapshot yet: unknown)
   };
 })();

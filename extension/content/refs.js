@@ -42,9 +42,12 @@
     const snap = TW.state.snapshot;
     if (!snap) throw TW.staleRef(ref, "no snapshot has been taken in this page yet");
     if (!ref.startsWith(`s${snap.token}_`)) throw TW.staleRef(ref, "it belongs to another document");
-    if (!ref.startsWith(`${snap.id}_`)) throw TW.staleRef(ref, "it belongs to an older snapshot");
+    // A ref of an older snapshot stays only where the current one kept it (an unchanged element
+    // after the host's own read).
     const entry = snap.refs.get(ref);
-    if (!entry) throw TW.staleRef(ref, "no such ref in the current snapshot");
+    if (!entry) {
+      throw TW.staleRef(ref, ref.startsWith(`${snap.id}_`) ? "no such ref in the current snapshot" : "it belongs to an older snapshot");
+    }
     const why = brokenBecause(entry);
     if (why) throw TW.staleRef(ref, why);
     return { ref, ...entry };

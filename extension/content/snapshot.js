@@ -39,6 +39,8 @@
       this.refs = new Map(); // ref -> { el, frames, doc, hint }
       this.hints = []; // [{ ref, ...hint }] in document order, for the host
       this.count = 0;
+      this.keep = null; // element -> { ref, hint } whose refs stay (see takeSnapshot's keepRefs)
+      this.taken = new Set(); // the refs given out in this walk
       this.level = 0;
       this.depthLimited = false;
       this.labelIds = new Map(); // document -> ids other elements are labelled or described by
@@ -253,8 +255,11 @@
 
     addRef(el, ctx, role, name) {
       this.count += 1;
-      const ref = `${this.prefix}${this.count}`;
       const hint = TW.hintOf(el, role, name);
+      // An element the current snapshot already named, unchanged in role and name, keeps its ref.
+      const kept = this.keep ? this.keep.get(el) : null;
+      const ref = kept && !this.taken.has(kept.ref) && TW.sameHint(kept.hint, hint) ? kept.ref : `${this.prefix}${this.count}`;
+      this.taken.add(ref);
       this.lastHint = hint;
       if (!this.dry) {
         this.refs.set(ref, { el, frames: ctx.frames, doc: ctx.doc, hint });
@@ -409,8 +414,10 @@
   }
 
   // Walk the page. `dry` only counts refs (the batch probe) and leaves the ref map alone.
-  function walk(token, snapshotId, dry, textLimit = TEXT_LIMIT) {
+  // `keep`: element -> {ref, hint} of the current snapshot, whose refs stay where nothing changed.
+  function walk(token, snapshotId, dry, textLimit = TEXT_LIMIT, keep = null) {
     const walker = new Walker(`s${token}_${snapshotId}_`, dry, textLimit);
+    walker.keep = keep;
     const ctx = { doc: document, win: window, frames: [], inView: true };
     const root = document.body || document.documentElement;
     if (root) walker.block(root, 0, ctx, false);
@@ -429,12 +436,38 @@
     while (prior.size > MAX_PRIOR_HINTS) prior.delete(prior.keys().next().value);
   }
 
+  // Whether the page changed since the current snapshot (trusted input reads the page again
+  // for its answer only then): the first change of the page's own, not of our overlay or
+  // indicator, sets it, and the watch ends there.
+  let watching = null;
+  const ours = (node) => node.nodeType === 1 && node.localName === TW.OVERLAY_TAG;
+  const pagesOwn = (record) => !ours(record.target)
+    && !(record.type === "childList" && [...record.addedNodes, ...record.removedNodes].every(ours));
+
+  function watchForChange() {
+    if (watching) watching.disconnect();
+    TW.state.changedSinceSnapshot = false;
+    const observer = new MutationObserver((records) => {
+      if (!records.some(pagesOwn)) return;
+      TW.state.changedSinceSnapshot = true;
+      observer.disconnect();
+      if (watching === observer) watching = null;
+    });
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    watching = observer;
+  }
+
   // Take a snapshot and make it the current one (every earlier ref becomes a prior hint).
   // `full`: text runs whole (up to FULL_TEXT_LIMIT characters each), not cut at 120.
-  TW.takeSnapshot = ({ maxTokens = 3000, full = false } = {}) => {
+  // `keepRefs`: the elements the current snapshot has refs for keep them (the host's own read
+  // after trusted input, which must not take refs the agent holds away from it).
+  TW.takeSnapshot = ({ maxTokens = 3000, full = false, keepRefs = false } = {}) => {
     const token = TW.documentToken();
     const snapshotId = ++TW.state.snapshotCounter;
-    const walker = walk(token, snapshotId, false, full ? FULL_TEXT_LIMIT : TEXT_LIMIT);
+    const current = TW.state.snapshot;
+    const keep = keepRefs && current && current.token === token
+      ? new Map([...current.refs].map(([ref, entry]) => [entry.el, { ref, hint: entry.hint }])) : null;
+    const walker = walk(token, snapshotId, false, full ? FULL_TEXT_LIMIT : TEXT_LIMIT, keep);
     const id = `s${token}_${snapshotId}`;
     const all = walker.entries.map(render);
     const { lines, nodes, refs, hidden } = fit(walker.entries, maxTokens * 4);
@@ -443,6 +476,7 @@
     const text = head.concat(lines).join("\n") + (marker ? `\n\n${marker}` : "");
     retire(TW.state.snapshot);
     TW.state.snapshot = { id, token, snapshotId, refs: walker.refs, lines: head.concat(all) };
+    watchForChange();
     return {
       id, token, snapshotId, text,
       refs: walker.hints,

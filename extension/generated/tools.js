@@ -584,6 +584,9 @@
       "read_page": {
         "additionalProperties": false,
         "properties": {
+          "keepRefs": {
+            "type": "boolean"
+          },
           "maxTokens": {
             "default": 3000,
             "maximum": 6000,

@@ -83,7 +83,8 @@ class RefMap:
             entry = self._tabs[tab_id] = TabRefs()
         elif snapshot_id < entry.snapshot_id:
             return  # an older snapshot arriving late changes nothing
-        for ref, hint in entry.current.items():
+        previous = entry.current
+        for ref, hint in previous.items():
             entry.prior.pop(ref, None)
             entry.prior[ref] = hint
         while len(entry.prior) > MAX_PRIOR:
@@ -93,7 +94,9 @@ class RefMap:
         for wire in hints:
             if len(current) >= MAX_REFS_PER_SNAPSHOT:
                 break
-            if not wire.ref.startswith(label + "_"):
+            # A ref of this snapshot, or one of the snapshot before that it kept (the host's own
+            # read after trusted input keeps the refs of the elements that did not change).
+            if not wire.ref.startswith(label + "_") and wire.ref not in previous:
                 continue
             current[wire.ref] = RefHint(
                 ref=wire.ref, role=wire.role[:64], name=wire.name[:200], tag=wire.tag[:64],

@@ -3,12 +3,15 @@ the baseline of the next diff), and take a fresh one after a navigation."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from host.browser.bridge import Bridge
 from host.tools.failure import ToolFailure
 from host.browser.refmap import RefMap
 from host.browser.wire import PageSnapshot
+
+if TYPE_CHECKING:
+    from host.browser.diff import SnapshotDiff
 
 POST_WRITE_TOKENS = 1500
 
@@ -35,6 +38,29 @@ async def fresh_snapshot(bridge: Bridge, refs: RefMap, tab_id: int, max_tokens: 
         return f"(no snapshot: {exc.code}: {exc.message})"
     record(refs, tab_id, result.snapshot)
     return result.result_text
+
+
+async def changes_since_last(bridge: Bridge, refs: RefMap, tab_id: int,
+                             max_tokens: int = POST_WRITE_TOKENS) -> "SnapshotDiff | None":
+    """Read the tab's page again and say what changed since its last snapshot, as a write's
+    diff does (the whole snapshot when there was none of this document); None when the page
+    cannot be read. The refs already given stay valid for the elements that are still there
+    unchanged (the agent may go on with them)."""
+    from host.browser.diff import diff_snapshots
+
+    previous_token, previous_text = refs.last_text(tab_id)
+    previous_hidden = refs.last_hidden(tab_id)
+    try:
+        result = await bridge.content(tab_id, "read_page", {"maxTokens": max_tokens, "keepRefs": True}, write=False)
+    except ToolFailure:
+        return None
+    snapshot = result.snapshot
+    if snapshot is None:
+        return None
+    record(refs, tab_id, snapshot)
+    same_document = bool(previous_token) and previous_token == snapshot.doc_token
+    return diff_snapshots(previous_text if same_document else None, snapshot.text, previous_hidden=previous_hidden,
+                          hidden=snapshot.hidden)
 
 
 async def wait_for_load(bridge: Bridge, tab_id: int, *, from_url: str | None = None, timeout_s: float = 10.0,

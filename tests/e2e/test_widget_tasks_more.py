@@ -356,8 +356,13 @@ async def test_a_click_focuses_an_item_out_of_the_tab_order_as_a_mouse_does(driv
     assert re.search(r'treeitem "About" \[ref=[^\]]+\] \[focused\]', text), text
     pressed = await driver.ok("press_key", key="ArrowDown")
     assert 'Focus now: treeitem "Contact"' in pressed["text"], pressed["text"]
-    await driver.ok("press_key", key="Enter")
+    assert "incremental snapshot" not in pressed["text"], pressed["text"]  # the page itself did not change
+    entered = await driver.ok("press_key", key="Enter")
     assert await in_page(driver, "focusmoves", "document.getElementById('current').textContent") == "Contact"
+    # A key that changed the page says what changed, with the refs to go on with.
+    changes = entered["text"].split("--- incremental snapshot ---\n", 1)[1]
+    assert '"Contact"' in changes.split("Added/changed:\n", 1)[1].split("\n\n", 1)[0], entered["text"]
+    assert "Current interactive refs:" in changes and entered["details"]["changed"] is True
     # A click on something no press can focus takes the focus away, as a mouse's does.
     await driver.ok("click", element="Home", ref=ref_of(text, 'treeitem "Home"'))
     assert await in_page(driver, "focusmoves", "document.activeElement.id") == "t-home"

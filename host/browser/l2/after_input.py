@@ -6,10 +6,11 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from host.browser import page_writes
+from host.browser import page_writes, snapshots
 from host.browser.l2.landing import Landing
 from host.browser.l2.network_idle import Settled
 from host.browser.l2.targets import Writer
+from host.browser.results import SNAPSHOT_DIVIDER
 from host.browser.target import get_tab, target_from_tab
 from host.cdp.client import TabClient
 from host.tools.call import ToolCall
@@ -71,6 +72,15 @@ async def report_input(call: ToolCall, browser: "BrowserGateway", client: TabCli
             evidence["observedEffects"].append("url_changed")
             out["navigatedTo"] = now.url
             parts.append(f"The tab now shows {now.url}; every earlier ref is invalid. Read the page again.")
+        elif settled.page_changed and not landing.in_other_origin:
+            # The page changed in place (a tree item opened, a cell saved): what changed, and
+            # the refs to go on with, as a synthetic write's answer has them.
+            diff = await snapshots.changes_since_last(browser.bridge, browser.refs, tab_id)
+            if diff is not None:
+                evidence["observedEffects"].append("dom_mutated")
+                evidence["effectState"] = "observed"
+                out["changed"] = diff.changed
+                parts.append(f"{SNAPSHOT_DIVIDER}\n{diff.text}")
     if client.epoch != writer.epoch and "url_changed" not in evidence["observedEffects"]:
         parts.append("The page's documents changed after the input; deep refs from before are invalid.")
     return success(call.tool, "\n".join(parts), tab_id=tab_id, result_tab_id=result_tab, details=out)

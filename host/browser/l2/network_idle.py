@@ -31,12 +31,22 @@ _FLUSH = ("document.visibilityState !== 'visible' ? Promise.resolve(0) : new Pro
           "const channel = new MessageChannel(); channel.port1.onmessage = () => done(0); channel.port2.postMessage(0); })")
 # The Network.disable commands still on their way (kept referenced until they are answered).
 _closing: set["asyncio.Future[None]"] = set()
-# The same round trip in our isolated world, answering with the focused element's line.
+# The same round trip in our isolated world, answering with the focused element's line and
+# whether the page changed since the last snapshot.
 _FLUSH_AND_FOCUS = (f"({_FLUSH}).then(() => {{ const tw = globalThis.__tabwarden; "
-                    "return tw && tw.focusLine ? tw.focusLine() : ''; })")
+                    "return tw && tw.focusLine ? {focus: tw.focusLine(), changed: !!tw.state.changedSinceSnapshot} "
+                    ": {focus: '', changed: false}; })")
 _ENABLE = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
 _STARTED = ("Network.requestWillBeSent", "Page.frameStartedLoading")
 _ENDED = ("Network.loadingFinished", "Network.loadingFailed", "Page.frameStoppedLoading")
+
+
+@dataclass(frozen=True)
+class Flushed:
+    """What the round trip after input read in our isolated world of the top frame."""
+
+    focus: str = ""  # the focused element's snapshot line
+    page_changed: bool = False  # the document changed since its last snapshot
 
 
 @dataclass(frozen=True)
@@ -46,6 +56,7 @@ class Settled:
     requests: int  # requests and frame loads seen since tracking began
     pending: int  # still in flight when the wait ended
     focus: str = ""  # the focused element's snapshot line, when the round trip could read it
+    page_changed: bool = False  # the top document changed since its last snapshot (when it could be read)
 
     @property
     def waited_for_network(self) -> bool:
@@ -114,10 +125,13 @@ class NetworkIdle:
                                "contextId": context})
 
     @staticmethod
-    def flushed(result: object) -> str:
-        """The focused element's line from a flush's result ("" when it read none)."""
+    def flushed(result: object) -> Flushed:
+        """What a flush in our isolated world read (nothing when it read none)."""
         value = ((result or {}).get("result") or {}).get("value") if isinstance(result, dict) else None
-        return value if isinstance(value, str) else ""
+        if not isinstance(value, dict):
+            return Flushed()
+        focus = value.get("focus")
+        return Flushed(focus if isinstance(focus, str) else "", value.get("changed") is True)
 
     async def _send(self, method: str, session: str | None, params: dict | None = None) -> None:
         try:
@@ -131,38 +145,39 @@ class NetworkIdle:
         except Exception:  # the tab or the bridge went away: nothing is tracked there any more
             pass
 
-    async def _flush(self, session: str | None, context: int | None = None) -> str:
+    async def _flush(self, session: str | None, context: int | None = None) -> Flushed:
         """Let the page finish handling the input (its handlers, their promises and one more
         task), so the requests they start have been reported. In our isolated world (`context`),
-        also the focused element's line ("" otherwise)."""
+        also the focused element's line and whether the page changed (nothing otherwise)."""
         params: dict = {"expression": _FLUSH, "awaitPromise": True, "returnByValue": True}
         if context is not None:
             params.update(expression=_FLUSH_AND_FOCUS, contextId=context)
         try:
             answer = await self._client.send("Runtime.evaluate", params, session_id=session, timeout=FLUSH_TIMEOUT_S)
         except CdpError:
-            return ""  # the page navigated or went away: its load is tracked, if it started one
+            return Flushed()  # the page navigated or went away: its load is tracked, if it started one
         return self.flushed(answer)
 
     async def wait(self, session: str | None = None, quiet: float = QUIET_S, cap: float = CAP_S,
-                   context: int | None = None, flushed: str | None = None) -> Settled:
+                   context: int | None = None, flushed: Flushed | None = None) -> Settled:
         """Wait for what the input set off in the frame of `session` (None: the tab's top frame;
         `context`: our isolated world there, to read the focus too): no wait when nothing
         started; else until nothing is in flight for `quiet` seconds, at most `cap` seconds.
-        `flushed`: the focus line of a flush already made (a batch's `flush_step`)."""
+        `flushed`: what a flush already made read (a batch's `flush_step`)."""
         loop = asyncio.get_running_loop()
         start = loop.time()
-        focus = flushed if flushed is not None else await self._flush(session, context)
+        read = flushed if flushed is not None else await self._flush(session, context)
+        focus, changed = read.focus, read.page_changed
         if not self._seen and not self._inflight:
-            return Settled(True, int((loop.time() - start) * 1000), 0, 0, focus)
+            return Settled(True, int((loop.time() - start) * 1000), 0, 0, focus, changed)
         deadline = start + cap
         while True:
             now = loop.time()
             quiet_for = now - max(start, self._last_activity)
             if not self._inflight and quiet_for >= quiet:
-                return Settled(True, int((now - start) * 1000), self._seen, 0, focus)
+                return Settled(True, int((now - start) * 1000), self._seen, 0, focus, changed)
             if now >= deadline:
-                return Settled(False, int((now - start) * 1000), self._seen, len(self._inflight), focus)
+                return Settled(False, int((now - start) * 1000), self._seen, len(self._inflight), focus, changed)
             self._changed.clear()
             step = deadline - now if self._inflight else min(deadline - now, quiet - quiet_for)
             try:

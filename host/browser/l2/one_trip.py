@@ -34,7 +34,7 @@ from host.browser.l2.after_input import report_input
 from host.browser.l2.focus import focus_stays_step
 from host.browser.l2.keys import Combo
 from host.browser.l2.landing import landing_of, moved_since_judged
-from host.browser.l2.network_idle import NetworkIdle
+from host.browser.l2.network_idle import Flushed, NetworkIdle
 from host.browser.l2.targets import Writer, cdp_failure
 from host.cdp.client import TabClient
 from host.cdp.errors import CdpCode, CdpError
@@ -101,8 +101,8 @@ async def press_in_one_trip(call: ToolCall, browser: "BrowserGateway", client: T
         writer.sent += (stop if stop is not None and stop < flush else flush) - first_key
         if stop is not None and stop < flush and error is not None:
             raise cdp_failure(_cdp_error(error, sent=True), write=True, sent=writer.sent)
-        focus = NetworkIdle.flushed(outcome.results[flush]) if stop is None else ""
-        settled = await network.wait(flushed=focus)
+        read = NetworkIdle.flushed(outcome.results[flush]) if stop is None else Flushed()
+        settled = await network.wait(flushed=read)
     before = page_writes.ids_of(outcome.tabs_before) if outcome.tabs_before is not None else None
     return await report_input(call, browser, client, writer, landing, settled, None, before, text, details,
                               tabs_after=outcome.tabs_after)
