@@ -25,6 +25,11 @@ HEADER_LINES = 4
 # The moved lines are shown with the lines between them (their new order in context) up to
 # this many lines; past it, only the moved lines are.
 MOVED_SPAN_LINES = 40
+# A few lines that moved far (an item sent to the end) are shown each below the line now
+# before it; past this many lines, or runs of them (a sorted table), the head of the new order is
+# shown whole instead: runs of cells out of their rows read as nothing.
+MAX_MOVED_ALONE = 10
+MAX_MOVED_RUNS = 6
 # After a line shown in a change list only to place the changes under it.
 CONTEXT_MARK = "  (unchanged)"
 
@@ -193,6 +198,31 @@ def _in_context(lines: list[str], picked: Iterable[int], mark: str = "") -> list
     return [lines[i] if i in chosen else lines[i] + mark for i in sorted(keep)]
 
 
+def _depth(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _head_of_new_order(after: list[str], first: int, count: int) -> str:
+    """Many places moved (a table sorted by a click): the new order from its start, in whole
+    blocks (a row with its cells), from the container of the first moved line (its rows that
+    did not move are first in the new order too)."""
+    start = first
+    while start > 0 and _depth(after[start - 1]) >= _depth(after[first]):
+        start -= 1  # the earlier lines of the same block (a row's first cells)
+    if start > 0:
+        start -= 1  # the line that holds them (a row)
+    row = _depth(after[start])
+    while start > 0 and _depth(after[start - 1]) >= row:
+        start -= 1  # the rows before it, unmoved
+    if start > 0:
+        start -= 1  # and the table that holds them all
+    end = min(len(after), start + MOVED_SPAN_LINES)
+    while end < len(after) and end > start + 2 and _depth(after[end]) > row:
+        end -= 1  # not in the middle of a row
+    more = " (read the page for the rest)" if end < len(after) else ""
+    return (f"Order changed ({count} lines moved); the new order from its start{more}:\n" + "\n".join(after[start:end]))
+
+
 def _moved_section(after: list[str], edits: _Edits) -> str:
     assert edits.span is not None
     first, last = edits.span
@@ -205,6 +235,9 @@ def _moved_section(after: list[str], edits: _Edits) -> str:
             runs[-1].append(j)
         else:
             runs.append([j])
+    count = len(edits.moved)
+    if count > MAX_MOVED_ALONE or len(runs) > MAX_MOVED_RUNS:
+        return _head_of_new_order(after, first, count)
     shown: list[str] = []
     room = MOVED_SPAN_LINES + 1  # lines in all, the runs' leading lines included
     for run in runs:
@@ -213,7 +246,6 @@ def _moved_section(after: list[str], edits: _Edits) -> str:
         lines = (([after[run[0] - 1]] if run[0] else ["(at the top)"]) + [after[j] for j in run])[:room]
         room -= len(lines)
         shown.append("\n".join(lines))
-    count = len(edits.moved)
     return (f"Order changed ({count} line{'s' if count != 1 else ''} moved; read the page for the whole order). "
             "Each run of moved lines below the line now before it:\n" + "\n…\n".join(shown))
 

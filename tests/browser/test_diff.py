@@ -96,11 +96,11 @@ def test_a_long_reordering_lists_only_the_moved_lines():
     assert diff.changed and diff.moved == 1
     assert ('Order changed (1 line moved; read the page for the whole order). Each run of moved lines below the '
             'line now before it:\n  - row: "Item 099"\n  - row: "Item 000"') in diff.text
-    # Reversed: one run from the top, cut at the span's limit.
+    # Reversed: the new order from its start, cut at the span's limit.
     diff = diff_snapshots(snap(1, *rows), snap(3, *reversed(rows)))
-    assert diff.moved == 99 and "(99 lines moved;" in diff.text
-    shown = diff.text.split("the line now before it:\n", 1)[1].split("\n\n", 1)[0].split("\n")
-    assert shown[:3] == ["(at the top)", '  - row: "Item 099"', '  - row: "Item 098"'] and len(shown) == 41
+    assert diff.moved == 99 and "Order changed (99 lines moved); the new order from its start" in diff.text
+    shown = diff.text.split("(read the page for the rest):\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert shown == list(reversed(rows))[:40]
 
 
 def test_the_truncation_marker_is_not_content():
@@ -197,5 +197,28 @@ def test_a_shuffled_long_table_shows_at_most_the_span_limit_of_moved_lines():
     shuffled = rows[:]
     random.Random(7).shuffle(shuffled)
     diff = diff_snapshots(snap(1, *rows), snap(2, *shuffled))
-    shown = diff.text.split("the line now before it:\n", 1)[1].split("\n\n", 1)[0].split("\n")
-    assert diff.moved > 100 and len([line for line in shown if line != "…"]) <= MOVED_SPAN_LINES + 1, len(shown)
+    shown = diff.text.split("the new order from its start (read the page for the rest):\n", 1)[1].split("\n\n", 1)[0]
+    assert diff.moved > 100 and shown.split("\n") == shuffled[:MOVED_SPAN_LINES], shown
+
+
+def test_a_sorted_grid_shows_the_head_of_its_new_order_in_whole_rows():
+    # Many separate runs of moved cells read as nothing: the new order from its start is shown,
+    # row by row, never cut inside a row.
+    amounts = [(n * 37) % 101 for n in range(24)]
+
+    def grid(order: list[int], generation: int) -> list[str]:
+        lines = ['- grid "Transactions"', "  - row", '    - columnheader "Day"', '    - columnheader "Amount"']
+        for i, n in enumerate(order):
+            lines += ["  - row", f'    - gridcell "Day {n}" [ref=sdoc_{generation}_{2 * i + 1}]',
+                      f'    - gridcell "${amounts[n]}" [ref=sdoc_{generation}_{2 * i + 2}]']
+        return lines
+
+    before = snap(1, *grid(list(range(24)), 1))
+    after_lines = grid(sorted(range(24), key=lambda n: amounts[n]), 2)
+    diff = diff_snapshots(before, snap(2, *after_lines))
+    shown = diff.text.split("the new order from its start (read the page for the rest):\n", 1)[1].split("\n\n", 1)[0]
+    lines = shown.split("\n")
+    # From the grid's own line and its header row, then the rows, whole, in their new order (the
+    # first, which did not move, is first still).
+    assert lines[:2] == ['- grid "Transactions"', "  - row"] and len(lines) <= 40, shown
+    assert lines == after_lines[:len(lines)] and (len(lines) - 4) % 3 == 0, shown

@@ -83,7 +83,7 @@ class Page:
         owner = self.focus.get(session)
         expression = params.get("expression", "")
         if "focusLine" in expression:  # the flush after trusted input, in our isolated world
-            return {"result": {"type": "string", "value": self.focus_line}}
+            return {"result": {"type": "object", "value": {"focus": self.focus_line, "changed": False}}}
         # The focused element: the frame owner holding the focus, else a field of the document.
         if owner:
             return {"result": {"type": "object", "subtype": "node", "className": "HTMLIFrameElement",
