@@ -34,7 +34,7 @@
       const clipped = text.length > ARTICLE_LIMIT ? `${text.slice(0, ARTICLE_LIMIT)}\n[text truncated]` : text;
       return { resultText: `# ${TW.clip(TW.collapse(document.title), 200)}\nURL: ${location.href}\n\n${clipped}` };
     }
-    const snap = TW.takeSnapshot({ maxTokens: params.maxTokens ?? 3000, full: params.mode === "full", keepRefs: !!params.keepRefs });
+    const snap = TW.takeSnapshot({ maxTokens: params.maxTokens ?? 3000, full: params.mode === "full" });
     if (snap.refCount === 0 && bodyIsBlank()) {
       throw TW.fail(CODES.EMPTY_TREE, "EMPTY_TREE: the page has no readable content or controls (canvas, plugin or still loading); try read_page_deep or a screenshot", "execute", true);
     }

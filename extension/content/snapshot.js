@@ -39,7 +39,7 @@
       this.refs = new Map(); // ref -> { el, frames, doc, hint }
       this.hints = []; // [{ ref, ...hint }] in document order, for the host
       this.count = 0;
-      this.keep = null; // element -> { ref, hint } whose refs stay (see takeSnapshot's keepRefs)
+      this.keep = null; // element -> { ref, hint } whose refs stay (see takeSnapshot)
       this.taken = new Set(); // the refs given out in this walk
       this.level = 0;
       this.depthLimited = false;
@@ -459,13 +459,13 @@
 
   // Take a snapshot and make it the current one (every earlier ref becomes a prior hint).
   // `full`: text runs whole (up to FULL_TEXT_LIMIT characters each), not cut at 120.
-  // `keepRefs`: the elements the current snapshot has refs for keep them (the host's own read
-  // after trusted input, which must not take refs the agent holds away from it).
-  TW.takeSnapshot = ({ maxTokens = 3000, full = false, keepRefs = false } = {}) => {
+  // The elements the current snapshot has refs for keep them while their role and name stay
+  // (refs an agent holds stay good across reads and writes; a changed element gets a new one).
+  TW.takeSnapshot = ({ maxTokens = 3000, full = false } = {}) => {
     const token = TW.documentToken();
     const snapshotId = ++TW.state.snapshotCounter;
     const current = TW.state.snapshot;
-    const keep = keepRefs && current && current.token === token
+    const keep = current && current.token === token
       ? new Map([...current.refs].map(([ref, entry]) => [entry.el, { ref, hint: entry.hint }])) : null;
     const walker = walk(token, snapshotId, false, full ? FULL_TEXT_LIMIT : TEXT_LIMIT, keep);
     const id = `s${token}_${snapshotId}`;

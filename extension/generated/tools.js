@@ -584,9 +584,6 @@
       "read_page": {
         "additionalProperties": false,
         "properties": {
-          "keepRefs": {
-            "type": "boolean"
-          },
           "maxTokens": {
             "default": 3000,
             "maximum": 6000,

@@ -94,8 +94,8 @@ class RefMap:
         for wire in hints:
             if len(current) >= MAX_REFS_PER_SNAPSHOT:
                 break
-            # A ref of this snapshot, or one of the snapshot before that it kept (the host's own
-            # read after trusted input keeps the refs of the elements that did not change).
+            # A ref of this snapshot, or one of the snapshot before that it kept (a snapshot keeps
+            # the refs of the elements whose role and name did not change).
             if not wire.ref.startswith(label + "_") and wire.ref not in previous:
                 continue
             current[wire.ref] = RefHint(

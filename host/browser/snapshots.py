@@ -45,13 +45,13 @@ async def changes_since_last(bridge: Bridge, refs: RefMap, tab_id: int,
     """Read the tab's page again and say what changed since its last snapshot, as a write's
     diff does (the whole snapshot when there was none of this document); None when the page
     cannot be read. The refs already given stay valid for the elements that are still there
-    unchanged (the agent may go on with them)."""
+    unchanged (as every snapshot keeps them)."""
     from host.browser.diff import diff_snapshots
 
     previous_token, previous_text = refs.last_text(tab_id)
     previous_hidden = refs.last_hidden(tab_id)
     try:
-        result = await bridge.content(tab_id, "read_page", {"maxTokens": max_tokens, "keepRefs": True}, write=False)
+        result = await bridge.content(tab_id, "read_page", {"maxTokens": max_tokens}, write=False)
     except ToolFailure:
         return None
     snapshot = result.snapshot

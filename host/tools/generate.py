@@ -10,8 +10,8 @@ effect) that sets a frozen `globalThis.__tabwardenTools`:
     codes        the failure codes of a tool call
     tools        name -> label, level, effects, category (what pages show)
     content      tool -> the JSON Schema of what the page executor takes (host-only keys
-                 removed, `allowRecovery` where the host may send it, read_page's `keepRefs`,
-                 for a write the element `expect`ed beside every ref), with its cross-field rules
+                 removed, `allowRecovery` where the host may send it, for a write the element
+                 `expect`ed beside every ref), with its cross-field rules
 """
 
 from __future__ import annotations
@@ -64,9 +64,6 @@ def content_schema(spec: ToolSpec) -> dict[str, Any]:
         _strip(definition)
     if spec.ref_recovery:
         schema["properties"]["allowRecovery"] = {"type": "boolean"}
-    if spec.name == "read_page":
-        # The host's own read after trusted input: the refs already given stay what they are.
-        schema["properties"]["keepRefs"] = {"type": "boolean"}
     rules = list(getattr(spec.params_type, "rules", ()))
     if spec.is_write:
         for holder in (schema, *schema.get("$defs", {}).values()):

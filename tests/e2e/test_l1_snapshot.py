@@ -154,8 +154,16 @@ async def test_every_snapshot_is_a_new_generation_of_one_document(driver):
     assert a[0] == b[0] and int(b[1]) == int(a[1]) + 1
     refs = await driver.control.call("browser.refs", tab_id=tab)
     assert refs["snapshot"] == f"{b[0]}_{b[1]}" and refs["prior"] == len(refs["refs"]) == 4
-    # A stale ref from the first snapshot is refused by a strict tool (hover never recovers).
-    stale = await driver.call("hover", element="Buy now", ref=ref_of(first["text"], "Buy now"))
+    # The second snapshot kept the refs of the elements that did not change: the first one's
+    # work still, with a strict tool too (hover never recovers).
+    kept = ref_of(first["text"], "Buy now")
+    assert ref_of(second["text"], "Buy now") == kept
+    await driver.ok("hover", element="Buy now", ref=kept)
+    # An element whose name changed gets a new ref, and its old one is refused.
+    await driver.evaluate("pointer.html", "document.getElementById('inner').textContent = 'Buy later'")
+    third = await driver.read()
+    assert ref_of(third["text"], "Buy later") != kept
+    stale = await driver.call("hover", element="Buy now", ref=kept)
     assert not stale["ok"] and stale["error"]["code"] == "stale_ref" and stale["error"]["phase"] == "resolve"
 
 

@@ -429,3 +429,15 @@ async def test_structure_the_budget_emptied_is_not_listed_bare(driver):
     empty = [line for i, line in enumerate(lines) if re.fullmatch(r" *- (list|listitem)", line)
              and (i + 1 == len(lines) or depth[i + 1] <= depth[i])]
     assert not empty and "- listitem\n" in text, text  # the breadcrumb's items, which hold its links, stay
+
+
+async def test_refs_from_a_read_stay_good_after_writes_that_left_their_elements_alone(driver):
+    # A write's snapshot keeps the refs of the elements that did not change: a trusted key on
+    # a ref from the first read still lands, after a click that changed the page.
+    text = await open_page(driver, "focusmoves")
+    cell = ref_of(text, 'textbox "Description"')
+    await driver.ok("click", element="About", ref=ref_of(text, 'treeitem "About"'))
+    entered = await driver.ok("press_key", ref=cell, key="End")
+    assert 'Focus now: textbox "Description"' in entered["text"], entered["text"]
+    await driver.ok("press_key", ref=cell, key="Enter")
+    assert await in_page(driver, "focusmoves", "document.getElementById('saved').textContent") == "Cash Deposit"
