@@ -105,6 +105,11 @@
     }
     if (el.getAttribute("aria-selected") === "true" || (tag === "option" && el.selected)) attrs.push("selected");
     if (el.getAttribute("aria-checked") === "true" && !attrs.includes("checked")) attrs.push("checked");
+    // A switch is a toggle by its role: off is a state to say, as a toggle button's is.
+    if (role === "switch" && !attrs.includes("checked")) attrs.push("checked=false");
+    // A modal dialog: what is behind it cannot be used while it is open.
+    if ((role === "dialog" || role === "alertdialog")
+        && (el.getAttribute("aria-modal") === "true" || (tag === "dialog" && el.matches(":modal")))) attrs.push("modal");
     const invalid = el.getAttribute("aria-invalid");
     if (invalid && invalid !== "false") attrs.push("invalid");
     const current = el.getAttribute("aria-current");

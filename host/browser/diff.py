@@ -156,27 +156,39 @@ _STATE = re.compile(r"\[(?!ref[=\]])[^\]]*\]")
 
 
 def _paired(old: list[str], new: list[str], removed: list[int], added: list[int]) -> dict[int, int]:
-    """Added lines that are a removed line's element in a new state (the same role and name at
-    the same depth, both with refs), matched in order: new index -> old index."""
-    waiting: dict[str, list[int]] = {}
-    for i in removed:
-        found = _IDENTITY.match(old[i])
-        if found and "[ref]" in found.group(2):
-            waiting.setdefault(found.group(1), []).append(i)
+    """Added lines that are a removed line's element in a new state, matched in order: new
+    index -> old index. The same role and name at the same depth, both with refs; or, for
+    structure without refs (a sorted column's header), the only such line on each side."""
+    def keyed(lines: list[str], picked: list[int]) -> dict[tuple[str, bool], list[int]]:
+        out: dict[tuple[str, bool], list[int]] = {}
+        for i in picked:
+            found = _IDENTITY.match(lines[i])
+            if found and (not found.group(2) or found.group(2).startswith(" [")):  # an element's line, not text
+                out.setdefault((found.group(1), "[ref]" in found.group(2)), []).append(i)
+        return out
+
+    olds, news = keyed(old, removed), keyed(new, added)
     pairs: dict[int, int] = {}
-    for j in added:
-        found = _IDENTITY.match(new[j])
-        olds = waiting.get(found.group(1)) if found and "[ref]" in found.group(2) else None
-        if olds:
-            pairs[j] = olds.pop(0)
+    for key, js in news.items():
+        waiting = olds.get(key, [])
+        if not key[1] and (len(js) != 1 or len(waiting) != 1):
+            continue  # structure is paired only when it is unambiguous
+        for j, i in zip(js, waiting):
+            pairs[j] = i
     return pairs
 
 
-def _was(old_line: str) -> str:
-    """An element's states before, as its changed line says them."""
-    found = _IDENTITY.match(old_line)
-    states = " ".join(_STATE.findall(found.group(2))) if found else ""
-    return f"  (was: {states or 'no state'})"
+def _was(old_line: str, new_line: str) -> str:
+    """What an element's changed line says of its states before: those it lost, or the ones it
+    did not have."""
+    before, after = (_IDENTITY.match(line) for line in (old_line, new_line))
+    old_states = _STATE.findall(before.group(2)) if before else []
+    new_states = _STATE.findall(_normal(after.group(2))) if after else []
+    lost = [state for state in old_states if state not in new_states]
+    if lost:
+        return f"  (was: {' '.join(lost)})"
+    gained = [state for state in new_states if state not in old_states]
+    return f"  (was: without {' '.join(gained)})" if gained else "  (was: the same states)"
 
 
 def _in_context(lines: list[str], picked: Iterable[int], mark: str = "") -> list[str]:
@@ -270,7 +282,7 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
     if added:
         shown = list(after)
         for j, i in pairs.items():
-            shown[j] = after[j] + _was(old[i])
+            shown[j] = after[j] + _was(old[i], after[j])
         sections.append("Added/changed:\n" + "\n".join(_in_context(shown, added, CONTEXT_MARK)))
     if removed:
         sections.append("Removed:\n" + "\n".join(_in_context(old, removed, CONTEXT_MARK)))

@@ -53,11 +53,11 @@ def test_an_element_in_a_new_state_is_one_changed_line_saying_what_it_was():
                  '- radio "Deep dish" [checked] [ref=sdoc_2_3] [focused]', '- button "Saved" [ref=sdoc_2_4]')
     diff = diff_snapshots(before, after)
     added = diff.text.split("Added/changed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
-    assert added == ['- textbox "Name" [value="Ada"] [required] [ref=sdoc_2_1]  (was: no state)',
+    assert added == ['- textbox "Name" [value="Ada"] [required] [ref=sdoc_2_1]  (was: without [value="Ada"] [required])',
                      '- radio "Thin crust" [ref=sdoc_2_2]  (was: [checked])',
-                     '- radio "Deep dish" [checked] [ref=sdoc_2_3] [focused]  (was: no state)',
+                     '- radio "Deep dish" [checked] [ref=sdoc_2_3] [focused]  (was: without [checked])',
                      '- button "Saved" [ref=sdoc_2_4]']
-    # A renamed element is another line: its old line went.
+    # A renamed element is another line: its old line went. Only the states that changed are said.
     removed = diff.text.split("Removed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
     assert removed == ['- button "Save" [ref]'] and diff.removed == 1 and diff.added == 4
 
@@ -144,7 +144,7 @@ def test_lines_the_budget_left_out_are_neither_added_nor_removed():
     diff = diff_snapshots(before, after, previous_hidden=[line_hash(r) for r in rows[4:]],
                           hidden=[line_hash(r) for r in (rows[2], rows[3], rows[5])])
     assert (diff.added, diff.removed) == (1, 0), diff.text  # the field's old line is its changed one's
-    assert 'Added/changed:\n- textbox "State" [value="Mi"] [ref=sdoc_2_1]  (was: no state)' in diff.text
+    assert 'Added/changed:\n- textbox "State" [value="Mi"] [ref=sdoc_2_1]  (was: without [value="Mi"])' in diff.text
     assert diff.text.count("row:") == 0, diff.text
     # Without the hashes, the budget's choices read as changes.
     assert diff_snapshots(before, after).removed == 2
@@ -222,3 +222,18 @@ def test_a_sorted_grid_shows_the_head_of_its_new_order_in_whole_rows():
     # first, which did not move, is first still).
     assert lines[:2] == ['- grid "Transactions"', "  - row"] and len(lines) <= 40, shown
     assert lines == after_lines[:len(lines)] and (len(lines) - 4) % 3 == 0, shown
+
+
+def test_a_header_whose_sort_moved_is_one_changed_line_each():
+    # Structure without refs pairs too when it is the only such line on each side.
+    before = snap(1, '- grid "G"', "  - row", '    - columnheader "Date" [sort=ascending]', '    - columnheader "Amount"',
+                  '    - columnheader "Day" [level=2]', '    - columnheader "Day" [level=3]')
+    after = snap(2, '- grid "G"', "  - row", '    - columnheader "Date"', '    - columnheader "Amount" [sort=descending]',
+                 '    - columnheader "Day" [level=4]', '    - columnheader "Day" [level=5]')
+    diff = diff_snapshots(before, after)
+    added = diff.text.split("Added/changed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert added[2:4] == ['    - columnheader "Date"  (was: [sort=ascending])',
+                          '    - columnheader "Amount" [sort=descending]  (was: without [sort=descending])']
+    # Two alike on each side are not guessed at: they stay an addition and a removal each.
+    removed = diff.text.split("Removed:\n", 1)[1].split("\n\n", 1)[0]
+    assert removed.count('columnheader "Day"') == 2 and "Date" not in removed, diff.text

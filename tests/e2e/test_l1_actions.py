@@ -29,7 +29,7 @@ async def test_type_then_click_with_verification_and_diff(driver):
     assert typed["details"]["evidence"]["effectState"] == "verified"
     assert typed["details"]["evidence"]["outcome"] == "verified"
     assert "--- incremental snapshot ---\n# Page Changes (" in typed["text"]
-    assert re.search(r'- textbox "Full name" \[value="Grace Hopper"\] \[ref=[^\]]+\]( \[focused\])?  \(was: no state\)',
+    assert re.search(r'- textbox "Full name" \[value="Grace Hopper"\] \[ref=[^\]]+\]( \[focused\])?  \(was: without \[value=',
                      typed["text"].split("Added/changed:")[1]), typed["text"]
     assert "Removed:" not in typed["text"]
     assert await driver.evaluate("form.html", "document.getElementById('name').value") == "Grace Hopper"
