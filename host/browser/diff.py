@@ -21,6 +21,8 @@ import msgspec
 
 _REF = re.compile(r"\[ref=s[0-9a-z]+_\d+_\d+\](?: \[(?:focused|active)\])?", re.ASCII)
 _HEADER = re.compile(r"^# Page Snapshot \((s[0-9a-z]+_\d+)\)$")
+_REF_OF = re.compile(r"\[ref=(s[0-9a-z]+_\d+_\d+)\]", re.ASCII)
+_DIALOG = re.compile(r"^ *- (?:dialog|alertdialog)\b")
 HEADER_LINES = 4
 # The moved lines are shown with the lines between them (their new order in context) up to
 # this many lines; past it, only the moved lines are.
@@ -42,6 +44,9 @@ class SnapshotDiff(msgspec.Struct, frozen=True):
     added: int = 0
     removed: int = 0
     moved: int = 0
+    restated: tuple[str, ...] = ()  # the refs of the elements whose states changed
+    dialogs_opened: tuple[str, ...] = ()  # the lines of the dialogs that appeared
+    dialogs_closed: int = 0  # how many dialogs went
 
 
 def _body(snapshot: str) -> list[str]:
@@ -293,5 +298,8 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
         sections.append("No structural change detected.")
     if refs:
         sections.append("Current interactive refs:\n" + "\n".join(refs))
+    restated = tuple(found.group(1) for j in pairs if (found := _REF_OF.search(after[j])))
+    opened = tuple(after[j].strip() for j in added if j not in pairs and _DIALOG.match(after[j]))
+    closed = sum(1 for i in removed if _DIALOG.match(old[i]))
     return SnapshotDiff(text="\n\n".join(sections), changed=changed, added=len(added), removed=len(removed),
-                        moved=len(moved))
+                        moved=len(moved), restated=restated, dialogs_opened=opened, dialogs_closed=closed)

@@ -181,6 +181,11 @@ async def test_a_switch_is_turned_on_and_its_state_shows(driver):
     assert 'switch "Notifications" [checked]' in text and 'text: "Notifications are on."' in text, text
     pressed = await driver.ok("press_key", key="Space", ref=ref_of(text, 'switch "Sounds"'))
     assert 'Focus now: switch "Sounds" [checked=false]' in pressed["text"], pressed["text"]
+    # The key is verified by its target's own state, which the page's changes show.
+    assert "Verified: the target's own state changed" in pressed["text"], pressed["text"]
+    assert re.search(r'switch "Sounds" \[checked=false\] \[ref=[^\]]+\] \[focused\]  \(was: \[checked\]\)', pressed["text"]), \
+        pressed["text"]
+    assert pressed["details"]["evidence"]["outcome"] == "verified"
     assert await in_page(driver, "switch", "document.getElementById('sounds').getAttribute('aria-checked')") == "false"
 
 
@@ -314,6 +319,7 @@ async def test_an_alert_dialog_confirms_a_delete(driver):
     # By keyboard: Enter opens the dialog on "Keep file", Tab moves to Delete, Enter confirms.
     pressed = await driver.ok("press_key", key="Enter", ref=ref_of(text, 'button "Delete logo.png"'))
     assert 'Focus now: button "Keep file"' in pressed["text"], pressed["text"]
+    assert 'Verified: a dialog opened (alertdialog "Delete file?" [modal]' in pressed["text"], pressed["text"]
     pressed = await driver.ok("press_key", key="Tab")
     assert 'Focus now: button "Delete"' in pressed["text"], pressed["text"]
     await driver.ok("press_key", key="Enter")

@@ -18,6 +18,7 @@ from host.tools.failure import ToolFailure
 from host.tools.result import ToolResult, success
 
 if TYPE_CHECKING:
+    from host.browser.diff import SnapshotDiff
     from host.browser.gateway import BrowserGateway
 
 log = logging.getLogger("tabwarden.browser")
@@ -25,6 +26,20 @@ log = logging.getLogger("tabwarden.browser")
 TRUSTED_NOTE = "trusted input through the debugger"
 # The focused element's line said after trusted input (a name is at most 80 characters of it).
 MAX_FOCUS_LINE = 400
+
+
+def _took(call: ToolCall, diff: "SnapshotDiff") -> tuple[str, str] | None:
+    """What the input plainly did, as its page's changes show it: its target's own states
+    changed (the target keeps its ref while its role and name stay), a dialog opened, or one
+    closed. None when none of these."""
+    target = getattr(call.params, "ref", None)
+    if target and target in diff.restated:
+        return "target_state_changed", "Verified: the target's own state changed (its line below)."
+    if diff.dialogs_opened:
+        return "dialog_opened", f"Verified: a dialog opened ({diff.dialogs_opened[0].removeprefix('- ')})."
+    if diff.dialogs_closed:
+        return "dialog_closed", "Verified: a dialog closed."
+    return None
 
 
 async def report_input(call: ToolCall, browser: "BrowserGateway", client: TabClient, writer: Writer, landing: Landing,
@@ -79,6 +94,11 @@ async def report_input(call: ToolCall, browser: "BrowserGateway", client: TabCli
             if diff is not None:
                 evidence["observedEffects"].append("dom_mutated")
                 evidence["effectState"] = "observed"
+                took = _took(call, diff)
+                if took:
+                    evidence["observedEffects"].append(took[0])
+                    evidence["effectState"] = evidence["outcome"] = "verified"
+                    parts.append(took[1])
                 out["changed"] = diff.changed
                 parts.append(f"{SNAPSHOT_DIVIDER}\n{diff.text}")
     if client.epoch != writer.epoch and "url_changed" not in evidence["observedEffects"]:
