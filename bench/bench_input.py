@@ -25,7 +25,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from bench.common import median, percentile, table
+from bench.common import median, percentile, ref_on_line, table
 from bench.playwright_mcp_input import playwright_mcp_input
 from bench.playwright_venv import ensure_playwright
 from bench.served_browser import served_browser
@@ -75,10 +75,7 @@ REF = re.compile(r"\[ref=(s[0-9a-z]+_\d+_\d+)\]")
 
 
 def ref_of(text: str, part: str) -> str:
-    line = next(line for line in text.split("\n") if part in line)
-    found = REF.search(line)
-    assert found, line
-    return found.group(1)
+    return ref_on_line(text, part, REF)
 
 
 async def ours(url: str, runs: int, *, front: bool) -> dict[str, list[float]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from typing import Callable, Sequence
@@ -78,3 +79,11 @@ def _fmt(value: object) -> str:
     if isinstance(value, float):
         return f"{value:.3f}" if value < 100 else f"{value:.1f}"
     return str(value)
+
+
+def ref_on_line(text: str, part: str, ref: "re.Pattern[str]") -> str:
+    """The ref (`ref`'s first group) on the first line of a snapshot `text` containing `part`."""
+    line = next(line for line in text.split("\n") if part in line)
+    found = ref.search(line)
+    assert found, line
+    return found.group(1)

@@ -11,16 +11,14 @@ import re
 import time
 from typing import Any
 
+from bench.common import ref_on_line
 from bench.playwright_mcp import answer_text, with_playwright_mcp
 
 _REF = re.compile(r"\[ref=([a-z0-9]+)\]")
 
 
 def _ref(snapshot: str, part: str) -> str:
-    line = next(line for line in snapshot.split("\n") if part in line)
-    found = _REF.search(line)
-    assert found, line
-    return found.group(1)
+    return ref_on_line(snapshot, part, _REF)
 
 
 def playwright_mcp_input(page_url: str, runs: int) -> dict[str, list[float]] | str:
