@@ -360,9 +360,15 @@
       const focusBefore = document.activeElement;
       if (target) TW.confirmTarget(target, params.expect);
       request.dispatched = true;
-      const emulated = TW.input.pressKey(el, parsed);
+      const times = params.repeat || 1;
+      let emulated = TW.input.pressKey(el, parsed);
+      // Each further press goes where the focus is then, as a keyboard's does.
+      for (let i = 1; i < times; i++) {
+        TW.checkAborted(run.signal);
+        emulated = TW.input.pressKey(document.activeElement || document.body, parsed) || emulated;
+      }
       const effects = document.activeElement !== focusBefore ? ["focus_changed"] : [];
-      const actionText = `Pressed ${params.key} on ${where}${emulated ? `; emulated the default action: ${emulated}` : ""}`;
+      const actionText = `Pressed ${params.key}${times > 1 ? ` ${times} times` : ""} on ${where}${emulated ? `; emulated the default action: ${emulated}` : ""}`;
       return await finish(run, { actionText, effectState: "dispatched", effects, warnings: [SYNTHETIC_KEY_WARNING] });
     } finally {
       run.observer.stop();

@@ -563,6 +563,12 @@
               }
             ],
             "default": null
+          },
+          "repeat": {
+            "default": 1,
+            "maximum": 50,
+            "minimum": 1,
+            "type": "integer"
           }
         },
         "required": [

@@ -114,8 +114,10 @@ def _typing_steps(tool: str, params: Mapping[str, Any]) -> list[tuple[str, str, 
     if tool == "press_key":
         key, ref = params.get("key"), params.get("ref")
         # A printable character typed into a field adds to its value; Enter or Tab do not.
+        repeat = params.get("repeat", 1)
+        times = repeat if isinstance(repeat, int) and repeat > 0 else 1
         if isinstance(key, str) and len(key) == 1 and key.isprintable() and isinstance(ref, str):
-            return [(ref, key, True)]
+            return [(ref, key * times, True)]  # pressed `repeat` times, each adds it again
         return []
     if tool == "batch_actions":
         steps: list[tuple[str, str, bool]] = []

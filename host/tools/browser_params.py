@@ -180,9 +180,14 @@ class HoverParams(PageParams, kw_only=True):
     ref: Ref
 
 
+MAX_KEY_REPEAT = 50
+
+
 class PressKeyParams(PageParams, kw_only=True):
     key: Annotated[str, msgspec.Meta(min_length=1, max_length=64, description="A key or combination: Enter, Tab, Control+a.")]
     ref: AnyRef | None = None
+    repeat: Annotated[int, msgspec.Meta(ge=1, le=MAX_KEY_REPEAT, description="How many times to press it (a slider's steps); "
+                                        "each press goes where the focus is then, checked first.")] = 1
 
 
 class BatchAction(msgspec.Struct, forbid_unknown_fields=True, rename="camel", kw_only=True, omit_defaults=True,

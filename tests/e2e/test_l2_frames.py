@@ -242,6 +242,22 @@ async def test_a_point_on_a_scrolled_page_is_judged_where_the_input_lands(driver
         await driver.control.call("gatekeeper.remove_origin", pattern=pay, list="blocked")
 
 
+async def test_repeated_keys_stop_where_the_focus_leaves_the_frame_judged(driver, site, kind):
+    # Tab pressed three times from the shop's own button: the first press moves the focus into
+    # the blocked payment frame, and the look before the next finds it there; nothing more is sent.
+    pay = site.payment_base(kind)
+    refs = await checkout(driver, pay)
+    await driver.control.call("gatekeeper.add_origin", pattern=pay, list="blocked")
+    try:
+        pressed = await driver.ok("press_key", key="Tab", ref=refs["top"], repeat=3)
+        assert "Pressed Tab 1 of 3 times on" in pressed["text"] and "so the rest were not sent" in pressed["text"], \
+            pressed["text"]
+        assert pressed["details"]["pressed"] == 1
+        assert await what_reached_payment(driver) == {"seen": NOTHING, "card": "", "paid": ""}
+    finally:
+        await driver.control.call("gatekeeper.remove_origin", pattern=pay, list="blocked")
+
+
 @pytest.mark.parametrize("mode", ["open", "closed"])
 async def test_keys_for_a_frame_inside_a_shadow_root_are_judged_at_the_frames_origin(driver, site, kind, mode):
     # The shop moves its payment frame into a shadow root and hands it the focus: the document's

@@ -96,6 +96,13 @@ async def test_an_auto_rotating_carousel_is_stopped_then_stepped(driver):
 async def test_sliders_are_set_by_keys_with_their_values_read_back(driver):
     text = await open_page(driver, "slider")
     assert 'slider "Temperature" [value="20 °C"] [now=20] [min=10] [max=30]' in text
+    # Several steps in one call; Enter and Space, which act on what they press, are pressed once.
+    stepped = await driver.ok("press_key", key="ArrowRight", ref=ref_of(text, 'slider "Temperature"'), repeat=3)
+    assert 'Pressed ArrowRight 3 times on slider "Temperature"' in stepped["text"], stepped["text"]
+    assert 'Focus now: slider "Temperature" [value="23 °C"] [now=23]' in stepped["text"], stepped["text"]
+    refused = await driver.call("press_key", key="Enter", repeat=2)
+    assert refused["error"]["code"] == "invalid_params" and "once per call" in refused["error"]["message"], refused
+    await driver.ok("press_key", key="ArrowLeft", ref=ref_of(text, 'slider "Temperature"'), repeat=3)
     # A slider takes no typed text; the refusal says how it is set.
     typed = await driver.call("type", element="Red", ref=ref_of(text, 'slider "Red"'), text="200")
     assert typed["error"]["code"] == "not_editable" and "press_key" in typed["error"]["message"], typed

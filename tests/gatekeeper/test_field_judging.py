@@ -69,6 +69,10 @@ def test_key_by_key_into_a_field_is_judged_on_its_value():
     d = decide("press_key", {"key": "Enter", "ref": "s1_1_2"}, policy="auto", rules=ALLOW_ALL,
                target={"hints": [hint()], "values": {"s1_1_2": "4111 1111 1111 111"}})
     assert d.verdict == "allow"
+    # A key pressed several times adds itself that many times.
+    d = decide("press_key", {"key": "1", "ref": "s1_1_2", "repeat": 4}, policy="auto", rules=ALLOW_ALL,
+               target={"hints": [hint()], "values": {"s1_1_2": "4111 1111 1111 "}})
+    assert "card_number" in d.findings
 
 
 def test_a_what_if_value_is_the_prior_of_the_one_field():

@@ -270,6 +270,10 @@ async def type_trusted(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
         return result
 
 
+# Keys that act on what they press, which a repeat would act on again and again.
+ONCE_ONLY_KEYS = frozenset({"Enter", " "})
+
+
 async def press_key(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     """Press a key combination with trusted key events (the focused element, or `ref` focused
     first). Where the debugger could not attach when the call was resolved, it falls back to
@@ -277,6 +281,10 @@ async def press_key(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     params = call.params
     assert isinstance(params, PressKeyParams) and call.tab_id is not None
     combo = parse_combo(params.key)
+    if params.repeat > 1 and combo.key is not None and combo.key.key in ONCE_ONLY_KEYS:
+        raise ToolFailure(ToolCode.INVALID_PARAMS, f"{combo.describe()} acts on what it presses (it submits, it toggles): "
+                          "press it once per call, looking at the page in between", phase="validate",
+                          details={"dispatched": False})
     landing = landing_of(call)
     if landing.kind == "synthetic":
         result = await page_writes.run_write(call, browser)  # the page executor says so in its text
@@ -293,16 +301,55 @@ async def press_key(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
             await writer("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
             check = _sent_before(writer, confirm_focus(client, landing, target.frame_id))
             session = target.session_id
+            if params.repeat > 1:
+                return await _press_repeatedly(call, browser, client, writer, combo, session, target.frame_id,
+                                               target.describe(), check)
             return await _act(call, browser, client, writer, lambda send: trusted.press(send.on(session), combo),
                               f"Pressed {combo.describe()} on {target.describe()} with {TRUSTED_NOTE}.",
                               {"key": combo.describe()}, session, check=check)
         writer = action.writer = Writer(client, writer_epoch(client, landing))
         text, details = f"Pressed {combo.describe()} on the focused element with {TRUSTED_NOTE}.", {"key": combo.describe()}
+        if params.repeat > 1:
+            return await _press_repeatedly(call, browser, client, writer, combo, None, None, "the focused element",
+                                           confirm_focus(client, landing))
         quick = await press_in_one_trip(call, browser, client, writer, combo, text, details)
         if quick is not None:
             return quick
         return await _act(call, browser, client, writer, lambda send: trusted.press(send.on(None), combo), text, details,
                           check=confirm_focus(client, landing))
+
+
+async def _press_repeatedly(call: ToolCall, browser: "BrowserGateway", client: TabClient, writer: Writer, combo: Any,
+                            session: str | None, frame_id: str | None, where: str, check: Awaitable[None]) -> ToolResult:
+    """Press `combo` `repeat` times (sent on `session`), the first after `check`, each other
+    after a look that the focus is still in the frame judged (`frame_id`, else the landing's: a
+    page may move it into another origin's frame at any key); the presses stop, and the answer
+    says so, at the first look that finds it gone."""
+    params = call.params
+    assert isinstance(params, PressKeyParams)
+    landing = landing_of(call)
+    done = [0]
+    stopped: list[str] = []
+
+    async def presses(send: Writer) -> None:
+        for index in range(params.repeat):
+            if index:
+                try:
+                    await confirm_focus(client, landing, frame_id)
+                except ToolFailure as moved:
+                    stopped.append(moved.message.split(" after the permission check")[0])
+                    return
+            await trusted.press(send.on(session), combo)
+            done[0] += 1
+
+    times = f"{params.repeat} times"
+    result = await _act(call, browser, client, writer, presses, f"Pressed {combo.describe()} {times} on {where} with "
+                        f"{TRUSTED_NOTE}.", {"key": combo.describe(), "repeat": params.repeat}, session, check=check)
+    if stopped:
+        result.text = result.text.replace(f" {times} on ", f" {done[0]} of {times} on ", 1).replace(
+            TRUSTED_NOTE + ".", f"{TRUSTED_NOTE}; then {stopped[0]}, so the rest were not sent.", 1)
+        result.details["pressed"] = done[0]
+    return result
 
 
 async def click_xy(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
