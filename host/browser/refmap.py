@@ -83,8 +83,7 @@ class RefMap:
             entry = self._tabs[tab_id] = TabRefs()
         elif snapshot_id < entry.snapshot_id:
             return  # an older snapshot arriving late changes nothing
-        previous = entry.current
-        for ref, hint in previous.items():
+        for ref, hint in entry.current.items():
             entry.prior.pop(ref, None)
             entry.prior[ref] = hint
         while len(entry.prior) > MAX_PRIOR:
@@ -94,9 +93,11 @@ class RefMap:
         for wire in hints:
             if len(current) >= MAX_REFS_PER_SNAPSHOT:
                 break
-            # A ref of this snapshot, or one of the snapshot before that it kept (a snapshot keeps
-            # the refs of the elements whose role and name did not change).
-            if not wire.ref.startswith(label + "_") and wire.ref not in previous:
+            # A ref of this document given by this snapshot or kept from an earlier one (a
+            # snapshot keeps the refs of the elements whose role and name did not change; a host
+            # started since may never have seen the one that gave it).
+            made = snapshot_of(wire.ref)
+            if made is None or made[0] != doc_token or made[1] > snapshot_id:
                 continue
             current[wire.ref] = RefHint(
                 ref=wire.ref, role=wire.role[:64], name=wire.name[:200], tag=wire.tag[:64],

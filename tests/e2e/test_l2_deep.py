@@ -122,7 +122,11 @@ async def test_l1_refs_are_translated_through_the_page_executor(driver):
     text = (await driver.read())["text"]
     await driver.ok("click_trusted", element="Go", ref=ref_of(text, 'button "Go"'))
     assert await driver.on_page("document.getElementById('out').textContent") == "go with "
-    # A ref of an older snapshot is stale, as it would be for an L1 action.
+    # A later read keeps the ref of the unchanged button; once the button is renamed, the ref
+    # from before is stale, as it would be for an L1 action.
+    again = (await driver.read())["text"]
+    assert ref_of(again, 'button "Go"') == ref_of(text, 'button "Go"')
+    await driver.on_page("document.getElementById('go').textContent = 'Go now'")
     await driver.read()
     stale = await driver.call("click_trusted", element="Go", ref=ref_of(text, 'button "Go"'))
     assert stale["error"]["code"] == "stale_ref" and stale["error"]["details"]["dispatched"] is False
