@@ -51,7 +51,9 @@
     const el = watch.el;
     if (el.isConnected && stateOf(el) !== watch.before) {
       const now = TW.attributesOf(el, TW.roleOf(el)).map((attr) => `[${attr}]`).join(" ");
-      return ["target_state_changed", `Verified: the target's own state changed${now ? `; it now reads ${now}` : ""}.`];
+      // A menu item that closes its menu is checked out of sight: the snapshot no longer shows it.
+      const gone = el.getClientRects().length === 0 ? " (it is no longer shown)" : "";
+      return ["target_state_changed", `Verified: the target's own state changed${now ? `; it now reads ${now}` : ""}${gone}.`];
     }
     const name = el.isConnected ? TW.roleAndName(el, TW.roleOf(el)).name : "";
     if (name && watch.name && name !== watch.name) {

@@ -88,7 +88,12 @@
         return /grid$/.test(tableOf(el)) ? "gridcell" : "cell";
       case "th": {
         const scope = (el.getAttribute("scope") || "").toLowerCase();
-        return scope === "row" || scope === "rowgroup" ? "rowheader" : "columnheader";
+        if (scope === "row" || scope === "rowgroup") return "rowheader";
+        if (scope === "col" || scope === "colgroup" || el.closest("thead")) return "columnheader";
+        // Without a scope, a header in a row of data cells heads that row (as in Chromium: a
+        // key table's "Down Arrow"); in a row of headers, its column.
+        const row = el.parentElement;
+        return row && [...row.children].some((cell) => cell.localName === "td") ? "rowheader" : "columnheader";
       }
       case "svg":
         return authorLabelled(el) || svgTitled(el) ? "img" : "generic";

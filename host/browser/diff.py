@@ -45,6 +45,7 @@ class SnapshotDiff(msgspec.Struct, frozen=True):
     removed: int = 0
     moved: int = 0
     restated: tuple[str, ...] = ()  # the refs of the elements whose states changed
+    focus_restated: bool = False  # the element that holds the focus is one of them
     dialogs_opened: tuple[str, ...] = ()  # the lines of the dialogs that appeared
     dialogs_closed: int = 0  # how many dialogs went
 
@@ -299,7 +300,9 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
     if refs:
         sections.append("Current interactive refs:\n" + "\n".join(refs))
     restated = tuple(found.group(1) for j in pairs if (found := _REF_OF.search(after[j])))
+    focus_restated = any("] [focused]" in after[j] for j in pairs)
     opened = tuple(after[j].strip() for j in added if j not in pairs and _DIALOG.match(after[j]))
     closed = sum(1 for i in removed if _DIALOG.match(old[i]))
     return SnapshotDiff(text="\n\n".join(sections), changed=changed, added=len(added), removed=len(removed),
-                        moved=len(moved), restated=restated, dialogs_opened=opened, dialogs_closed=closed)
+                        moved=len(moved), restated=restated, focus_restated=focus_restated, dialogs_opened=opened,
+                        dialogs_closed=closed)

@@ -162,6 +162,8 @@ async def test_table_rows_keep_their_cells_together_and_lose_nothing(driver):
     assert rows == ["Item | Price | Note", "Tea | 2 | ", "Coffee | 3 | Fair trade"], text
     # A row with a cell that looks clickable is listed cell by cell, the cell with its ref.
     assert re.search(r'- row\n +- text: "Cake"\n +- cell "4" \[ref=[^\]]+\]\n +- text: "Ask for it"', text), text
+    # A header in a row of data cells heads that row (no scope needed, as in Chromium).
+    assert re.search(r'- row\n +- rowheader "Down Arrow"\n +- text: "Moves to the next item\."\n +- button "Try it" \[ref=', text), text
     clicked = await driver.call("click", element="4", ref=ref_of(text, 'cell "4"'))
     assert clicked["ok"] and await driver.evaluate("a11y/tables.html", "window.picked") == "cake"
     # A layout table is no table: its cells' heading and paragraph are read as they are.

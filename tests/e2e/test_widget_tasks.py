@@ -48,8 +48,10 @@ async def test_a_menubar_item_opens_its_menu_and_a_choice_applies(driver):
     opened = await driver.ok("click", element="Font", ref=ref_of(text, 'menuitem "Font"'))
     assert "new tab or window" not in opened["text"]  # the page's own open() opens nothing
     assert 'menuitemradio "Serif" [checked]' in opened["text"]
-    await driver.ok("click", element="Sans-serif", ref=ref_of(opened["text"], 'menuitemradio "Sans-serif"'))
+    chosen = await driver.ok("click", element="Sans-serif", ref=ref_of(opened["text"], 'menuitemradio "Sans-serif"'))
     assert await in_page(driver, "menubar", "document.getElementById('text').style.fontFamily") == "sans-serif"
+    # The choice closed its menu: the answer says the item's state and that it is out of sight.
+    assert "it now reads [checked] (it is no longer shown)." in chosen["text"], chosen["text"]
     # By keyboard: Enter opens Style, the arrow moves to Italic, Enter toggles it.
     text = (await driver.read())["text"]
     await driver.ok("press_key", key="Enter", ref=ref_of(text, 'menuitem "Style"'))

@@ -187,6 +187,10 @@ async def test_a_switch_is_turned_on_and_its_state_shows(driver):
         pressed["text"]
     assert pressed["details"]["evidence"]["outcome"] == "verified"
     assert await in_page(driver, "switch", "document.getElementById('sounds').getAttribute('aria-checked')") == "false"
+    # Without a ref the key acts on the focused element, whose own state is the verdict too.
+    again = await driver.ok("press_key", key="Space")
+    assert "Verified: the focused element's own state changed" in again["text"], again["text"]
+    assert await in_page(driver, "switch", "document.getElementById('sounds').getAttribute('aria-checked')") == "true"
 
 
 async def test_a_disclosure_shows_the_faq_answer_to_read(driver):

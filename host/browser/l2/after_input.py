@@ -30,11 +30,13 @@ MAX_FOCUS_LINE = 400
 
 def _took(call: ToolCall, diff: "SnapshotDiff") -> tuple[str, str] | None:
     """What the input plainly did, as its page's changes show it: its target's own states
-    changed (the target keeps its ref while its role and name stay), a dialog opened, or one
-    closed. None when none of these."""
+    changed (the target keeps its ref while its role and name stay; a key without one acts on
+    the focused element), a dialog opened, or one closed. None when none of these."""
     target = getattr(call.params, "ref", None)
     if target and target in diff.restated:
         return "target_state_changed", "Verified: the target's own state changed (its line below)."
+    if not target and call.tool == "press_key" and diff.focus_restated:
+        return "target_state_changed", "Verified: the focused element's own state changed (its line below)."
     if diff.dialogs_opened:
         return "dialog_opened", f"Verified: a dialog opened ({diff.dialogs_opened[0].removeprefix('- ')})."
     if diff.dialogs_closed:
