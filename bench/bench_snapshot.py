@@ -98,7 +98,9 @@ async def main(port, urls, runs, shown):
         browser = await p.chromium.connect_over_cdp(f"http://127.0.0.1:{port}")
         pages = [pg for ctx in browser.contexts for pg in ctx.pages]
         for url in urls:
-            page = next(pg for pg in pages if pg.url == url)
+            page = next((pg for pg in pages if pg.url == url), None)
+            if page is None:  # a page that went elsewhere on its own (a redirect, a hash): not measured
+                continue
             for _ in range(2):
                 await page.aria_snapshot(mode="ai")
             samples, size = [], 0
