@@ -75,9 +75,16 @@ def _run_has_card(run: str) -> bool:
                 if len(digits) > 19:
                     break
                 window = groups[start:end + 1]
-                if len(digits) >= 13 and _card_layout(window, whole=len(window) == len(groups)) and luhn_valid(digits):
+                if len(digits) >= 13 and _card_layout(window, whole=len(window) == len(groups)) and _issued(digits) \
+                        and luhn_valid(digits):
                     return True
     return False
+
+
+def _issued(digits: str) -> bool:
+    # The only cards that start with 2 are Mastercard's 2221-2720 range, sixteen digits long: a
+    # run of years and days ("2024 2024 2024 12") is not one, even when it passes Luhn.
+    return digits[0] != "2" or (len(digits) == 16 and 2221 <= int(digits[:4]) <= 2720)
 
 
 def _card_layout(groups: list[str], whole: bool) -> bool:

@@ -35,9 +35,19 @@ def grouped(digits: str, sep: str, size: int = 4) -> str:
     "4111" + "1111".translate(ARABIC_INDIC) + "1111".translate(FULLWIDTH) + "1111",  # mixed scripts
     "4111%201111%201111%201111", "4111%25201111%25201111%25201111",  # percent-encoded, twice
     "378282246310005", "3782 822463 10005",  # Amex layout
+    "2223 0031 2200 3222", "2720992720992729",  # Mastercard's 2-series
 ])
 def test_card_numbers_however_written(text):
     assert "card_number" in scan_text(text)
+
+
+@pytest.mark.parametrize("text", ["2024 2024 2024 12", "From 2024 2024 2024 12 on", "20242024202412", "2220 0000 0000 0000"])
+def test_years_and_days_that_pass_luhn_are_no_card(text):
+    # Only Mastercard's 2221-2720 range, sixteen digits long, starts with a 2.
+    from host.gatekeeper.account_numbers import luhn_valid
+
+    assert luhn_valid("".join(ch for ch in text if ch.isdigit()))
+    assert "card_number" not in scan_text(text)
 
 
 @pytest.mark.parametrize("encode", [
