@@ -145,7 +145,7 @@
       shown.push(`value=${TW.quote(TW.clip(text, 40))}`);
       // The number beside its words ("July" is 6): keys and bounds go by the number.
       if (numeric && text !== String(Number(now))) shown.push(`now=${Number(now)}`);
-    } else if (now !== null && now.trim() !== "" && Number.isFinite(Number(now))) shown.push(`value=${Number(now)}`);
+    } else if (numeric) shown.push(`value=${Number(now)}`);
     else if (el.localName === "progress" || el.localName === "meter") shown.push(`value=${el.value}`);
     return shown;
   }

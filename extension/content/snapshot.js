@@ -31,16 +31,16 @@
   const LABEL_TEXT_LIMIT = 80;
 
   class Walker {
-    constructor(prefix, dry, textLimit = TEXT_LIMIT) {
+    // `keep`: element -> { ref, hint } of the current snapshot, whose refs stay (see takeSnapshot).
+    constructor(prefix, dry, textLimit = TEXT_LIMIT, keep = null) {
       this.prefix = prefix;
+      this.keep = keep;
       this.dry = dry;
       this.textLimit = textLimit;
       this.entries = []; // { kind: ref|landmark|struct|text|frame, depth, body, inView }
       this.refs = new Map(); // ref -> { el, frames, doc, hint }
       this.hints = []; // [{ ref, ...hint }] in document order, for the host
       this.count = 0;
-      this.keep = null; // element -> { ref, hint } whose refs stay (see takeSnapshot)
-      this.taken = new Set(); // the refs given out in this walk
       this.level = 0;
       this.depthLimited = false;
       this.labelIds = new Map(); // document -> ids other elements are labelled or described by
@@ -258,8 +258,7 @@
       const hint = TW.hintOf(el, role, name);
       // An element the current snapshot already named, unchanged in role and name, keeps its ref.
       const kept = this.keep ? this.keep.get(el) : null;
-      const ref = kept && !this.taken.has(kept.ref) && TW.sameHint(kept.hint, hint) ? kept.ref : `${this.prefix}${this.count}`;
-      this.taken.add(ref);
+      const ref = kept && !this.refs.has(kept.ref) && TW.sameHint(kept.hint, hint) ? kept.ref : `${this.prefix}${this.count}`;
       this.lastHint = hint;
       if (!this.dry) {
         this.refs.set(ref, { el, frames: ctx.frames, doc: ctx.doc, hint });
@@ -414,10 +413,8 @@
   }
 
   // Walk the page. `dry` only counts refs (the batch probe) and leaves the ref map alone.
-  // `keep`: element -> {ref, hint} of the current snapshot, whose refs stay where nothing changed.
   function walk(token, snapshotId, dry, textLimit = TEXT_LIMIT, keep = null) {
-    const walker = new Walker(`s${token}_${snapshotId}_`, dry, textLimit);
-    walker.keep = keep;
+    const walker = new Walker(`s${token}_${snapshotId}_`, dry, textLimit, keep);
     const ctx = { doc: document, win: window, frames: [], inView: true };
     const root = document.body || document.documentElement;
     if (root) walker.block(root, 0, ctx, false);
@@ -474,7 +471,7 @@
     const marker = truncationMarker(nodes, refs);
     const head = header(id);
     const text = head.concat(lines).join("\n") + (marker ? `\n\n${marker}` : "");
-    retire(TW.state.snapshot);
+    retire(current);
     TW.state.snapshot = { id, token, snapshotId, refs: walker.refs, lines: head.concat(all) };
     watchForChange();
     return {

@@ -197,6 +197,10 @@ def _was(old_line: str, new_line: str) -> str:
     return f"  (was: without {' '.join(gained)})" if gained else "  (was: the same states)"
 
 
+def _depth(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
 def _in_context(lines: list[str], picked: Iterable[int], mark: str = "") -> list[str]:
     """The `picked` lines, each with the lines it is nested under, in the snapshot's order; a
     line shown only as such context ends with `mark`. Without them, a changed line read as
@@ -206,7 +210,7 @@ def _in_context(lines: list[str], picked: Iterable[int], mark: str = "") -> list
     keep: set[int] = set()
     chain: list[tuple[int, int]] = []  # (indentation, index) of the lines the current one is nested in
     for index, line in enumerate(lines):
-        depth = len(line) - len(line.lstrip(" "))
+        depth = _depth(line)
         while chain and chain[-1][0] >= depth:
             chain.pop()
         if index in chosen:
@@ -214,10 +218,6 @@ def _in_context(lines: list[str], picked: Iterable[int], mark: str = "") -> list
             keep.update(i for _, i in chain)
         chain.append((depth, index))
     return [lines[i] if i in chosen else lines[i] + mark for i in sorted(keep)]
-
-
-def _depth(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
 
 
 def _head_of_new_order(after: list[str], first: int, count: int) -> str:
@@ -278,11 +278,13 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
     before = _body(previous)
     after = _body(current)
     old = [_normal(line) for line in before]
-    edits = _edits(old, [_normal(line) for line in after], previous_hidden, hidden)
+    new = [_normal(line) for line in after]
+    edits = _edits(old, new, previous_hidden, hidden)
     added, removed, moved = edits.added, edits.removed, edits.moved
     # An element whose states changed is one changed line, saying what it was, not a removal too.
-    pairs = _paired(old, [_normal(line) for line in after], removed, added)
-    removed = [i for i in removed if i not in set(pairs.values())]
+    pairs = _paired(old, new, removed, added)
+    restated_old = set(pairs.values())
+    removed = [i for i in removed if i not in restated_old]
     refs = _in_context(after, (j for j, line in enumerate(after) if "[ref=" in line))
     sections = [f"# Page Changes ({generation_of(current)})"]
     if added:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Awaitable, Iterable
 import msgspec
 
 from host.browser import snapshots
-from host.browser.diff import diff_snapshots
 from host.browser.expected import expected_elements
 from host.browser.results import NEW_PAGE_DIVIDER, SNAPSHOT_DIVIDER, UNSTABLE_NOTICE, dialog_lines
 from host.browser.target import get_tab
@@ -102,8 +101,7 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     # The tabs from before the write, to spot the one it opens: listed while it runs, asked
     # first (the extension starts each call in the order they arrive, so the list is older).
     listing = asyncio.ensure_future(browser.bridge.api_now("tabs.query", {}))
-    previous_token, previous_text = browser.refs.last_text(tab_id)
-    previous_hidden = browser.refs.last_hidden(tab_id)
+    before = snapshots.baseline(browser.refs, tab_id)
     try:
         result = await browser.bridge.content(tab_id, call.tool, params, write=True, deadline_ms=WRITE_DEADLINE_MS)
     except ToolFailure as exc:
@@ -136,9 +134,7 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     if not result.page_stabilized:
         parts.append(UNSTABLE_NOTICE)
     if snapshot is not None:
-        same_document = previous_token and previous_token == snapshot.doc_token
-        diff = diff_snapshots(previous_text if same_document else None, snapshot.text,
-                              previous_hidden=previous_hidden, hidden=snapshot.hidden)
+        diff = snapshots.changes(before, snapshot)
         details["changed"] = diff.changed
         parts.append(f"{SNAPSHOT_DIVIDER}\n{diff.text}")
     opened = _opened_urls(result)

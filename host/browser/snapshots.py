@@ -3,7 +3,7 @@ the baseline of the next diff), and take a fresh one after a navigation."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from host.browser.bridge import Bridge
 from host.tools.failure import ToolFailure
@@ -40,27 +40,44 @@ async def fresh_snapshot(bridge: Bridge, refs: RefMap, tab_id: int, max_tokens: 
     return result.result_text
 
 
+class Baseline(NamedTuple):
+    """What a diff compares a new snapshot with: the tab's last one, as the ref map keeps it."""
+
+    doc_token: str
+    text: str
+    hidden: tuple[str, ...]
+
+
+def baseline(refs: RefMap, tab_id: int) -> Baseline:
+    """The tab's last snapshot, to take before a new one arrives."""
+    token, text = refs.last_text(tab_id)
+    return Baseline(token, text, refs.last_hidden(tab_id))
+
+
+def changes(before: Baseline, snapshot: PageSnapshot) -> "SnapshotDiff":
+    """What `snapshot` shows changed since `before`: the whole snapshot when that was of
+    another document (or there was none)."""
+    from host.browser.diff import diff_snapshots  # only a write's answer needs it
+
+    same_document = bool(before.doc_token) and before.doc_token == snapshot.doc_token
+    return diff_snapshots(before.text if same_document else None, snapshot.text, previous_hidden=before.hidden,
+                          hidden=snapshot.hidden)
+
+
 async def changes_since_last(bridge: Bridge, refs: RefMap, tab_id: int,
                              max_tokens: int = POST_WRITE_TOKENS) -> "SnapshotDiff | None":
     """Read the tab's page again and say what changed since its last snapshot, as a write's
-    diff does (the whole snapshot when there was none of this document); None when the page
-    cannot be read. The refs already given stay valid for the elements that are still there
-    unchanged (as every snapshot keeps them)."""
-    from host.browser.diff import diff_snapshots
-
-    previous_token, previous_text = refs.last_text(tab_id)
-    previous_hidden = refs.last_hidden(tab_id)
+    diff does; None when the page cannot be read. The refs already given stay valid for the
+    elements that are still there unchanged (as every snapshot keeps them)."""
+    before = baseline(refs, tab_id)
     try:
         result = await bridge.content(tab_id, "read_page", {"maxTokens": max_tokens}, write=False)
     except ToolFailure:
         return None
-    snapshot = result.snapshot
-    if snapshot is None:
+    if result.snapshot is None:
         return None
-    record(refs, tab_id, snapshot)
-    same_document = bool(previous_token) and previous_token == snapshot.doc_token
-    return diff_snapshots(previous_text if same_document else None, snapshot.text, previous_hidden=previous_hidden,
-                          hidden=snapshot.hidden)
+    record(refs, tab_id, result.snapshot)
+    return changes(before, result.snapshot)
 
 
 async def wait_for_load(bridge: Bridge, tab_id: int, *, from_url: str | None = None, timeout_s: float = 10.0,
