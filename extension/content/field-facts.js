@@ -3,7 +3,7 @@
 // names a password, PIN, card number or code) never has its value shown or sent; any other
 // field's value goes to the host with the snapshot's refs (never into the snapshot beyond what
 // `attributesOf` shows), so that text typed in pieces is judged as the whole the field will hold.
-// The word lists are the host's (host/gatekeeper/credential_target.py); a test keeps them equal.
+// The word lists are the host's (host/gatekeeper/facts/credential_target.py); a test keeps them equal.
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("field-facts")) return;

@@ -28,7 +28,7 @@ from host.engine.policies import fingerprint
 from host.engine.records import CallRef, PendingTool, ToolCallBody, ToolResultBody, WaitRow
 from host.engine.store import new_id
 from host.engine.waits import RECOVERY_TIMEOUT_NOTE, Settled
-from host.gatekeeper.credential_target import targets_credential
+from host.gatekeeper.facts.credential_target import targets_credential
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.quoting import quoted

@@ -33,7 +33,7 @@ from host.engine.records import DecisionBody, NodeRow, ToolCallBody, ToolResultB
 from host.engine.store import EngineStore
 from host.gatekeeper.provenance import Provenance
 from host.gatekeeper.provenance_check import sent_strings
-from host.gatekeeper.values import name_key, scan, web_value
+from host.gatekeeper.facts.values import name_key, scan, web_value
 
 MAX_THREADS = 16
 _USER_ANSWERS = frozenset({"ask_user"})

@@ -47,19 +47,19 @@ import msgspec
 from protocol.permissions import (FLAG_CREDENTIAL_TARGET, FLAG_ESCALATION_L2, FLAG_GUARDED_ORIGIN,
                                   FLAG_SENSITIVE_PAYLOAD, FLAG_UNTRUSTED_VALUE, POLICY_LABELS)
 
-from host.gatekeeper.credential_target import targets_credential
-from host.gatekeeper.field_values import FieldValues, field_values
+from host.gatekeeper.facts.credential_target import targets_credential
+from host.gatekeeper.facts.field_values import FieldValues, field_values
 from host.gatekeeper.origins import NO_ORIGIN, destination, normalize_origin
 from host.gatekeeper.patterns import OriginSet
-from host.gatekeeper import payload as P
-from host.gatekeeper.payload import (ALWAYS_FORCING, CARD_NUMBER, CREDENTIAL_TARGET, EMAIL_ADDRESS, IBAN, scan_params,
-                                     scan_texts)
+from host.gatekeeper.facts import payload as P
+from host.gatekeeper.facts.payload import (ALWAYS_FORCING, CARD_NUMBER, CREDENTIAL_TARGET, EMAIL_ADDRESS, IBAN,
+                                           scan_params, scan_texts)
 from host.gatekeeper.policy import DEFAULT_POLICY, normalize_policy
 from host.gatekeeper.provenance import Provenance
 from host.gatekeeper.provenance_check import untrusted_values
 from host.gatekeeper.quiet import quiet_on_guarded
-from host.gatekeeper.rule_subject import rule_subject
-from host.gatekeeper.values import site_of
+from host.gatekeeper.facts.rule_subject import rule_subject
+from host.gatekeeper.facts.values import site_of
 from host.gatekeeper.rules import EMPTY_RULES, Rule, RuleSet
 from host.gatekeeper.sensitive import DEFAULT_LISTS, OriginLists
 from host.tools.catalog import MCP_PREFIX, lookup

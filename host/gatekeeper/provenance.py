@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from typing import NamedTuple
 
-from host.gatekeeper.values import EMAIL, NUMBER, WEB, Value, name_pattern, scan, scannable, site_of, web_value, words_form
+from host.gatekeeper.facts.values import EMAIL, NUMBER, WEB, Value, name_pattern, scan, scannable, site_of, web_value, words_form
 
 MAX_UNTRUSTED = 20_000
 MAX_TEXT_CHARS = 2_000_000

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from host.gatekeeper.provenance import Provenance
-from host.gatekeeper.values import NUMBER, Value, kind_words, name_key, scan, scannable, site_of, web_value
+from host.gatekeeper.facts.values import NUMBER, Value, kind_words, name_key, scan, scannable, site_of, web_value
 from host.tools.catalog import MCP_PREFIX, lookup
 from host.tools.quoting import quoted
 from host.tools.spec import ToolSpec

@@ -6,9 +6,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from host.gatekeeper import payload as P
-from host.gatekeeper.credential_target import targets_credential
-from host.gatekeeper.account_numbers import has_card, iban_valid
+from host.gatekeeper.facts import payload as P
+from host.gatekeeper.facts.credential_target import targets_credential
+from host.gatekeeper.facts.account_numbers import has_card, iban_valid
 
 MASK = "[redacted]"
 _PEM_BLOCK = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END [A-Z0-9 ]*-----|$)",

@@ -3,7 +3,7 @@
 A rule is `{tool, origin, verdict, source, args?, created_at}`. `args` maps a parameter name to a
 regular expression that must be found in the parameter's value (all of them must match). For a
 tool that acts on an element, the conditions see the host's facts about it (`role`, `name`,
-`to`: `rule_subject.py`), never the model's `element` text: a rule keyed on `element` is
+`to`: `facts/rule_subject.py`), never the model's `element` text: a rule keyed on `element` is
 refused. The winner among matching rules is decided by, in order: specificity (tool part +
 origin part), whether it has `args` conditions, source (managed > user_setting >
 approval_persist > plugin_default), restrictiveness (deny > ask > allow) and recency. Managed

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from host.gatekeeper import credential_target as host
+from host.gatekeeper.facts import credential_target as host
 
 SCRIPT = Path(__file__).resolve().parents[2] / "extension" / "content" / "field-facts.js"
 

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from host.gatekeeper.credential_target import names_credential, targets_credential
-from host.gatekeeper.field_values import resulting_values
+from host.gatekeeper.facts.credential_target import names_credential, targets_credential
+from host.gatekeeper.facts.field_values import resulting_values
 
 from .conftest import decide
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from host.gatekeeper.normalize import compact, digits, fold, percent_decode, strip_invisible
+from host.gatekeeper.facts.normalize import compact, digits, fold, percent_decode, strip_invisible
 
 ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
 DEVANAGARI = str.maketrans("0123456789", "०१२३४५६७८९")
@@ -56,7 +56,7 @@ def test_forms_are_stable(text):
 
 
 def test_skeleton_reads_lookalike_letters_as_latin():
-    from host.gatekeeper.normalize import skeleton
+    from host.gatekeeper.facts.normalize import skeleton
 
     assert skeleton("раss_word") == "password"  # Cyrillic р and а
     assert skeleton("ΑΡΙ-Key") == "apikey"  # Greek capitals fold to lookalikes too

@@ -1,6 +1,6 @@
 import pytest
 
-from host.gatekeeper.payload import iban_valid, luhn_valid, scan_params
+from host.gatekeeper.facts.payload import iban_valid, luhn_valid, scan_params
 from host.gatekeeper.redact import redact
 
 

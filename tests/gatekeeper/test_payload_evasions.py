@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host.gatekeeper.account_numbers import IBAN_LENGTHS, iban_valid, luhn_valid
-from host.gatekeeper.payload import scan_params, scan_text
+from host.gatekeeper.facts.account_numbers import IBAN_LENGTHS, iban_valid, luhn_valid
+from host.gatekeeper.facts.payload import scan_params, scan_text
 
 CARD = "4111111111111111"
 ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
@@ -44,7 +44,7 @@ def test_card_numbers_however_written(text):
 @pytest.mark.parametrize("text", ["2024 2024 2024 12", "From 2024 2024 2024 12 on", "20242024202412", "2220 0000 0000 0000"])
 def test_years_and_days_that_pass_luhn_are_no_card(text):
     # Only Mastercard's 2221-2720 range, sixteen digits long, starts with a 2.
-    from host.gatekeeper.account_numbers import luhn_valid
+    from host.gatekeeper.facts.account_numbers import luhn_valid
 
     assert luhn_valid("".join(ch for ch in text if ch.isdigit()))
     assert "card_number" not in scan_text(text)

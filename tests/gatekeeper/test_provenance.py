@@ -12,7 +12,7 @@ from host.gatekeeper.decision import Call, Context, check
 from host.gatekeeper.patterns import OriginSet
 from host.gatekeeper.provenance import Provenance
 from host.gatekeeper.rules import RuleSet, parse_rule
-from host.gatekeeper.values import name_key, scan
+from host.gatekeeper.facts.values import name_key, scan
 
 BANK = "https://www.mybank.example"
 OWN = "DE89 3704 0044 0532 0130 00"

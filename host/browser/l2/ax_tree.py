@@ -88,7 +88,7 @@ def is_interactive(node: dict[str, Any]) -> bool:
 def _hides_value(node: dict[str, Any], input_type: str | None) -> bool:
     # A text field the page labels "Account password" or "PIN" holds a secret as much as a
     # password input does (the same judgement as the gatekeeper's credential targets).
-    from host.gatekeeper.credential_target import names_credential
+    from host.gatekeeper.facts.credential_target import names_credential
 
     return input_type == "password" or names_credential(str((node.get("name") or {}).get("value") or ""))
 

@@ -28,7 +28,7 @@ from host.browser.l2.screenshot import capture, save
 from host.browser.l2.session import Action, debugger
 from host.browser.l2.shown import confirm_shown
 from host.browser.l2.targets import NodeTarget, Writer, cdp_failure, resolve_target
-from host.gatekeeper.credential_target import names_credential
+from host.gatekeeper.facts.credential_target import names_credential
 from host.tools.browser_params import (ClickTrustedParams, ClickXYParams, DragParams, PressKeyParams, ReadPageDeepParams,
                                  ScreenshotParams, TypeTrustedParams, UploadFileParams)
 from host.tools.result import ToolResult, success

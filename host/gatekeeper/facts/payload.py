@@ -26,11 +26,11 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from host.gatekeeper.account_numbers import has_card, has_iban, iban_valid, luhn_valid
-from host.gatekeeper.encoded import decoded_private_key, decoded_texts, from_base64
-from host.gatekeeper.labelled_secrets import has_labelled_secret
-from host.gatekeeper.normalize import fold, plain, skeleton
-from host.gatekeeper.url_parts import url_parts
+from host.gatekeeper.facts.account_numbers import has_card, has_iban, iban_valid, luhn_valid
+from host.gatekeeper.facts.encoded import decoded_private_key, decoded_texts, from_base64
+from host.gatekeeper.facts.labelled_secrets import has_labelled_secret
+from host.gatekeeper.facts.normalize import fold, plain, skeleton
+from host.gatekeeper.facts.url_parts import url_parts
 
 __all__ = ["scan_text", "scan_params", "scan_texts", "is_credential_key", "normalize_key", "luhn_valid",
            "iban_valid", "FINDINGS", "ALWAYS_FORCING"]

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
-from host.gatekeeper.normalize import percent_decode
+from host.gatekeeper.facts.normalize import percent_decode
 
 # A scheme-led URL, or a bare query string (`?password=x` typed somewhere).
 _URL = re.compile(r"(?i)\b[a-z][a-z0-9+.\-]{1,15}://[^\s\"'<>]+|(?<![^\s\"'(])\?[^\s\"'<>]*=[^\s\"'<>]*")

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from host.gatekeeper.normalize import LOOKALIKES, fold
+from host.gatekeeper.facts.normalize import LOOKALIKES, fold
 
 # `autocomplete` tokens (HTML autofill detail tokens) whose field holds a secret.
 CREDENTIAL_AUTOCOMPLETE = frozenset({

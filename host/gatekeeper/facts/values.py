@@ -19,7 +19,7 @@ import unicodedata
 from functools import lru_cache
 from typing import NamedTuple
 
-from host.gatekeeper.normalize import fold, percent_decode
+from host.gatekeeper.facts.normalize import fold, percent_decode
 
 EMAIL, WEB, IBAN_KIND, NUMBER = "email", "web", "iban", "number"
 KIND_WORDS = {EMAIL: "e-mail address", WEB: "web address", IBAN_KIND: "IBAN", NUMBER: "account, phone or card number"}

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from host.gatekeeper.normalize import compact, digits
+from host.gatekeeper.facts.normalize import compact, digits
 
 MAX_VALUE = 200_000  # more than any field a person fills; keeps a hostile batch cheap
 MAX_BOX_DIGITS = 6  # card forms split numbers into boxes of 4 to 6 digits
