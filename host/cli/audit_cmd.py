@@ -64,8 +64,8 @@ def _count(text: str) -> int:
 
 
 def _open(path: Path | None):
-    from host.gatekeeper.audit import AuditLog
-    from host.gatekeeper.schema import COMPONENT, MIGRATIONS
+    from host.gatekeeper.storage.audit import AuditLog
+    from host.gatekeeper.storage.schema import COMPONENT, MIGRATIONS
     from host.store import Store, default_path
 
     path = path or default_path()

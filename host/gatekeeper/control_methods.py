@@ -306,7 +306,7 @@ async def audit(params: dict[str, Any], conn: "ControlConnection") -> list[dict[
 
 
 async def verify_audit(params: dict[str, Any], conn: "ControlConnection") -> dict[str, Any]:
-    from host.gatekeeper.audit import AuditLog
+    from host.gatekeeper.storage.audit import AuditLog
     from host.store import StoreError
 
     if params:

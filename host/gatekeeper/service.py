@@ -28,13 +28,13 @@ from protocol.ui.approvals import DECISION_KINDS
 
 from host.gatekeeper import revision as rev
 from host.gatekeeper.alerts import Alert, DenialBurstMonitor
-from host.gatekeeper.audit import AuditLog
+from host.gatekeeper.storage.audit import AuditLog
 from host.gatekeeper.decision import FLAG_APPROVED, Call, Context, Decision, TraceStep, check
 from host.gatekeeper.errors import GatekeeperUnavailable, InvalidInput
 from host.gatekeeper.grants import SessionGrants
 from host.gatekeeper.origins import normalize_origin
 from host.gatekeeper.patterns import PatternError, parse_origin_pattern, parse_tool_pattern
-from host.gatekeeper.pins import ToolPins, definition_of
+from host.gatekeeper.storage.pins import ToolPins, definition_of
 from host.gatekeeper.policy import DEFAULT_POLICY, POLICIES, normalize_policy, resolve_policy
 from host.gatekeeper.policy_files import (
     PolicyFileError,
@@ -44,9 +44,9 @@ from host.gatekeeper.policy_files import (
     user_policy_path,
 )
 from host.gatekeeper.reach import Reach, reach_of
-from host.gatekeeper.rule_storage import RuleStorage
+from host.gatekeeper.storage.rule_storage import RuleStorage
 from host.gatekeeper.rules import BUILTIN_RULE_PREFIX, Rule, RuleSet, parse_rule
-from host.gatekeeper.schema import COMPONENT, MIGRATIONS
+from host.gatekeeper.storage.schema import COMPONENT, MIGRATIONS
 from host.gatekeeper.scope import ThreadScopes
 from host.gatekeeper.sensitive import BUILTIN_BLOCKED, BUILTIN_GUARDED, OriginLists
 from host.gatekeeper.tool_names import unknown_tool_message

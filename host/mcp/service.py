@@ -14,7 +14,7 @@ from typing import Any
 
 from host.calls.service import ToolService
 from host.mcp.errors import McpFailure
-from host.gatekeeper.pins import FACT
+from host.gatekeeper.storage.pins import FACT
 from host.mcp.exposure import ExposedTool
 from host.mcp.manager import McpManager
 from host.tools.call import Target, ToolCall

@@ -123,7 +123,7 @@ def audit_query(ctx: OpContext, client: Client, op: ui.AuditQuery, mark: str) ->
 
 def audit_verify(ctx: OpContext, client: Client, op: ui.AuditVerify, mark: str) -> Any:
     """audit.verify: recompute the audit log's hash chain (what `tabwarden audit verify` checks)."""
-    from host.gatekeeper.audit import AuditLog
+    from host.gatekeeper.storage.audit import AuditLog
     from host.store import StoreError
 
     try:

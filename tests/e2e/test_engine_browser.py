@@ -159,7 +159,7 @@ async def test_a_scripted_task_runs_on_a_fixture_page_through_the_extension(site
     results = tool_results(last)
     assert len(results) == 3 and all(r.startswith("<<<web_content_") for r in results)
     assert "Done: the form says Saved Grace Hopper." not in str(last)  # the final answer came after it
-    from host.gatekeeper.audit import AuditLog
+    from host.gatekeeper.storage.audit import AuditLog
     from host.store import Store
 
     store = Store(run.tw_home / "data" / "tabwarden.sqlite3")

@@ -2,8 +2,8 @@ import sqlite3
 
 import pytest
 
-from host.gatekeeper.audit import AuditLog
-from host.gatekeeper.schema import COMPONENT, MIGRATIONS
+from host.gatekeeper.storage.audit import AuditLog
+from host.gatekeeper.storage.schema import COMPONENT, MIGRATIONS
 from host.store import StoreError
 
 
@@ -53,7 +53,7 @@ def test_removed_row_is_found(log, store):
 
 
 def test_rehashing_one_row_still_breaks_the_next_link(log, store):
-    from host.gatekeeper.audit import _COLUMNS, _row_hash
+    from host.gatekeeper.storage.audit import _COLUMNS, _row_hash
 
     conn = raw(store)
     conn.row_factory = sqlite3.Row

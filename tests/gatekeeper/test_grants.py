@@ -2,7 +2,7 @@ import pytest
 
 from host.gatekeeper.errors import GatekeeperUnavailable, InvalidInput
 from host.gatekeeper.grants import SessionGrants
-from host.gatekeeper.schema import COMPONENT, MIGRATIONS
+from host.gatekeeper.storage.schema import COMPONENT, MIGRATIONS
 from host.gatekeeper.service import CheckRequest
 
 from .faults import FlakyStore
