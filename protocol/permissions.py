@@ -35,11 +35,11 @@ OriginList = Literal["blocked", "guarded"]
 ORIGIN_LISTS: tuple[str, ...] = get_args(OriginList)
 
 ApprovalFlag = Literal["sensitive_payload", "escalation_l2", "host_permission", "guarded_origin", "credential_target",
-                       "untrusted_value"]
+                       "untrusted_value", "commit"]
 APPROVAL_FLAGS: tuple[str, ...] = get_args(ApprovalFlag)
 (FLAG_SENSITIVE_PAYLOAD, FLAG_ESCALATION_L2, FLAG_HOST_PERMISSION, FLAG_GUARDED_ORIGIN, FLAG_CREDENTIAL_TARGET,
- FLAG_UNTRUSTED_VALUE) = APPROVAL_FLAGS
+ FLAG_UNTRUSTED_VALUE, FLAG_COMMIT) = APPROVAL_FLAGS
 # How the approval card lists the flags a request carries: access to the site first, then what
 # the call sends (values the user did not give first), then where and how it acts.
 APPROVAL_FLAG_DISPLAY_ORDER: tuple[str, ...] = (
-    FLAG_HOST_PERMISSION, FLAG_UNTRUSTED_VALUE, FLAG_SENSITIVE_PAYLOAD, FLAG_CREDENTIAL_TARGET, FLAG_GUARDED_ORIGIN, FLAG_ESCALATION_L2)
+    FLAG_HOST_PERMISSION, FLAG_COMMIT, FLAG_UNTRUSTED_VALUE, FLAG_SENSITIVE_PAYLOAD, FLAG_CREDENTIAL_TARGET, FLAG_GUARDED_ORIGIN, FLAG_ESCALATION_L2)

@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "c533c84107f686d0c828a628f239bab6f77880f8b1e45d6033e30e587b51cc4c";
+export const SCHEMA_HASH = "269de23d04d63cbadb15f9f56fbf3af0b28b2879e0d4d2ef78be166e50bc4a7e";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -317,6 +317,7 @@ export const EXTENSION_MESSAGE_FIELDS = Object.freeze({
 export const UI = Object.freeze({
   "approvalFlagOrder": [
     "host_permission",
+    "commit",
     "untrusted_value",
     "sensitive_payload",
     "credential_target",
@@ -329,7 +330,8 @@ export const UI = Object.freeze({
     "host_permission",
     "guarded_origin",
     "credential_target",
-    "untrusted_value"
+    "untrusted_value",
+    "commit"
   ],
   "auditKinds": [
     "decision",

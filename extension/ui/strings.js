@@ -191,6 +191,7 @@ const EN = {
   "flag.sensitive_payload": "It sends something sensitive: a password, card number, key or e-mail address.",
   "flag.credential_target": "The field is a password field.",
   "flag.untrusted_value": "This value came from the page, not from you.",
+  "flag.commit": "It commits something your request did not ask for.",
   "flag.guarded_origin": "This site is guarded: every change here is confirmed.",
   "flag.escalation_l2": "It uses the browser debugger: Chrome shows a banner while it acts.",
 

@@ -172,6 +172,7 @@ class _Seen(msgspec.Struct, forbid_unknown_fields=True):
 
 class _WhatIfProvenance(msgspec.Struct, forbid_unknown_fields=True):
     user: list[str] = []
+    own: list[str] = []  # the user's own details from settings
     untrusted: list[_Seen] = []
 
 
@@ -191,6 +192,9 @@ def parse_provenance(value: Any, path: str = "$.provenance"):
     index = Provenance()
     for text in given.user:
         index.add_user(text)
+        index.consent.add_message(text)
+    for text in given.own:
+        index.add_own(text)
     for seen in given.untrusted:
         index.add_untrusted(seen.text, seen.origin)
     return index

@@ -9,7 +9,8 @@ Origin patterns:
   `https://*.x.com`      the same, under one scheme
   `chrome://*`, `about:*`  every origin of a scheme
 
-Tool patterns: an exact name, a prefix ending in `*` (`mcp__github__*`), `category:<name>`, or `*`.
+Tool patterns: an exact name, a prefix ending in `*` (`mcp__github__*`), `category:<name>`,
+`effect:<class>` (what a write commits: `effect:pay`), or `*`.
 
 All patterns are normalised like origins (see `origins`), so `*.X.COM.` matches `a.x.com`.
 """
@@ -206,12 +207,12 @@ class ToolPattern(NamedTuple):
     """A parsed tool pattern."""
 
     text: str
-    kind: str  # any | exact | prefix | category
+    kind: str  # any | exact | prefix | category | effect
     value: str = ""
 
     @property
     def specificity(self) -> int:
-        """2 for one tool, 1 for a prefix or category, 0 for `*`."""
+        """2 for one tool, 1 for a prefix, category or effect, 0 for `*`."""
         return 0 if self.kind == "any" else 2 if self.kind == "exact" else 1
 
 
@@ -227,6 +228,13 @@ def parse_tool_pattern(text: object) -> ToolPattern:
         if name not in CATEGORIES:
             raise PatternError(f"unknown category {name!r}; expected one of {', '.join(CATEGORIES)}")
         return ToolPattern(raw, "category", name)
+    if raw.startswith("effect:"):
+        from host.gatekeeper.facts.consequence import EFFECTS
+
+        name = raw[len("effect:"):]
+        if name not in EFFECTS:
+            raise PatternError(f"unknown effect {name!r}; expected one of {', '.join(EFFECTS)}")
+        return ToolPattern(raw, "effect", name)
     if raw.endswith("*"):
         prefix = raw[:-1]
         if not _TOOL_NAME.fullmatch(prefix):

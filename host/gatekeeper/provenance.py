@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict, deque
 from typing import NamedTuple
 
+from host.gatekeeper.consent import TaskConsent
 from host.gatekeeper.facts.values import EMAIL, NUMBER, WEB, Value, name_pattern, scan, scannable, site_of, web_value, words_form
 
 MAX_UNTRUSTED = 20_000
@@ -36,7 +37,7 @@ class Provenance:
     """The provenance index of one thread (or of one what-if case)."""
 
     __slots__ = ("_trusted", "_sites", "_paths", "_trusted_words", "_trusted_chars", "_places", "_untrusted", "_texts", "_text_chars",
-                 "max_untrusted", "max_text_chars", "dropped", "texts")
+                 "max_untrusted", "max_text_chars", "dropped", "texts", "consent")
 
     def __init__(self, *, max_untrusted: int = MAX_UNTRUSTED, max_text_chars: int = MAX_TEXT_CHARS) -> None:
         self._trusted: set[str] = set()
@@ -53,6 +54,8 @@ class Provenance:
         self.max_text_chars = max_text_chars
         self.dropped = False  # some untrusted content is no longer indexed
         self.texts = 0
+        # The commits the user's own messages asked for (filled by whoever reads the messages).
+        self.consent = TaskConsent()
 
     # -- adding ---------------------------------------------------------------------------------
 
@@ -69,6 +72,17 @@ class Provenance:
         while self._trusted_chars > MAX_TRUSTED_CHARS and len(self._trusted_words) > 1:
             # Forgetting the user's oldest words can only make the gatekeeper ask more.
             self._trusted_chars -= len(self._trusted_words.pop(0))
+
+    def add_own(self, text: str) -> None:
+        """One of the user's own details from settings (their name, addresses, phone, accounts):
+        the user's words in every task, but no site they chose to work on."""
+        if not text:
+            return
+        for value in scan(text):
+            self._trusted.add(value.key)
+        form = words_form(text)
+        self._trusted_words.append(form)
+        self._trusted_chars += len(form)
 
     def trust(self, value: Value) -> None:
         """Make one value the user's (they wrote it, or accepted it on a card)."""

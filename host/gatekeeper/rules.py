@@ -198,26 +198,28 @@ class RuleSet:
     cached per (tool, origin) and only `args` regexes run per call.
     """
 
-    __slots__ = ("rules", "_compiled", "_exact", "_category", "_prefix", "_prefix_lengths", "_any", "_cache",
-                 "_by_tool")
+    __slots__ = ("rules", "_compiled", "_exact", "_category", "_effect", "_prefix", "_prefix_lengths", "_any",
+                 "_cache", "_by_tool")
 
     def __init__(self, rules: Iterable[Rule] = ()) -> None:
         self._compiled = [compile_rule(rule, order=i) for i, rule in enumerate(rules)]
         self.rules: tuple[Rule, ...] = tuple(c.rule for c in self._compiled)
         self._exact: dict[str, _ToolBucket] = {}
         self._category: dict[str, _ToolBucket] = {}
+        self._effect: dict[str, _ToolBucket] = {}
         self._prefix: dict[str, _ToolBucket] = {}
         self._any = _ToolBucket()
         for compiled in self._compiled:
             self._bucket(compiled.tool).origins.add(compiled.origin, compiled)
         self._prefix_lengths = sorted({len(p) for p in self._prefix})
-        self._cache: dict[tuple[str, str | None, str], tuple[list[CompiledRule], list[CompiledRule]]] = {}
+        self._cache: dict[tuple[str, str | None, str, str | None], tuple[list[CompiledRule], list[CompiledRule]]] = {}
         self._by_tool: dict[tuple[str, str | None], tuple[list[CompiledRule], list[CompiledRule]]] = {}
 
     def _bucket(self, tool: ToolPattern) -> _ToolBucket:
         if tool.kind == "any":
             return self._any
-        table = {"exact": self._exact, "category": self._category, "prefix": self._prefix}[tool.kind]
+        table = {"exact": self._exact, "category": self._category, "effect": self._effect,
+                 "prefix": self._prefix}[tool.kind]
         bucket = table.get(tool.value)
         if bucket is None:
             bucket = table[tool.value] = _ToolBucket()
@@ -226,9 +228,10 @@ class RuleSet:
     def __len__(self) -> int:
         return len(self.rules)
 
-    def candidates(self, tool: str, category: str | None, origin: Origin) -> tuple[list[CompiledRule], list[CompiledRule]]:
+    def candidates(self, tool: str, category: str | None, origin: Origin,
+                   effect: str | None = None) -> tuple[list[CompiledRule], list[CompiledRule]]:
         """Rules whose tool and origin patterns match, best first: (managed, others)."""
-        key = (tool, category, origin.text)
+        key = (tool, category, origin.text, effect)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
@@ -239,6 +242,10 @@ class RuleSet:
             buckets.append(bucket)
         if category is not None:
             bucket = self._category.get(category)
+            if bucket is not None:
+                buckets.append(bucket)
+        if effect is not None:
+            bucket = self._effect.get(effect)
             if bucket is not None:
                 buckets.append(bucket)
         for length in self._prefix_lengths:
@@ -270,9 +277,11 @@ class RuleSet:
         self._by_tool[key] = result
         return result
 
-    def match(self, tool: str, category: str | None, origin: Origin, params: Mapping[str, Any]) -> Rule | None:
-        """The winning rule for a call, or None when no rule matches."""
-        managed, others = self.candidates(tool, category, origin)
+    def match(self, tool: str, category: str | None, origin: Origin, params: Mapping[str, Any],
+              effect: str | None = None) -> Rule | None:
+        """The winning rule for a call (`effect`: what it commits, for `effect:` patterns), or None
+        when no rule matches."""
+        managed, others = self.candidates(tool, category, origin, effect)
         best_managed = _first(managed, params)
         best_other = _first(others, params)
         if best_managed is None:
@@ -289,6 +298,8 @@ def _tool_matches(pattern: ToolPattern, tool: str, category: str | None) -> bool
         return pattern.value == tool
     if pattern.kind == "category":
         return pattern.value == category
+    if pattern.kind == "effect":
+        return False  # what a call commits is known only per call, never per tool
     return tool.startswith(pattern.value)
 
 

@@ -46,6 +46,10 @@ class Hint(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
     credential: bool = False
     element_key: str | None = None
     destination: Lead | None = None
+    tag: str | None = None
+    submits: bool = False  # the element is its form's submit control
+    form_fields: list[str] | None = None  # autocomplete tokens or input types of its form's fields
+    heading: str | None = None  # the nearest heading above it
 
 
 class TargetFacts(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True):
@@ -68,6 +72,10 @@ class TargetFacts(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True
     destination: str | None = None
     method: str | None = None
     destinations: list[Union[str, Lead]] | None = None
+    title: str | None = None  # the page's title
+    submits: bool | None = None
+    form_fields: list[str] | None = None
+    heading: str | None = None
 
 
 FIELDS = tuple(TargetFacts.__struct_fields__)

@@ -103,7 +103,7 @@ def test_policy_test_reports_mismatches_with_line_numbers(home, tmp_path):
     assert result.stdout.startswith("rules: bare")
     mismatches = [line for line in result.stdout.splitlines() if line.startswith("line ")]
     assert mismatches[0].startswith("line 3 [wrong on purpose]: expected allow, got ask (policy_default)")
-    assert mismatches[1].startswith("line 4: expected deny (rule_deny), got ask (policy_default)")
+    assert mismatches[1].startswith("line 4: expected deny (rule_deny), got ask (commit)")
     assert len(mismatches) == 2 and "4 cases, 2 mismatched" in result.stdout
     installed = tabwarden("policy", "test", str(expectations), home=home)  # the built-in rule denies
     assert "4 cases, 1 mismatched" in installed.stdout and "line 4" not in installed.stdout
@@ -211,7 +211,7 @@ def test_target_facts_reproduce_decisions_on_facts(home):
     out = [json.loads(line) for line in result.stdout.splitlines()]
     assert (out[0]["verdict"], out[0]["code"]) == ("ask", "sensitive_payload")
     assert (out[1]["verdict"], out[1]["code"]) == ("ask", "sensitive_payload")
-    assert (out[2]["verdict"], out[2]["code"]) == ("ask", "policy_default")
+    assert (out[2]["verdict"], out[2]["code"]) == ("ask", "commit")
     assert out[3]["error"]["path"] == "$.target"
     assert "autocomplete" in out[3]["error"]["message"]
     assert out[4]["error"]["path"] == "$.target.value"

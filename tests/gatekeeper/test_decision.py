@@ -181,7 +181,7 @@ def test_grant_and_allow_rule_allow_under_untrusted():
 
 def test_l2_writes_carry_the_escalation_flag():
     d = decide("click_xy", {"x": 1, "y": 2})
-    assert d.flags == ("escalation_l2",) and d.code == "policy_default"
+    assert d.flags == ("escalation_l2", "commit") and d.code == "commit"  # nobody knows what is at a point
 
 
 @pytest.mark.parametrize("origin", ["https://mail.google.com", "https://drive.google.com", "https://acme.slack.com",
@@ -250,7 +250,8 @@ def test_trace_explains_every_step_and_ends_with_the_deciding_one():
     d = decide("click", {"ref": "s1"}, rules=[dict(tool="click", origin="*", verdict="allow")])
     steps = [s.step for s in d.trace]
     assert steps == ["always_allowed", "read", "destination", "sensitive_origin", "rule_deny", "scope_lock",
-                     "rule_ask", "untrusted_value", "sensitive_payload", "guarded_origin", "session_grant", "rule_allow"]
+                     "rule_ask", "untrusted_value", "sensitive_payload", "commit", "guarded_origin", "session_grant",
+                     "rule_allow"]
     assert d.trace[-1].outcome == "hit" and all(s.outcome != "hit" for s in d.trace[:-1])
     assert all(s.detail for s in d.trace)
 

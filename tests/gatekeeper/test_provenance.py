@@ -213,14 +213,14 @@ def clicked(name: str | None, *, policy: str = "auto", prov: Provenance | None =
 def test_under_auto_a_guarded_site_asks_only_for_writes_that_send_commit_or_remove():
     prov = index(["what did Bob write about the offsite?"])
     assert clicked("Offsite plans", prov=prov).verdict == "allow"
-    for name in ("Send", "Move to trash", "Share", "Save", "Delete forever"):
-        assert clicked(name, prov=prov).code == "guarded_origin", name
-    assert clicked(None, prov=prov).code == "guarded_origin"  # an element the host does not know
+    for name in ("Send", "Move to trash", "Share", "Delete forever"):
+        assert clicked(name, prov=prov).code == "commit", name
+    assert clicked("Save", prov=prov).verdict == "allow"  # a save that submits no form is a draft
     draft = typed("See you at noon", origin="https://mail.google.com", prov=prov)
     assert draft.verdict == "allow"
     submitted = check(Call("type", {"ref": "s1_1_4", "element": "x", "text": "hi", "submit": True}),
                       Context(origin="https://mail.google.com", policy="auto", provenance=prov))
-    assert submitted.code == "guarded_origin"
+    assert submitted.code == "commit"  # Enter in a field the host cannot place leans to commit
 
 
 def test_the_guarded_tier_is_unchanged_without_provenance_or_outside_auto():

@@ -160,7 +160,7 @@ ADD_TO_CART = dict(tool="click", origin="*", verdict="allow", args={"name": "^Ad
 def test_a_condition_on_name_matches_the_elements_accessible_name_not_the_models_text():
     params = {"element": "Add to cart (the second button)", "ref": "s1_1_9"}
     d = decide("click", params, policy="untrusted", rules=[ADD_TO_CART], target={"hints": [DELETE]})
-    assert (d.verdict, d.code) == ("ask", "policy_default")
+    assert (d.verdict, d.code) == ("ask", "commit")  # the rule did not match: deleting an account asks
     d = decide("click", {"element": "the red one", "ref": "s1_1_4"}, policy="untrusted", rules=[ADD_TO_CART],
                target={"hints": [ADD]})
     assert (d.verdict, d.code) == ("allow", "rule_allow")
@@ -174,7 +174,7 @@ def test_without_facts_a_fact_condition_does_not_match():
 def test_parameters_cannot_pose_as_facts():
     d = decide("click", {"element": "x", "ref": "s1_1_9", "name": "Add to cart"}, policy="untrusted",
                rules=[ADD_TO_CART], target={"hints": [DELETE]})
-    assert d.code == "policy_default"
+    assert d.code == "commit"
 
 
 def test_role_and_destination_conditions():
@@ -195,7 +195,7 @@ def test_in_a_batch_an_allow_needs_every_element_and_a_deny_any():
     facts = {"hints": [ADD, DELETE]}
     allow = dict(tool="batch_actions", origin="*", verdict="allow", args={"name": "^Add to cart"})
     assert decide("batch_actions", {"actions": actions}, policy="untrusted", rules=[allow],
-                  target=facts).code == "policy_default"
+                  target=facts).code == "commit"
     deny = dict(tool="batch_actions", origin="*", verdict="deny", args={"name": "Delete"})
     assert decide("batch_actions", {"actions": actions}, policy="auto", rules=[deny], target=facts).code == "rule_deny"
     assert decide("batch_actions", {"actions": actions}, policy="untrusted", rules=[allow],
@@ -236,11 +236,11 @@ def test_a_policy_file_keying_a_condition_on_element_is_refused():
 def test_no_element_text_makes_a_name_condition_match_another_element(element, real_name):
     d = decide("click", {"element": "Add to cart " + element, "ref": "s1_1_9"}, policy="untrusted",
                rules=[ADD_TO_CART], target={"hints": [{"ref": "s1_1_9", "role": "button", "name": real_name}]})
-    assert d.code == "policy_default"
+    assert d.verdict == "ask" and d.code in ("policy_default", "commit")
 
 
 def test_a_condition_on_a_batchs_actions_does_not_see_the_models_element_text():
     actions = [{"action": "click", "element": "Add to cart", "ref": "s1_1_9"}]
     rule = dict(tool="batch_actions", origin="*", verdict="allow", args={"actions": "Add to cart"})
     d = decide("batch_actions", {"actions": actions}, policy="untrusted", rules=[rule], target={"hints": [DELETE]})
-    assert d.code == "policy_default"
+    assert d.code == "commit"

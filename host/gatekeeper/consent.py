@@ -1,0 +1,148 @@
+"""`TaskConsent`: the commits the user asked for in their own words, so that the commit their
+request named runs without a question and anything beyond it asks.
+
+Derived deterministically from the user's messages (no model on the way): each verb of the word
+data's `task` table ("buy", "send", "delete", "paga", "削除して"...) that no negation precedes
+gives an item of its effect class, bound to the sites the same message names (any site when it
+names none), with the e-mail addresses it names as recipients. Consent never grows from page,
+tool or server text: only `add_message` (the user's message) and `add_approval` (a commit the
+user allowed for the task on its card) add items, and the user may remove any item.
+
+    "buy the blue kettle on argos.co.uk"  ->  pay @ argos.co.uk
+    "send Bob the minutes"                ->  send @ any site
+    "don't buy anything, just compare"    ->  nothing
+
+A `submit` (a form the host could not name further) is covered by any item bound to its site:
+the user asked for a commit there, and the values the form carries are judged on their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from host.gatekeeper.facts.commit_vocabulary import has_cjk, normalize, vocabulary
+from host.gatekeeper.facts.consequence import EFFECT_WORDS
+from host.gatekeeper.facts.values import EMAIL, WEB, scan, site_of
+
+MAX_ITEMS = 64
+_NEGATION_WINDOW = 3  # words before a verb that can take it back
+_CJK_NEGATION_WINDOW = 4  # characters, for Chinese and Japanese
+
+
+class ConsentItem(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One commit the user asked for: its effect, where (a registrable domain, "" for any site),
+    who to (e-mail addresses), the words that asked, and where the item came from."""
+
+    id: str
+    effect: str
+    site: str = ""
+    recipients: tuple[str, ...] = ()
+    words: str = ""
+    source: str = "message"  # message | approval
+
+    def describe(self) -> str:
+        """In plain words, as the side panel lists it."""
+        where = f" on {self.site}" if self.site else ""
+        to = f" to {', '.join(self.recipients)}" if self.recipients and self.effect == "send" else ""
+        return f"{EFFECT_WORDS.get(self.effect, self.effect)}{to}{where}"
+
+
+class TaskConsent:
+    """The consent of one thread (or one what-if case)."""
+
+    __slots__ = ("_items", "_removed")
+
+    def __init__(self) -> None:
+        self._items: dict[str, ConsentItem] = {}
+        self._removed: set[str] = set()
+
+    def add_message(self, text: str) -> list[ConsentItem]:
+        """Add what the user's message asks for; returns the items it added."""
+        added = []
+        for item in derive(text):
+            if item.id not in self._items and len(self._items) < MAX_ITEMS:
+                self._items[item.id] = item
+                added.append(item)
+        return added
+
+    def add_approval(self, effect: str, host: str) -> ConsentItem:
+        """A commit the user allowed for the rest of the task on its card."""
+        site = site_of(host) if host else ""
+        item = ConsentItem(id=f"{effect}@{site or '*'}", effect=effect, site=site, source="approval")
+        self._removed.discard(item.id)
+        self._items.setdefault(item.id, item)
+        return self._items[item.id]
+
+    def remove(self, item_id: str) -> bool:
+        """Take an item back (the user removed it); True when there was one."""
+        if item_id in self._items and item_id not in self._removed:
+            self._removed.add(item_id)
+            return True
+        return False
+
+    def items(self) -> list[ConsentItem]:
+        """The items in force, oldest first."""
+        return [item for key, item in self._items.items() if key not in self._removed]
+
+    def covers(self, effect: str, host: str) -> ConsentItem | None:
+        """The item that covers a commit of `effect` on `host` (None when none does)."""
+        if not self._items:
+            return None
+        site = site_of(host) if host else ""
+        fallback = None
+        for key, item in self._items.items():
+            if key in self._removed or (item.site and item.site != site):
+                continue
+            if item.effect == effect:
+                return item
+            if effect == "submit" and item.site and fallback is None:
+                fallback = item
+        return fallback
+
+    def __len__(self) -> int:
+        return len(self.items())
+
+
+def derive(text: str) -> list[ConsentItem]:
+    """The items a user's message asks for (see the module docstring)."""
+    if not text:
+        return []
+    norm = normalize(text, 20_000)
+    vocab = vocabulary()
+    found = vocab.task.all_found(norm)
+    if not found:
+        return []
+    words = norm.split(" ")
+    values = scan(text[:20_000])
+    sites = sorted({v.site for v in values if v.kind == WEB and v.site})
+    recipients = tuple(sorted({v.shown.lower() for v in values if v.kind == EMAIL}))[:10]
+    out: dict[str, ConsentItem] = {}
+    for at, phrase, effect in found:
+        if _negated(norm, words, at, phrase):
+            continue
+        for site in sites or [""]:
+            key = f"{effect}@{site or '*'}"
+            if key not in out:
+                out[key] = ConsentItem(id=key, effect=effect, site=site, words=phrase,
+                                       recipients=recipients if effect == "send" else ())
+    return list(out.values())
+
+
+def _negated(norm: str, words: list[str], at: int, phrase: str) -> bool:
+    negations = vocabulary().negations
+    if has_cjk(phrase):
+        before = norm[max(0, at - _CJK_NEGATION_WINDOW):at]
+        after = norm[at + len(phrase):at + len(phrase) + 4]
+        return negations.longest(before) is not None or negations.longest(after) is not None
+    window = " ".join(words[max(0, at - _NEGATION_WINDOW):at])
+    return bool(window) and negations.longest(window) is not None
+
+
+def items_from(texts: Iterable[str]) -> TaskConsent:
+    """A consent built from several messages (a what-if case's user words)."""
+    consent = TaskConsent()
+    for text in texts:
+        consent.add_message(text)
+    return consent
