@@ -281,7 +281,69 @@
     if (destination) hint.destination = destination;
     const field = TW.fieldFactsOf(el);
     if (field) Object.assign(hint, field);
+    Object.assign(hint, commitFactsOf(el));
     return hint;
+  };
+
+  const MAX_HEADING = 160;
+  const MAX_FORM_FIELDS = 30;
+  const HEADINGS = "h1, h2, h3, h4, h5, h6, [role=heading], legend, dialog [aria-label]";
+
+  // What the gatekeeper needs to tell a commit from a step: whether the element submits its form,
+  // what kinds of field that form carries (autocomplete tokens, else input types), and the
+  // nearest heading above it (its dialog's, when it is in one). The page chooses all of it, so
+  // it only ever names what an action does; values are judged on their own.
+  const commitFactsOf = (el) => {
+    const facts = {};
+    const form = el.form || el.closest("form");
+    const submitter = (el.localName === "button" && el.type === "submit") ||
+      (el.localName === "input" && SUBMITTERS.has(el.type));
+    if (form && submitter) facts.submits = true;
+    if (form && (submitter || TW.isTextInput(el) || el.localName === "textarea")) {
+      const kinds = [];
+      for (const field of form.elements) {
+        if (kinds.length >= MAX_FORM_FIELDS) break;
+        if (field.localName !== "input" && field.localName !== "textarea" && field.localName !== "select") continue;
+        if (field.type === "hidden" || field.type === "submit" || field.type === "button") continue;
+        const auto = (field.getAttribute("autocomplete") || "").trim().toLowerCase();
+        const kind = auto && auto !== "on" && auto !== "off" ? auto.split(/\s+/).pop() : (field.type || field.localName);
+        if (!kinds.includes(kind)) kinds.push(kind.slice(0, 40));
+      }
+      if (kinds.length) facts.formFields = kinds;
+    }
+    const heading = nearestHeading(el);
+    if (heading) facts.heading = heading;
+    return facts;
+  };
+
+  const HEADING_ROLES = new Set(["button", "menuitem"]);
+  const MAX_LEVELS = 6;
+  const MAX_SIBLINGS = 8;
+  const headingText = (node) => node.textContent.trim().replace(/\s+/g, " ").slice(0, MAX_HEADING);
+
+  // Only for what can commit by being pressed (buttons, menu items): links go by their URL. The
+  // walk is bounded (a few ancestors, a few siblings each) so a large page's snapshot stays fast.
+  const nearestHeading = (el) => {
+    if (!HEADING_ROLES.has(TW.roleOf(el))) return "";
+    const dialog = el.closest("dialog, [role=dialog], [role=alertdialog]");
+    if (dialog) {
+      const label = dialog.getAttribute("aria-label");
+      if (label && label.trim()) return label.trim().slice(0, MAX_HEADING);
+      const named = dialog.querySelector("h1, h2, h3, h4, h5, h6, [role=heading]");
+      if (named && named.textContent.trim()) return headingText(named);
+    }
+    let node = el;
+    for (let level = 0; node && level < MAX_LEVELS; level += 1) {
+      let sibling = node.previousElementSibling;
+      for (let seen = 0; sibling && seen < MAX_SIBLINGS; seen += 1) {
+        if (sibling.matches(HEADINGS)) return headingText(sibling);
+        const inner = sibling.querySelectorAll(HEADINGS);
+        if (inner.length && inner[inner.length - 1].textContent.trim()) return headingText(inner[inner.length - 1]);
+        sibling = sibling.previousElementSibling;
+      }
+      node = node.parentElement;
+    }
+    return "";
   };
 
   TW.sameHint = (a, b) =>

@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "269de23d04d63cbadb15f9f56fbf3af0b28b2879e0d4d2ef78be166e50bc4a7e";
+export const SCHEMA_HASH = "954864f62868e8ca4510882378a78181dfcab8c1aa36e4f990d76a410f3b39c4";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

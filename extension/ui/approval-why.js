@@ -26,9 +26,16 @@ export function whyLines(request) {
     }
     if (!values.length) add("why.untrusted_value");
   }
+  // What the action commits, in plain words, before anything else about it.
+  if (request.effectWords && code === "commit") {
+    const name = request.targetName || "";
+    add(name ? "why.commit" : "why.commit.unnamed", { what: request.effectWords, name });
+  }
   const leads = (request.destinations || []).map(destinationSite).filter(Boolean);
   if (leads.length) add(isClick(request.tool) ? "why.leadsClick" : "why.leads", { to: [...new Set(leads)].join(", ") });
-  for (const flag of FLAG_ORDER) if (flags.has(flag) && flag !== "untrusted_value") add(`flag.${flag}`);
+  for (const flag of FLAG_ORDER) {
+    if (flags.has(flag) && flag !== "untrusted_value" && !(flag === "commit" && request.effectWords)) add(`flag.${flag}`);
+  }
   if (code === "guarded_origin") add("flag.guarded_origin");
   else if (code === "sensitive_payload") add("flag.sensitive_payload");
   else if (code === "policy_default" || code === "read_ask") {

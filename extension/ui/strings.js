@@ -192,6 +192,8 @@ const EN = {
   "flag.credential_target": "The field is a password field.",
   "flag.untrusted_value": "This value came from the page, not from you.",
   "flag.commit": "It commits something your request did not ask for.",
+  "why.commit": "This is {what}: “{name}” on {site}. Your request did not ask for it.",
+  "why.commit.unnamed": "This is {what} on {site}. Your request did not ask for it.",
   "flag.guarded_origin": "This site is guarded: every change here is confirmed.",
   "flag.escalation_l2": "It uses the browser debugger: Chrome shows a banner while it acts.",
 

@@ -41,6 +41,11 @@ class RefHint(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
     autocomplete: str | None = None
     field_name: str | None = None
     credential: bool = False
+    # What tells a commit from a step (`host.gatekeeper.facts.consequence`): the element submits
+    # its form, the kinds of field that form carries, the nearest heading above it.
+    submits: bool = False
+    form_fields: list[str] | None = None
+    heading: str | None = None
 
 
 class TabRefs:

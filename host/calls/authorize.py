@@ -303,6 +303,17 @@ class Authorizer:
             log.warning("the outcome of %s could not be audited", ctx.call_id or call.tool, exc_info=True)
 
 
+def commit_of(decision: Any) -> tuple[str, str]:
+    """What an asked call commits, for the card: (effect class, the same in plain words), or
+    ("", "") for an ordinary step."""
+    from host.gatekeeper.facts.consequence import EFFECT_WORDS, STEP
+
+    effect = str(getattr(decision, "effect", "") or "")
+    if not effect or effect == STEP:
+        return "", ""
+    return effect, EFFECT_WORDS.get(effect, effect)
+
+
 def no_site_access(origin: str) -> str:
     """Why a call waits for site access, as the user and the model read it."""
     return (f"Tabwarden has no access to {_origin(origin, 'this page')} yet; the user must grant it (the approval card "

@@ -13,6 +13,7 @@ import logging
 from typing import Any, Callable
 
 from host.calls.held import TIMEOUT, Held, HeldApprovals
+from host.calls.authorize import commit_of
 from host.calls.authorize import (FLAG_HOST_PERMISSION, Approved, Authorizer, Changed, Context, Denied, Ending,
                                   NoSiteAccess, Ran, Refused, Stopped, TargetChanged, Unavailable, Judgement)
 from host.tools.call import ToolCall
@@ -51,6 +52,7 @@ class _AskLater(_Refuse):
         waiting = self.held.open(self.ctx.thread_id, {
             "tool": call.tool, "label": call.spec.label, "params": call.wire_params(), "targetOrigin": origin,
             "reason": judgement.reason, "code": decision.code, "flags": sorted(set(judgement.flags)),
+            "effect": commit_of(decision)[0], "effectWords": commit_of(decision)[1],
             "targetLine": call.target.line if call.target else None, "tabId": call.tab_id})
         self.asked(waiting)
         kind, note = await self.held.wait(waiting)
@@ -61,7 +63,7 @@ class _AskLater(_Refuse):
         try:
             applied = self.gatekeeper.apply_decision(
                 thread_id=self.ctx.thread_id, approval_id=waiting.approval_id, tool=call.tool, target_origin=origin,
-                kind=kind, policy=self.ctx.policy)
+                kind=kind, policy=self.ctx.policy, effect=getattr(decision, "effect", ""))
         except Exception as exc:  # GatekeeperUnavailable, InvalidInput: an accept fails closed
             if kind != "decline":
                 return Stopped(ToolCode.GATEKEEPER_UNAVAILABLE, ToolFailure(

@@ -21,6 +21,7 @@ import msgspec
 
 from protocol import ui
 
+from host.calls.authorize import commit_of
 from host.calls.authorize import (Approved, Changed, Context, Denied, Ending, NoSiteAccess, Ran, Refused, Stopped,
                                   TargetChanged, Unavailable, Judgement, no_site_access)
 from host.engine import runs
@@ -235,7 +236,8 @@ class _Call:
             password_target=targets_credential(call.target.facts if call.target else None),
             untrusted_values=[dict(v) for v in decision.untrusted],
             target_role=role, target_name=name, policy=self._policy(),
-            page_origin=call.origin if call.origin != target_origin else "")
+            page_origin=call.origin if call.origin != target_origin else "", effect=commit_of(decision)[0],
+            effect_words=commit_of(decision)[1])
         with engine.store.transaction() as conn:
             engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
                                      node_id=self.node_id)
@@ -298,7 +300,8 @@ class _Call:
         try:
             applied = engine.gatekeeper.apply_decision(
                 thread_id=runner.thread_id, approval_id=approval.id, tool=self.body.tool, target_origin=target_origin,
-                kind=settled.kind, turn_id=runner.turn_id, call_id=self.node_id, policy=runner.policy)
+                kind=settled.kind, turn_id=runner.turn_id, call_id=self.node_id, policy=runner.policy,
+                effect=str(approval.request.get("effect") or ""))
         except Exception as exc:  # GatekeeperUnavailable, InvalidInput: fail closed for accepts
             if settled.kind.startswith("accept"):
                 return Stopped(None, Unavailable(str(exc), "initial"))

@@ -2,7 +2,8 @@
 date from the thread's stored nodes, so the gatekeeper knows where every value the model was
 shown came from.
 
-    user message             its text: the user's words; attached page or selection blocks and
+    user message             its text: the user's words, and the commits it asks for (the task's
+                             consent, `host.gatekeeper.consent`); attached page or selection blocks and
                              the submission tab's title: untrusted (their origin); the tab's site:
                              a place the user chose
     tool result              untrusted, labelled with its origin (page, MCP server, fetched URL);
@@ -75,6 +76,8 @@ def _read(entry: _Entry, node: NodeRow, store: EngineStore) -> None:
     index, body = entry.index, node.body
     if isinstance(body, UserBody):
         index.add_user(body.text)
+        # Only the user's own message asks for commits: never an answer, a note or a page.
+        index.consent.add_message(body.text)
         for block in body.context:
             _read_block(index, block)
         if body.environment:

@@ -529,11 +529,13 @@ class Gatekeeper:
 
     def apply_decision(self, *, thread_id: str, approval_id: str, tool: str, target_origin: str, kind: str,
                        turn_id: str | None = None, call_id: str | None = None,
-                       policy: str | None = None) -> AppliedDecision:
+                       policy: str | None = None, effect: str = "") -> AppliedDecision:
         """Apply the side effects of a user's answer to an ASK and audit it.
 
         Any accept adds the target origin to the thread's scope; `acceptForSession` grants (tool,
-        origin) for this browser session; `acceptForSite` persists an allow rule (idempotent per
+        origin) for this browser session, and for a commit (`effect`) its class there too
+        (`effect:<class>`: the commit step reads it as the task's consent); `acceptForSite`
+        persists an allow rule (idempotent per
         approval id; for an origin-less call the rule covers origin-less calls only, never `*`).
         The returned revision already includes that rule, so the dispatch re-check passes."""
         state = self._ensure()
@@ -550,6 +552,8 @@ class Gatekeeper:
                 scope_origin = origin
             if kind == "acceptForSession":
                 self.grants.grant(thread_id, name, origin)
+                if effect and effect != "step":
+                    self.grants.grant(thread_id, f"effect:{effect}", origin)
                 granted = True
             elif kind == "acceptForSite":
                 rule = self._persist_site_rule(thread_id, approval_id, name, origin)

@@ -22,7 +22,7 @@ from host.gatekeeper.facts.field_values import FieldValues, field_values
 from host.gatekeeper.facts.payload import ALWAYS_FORCING, CARD_NUMBER, CREDENTIAL_TARGET, EMAIL_ADDRESS, IBAN, \
     scan_params, scan_texts
 from host.gatekeeper.facts.rule_subject import rule_subject
-from host.gatekeeper.facts.values import site_of
+from host.gatekeeper.facts.values import site_of, words_form
 from host.gatekeeper.origins import NO_ORIGIN, Destination, Origin, destination, normalize_origin
 from host.gatekeeper.policy import DEFAULT_POLICY, normalize_policy
 from host.gatekeeper.provenance_check import untrusted_values
@@ -276,12 +276,25 @@ def untrusted_value(s: Judged) -> Decision | None:
                       "Confirm only if you meant them", flags=(*s.flags, FLAG_UNTRUSTED_VALUE),
                       untrusted=tuple(v.fact() for v in foreign))
     s.step("untrusted_value", "pass", "every decisive value is the user's")
-    if s.forced and s.findings <= USERS_OWN_FINDINGS and (
+    own = USERS_OWN_FINDINGS | {CREDENTIAL_TARGET} if _typed_by_user(s) else USERS_OWN_FINDINGS
+    if s.forced and s.findings <= own and (
             s.origin.text in s.ctx.scope_origins or prov.site_is_users(site_of(s.origin.host))):
-        # The user's own IBAN, card or address, to a site they named: what they asked for.
+        # The user's own IBAN, card, address or password, to a site they named: what they asked
+        # for (a sign-in with the password they gave; a code read from a page still asks).
         s.forced, s.released = False, True
         s.flags = [f for f in s.flags if f != FLAG_SENSITIVE_PAYLOAD]
     return None
+
+
+def _typed_by_user(s: Judged) -> bool:
+    """Whether every text the call types is in the user's own words (or saved details)."""
+    prov = s.ctx.provenance
+    texts = [s.params.get("text")]
+    actions = s.params.get("actions")
+    if isinstance(actions, list):
+        texts += [a.get("text") for a in actions if isinstance(a, Mapping) and a.get("action") == "type"]
+    typed = [t for t in texts if isinstance(t, str) and t.strip()]
+    return bool(typed) and prov is not None and all(prov.name_is_users(words_form(t).strip()) for t in typed)
 
 
 def sensitive_payload(s: Judged) -> Decision | None:
@@ -316,6 +329,9 @@ def commit(s: Judged) -> Decision | None:
     item = consent.covers(effect.effect, s.origin.host) if consent is not None and s.origin.text else None
     if item is not None:
         s.step("commit", "pass", f"{effect.describe()}; your request asked for it ({item.describe()})")
+        return None
+    if (f"effect:{effect.effect}", s.origin.text) in s.ctx.grants:
+        s.step("commit", "pass", f"{effect.describe()}; you allowed {effect.effect} here for this task")
         return None
     if s.rule is not None and s.rule.verdict == "allow" and (
             s.rule.tool.startswith("effect:") or s.rule.source in WRITTEN_RULES):

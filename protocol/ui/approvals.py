@@ -111,6 +111,10 @@ class ApprovalRequestPayload(Shape, kw_only=True):
     # The origin of the page the call acts on, when that is not `target_origin` (a click judged
     # at the origin its link leads to still happens on this page).
     page_origin: str = ""
+    # What the call commits (the gatekeeper's effect class: pay, send, delete, security, access,
+    # submit, upload, install, unknown; "" for an ordinary step) and the same in plain words.
+    effect: str = ""
+    effect_words: str = ""
 
 
 class PendingApproval(Shape, kw_only=True):
