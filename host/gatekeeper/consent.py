@@ -24,11 +24,17 @@ import msgspec
 
 from host.gatekeeper.facts.commit_vocabulary import has_cjk, normalize, vocabulary
 from host.gatekeeper.facts.consequence import EFFECT_WORDS
-from host.gatekeeper.facts.values import EMAIL, WEB, scan, site_of
+from host.gatekeeper.facts.values import EMAIL, IBAN_KIND as IBAN, WEB, scan, site_of
 
 MAX_ITEMS = 64
 _NEGATION_WINDOW = 3  # words before a verb that can take it back
 _CJK_NEGATION_WINDOW = 4  # characters, for Chinese and Japanese
+_OBJECT_SPAN = 6  # words from a verb of change to its object
+_CJK_OBJECT_SPAN = 12
+# The verbs that give access when their object is a channel, team or repository ("write to the
+# channel" sends, "add Alice to the channel" gives access).
+_ACCESS_VERBS = frozenset({"add", "make", "give", "grant", "set up", "añade", "agrega", "ajoute", "füge", "adicione",
+                           "aggiungi", "添加", "追加"})
 
 
 class ConsentItem(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -111,23 +117,54 @@ def derive(text: str) -> list[ConsentItem]:
         return []
     norm = normalize(text, 20_000)
     vocab = vocabulary()
-    found = vocab.task.all_found(norm)
-    if not found:
-        return []
     words = norm.split(" ")
+    languages = _languages(words)
+    asked: list[tuple[str, str]] = []  # (effect, the words that asked)
+    for lang in languages:
+        for at, phrase, effect in vocab.task_by_language[lang].all_found(norm):
+            if lang == "en" and phrase in vocab.nouny and at > 0 and words[at - 1] in vocab.determiners:
+                continue  # "the latest email" names a thing, "email Bob" asks
+            if not _negated(norm, words, at, phrase):
+                asked.append((effect, phrase))
+        changes = [f for f in vocab.change_verbs[lang].all_found(norm) if not _negated(norm, words, f[0], f[1])]
+        nouns = vocab.objects[lang].all_found(norm) if changes else []
+        for at, noun, effects in nouns:
+            # The object follows its verb closely: "update my rent payment", not "the order they
+            # are given ... create a file".
+            verb = next((c for c in changes if 0 < at - c[0] <= (_CJK_OBJECT_SPAN if has_cjk(noun) else _OBJECT_SPAN)),
+                        None)
+            if verb is None:
+                continue
+            for effect in effects.split(","):
+                if effect != "access" or verb[1] in _ACCESS_VERBS:
+                    asked.append((effect, f"{verb[1]} … {noun}"))
+    if not asked:
+        return []
     values = scan(text[:20_000])
+    if any(e == "send" for e, _ in asked) and _about_money(words, values):
+        asked.append(("pay", next(p for e, p in asked if e == "send")))  # "send them the difference"
     sites = sorted({v.site for v in values if v.kind == WEB and v.site})
     recipients = tuple(sorted({v.shown.lower() for v in values if v.kind == EMAIL}))[:10]
     out: dict[str, ConsentItem] = {}
-    for at, phrase, effect in found:
-        if _negated(norm, words, at, phrase):
-            continue
+    for effect, phrase in asked:
         for site in sites or [""]:
             key = f"{effect}@{site or '*'}"
             if key not in out:
                 out[key] = ConsentItem(id=key, effect=effect, site=site, words=phrase,
                                        recipients=recipients if effect == "send" else ())
     return list(out.values())
+
+
+def _languages(words: list[str]) -> list[str]:
+    """The languages a message is written in, by their commonest words (every language when it
+    has none of them: "buy kettle"); Chinese and Japanese always, as their script tells them."""
+    stopwords = vocabulary().stopwords
+    counts = {lang: sum(1 for w in words if w in common) for lang, common in stopwords.items()}
+    top = max(counts.values(), default=0)
+    if top == 0:
+        return list(vocabulary().task_by_language)
+    chosen = [lang for lang, n in counts.items() if n >= max(2, top // 2) or n == top]
+    return [*chosen, *(lang for lang in ("zh", "ja") if lang in vocabulary().task_by_language)]
 
 
 def _negated(norm: str, words: list[str], at: int, phrase: str) -> bool:
@@ -138,6 +175,12 @@ def _negated(norm: str, words: list[str], at: int, phrase: str) -> bool:
         return negations.longest(before) is not None or negations.longest(after) is not None
     window = " ".join(words[max(0, at - _NEGATION_WINDOW):at])
     return bool(window) and negations.longest(window) is not None
+
+
+def _about_money(words: list[str], values: list) -> bool:
+    money = vocabulary().money
+    return any(v.kind == IBAN for v in values) or any(w in money for w in words) or any(
+        c in "€$£¥" for w in words for c in w)
 
 
 def items_from(texts: Iterable[str]) -> TaskConsent:

@@ -75,11 +75,14 @@ class Provenance:
 
     def add_own(self, text: str) -> None:
         """One of the user's own details from settings (their name, addresses, phone, accounts):
-        the user's words in every task, but no site they chose to work on."""
+        the user's words in every task. An account's site (their bank, their mail) is a place they
+        work on; the domain of an e-mail address is not."""
         if not text:
             return
         for value in scan(text):
             self._trusted.add(value.key)
+            if value.kind == WEB and value.site:
+                self._places.add(value.site)
         form = words_form(text)
         self._trusted_words.append(form)
         self._trusted_chars += len(form)

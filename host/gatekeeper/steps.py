@@ -277,8 +277,12 @@ def untrusted_value(s: Judged) -> Decision | None:
                       untrusted=tuple(v.fact() for v in foreign))
     s.step("untrusted_value", "pass", "every decisive value is the user's")
     own = USERS_OWN_FINDINGS | {CREDENTIAL_TARGET} if _typed_by_user(s) else USERS_OWN_FINDINGS
-    if s.forced and s.findings <= own and (
-            s.origin.text in s.ctx.scope_origins or prov.site_is_users(site_of(s.origin.host))):
+    # The user's own e-mail addresses may go anywhere the task takes them (an address is how a
+    # task names people); account numbers, cards and passwords only to a site the user chose or
+    # an MCP server they configured.
+    anywhere = s.findings <= {EMAIL_ADDRESS}
+    if s.forced and s.findings <= own and (anywhere or s.is_mcp or s.origin.text in s.ctx.scope_origins
+                                           or prov.site_is_users(site_of(s.origin.host))):
         # The user's own IBAN, card, address or password, to a site they named: what they asked
         # for (a sign-in with the password they gave; a code read from a page still asks).
         s.forced, s.released = False, True

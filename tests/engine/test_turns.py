@@ -123,7 +123,7 @@ async def test_a_denial_is_reported_with_its_rule_and_not_counted(harness, serve
 async def test_reads_run_without_asking_and_allowed_writes_recheck_at_dispatch(harness, server):
     server.add(Reply(tool_calls=[("read_page", {}), CLICK]), Reply(text="done"))
     thread = await harness.new_thread(permissionPolicy="auto")
-    await harness.submit(thread, "look and click")
+    await harness.submit(thread, "look at the page and buy it")  # the user asked for the purchase
     await harness.turn_done()
     assert [t for t, _ in harness.executor.executed] == ["read_page", "click"]
     phases = [(e.tool, e.detail) for e in harness.gatekeeper.audit.entries(thread=thread) if e.kind == "decision"]

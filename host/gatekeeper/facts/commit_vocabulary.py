@@ -127,6 +127,13 @@ class Vocabulary:
     send_fields: Table
     search_fields: Table
     task: Table
+    task_by_language: dict[str, Table]
+    change_verbs: dict[str, Table]
+    objects: dict[str, Table]
+    stopwords: dict[str, frozenset[str]]
+    nouny: frozenset[str]
+    determiners: frozenset[str]
+    money: frozenset[str]
     negations: Table
     final_review: Table
     cart: Table
@@ -154,11 +161,32 @@ def vocabulary() -> Vocabulary:
         _table(per_language, effect, context)
     for effect, per_language in data["task"].items():
         _table(per_language, effect, task)
+    by_language: dict[str, Table] = {}
+    for effect, per_language in data["task"].items():
+        for lang, phrases in per_language.items():
+            _table({lang: phrases}, effect, by_language.setdefault(lang, Table()))
+    objects_data = data["task_objects"]
+    change_verbs = {lang: _table({lang: verbs}, "change") for lang, verbs in objects_data["verbs"].items()}
+    objects: dict[str, Table] = {}
+    for effect, per_language in objects_data["nouns"].items():
+        for lang, nouns in per_language.items():
+            table = objects.setdefault(lang, Table())
+            for noun in nouns:
+                norm = normalize(noun)
+                if norm and (norm, effect) not in table.cjk:
+                    # one noun may ask for several classes ("event": send and submit)
+                    table.cjk.append((norm, effect)) if has_cjk(norm) else table.spaced.setdefault(norm, effect)
+                    if not has_cjk(norm) and table.spaced[norm] != effect:
+                        table.spaced[norm] += "," + effect
     url = {effect: tuple(" ".join(re.split(r"[^a-z0-9]+", w.lower())).strip() for w in words)
            for effect, words in data["url"].items()}
     languages = tuple(sorted({lang for per in data["commits"].values() for lang in per}))
     return Vocabulary(commits, _table(data["steps"], "step"), _table(data["confirm"], "confirm"),
                       _table(data["forward"], "forward"), context, _table(data["send_fields"], "send"),
-                      _table(data["search_fields"], "search"), task, _table(data["negations"], "not"),
+                      _table(data["search_fields"], "search"), task, by_language, change_verbs, objects,
+                      {lang: frozenset(normalize(w) for w in words) for lang, words in data["stopwords"].items()},
+                      frozenset(normalize(w) for w in data["task_nouny"]),
+                      frozenset(normalize(w) for w in data["determiners"]),
+                      frozenset(normalize(w) or w for w in data["money"]), _table(data["negations"], "not"),
                       _table(data["final_review"], "pay"), _table(data["cart"], "cart"), url,
                       frozenset(data["url_nonce"]), languages)

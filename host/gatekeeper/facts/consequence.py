@@ -113,8 +113,8 @@ class _Element(NamedTuple):
 def effect_of(tool: str, params: Mapping[str, Any] | None, target: Mapping[str, Any] | None,
               category: str | None = None) -> Effect:
     """The effect class of a write (see the module docstring for the order)."""
-    params = params if isinstance(params, Mapping) else {}
-    target = target if isinstance(target, Mapping) else {}
+    params = params if isinstance(params, dict) else {}
+    target = target if isinstance(target, dict) else {}
     title = normalize(str(target.get("title") or ""), 300)
     if tool.startswith("mcp__"):
         return _mcp(tool)
@@ -153,7 +153,7 @@ def _batch(actions: Any, by_ref: Mapping[str, _Element], title: str) -> Effect:
     if not isinstance(actions, Sequence) or isinstance(actions, (str, bytes)):
         return Effect("unknown", ("the batch's actions cannot be read",))
     for action in actions:
-        if not isinstance(action, Mapping):
+        if not isinstance(action, dict):
             return Effect("unknown", ("the batch's actions cannot be read",))
         element = by_ref.get(str(action.get("ref")))
         kind = action.get("action")
@@ -373,7 +373,7 @@ def _elements(target: Mapping[str, Any]) -> list[tuple[Mapping[str, Any], _Eleme
     """The acted-on elements as (hint, element), from `hints` or a single-element target."""
     hints = target.get("hints")
     if isinstance(hints, list) and hints:
-        return [(h, _element(h, target)) for h in hints if isinstance(h, Mapping)]
+        return [(h, _element(h, target)) for h in hints if isinstance(h, dict)]
     if target.get("role") is not None or target.get("name") is not None:
         return [(target, _element(target, target))]
     return []
@@ -385,11 +385,13 @@ def _get(hint: Mapping[str, Any], snake: str, camel: str) -> Any:
 
 
 def _element(hint: Mapping[str, Any], target: Mapping[str, Any]) -> _Element:
-    shown = next((str(hint.get(k)) for k in ("name", "label", "placeholder") if hint.get(k)), "")
+    shown = hint.get("name") or hint.get("label") or hint.get("placeholder") or ""
+    if not isinstance(shown, str):
+        shown = str(shown)
     long = len(shown) > MAX_NAME
     lead = hint.get("destination")
     url, method = "", ""
-    if isinstance(lead, Mapping):
+    if isinstance(lead, dict):
         url, method = str(lead.get("url") or ""), str(lead.get("method") or "GET").upper()
     elif isinstance(lead, str):
         url, method = lead, str(target.get("method") or "GET").upper()
