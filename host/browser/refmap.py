@@ -113,6 +113,8 @@ class RefMap:
                 snapshot=label, element_key=wire.element_key,
                 autocomplete=(wire.autocomplete or None) and wire.autocomplete[:200],
                 field_name=(wire.field_name or None) and wire.field_name[:200], credential=wire.credential,
+                submits=wire.submits, form_fields=list(wire.form_fields) or None,
+                heading=(wire.heading or None) and wire.heading[:200],
             )
             if wire.element_key is not None:
                 entry.values.pop(wire.element_key, None)

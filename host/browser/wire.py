@@ -43,6 +43,11 @@ class SnapshotRef(Wire, kw_only=True):
     field_name: Short | None = None
     credential: bool = False
     value: Annotated[str, msgspec.Meta(max_length=1000)] | None = None
+    # What tells a commit from a step: it submits its form, the kinds of field that form
+    # carries (autocomplete tokens or input types), the nearest heading above it.
+    submits: bool = False
+    form_fields: Annotated[list[Annotated[str, msgspec.Meta(max_length=64)]], msgspec.Meta(max_length=30)] = []
+    heading: Annotated[str, msgspec.Meta(max_length=200)] | None = None
 
     def __post_init__(self) -> None:
         if self.credential and self.value is not None:

@@ -283,7 +283,8 @@ class Authorizer:
                 turn_id=ctx.turn_id, call_id=ctx.call_id, policy=ctx.policy,
                 target=target.facts if target is not None else None, phase=phase,
                 approved_revision=approved.revision if approved else None,
-                approval_id=approved.approval_id if approved else None, provenance=known))
+                approval_id=approved.approval_id if approved else None, provenance=known,
+                direct=self.provenance is None))
         except GatekeeperUnavailable as exc:
             return Unavailable(str(exc), phase, call)
         verdict, flags, reason = decision.verdict, tuple(decision.flags), decision.reason

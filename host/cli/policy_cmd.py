@@ -309,7 +309,8 @@ def _answer(decision) -> dict[str, Any]:
     return {"verdict": decision.verdict, "code": decision.code, "flags": list(decision.flags),
             "target_origin": decision.target_origin,
             "rule": msgspec.to_builtins(decision.rule) if decision.rule is not None else None,
-            "reason": decision.reason, **({"untrusted_values": list(decision.untrusted)} if decision.untrusted else {})}
+            "reason": decision.reason, **({"untrusted_values": list(decision.untrusted)} if decision.untrusted else {}),
+            **({"effect": decision.effect, "effect_facts": list(decision.effect_facts)} if decision.effect else {})}
 
 
 def _error(exc: CaseError, line: int) -> dict[str, Any]:
@@ -344,6 +345,8 @@ def _run_explain(stream: TextIO, base: Base, out: TextIO) -> int:
         label = f" [{obj['name']}]" if obj.get("name") else ""
         out.write(f"line {number}{label}: {decision.tool} @ {where} -> {decision.verdict.upper()} ({decision.code})\n")
         out.write(f"  {decision.reason}\n")
+        if decision.effect:
+            out.write(f"  effect: {decision.effect} ({'; '.join(decision.effect_facts)})\n")
         width = max(len(s.step) for s in decision.trace)
         for index, step in enumerate(decision.trace, start=1):
             mark = {"hit": "HIT ", "pass": "pass", "skip": "skip"}[step.outcome]

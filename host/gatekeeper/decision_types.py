@@ -77,3 +77,5 @@ class Context:
     definition_changed: bool = False
     # What the thread's model was shown and where it came from (None: not known, step 9 skipped).
     provenance: Provenance | None = None
+    # The user issued the call themself (REPL, control API): what it commits, they asked for.
+    direct: bool = False

@@ -66,6 +66,9 @@ class CheckRequest(msgspec.Struct, kw_only=True):
     # Where the thread's values came from (`host.gatekeeper.provenance.Provenance`); None: unknown
     # (a direct call from the console), and the decision's provenance step is skipped.
     provenance: Any = None
+    # The user issued this call themself (the REPL, the control API): no model chose it, so what
+    # it commits is what the user asked for.
+    direct: bool = False
 
 
 class AppliedDecision(msgspec.Struct, frozen=True):
@@ -254,7 +257,7 @@ class Gatekeeper:
         policy = resolve_policy(request.policy, self._threads.policy(thread_id), state.default_policy)
         ctx = Context(origin=request.origin, policy=policy, rules=state.rules, lists=state.lists,
                       **self._threads.context(thread_id), target=request.target, definition_changed=changed,
-                      provenance=request.provenance)
+                      provenance=request.provenance, direct=request.direct)
         decision = check(Call(request.tool, request.params), ctx)
         revision = rev.authorization_revision(policy, state.rules_digest, state.lists.digest)
         if decision.verdict == "ask" and request.phase == "dispatch" and request.approved_revision is not None:

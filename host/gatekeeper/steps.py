@@ -329,6 +329,9 @@ def commit(s: Judged) -> Decision | None:
     if s.policy not in COMMIT_POLICIES:
         s.step("commit", "skip", f"{effect.describe()}; {s.named} asks before every change anyway")
         return None
+    if s.ctx.direct:
+        s.step("commit", "pass", f"{effect.describe()}; you issued this call yourself")
+        return None
     consent = getattr(s.ctx.provenance, "consent", None)
     item = consent.covers(effect.effect, s.origin.host) if consent is not None and s.origin.text else None
     if item is not None:

@@ -51,7 +51,9 @@ def test_check_answers_every_line_in_order(home):
     assert result.returncode == 1  # some lines were malformed
     assert len(out) == 10  # the blank line is skipped, nothing else
     first = out[0]
-    assert set(first) == {"verdict", "code", "flags", "target_origin", "rule", "reason"}
+    # A write also says what it commits (its effect class and the facts that decided it).
+    assert set(first) == {"verdict", "code", "flags", "target_origin", "rule", "reason", "effect", "effect_facts"}
+    assert first["effect"] == "step" and first["effect_facts"]
     assert (first["verdict"], first["code"], first["target_origin"]) == ("deny", "rule_deny", "https://shop.example.com")
     assert first["rule"]["tool"] == "click" and first["rule"]["source"] == "user_setting"
     assert out[1]["error"]["code"] == "invalid_json" and out[1]["error"]["line"] == 2

@@ -84,22 +84,18 @@ async def test_an_allow_rule_for_the_server_lets_its_tools_run(start, model, pol
     assert result["ok"] and result["text"] == "42"
 
 
-async def test_an_email_for_a_server_outside_the_task_scope_is_asked_even_with_an_allow_rule(start, model, policy,
-                                                                                              mcp_server):
+async def test_the_users_own_email_goes_to_the_mcp_server_they_configured_without_a_question(start, model, policy,
+                                                                                            mcp_server):
     policy(rules=[{"tool": "mcp__local__*", "origin": mcp_server.origin, "verdict": "allow"}])
     harness = await start()
-    before = list(mcp_server.events)
-    model.add(Reply(tool_calls=[("mcp__local__lookup", {"q": "ada@example.com"})]), Reply(text="Not sent."))
+    before = len(mcp_server.events)
+    model.add(Reply(tool_calls=[("mcp__local__lookup", {"q": "ada@example.com"})]), Reply(text="Found her."))
     thread = await harness.new_thread()
-    await harness.submit(thread, "look up ada@example.com")  # hers: the payload check, not provenance, asks
-    request = await harness.recorder.wait_for("approval.request")
-    assert request["request"]["tool"] == "mcp__local__lookup"
-    assert "sensitive_payload" in request["request"]["flags"]  # the card says why it asks
-    assert "an e-mail address" in request["request"]["reason"]
-    assert mcp_server.events == before  # nothing reached the server before the answer
-    await harness.answer(request["approvalId"], "decline")
+    # Hers, from her own words, to a server she configured: no unknown destination for her values.
+    await harness.submit(thread, "look up ada@example.com")
     await harness.turn_done()
-    assert results(harness, thread)[0]["code"] == "declined" and mcp_server.events == before
+    assert harness.recorder.of("approval.request") == []
+    assert results(harness, thread)[0]["ok"] is True and len(mcp_server.events) > before
 
 
 async def test_a_rule_for_another_origin_does_not_apply(start, model, policy, mcp_server):

@@ -73,8 +73,10 @@ class Table:
         else:
             self.spaced.setdefault(norm, value)
 
-    def longest(self, text: str) -> tuple[str, str] | None:
-        """The longest phrase found in normalised `text`, with its value (None when none is)."""
+    def longest(self, text: str, *, edges: bool = False) -> tuple[str, str] | None:
+        """The longest phrase found in normalised `text`, with its value (None when none is).
+        With `edges`, a one-word phrase counts only where a name says what it does: first, or
+        last of at most three words ("Delete draft", "Entwürfe löschen"), not "Pick a plan star"."""
         best: tuple[str, str] | None = None
         if self.spaced:
             words = text.split(" ", MAX_NAME_WORDS)[:MAX_NAME_WORDS]
@@ -83,6 +85,9 @@ class Table:
                 for end in range(min(count, start + MAX_PHRASE_WORDS), start, -1):
                     phrase = " ".join(words[start:end]) if end - start > 1 else words[start]
                     value = self.spaced.get(phrase)
+                    if value is not None and edges and end - start == 1 and start != 0 and not (
+                            end == count and count <= 3):
+                        continue
                     if value is not None:
                         if best is None or len(phrase) > len(best[0]):
                             best = (phrase, value)

@@ -186,7 +186,7 @@ def _pressed(key: str, element: _Element | None, title: str) -> Effect:
 def _activated(el: _Element, title: str) -> Effect:
     vocab = vocabulary()
     facts = _named(el)
-    commit = vocab.commits.longest(el.text) if el.text else None
+    commit = vocab.commits.longest(el.text, edges=True) if el.text else None
     if el.role in _TOGGLES:
         if commit is not None and commit[1] in _TOGGLE_COMMITS:
             return Effect(commit[1], (*facts, f"a {el.role} that changes {commit[1]}"))
