@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "954864f62868e8ca4510882378a78181dfcab8c1aa36e4f990d76a410f3b39c4";
+export const SCHEMA_HASH = "b5833aad94a37aa73f7ba36ebdd11a6a3be1f53126993eaf756bed96175d4bea";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -425,6 +425,7 @@ export const UI = Object.freeze({
     "tabs.updated",
     "activity.updated",
     "alert.raised",
+    "consent.updated",
     "settings.state",
     "policy.explained",
     "audit.rows",
@@ -555,6 +556,7 @@ export const UI = Object.freeze({
     "thread.delete",
     "thread.fork",
     "thread.selectBranch",
+    "consent.remove",
     "turn.submit",
     "turn.fork",
     "turn.steer",
@@ -580,6 +582,7 @@ export const UI = Object.freeze({
     "providers.verify",
     "providers.setDefault",
     "providers.remove",
+    "userDetails.save",
     "memory.list",
     "memory.set",
     "memory.delete",

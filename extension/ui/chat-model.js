@@ -22,6 +22,7 @@ export class ThreadModel {
     this.running = false;
     this.turnId = null;
     this.queue = [];
+    this.consent = []; // what the task may commit without a question (from the user's own words)
     this.usage = { input: 0, output: 0 };
     this.cursor = null;
   }
@@ -48,6 +49,7 @@ export class ThreadModel {
       if (run.state === "paused_budget") this.budgetPause = run;
     }
     this.queue = snapshot.queue || [];
+    this.consent = snapshot.consent || [];
     this.cursor = snapshot.cursor ? { ...snapshot.cursor, fromSnapshot: true } : null;
   }
 
@@ -172,6 +174,9 @@ export class ThreadModel {
         return "approvals";
       case "queue.updated":
         this.queue = event.pending || [];
+        return "state";
+      case "consent.updated":
+        this.consent = event.items || [];
         return "state";
       case "thread.updated":
         this.meta = { ...this.meta, ...event.patch, revision: event.revision };

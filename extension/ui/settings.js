@@ -5,6 +5,7 @@ import { clear, h } from "./dom.js";
 import { EngineClient } from "./engine-client.js";
 import { linkText } from "./link-text.js";
 import { AuditSection } from "./settings-audit.js";
+import { DetailsSection } from "./settings-details.js";
 import { ExplainSection } from "./settings-explain.js";
 import { McpSection } from "./settings-mcp.js";
 import { MemorySection } from "./settings-memory.js";
@@ -49,6 +50,7 @@ const sections = [
   new ScopeSection($("#scope"), context, refresh),
   new ExplainSection($("#explain"), context),
   new ProvidersSection($("#providers"), context),
+  new DetailsSection($("#details"), context),
   new AuditSection($("#audit"), context),
 ];
 // The memory has its own state (`memory.state`, also sent when the model writes): it loads and

@@ -164,6 +164,7 @@ function drawThreads() {
 
 function drawState() {
   composer.setRunning(model.running);
+  drawConsent();
   const usage = model.usage;
   $("#usage").textContent = usage.input || usage.output ? t("chat.usage", usage) : "";
   const queue = $("#queue");
@@ -176,6 +177,28 @@ function drawState() {
           onclick: () => client.send({ type: "queue.remove", threadId: current, runId: run.runId }) })));
     }
   }
+}
+
+// What the task may commit without a question, taken from the user's own words: each item says
+// what and where, and the user may take it back (that commit then asks again).
+function drawConsent() {
+  const root = $("#consent");
+  clear(root);
+  root.hidden = !model.consent.length;
+  if (!model.consent.length) return;
+  root.append(h("span", { class: "consent-title", text: t("consent.title") }), " ");
+  const list = h("ul", { class: "consent-items" });
+  for (const item of model.consent) {
+    const status = h("span", { class: "consent-status", role: "status" });
+    list.append(h("li", { dataset: { consentId: item.id } },
+      h("span", { text: item.text }), " ",
+      h("button", { type: "button", class: "link", text: t("consent.remove"),
+        "aria-label": t("consent.removeLabel", { what: item.text }),
+        onclick: () => client.send({ type: "consent.remove", threadId: current, itemId: item.id }).then((reply) => {
+          if (reply.type !== "command.ack") status.textContent = t("consent.notRemoved", { message: reply.message || "" });
+        }) }), status));
+  }
+  root.append(list);
 }
 
 function drawRequests() {

@@ -7,7 +7,7 @@ through the op server's side: host.ui.control_methods.
     engine.approvals     {thread_id?}           -> pending approvals
     engine.status        {}                     -> epoch, running threads, live runs
     engine.set_provider  {name, kind, base_url, model, ...} -> store a provider (key in the key store)
-    engine.configure     {approval_timeout_seconds?, turn_token_budget?, default_provider?}
+    engine.configure     {approval_timeout_seconds?, turn_token_budget?, default_provider?, user_details?}
 
 Events: `host.subscribe {topics: ["engine"]}` streams every engine event (all threads).
 """
@@ -56,6 +56,7 @@ class _Configure(msgspec.Struct, forbid_unknown_fields=True):
     approval_timeout_seconds: float | None = None
     turn_token_budget: int | None = None
     default_provider: str | None = None
+    user_details: list[str] | None = None  # the user's own details (replaces the list)
 
 
 async def engine_threads(params: dict[str, Any], conn: "ControlConnection") -> Any:
@@ -144,7 +145,8 @@ async def engine_configure(params: dict[str, Any], conn: "ControlConnection") ->
 
     def change(current: dict[str, Any]) -> dict[str, Any]:
         for key, value in (("approvalTimeoutSeconds", p.approval_timeout_seconds),
-                           ("turnTokenBudget", p.turn_token_budget), ("defaultProvider", p.default_provider)):
+                           ("turnTokenBudget", p.turn_token_budget), ("defaultProvider", p.default_provider),
+                           ("userDetails", p.user_details)):
             if value is not None:
                 current[key] = value
         return current

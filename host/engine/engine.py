@@ -23,12 +23,14 @@ from host.calls.authorize import Authorizer
 from host.calls.router import Router
 from host.engine.interaction_tools import InteractionTools
 from host.engine.provenance import ThreadProvenance
+from host.engine.user_details import UserDetails
 from host.engine.provider_source import ProviderSource
 from host.engine.records import NoticeBody, WaitRow
 from host.engine.store import EngineStore
 from host.engine.turn import TurnRunner
 from host.engine.waits import APPROVAL, DEFAULT_INTERACTION_TIMEOUT_S, INTERACTION, Settled, Waits
-from host.engine.views import node_view, pending_approval, pending_interaction, run_view, thread_meta
+from host.engine.views import (consent_view, node_view, pending_approval, pending_interaction, run_view,
+                               thread_meta)
 from host.store.db import Store
 
 log = logging.getLogger("tabwarden.engine")
@@ -47,9 +49,10 @@ class Engine:
         # The engine's own tools (questions to the user, waits) join the host's.
         tools.add("interactions", InteractionTools(self))
         self.tools = tools
-        self.provenance = ThreadProvenance(self.store)
-        self.authorizer = Authorizer(tools, gatekeeper, self.provenance.of)
         self.providers = providers or ProviderSource()
+        self.provenance = ThreadProvenance(self.store, UserDetails(self.providers.settings,
+                                                                   self.providers.settings_file).current)
+        self.authorizer = Authorizer(tools, gatekeeper, self.provenance.of)
         self._approval_timeout_s = approval_timeout_s
         self.bus = EventBus(self.store.next_epoch(), coalesce_s)
         self.approvals = Waits(self.store, clock, APPROVAL)
@@ -296,7 +299,21 @@ class Engine:
             pending_approvals=[pending_approval(a, self.clock()) for a in self.approvals.pending(thread_id)],
             pending_interactions=[pending_interaction(i, self.clock())
                                   for i in self.interactions.pending(thread_id)],
-            cursor=self.bus.current(thread_id))
+            cursor=self.bus.current(thread_id), consent=self.consent_views(thread_id))
+
+    def consent_views(self, thread_id: str) -> list[ui.ConsentItemView]:
+        """What the thread's task may commit without a question, as the panel lists it (empty,
+        and logged, when the thread's history cannot be read: every commit then asks)."""
+        try:
+            items = self.provenance.of(thread_id).consent.items()
+        except Exception:
+            log.warning("the consent of thread %s cannot be read", thread_id, exc_info=True)
+            return []
+        return [consent_view(item) for item in items]
+
+    def consent_changed(self, thread_id: str) -> None:
+        """Tell the thread's pages what its task may now commit."""
+        self.bus.emit(ui.ConsentUpdated, thread_id, items=self.consent_views(thread_id))
 
     def engine_snapshot(self, thread_id: str | None = None) -> ui.EngineSnapshot:
         """What `initialized` carries: threads, pending requests, activity, epoch."""

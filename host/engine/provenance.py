@@ -26,8 +26,10 @@ the memories it lists, which are the user's in the reading thread too.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from host.engine.records import DecisionBody, NodeRow, ToolCallBody, ToolResultBody, UserBody
@@ -37,14 +39,17 @@ from host.gatekeeper.provenance_check import sent_strings
 from host.gatekeeper.facts.values import name_key, scan, web_value
 
 MAX_THREADS = 16
+log = logging.getLogger("tabwarden.engine")
 _USER_ANSWERS = frozenset({"ask_user"})
 _ENV_URL = re.compile(r'url="((?:[^"\\]|\\.)*)"')
 
 
 class _Entry:
-    __slots__ = ("index", "seq", "calls", "by_call")
+    __slots__ = ("index", "seq", "calls", "by_call", "removed", "own")
 
     def __init__(self) -> None:
+        self.removed: set[str] = set()  # consent items the user took back
+        self.own: tuple[str, ...] = ()  # the user's details the index holds
         self.index = Provenance()
         self.seq = 0
         self.calls: OrderedDict[str, ToolCallBody] = OrderedDict()  # recent call nodes, for accepts
@@ -54,14 +59,22 @@ class _Entry:
 class ThreadProvenance:
     """The provenance index of every busy thread (bounded; an evicted one is rebuilt on use)."""
 
-    def __init__(self, store: EngineStore) -> None:
+    def __init__(self, store: EngineStore, details: Callable[[], tuple[str, ...]] | None = None) -> None:
         self._store = store
+        self._details = details  # the user's own details from settings
         self._threads: OrderedDict[str, _Entry] = OrderedDict()
 
     def of(self, thread_id: str) -> Provenance:
         """The thread's index, with every node stored so far read. Raises the store's error when
         the nodes cannot be read (the caller fails closed)."""
-        entry = self._threads.pop(thread_id, None) or _Entry()
+        own = self._own()
+        entry = self._threads.pop(thread_id, None)
+        if entry is None or entry.own != own:  # new, or the user changed their details: rebuild
+            entry = _Entry()
+            entry.removed = self._store.removed_consent(thread_id)
+            entry.own = own
+            for detail in own:
+                entry.index.add_own(detail)
         self._threads[thread_id] = entry
         while len(self._threads) > MAX_THREADS:
             self._threads.popitem(last=False)
@@ -69,7 +82,29 @@ class ThreadProvenance:
             if node.seq > entry.seq:
                 _read(entry, node, self._store)
                 entry.seq = node.seq
+        for item_id in entry.removed:
+            entry.index.consent.remove(item_id)
         return entry.index
+
+    def _own(self) -> tuple[str, ...]:
+        if self._details is None:
+            return ()
+        try:
+            return self._details()
+        except Exception:  # settings that cannot be read give no details: values then ask more
+            log.warning("the user's details cannot be read", exc_info=True)
+            return ()
+
+    def remove_consent(self, thread_id: str, item_id: str) -> bool:
+        """Take one commit of the thread's consent back, durably; False when it holds no such
+        item. Raises the store's error (nothing is taken back then)."""
+        consent = self.of(thread_id).consent
+        if item_id not in {item.id for item in consent.items()}:
+            return False
+        self._store.remove_consent(thread_id, item_id)
+        self._threads[thread_id].removed.add(item_id)
+        consent.remove(item_id)
+        return True
 
 
 def _read(entry: _Entry, node: NodeRow, store: EngineStore) -> None:

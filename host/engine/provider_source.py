@@ -10,6 +10,8 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from host.providers.config import EngineConfig
     from host.providers.factory import Provider
 
@@ -34,6 +36,12 @@ class ProviderSource:
         from host.providers.config import load_config
 
         return load_config()
+
+    def settings_file(self) -> "Path | None":
+        """The file the settings come from (engine.json); None when a loader was given instead."""
+        from host.providers.config import config_path
+
+        return config_path() if self._load is None else None
 
     def key_store(self) -> Any:
         """The key store (created on first use)."""

@@ -119,11 +119,21 @@ CREATE TABLE eng_memory_trust (
 )
 """
 
+_CONSENT_REMOVED = """
+CREATE TABLE eng_consent_removed (
+    thread_id TEXT NOT NULL,
+    item_id TEXT NOT NULL,
+    removed_at REAL NOT NULL,
+    PRIMARY KEY (thread_id, item_id)
+)
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "engine threads, nodes, runs, approvals and command receipts", sql=_TABLES),
     Migration(2, "questions to the user (interactions)", sql=_INTERACTIONS),
     Migration(3, "thread attachments (artifacts the model wrote)", sql=_ATTACHMENTS),
     Migration(4, "which values of a memory the model wrote were the user's (provenance across threads)",
               sql=_MEMORY_TRUST),
+    Migration(5, "commits of a task's consent the user took back", sql=_CONSENT_REMOVED),
 )
 COMPONENT = "engine"

@@ -119,7 +119,8 @@ class EngineStore:
     def delete_thread(self, conn: sqlite3.Connection, thread_id: str) -> None:
         """Delete a thread with its nodes, runs, approvals, questions and attachments."""
         self._node_cache.pop(thread_id, None)
-        for table in ("eng_nodes", "eng_runs", "eng_approvals", "eng_interactions", "eng_attachments"):
+        for table in ("eng_nodes", "eng_runs", "eng_approvals", "eng_interactions", "eng_attachments",
+                      "eng_consent_removed"):
             conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
         conn.execute("DELETE FROM eng_threads WHERE id = ?", (thread_id,))
 
@@ -370,6 +371,19 @@ class EngineStore:
         """{memory key: the value keys that were the user's when the model wrote it}."""
         rows = self.db.query("SELECT memory_key, value_keys FROM eng_memory_trust")
         return {r["memory_key"]: list(msgspec.json.decode(r["value_keys"])) for r in rows}
+
+    # -- the task's consent -------------------------------------------------------------------
+
+    def remove_consent(self, thread_id: str, item_id: str) -> None:
+        """Record that the user took one commit of the thread's consent back."""
+        with self.transaction() as conn:
+            conn.execute("INSERT INTO eng_consent_removed (thread_id, item_id, removed_at) VALUES (?, ?, ?) "
+                         "ON CONFLICT DO NOTHING", (thread_id, item_id, self.clock()))
+
+    def removed_consent(self, thread_id: str) -> set[str]:
+        """The consent items the user took back in this thread."""
+        rows = self.db.query("SELECT item_id FROM eng_consent_removed WHERE thread_id = ?", (thread_id,))
+        return {r["item_id"] for r in rows}
 
     # -- receipts ---------------------------------------------------------------------------
 

@@ -135,6 +135,7 @@ class TurnRunner:
                             patch=ui.ThreadPatch(title=_title(body.text)))
         engine.bus.emit(ui.TurnStart, self.thread_id, turn_id=self.turn_id, run_id=self.run_id)
         engine.emit_item(self.thread_id, self.turn_id, node.id, "user_message", text=body.text)
+        engine.consent_changed(self.thread_id)
         engine.queue_changed(self.thread_id)
 
     # -- the loop -------------------------------------------------------------------------------

@@ -59,3 +59,9 @@ def pending_interaction(row: WaitRow, now: float) -> ui.PendingInteraction:
 def to_wire(event: Any) -> dict[str, Any]:
     """An event Struct as the JSON object a page receives."""
     return msgspec.to_builtins(event)
+
+
+def consent_view(item: Any) -> ui.ConsentItemView:
+    """One item of a task's consent (`host.gatekeeper.consent.ConsentItem`) as the panel lists it."""
+    return ui.ConsentItemView(id=item.id, effect=item.effect, text=item.describe(), site=item.site, words=item.words,
+                              source=item.source)

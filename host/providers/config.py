@@ -3,6 +3,8 @@
     {
       "defaultProvider": "work",
       "approvalTimeoutSeconds": 300,
+      "userDetails": ["Ana Lima", "ana.lima@example.org", "+351 912 345 678", "PT50 0002 0123 1234 5678 9015 4",
+                      "https://www.mybank.example"],
       "providers": {
         "work":  {"kind": "openai", "baseUrl": "https://api.openai.com/v1", "model": "gpt-4.1-mini"},
         "local": {"kind": "openai", "baseUrl": "http://127.0.0.1:8080/v1", "model": "qwen3", "headers": {"X-Team": "a"}},
@@ -22,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic.alias_generators import to_camel
@@ -98,6 +100,10 @@ class EngineConfig(_Model):
     approval_timeout_seconds: float = Field(default=300.0, gt=0, le=86_400)
     # Tokens (input + output) one turn may use before it pauses as `budget_pause`; None: no cap.
     turn_token_budget: int | None = Field(default=None, ge=1)
+    # The user's own details (name, e-mail addresses, phone, postal address, their accounts and
+    # the sites of those accounts), one per entry: the user's words in every task.
+    user_details: list[Annotated[str, Field(min_length=1, max_length=500)]] = Field(default_factory=list,
+                                                                                     max_length=50)
 
     @field_validator("providers")
     @classmethod

@@ -76,6 +76,22 @@ def providers_set_default(ctx: OpContext, client: Client, op: ui.ProvidersSetDef
     return change(ctx, client, op, mark, choose)
 
 
+def user_details_save(ctx: OpContext, client: Client, op: ui.UserDetailsSave, mark: str) -> Any:
+    """userDetails.save: the user's own details, the user's words in every task from then on."""
+    def save() -> None:
+        def edit(current: dict[str, Any]) -> dict[str, Any]:
+            details = [d.strip() for d in op.details if d.strip()]
+            if details:
+                current["userDetails"] = details
+            else:
+                current.pop("userDetails", None)
+            return current
+
+        _update(edit)
+
+    return change(ctx, client, op, mark, save)
+
+
 def providers_remove(ctx: OpContext, client: Client, op: ui.ProvidersRemove, mark: str) -> Any:
     """providers.remove: the provider and its stored key (host/providers/removal.py)."""
     from host.providers.removal import remove_provider

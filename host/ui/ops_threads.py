@@ -126,3 +126,20 @@ def thread_select_branch(ctx: OpContext, client: Client, op: ui.ThreadSelectBran
     response = ctx.commit(client, op, mark, write)
     engine.bus.emit(ui.ThreadUpdated, op.thread_id, revision=revision["value"], patch=ui.ThreadPatch(leaf_id=leaf))
     return response
+
+
+def consent_remove(ctx: OpContext, client: Client, op: ui.ConsentRemove, mark: str) -> Any:
+    """consent.remove: take one commit of the task's consent back (it asks again from then on)."""
+    engine = ctx.engine
+    missing = ctx.thread_missing(client, op, mark)
+    if missing is not None:
+        return missing
+    try:
+        removed = engine.provenance.remove_consent(op.thread_id, op.item_id)
+    except Exception as exc:  # the store failed: nothing was taken back, and the user is told
+        log.warning("consent of %s not changed", op.thread_id, exc_info=True)
+        return ctx.reject(client, op, mark, "storage_unavailable", f"the consent could not be changed: {exc}")
+    if not removed:
+        return ctx.reject(client, op, mark, "invalid_command", f"this task's consent holds no {op.item_id!r}")
+    engine.consent_changed(op.thread_id)
+    return ctx.commit(client, op, mark, lambda conn: ctx.ack(op, thread_id=op.thread_id))

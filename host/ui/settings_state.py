@@ -102,6 +102,7 @@ def _providers(engine: Any, state: dict[str, Any], problems: list[str]) -> None:
                                         left_out=left_out))
     state["providers"] = entries
     state["default_provider"] = chosen[0] if chosen is not None else None
+    state["user_details"] = list(config.user_details)
 
 
 def _thread(engine: Any, thread_id: str, problems: list[str]) -> ui.ThreadScope | None:

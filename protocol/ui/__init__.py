@@ -35,7 +35,7 @@ from protocol.ui.approvals import (
     InteractionSubmit, InteractionTimeout, PendingApproval, PendingInteraction,
 )
 from protocol.ui.threads import (
-    Activity, ActivityUpdated, AlertRaised, EngineSnapshot, NodeView, TabsUpdated, ThreadCreate, ThreadCreated,
+    Activity, ActivityUpdated, AlertRaised, ConsentItemView, ConsentRemove, ConsentUpdated, EngineSnapshot, NodeView, TabsUpdated, ThreadCreate, ThreadCreated,
     ThreadDelete, ThreadDeleted, ThreadFork, ThreadForked, ThreadMeta, ThreadPatch, ThreadSelectBranch,
     ThreadSnapshot, ThreadSnapshotEvent, ThreadSubscribe, ThreadUpdated,
 )
@@ -50,6 +50,7 @@ from protocol.ui.settings import (
 )
 from protocol.ui.providers import (
     LeftOutTool, ProviderEntry, ProviderName, ProvidersRemove, ProvidersSave, ProvidersSetDefault, ProvidersVerified, ProvidersVerify,
+    UserDetailsSave,
 )
 from protocol.ui.memory import (
     MemoryClear, MemoryDelete, MemoryEntry, MemoryKey, MemoryList, MemorySet, MemoryState,
@@ -77,11 +78,11 @@ __all__ = [
     "MemoryKey", "MemoryList", "MemorySet", "MemoryState", "ModelRef", "NodeView", "Note", "OriginEntry", "OriginList",
     "OriginsAdd", "OriginsRemove", "Pattern", "PendingApproval", "PendingInteraction", "PendingToolView", "PingOp",
     "PolicyExplain", "PolicyExplained", "PolicyName", "PolicySetDefault", "PongEvent", "ProviderEntry", "ProviderName",
-    "ProvidersRemove", "ProvidersSave", "ProvidersSetDefault", "ProvidersVerified", "ProvidersVerify", "QueueRemove", "QueueUpdate",
+    "UserDetailsSave", "ProvidersRemove", "ProvidersSave", "ProvidersSetDefault", "ProvidersVerified", "ProvidersVerify", "QueueRemove", "QueueUpdate",
     "QueueUpdated", "ReloadRequired", "RuleEntry", "RulesAdd", "RulesRemove", "RunRecoveryRequired",
     "RunResolveUncertain", "RunResume", "RunState", "RunView", "ScopeSetLock", "SettingsGet", "SettingsSnapshot",
     "SettingsState", "StopReason", "StreamCursor", "SubmissionId", "TabRef", "TabsUpdated", "Text", "TextPart",
-    "ThreadCreate", "ThreadCreated", "ThreadDelete", "ThreadDeleted", "ThreadFork", "ThreadForked", "ThreadMeta",
+    "ConsentItemView", "ConsentRemove", "ConsentUpdated", "ThreadCreate", "ThreadCreated", "ThreadDelete", "ThreadDeleted", "ThreadFork", "ThreadForked", "ThreadMeta",
     "ThreadPatch", "ThreadScope", "ThreadSelectBranch", "ThreadSnapshot", "ThreadSnapshotEvent", "ThreadSubscribe",
     "ThreadUpdated", "TokenUsage", "ToolEntry", "ToolLevel", "TraceLine", "TurnComplete", "TurnEnqueue", "TurnFork",
     "TurnInterrupt", "TurnOverrides", "TurnStart", "TurnSteer", "TurnSubmit", "UiErrorCode", "UiEventMessage",

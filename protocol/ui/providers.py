@@ -32,6 +32,18 @@ class ProvidersVerify(UiMessage, tag="providers.verify", kw_only=True):
     name: ProviderName
 
 
+Detail = Annotated[str, msgspec.Meta(min_length=1, max_length=500)]
+
+
+class UserDetailsSave(UiMessage, tag="userDetails.save", kw_only=True):
+    """Replace the user's own details (engine.json `userDetails`): their name, e-mail addresses,
+    phone, postal address, their accounts and those accounts' sites. Each is the user's words in
+    every task."""
+
+    submission_id: SubmissionId
+    details: Annotated[list[Detail], msgspec.Meta(max_length=50)] = []
+
+
 class ProvidersSetDefault(UiMessage, tag="providers.setDefault", kw_only=True):
     submission_id: SubmissionId
     name: ProviderName

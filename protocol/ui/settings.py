@@ -150,6 +150,8 @@ class SettingsSnapshot(Shape, kw_only=True):
     tools: list[ToolEntry] = []
     providers: list[ProviderEntry] = []
     default_provider: str | None = None
+    # The user's own details (engine.json `userDetails`).
+    user_details: list[str] = []
     thread: ThreadScope | None = None
     # Why part of the state could not be read (an invalid engine.json, an unavailable gatekeeper).
     problems: list[str] = []

@@ -48,7 +48,27 @@ class ThreadSelectBranch(UiMessage, tag="thread.selectBranch", kw_only=True):
     node_id: Id
 
 
+class ConsentRemove(UiMessage, tag="consent.remove", kw_only=True):
+    """Take back one commit the task's consent holds: it asks again from then on."""
+
+    submission_id: SubmissionId
+    thread_id: Id
+    item_id: Annotated[str, msgspec.Meta(min_length=1, max_length=600)]
+
+
 # ---------------------------------------------------------------- snapshot shapes
+
+
+class ConsentItemView(Shape, kw_only=True):
+    """One commit the user's own words asked for in this task, or that they allowed for it on a
+    card: the panel lists them under the message ("This task may: …"), each removable."""
+
+    id: str
+    effect: str
+    text: str  # in plain words: "sending or publishing something to bob@example.com"
+    site: str = ""  # a registrable domain; "" for any site
+    words: str = ""  # the user's words that asked for it
+    source: str = "message"  # message | approval
 
 
 class ThreadMeta(Shape, kw_only=True):
@@ -83,6 +103,8 @@ class ThreadSnapshot(Shape, kw_only=True):
     pending_approvals: list[PendingApproval] = []
     pending_interactions: list[PendingInteraction] = []
     cursor: StreamCursor | None = None
+    # What the task may commit without a question (the task's consent).
+    consent: list[ConsentItemView] = []
 
 
 class Activity(Shape, kw_only=True):
@@ -144,6 +166,14 @@ class ThreadUpdated(UiMessage, tag="thread.updated", kw_only=True):
     thread_id: Id
     revision: Count
     patch: ThreadPatch
+    stream: StreamCursor
+
+
+class ConsentUpdated(UiMessage, tag="consent.updated", kw_only=True):
+    """The task's consent changed: a message asked for a commit, or the user removed one."""
+
+    thread_id: Id
+    items: list[ConsentItemView] = []
     stream: StreamCursor
 
 

@@ -484,6 +484,30 @@ def test_steer_queue_and_stop_while_a_turn_runs(site):
         gate.set()
 
 
+def test_the_commits_a_message_asks_for_are_listed_and_can_be_taken_back(site):
+    from playwright.sync_api import expect
+
+    site.model.replies.clear()
+    site.model.add(Reply(text="On it."))
+    panel = site.panel
+    panel.bring_to_front()
+    panel.click("#new-thread")
+    panel.fill("#message", "Buy the blue kettle, then send Bob the receipt. Don't delete anything.")
+    panel.press("#message", "Enter")
+    consent = panel.locator("#consent")
+    expect(consent).to_contain_text("This task may, without asking:")
+    expect(consent.locator("li")).to_have_count(2)
+    expect(consent).to_contain_text("a payment or purchase")
+    expect(consent).to_contain_text("sending or publishing something")
+    expect(consent).not_to_contain_text("deletion")  # the user's words took it back
+    site.shot(panel, "consent")
+    consent.locator("li", has_text="a payment or purchase").get_by_role("button", name=re.compile("Remove")).click()
+    expect(consent.locator("li")).to_have_count(1)
+    panel.reload()  # kept with the thread: a fresh snapshot still lacks it
+    expect(panel.locator("#consent li")).to_have_count(1)
+    expect(panel.locator("#consent")).not_to_contain_text("a payment or purchase")
+
+
 def test_the_composer_policy_switch_applies_to_the_turn(site):
     from playwright.sync_api import expect
 
@@ -496,7 +520,8 @@ def test_the_composer_policy_switch_applies_to_the_turn(site):
     panel.click("#new-thread")
     panel.select_option("#policy", "auto")
     expect(panel.locator("#policy-hint")).to_have_text(
-        "Acts without asking, except on blocked or guarded sites, sensitive data and your ask/deny rules.")
+        "Acts without asking, except before a payment, message, deletion or other commit you did not ask for, "
+        "values from pages, sensitive data and your rules.")
     panel.fill("#message", "Write Automatic in the bio.")
     panel.press("#message", "Enter")
     expect(panel.locator(".item.assistant .text").last).to_have_text("Typed without asking.")

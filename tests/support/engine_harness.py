@@ -161,6 +161,7 @@ class Harness:
                  services: dict[str, ToolService] | None = None, provider_options: dict[str, Any] | None = None):
         self.folder = folder
         self.provider_options = provider_options or {}  # more engine.json settings of the provider
+        self.settings_extra: dict[str, Any] = {}  # more engine.json settings (userDetails...)
         self.model_url = model_url
         self.kind = kind
         self.approval_timeout_s = approval_timeout_s
@@ -179,7 +180,7 @@ class Harness:
                                                       "maxRetries": 0, **self.provider_options}}}
         if self.budget is not None:
             data["turnTokenBudget"] = self.budget
-        return parse_config(data)
+        return parse_config({**data, **self.settings_extra})
 
     async def start(self) -> Engine:
         """Build the store, gatekeeper, engine and op server over the folder; start the engine."""
