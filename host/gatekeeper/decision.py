@@ -31,7 +31,9 @@ The scope lock is checked before every ask, so that a write outside the lock is 
 never turned into a question the user might wave through.
 
 Where an element leads (its link, or the form its value is sent with: the target's
-`destinations`), a write is also judged as going there, for each destination of another origin:
+`destinations`), and where a URL-bearing call may be redirected (a URL carried in its path, query
+or fragment, encoded or not: `/redirect?to=…`), a write is also judged as going there, for each
+destination of another origin:
    a as a navigation to it (`navigate` rules, script and invalid destinations, blocked list,
      scope lock, guarded tier), at the tab's origin
    b as the same call at the destination's origin (what it carries is sent there: rules,
@@ -63,6 +65,7 @@ CODES: tuple[str, ...] = (
     "commit",
 )
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
+_MAX_CARRIED = 8  # URLs carried inside one URL that are judged as destinations
 # Steps 1-5 need nothing but the call; the facts (payload, effect, rule) are gathered before 6.
 _BEFORE_FACTS = (S.always_allowed, S.read, S.bad_destination, S.private_fetch, S.blocked_origin)
 _AFTER_FACTS = (S.rule_deny, S.scope_lock, S.rule_ask, S.untrusted_value, S.sensitive_payload, S.commit,
@@ -75,6 +78,8 @@ def check(call: Call, ctx: Context) -> Decision:
     module docstring for the order, and for how destinations add their decisions)."""
     own = _check_call(call, ctx)
     leads = destinations_of(ctx.target)
+    leads += [carried for lead in leads for carried in _carried_in(lead.get("url"))]
+    leads += _carried_urls(call)
     if not leads or own.verdict == "deny" or _effects(call) != "write":
         return own
     here = normalize_origin(ctx.origin) if ctx.origin else NO_ORIGIN
@@ -92,7 +97,7 @@ def check(call: Call, ctx: Context) -> Decision:
                 continue  # it stays on this origin: the call's own decision covers it
             via = {"url": url}
             decisions = [_check_call(Call("navigate", via), replace(ctx, target=stay))]
-            if dest.valid and not dest.script:
+            if dest.valid and not dest.script and not lead.get("carried"):
                 decisions.append(_check_call(call, replace(ctx, origin=dest.origin.text, target=stay)))
         for decision in decisions:
             notes.append(f"{decision.tool} @ {_where(decision.target_origin)}: {decision.verdict} "
@@ -124,6 +129,25 @@ def destinations_of(target: Mapping[str, Any] | None) -> list[Mapping[str, Any]]
         elif isinstance(item, Mapping):
             out.append(item)
     return out
+
+
+def _carried_urls(call: Call) -> list[Mapping[str, Any]]:
+    """The URLs a URL-bearing call carries in its path, query or fragment (`/redirect?to=…`,
+    `?next=…`), encoded or not: where a redirect may take it, judged like a destination."""
+    spec = lookup(call.tool)
+    if spec is None or spec.url_param is None or not isinstance(call.params, Mapping):
+        return []
+    return _carried_in(call.params.get(spec.url_param))
+
+
+def _carried_in(raw: Any) -> list[Mapping[str, Any]]:
+    if not isinstance(raw, str) or "?" not in raw and "#" not in raw and "%" not in raw:
+        return []
+    from host.gatekeeper.facts.values import WEB, scan
+    from host.gatekeeper.provenance_check import url_tail
+
+    urls = [v.shown for v in scan(url_tail(raw))[:_MAX_CARRIED] if v.kind == WEB]
+    return [{"url": url if "://" in url[:12] else f"https://{url}", "carried": True} for url in urls]
 
 
 def _effects(call: Call) -> str:

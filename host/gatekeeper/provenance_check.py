@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from host.gatekeeper.provenance import Provenance
-from host.gatekeeper.facts.values import NUMBER, Value, kind_words, name_key, scan, scannable, site_of, web_value
+from host.gatekeeper.facts.normalize import percent_decode
+from host.gatekeeper.facts.values import (NUMBER, WEB, Value, kind_words, name_key, names_in, scan, scannable, site_of,
+                                          web_value)
 from host.tools.catalog import MCP_PREFIX, lookup
 from host.tools.quoting import quoted
 from host.tools.spec import ToolSpec
@@ -64,6 +66,13 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
         here = _site(tab_origin) if spec.target != "destination" else ""
         if value is not None and value.site != here and not prov.is_trusted(value):
             found[value.key] = _untrusted(value, prov)
+        # What the URL carries is sent too, to whatever site it goes to: an IBAN in a transfer
+        # URL, a recipient in a prefilled compose URL, a page's address in a redirect's query.
+        own_sites = {here, value.site if value is not None else ""}
+        for carried in scan(url_tail(raw)) if isinstance(raw, str) else ():
+            if carried.key in found or prov.is_trusted(carried) or (carried.kind == WEB and carried.site in own_sites):
+                continue
+            found[carried.key] = _untrusted(carried, prov)
         return list(found.values())
     fill = spec is not None and spec.category == "fill"
     # A piece of a value the user gave, typed into a field that then holds it whole, is theirs.
@@ -88,7 +97,23 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
                 seen = prov.name_seen_at(name)
                 if seen is not None or prov.dropped:
                     found[name] = UntrustedValue("name", "name", text.strip(), seen)
+            # A name inside a longer text ("a room at the Riverside View Hotel"), only where a
+            # page showed it: a name the user never wrote and no page showed is the model's own.
+            for carried in names_in(text) if name is None else ():
+                if carried not in found and not prov.name_is_users(carried):
+                    seen = prov.name_seen_at(carried)
+                    if seen is not None:
+                        found[carried] = UntrustedValue("name", "name", carried.title(), seen)
     return list(found.values())
+
+
+def url_tail(url: str) -> str:
+    """The path, query and fragment of a URL as the text they carry: percent-escapes decoded
+    (repeatedly: `%2540`), `+` and the query's separators read as spaces."""
+    rest = url[:8192].split("://", 1)[-1]
+    cut = min((i for i in (rest.find(c) for c in "/?#") if i != -1), default=len(rest))
+    tail = rest[cut:]
+    return percent_decode(tail.replace("+", " ")).replace("&", " ").replace("=", " ")
 
 
 def sent_strings(params: Mapping[str, Any], tool: str, spec: ToolSpec | None = None) -> Iterator[tuple[str, str]]:

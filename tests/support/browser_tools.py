@@ -42,7 +42,8 @@ class Site:
 
     def url(self, page: str, **query: str) -> str:
         """URL of an L1 fixture page on the main origin (`{OTHER}` in a query value becomes the
-        other origin's base URL)."""
+        other origin's host and port, without a scheme: a whole URL in a query is judged as a
+        destination of its own, and the pages add the scheme)."""
         return self._with_query(self.main.url(f"l1/{page}"), query)
 
     def other_url(self, page: str, **query: str) -> str:
@@ -54,7 +55,8 @@ class Site:
             return url
         from urllib.parse import urlencode
 
-        values = {k: v.replace("{OTHER}", self.other.url("")[:-1]) for k, v in query.items()}
+        other = self.other.url("")[:-1].split("://", 1)[1]
+        values = {k: v.replace("{OTHER}", other) for k, v in query.items()}
         return f"{url}?{urlencode(values)}"
 
 

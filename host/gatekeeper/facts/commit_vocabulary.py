@@ -142,6 +142,7 @@ class Vocabulary:
     negations: Table
     final_review: Table
     cart: Table
+    agreement: Table
     url: dict[str, tuple[str, ...]]
     url_nonce: frozenset[str]
     languages: tuple[str, ...]
@@ -193,5 +194,6 @@ def vocabulary() -> Vocabulary:
                       frozenset(normalize(w) for w in data["task_nouny"]),
                       frozenset(normalize(w) for w in data["determiners"]),
                       frozenset(normalize(w) or w for w in data["money"]), _table(data["negations"], "not"),
-                      _table(data["final_review"], "pay"), _table(data["cart"], "cart"), url,
+                      _table(data["final_review"], "pay"), _table(data["cart"], "cart"),
+                      _table(data["agreement"], "agree"), url,
                       frozenset(data["url_nonce"]), languages)

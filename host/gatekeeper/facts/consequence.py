@@ -220,6 +220,9 @@ def _activated(el: _Element, title: str) -> Effect:
             return Effect(context[0], (*facts, "a generic confirmation", context[1]))
         if el.submits:
             return Effect("submit", (*facts, "a generic confirmation that submits its form"))
+        if generic[0] == el.text and vocab.agreement.longest(el.text) is None:
+            # A bare "Save" or "Confirm" commits whatever its page holds, which nothing names.
+            return Effect("submit", (*facts, "a bare confirmation of what nothing around it names"))
         return Effect(STEP, (*facts, "a generic confirmation with nothing to commit around it"))
     if el.url and not el.submits:
         return _opened(el.url, "its link", facts)

@@ -14,10 +14,11 @@ rules (what counts, how addresses, domains and numbers compare).
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 import unicodedata
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from host.gatekeeper.facts.normalize import fold, percent_decode
 
@@ -36,7 +37,6 @@ in ru br au ca mx nz za eu tv gg ly fm ws cz gr hu ro sk si hr bg lt lv ee is lu
 vn id ph ar cl pe ve uy ec example test localhost internal local""".split())
 # Second-level labels under a country code that are public suffixes themselves (co.uk, com.au):
 # a registrable domain is one label more there. A small list instead of the public suffix list.
-_SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "edu", "ac", "or", "ne", "go", "gob", "mil", "nom"})
 
 _SHORT_TEXT = 4096
 _NON_ASCII = re.compile(r"[^\x00-\x7f]+")
@@ -50,9 +50,10 @@ _EMAIL_DOMAIN = re.compile(r"[a-z0-9](?:[a-z0-9\-]*[a-z0-9])?(?:\.[a-z0-9\-]+)*\
 # web addresses. It starts with a literal, so the regex engine skips ahead to dots quickly.
 _TLD_ANCHOR = re.compile(r"\.([A-Za-z]{2,24})(?![A-Za-z0-9\-])")
 _SCHEME_END = re.compile(r"(?<![a-z])https?$", re.I)
-_HOST_END = re.compile(r"(?<![a-z0-9\-.])(?:[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?$",
-                       re.I)
-_HOST_CHARS = re.compile(r"[a-z0-9.\-]+")
+# Browsers take underscores in sub-domain labels (`dl_files.cdn.example`), so a host name does too.
+_HOST_END = re.compile(r"(?<![a-z0-9_\-.])(?:[a-z0-9_](?:[a-z0-9_\-]{0,61}[a-z0-9_])?\.)*"
+                       r"[a-z0-9](?:[a-z0-9\-]{0,61}[a-z0-9])?$", re.I)
+_HOST_CHARS = re.compile(r"[a-z0-9._\-]+")
 _URL_REST = re.compile(r"[^\s<>\"'`()\[\]{}|\\^]*")
 # Runs too short to hold a long number (or an IBAN's check digits and account) are never read.
 _DIGIT_RUN = re.compile(r"[0-9][0-9 ().\-/+]{%d,}" % (MIN_NUMBER_DIGITS - 1))
@@ -120,20 +121,24 @@ def scannable(text: str) -> str:
     return _NON_ASCII.sub(lambda m: m.group(0).translate(table), text)
 
 
+@functools.lru_cache(maxsize=1)
+def _suffixes() -> Any:
+    # The public suffix list packaged with `publicsuffixlist` (private section included, so
+    # that `victim.github.io` and `attacker.github.io` are two sites); read on first use.
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList()
+
+
+@functools.lru_cache(maxsize=65536)
 def site_of(host: str) -> str:
-    """The registrable domain of `host` (`mail.google.com` -> `google.com`, `a.b.co.uk` ->
-    `b.co.uk`), by a short list of second-level suffixes rather than the public suffix list."""
+    """The registrable domain of `host` by the public suffix list (`mail.google.com` ->
+    `google.com`, `a.b.co.uk` -> `b.co.uk`, `victim.github.io` stays itself); an IP address,
+    a single label or a bare public suffix is its own site."""
     host = host.strip(".").lower()
-    if host.replace(".", "").isdigit() or host.startswith("["):
-        return host  # an IP address is its own site
-    if host.startswith("www."):
-        host = host[4:]
-    labels = host.split(".")
-    if len(labels) <= 2:
+    if host.replace(".", "").isdigit() or host.startswith("[") or "." not in host:
         return host
-    if len(labels[-1]) == 2 and labels[-2] in _SECOND_LEVEL:
-        return ".".join(labels[-3:])
-    return ".".join(labels[-2:])
+    return _suffixes().privatesuffix(host) or host
 
 
 def _path(raw: str) -> str:
@@ -337,6 +342,34 @@ def name_key(text: str) -> str | None:
     if not key or (len(words) == 1 and key in _NOT_NAMES):
         return None
     return key
+
+
+_NAME_TOKEN = re.compile(r"[^\W\d_][^\W_]*(?:['’\-][^\W\d_]+)*|[^\w\s]")
+MAX_NAMES_IN = 5
+
+
+def names_in(text: str) -> list[str]:
+    """The names a longer text carries: runs of two to four capitalised words ("Booking a room at
+    the Riverside View Hotel" carries "Riverside View Hotel"), greetings, days and UI words left
+    off their ends; at most `MAX_NAMES_IN`, as `name_key`s."""
+    found: list[str] = []
+    run: list[str] = []
+    for token in [*_NAME_TOKEN.findall(scannable(text)[:4000]), "."]:
+        if token[0].isupper() and token[0].isalpha():
+            run.append(token)
+            continue
+        while run and run[0].lower() in _NOT_NAMES:
+            run.pop(0)
+        while run and run[-1].lower() in _NOT_NAMES:
+            run.pop()
+        if 2 <= len(run) <= 4:
+            key = word_key(" ".join(run))
+            if key and key not in found:
+                found.append(key)
+                if len(found) >= MAX_NAMES_IN:
+                    break
+        run = []
+    return found
 
 
 def name_pattern(key: str) -> re.Pattern[str]:
