@@ -41,7 +41,8 @@ def test_the_context_names_what_a_generic_confirmation_commits():
     assert clicked("OK", heading="Delete 3 files?") == "delete"
     assert clicked("Confirm", submits=True, form_fields=["cc-number", "cc-exp"]) == "pay"
     assert clicked("Save", submits=True, form_fields=["new-password", "new-password"]) == "security"
-    assert clicked("OK") == "step"  # nothing around it commits anything
+    assert clicked("OK") == "submit"  # a bare confirmation of what nothing names leans to commit
+    assert clicked("I agree") == "step"  # agreeing to terms or a notice commits nothing
     assert clicked("Continue", heading="Review your order") == "pay"
     assert clicked("Continue", heading="Shipping address") == "step"
     assert clicked("", submits=True) == "submit"  # an unnamed submit control leans to commit

@@ -215,7 +215,8 @@ def test_under_auto_a_guarded_site_asks_only_for_writes_that_send_commit_or_remo
     assert clicked("Offsite plans", prov=prov).verdict == "allow"
     for name in ("Send", "Move to trash", "Share", "Delete forever"):
         assert clicked(name, prov=prov).code == "commit", name
-    assert clicked("Save", prov=prov).verdict == "allow"  # a save that submits no form is a draft
+    assert clicked("Save", prov=prov).code == "commit"  # a bare Save commits what its page holds
+    assert clicked("Save draft", prov=prov).verdict == "allow"
     draft = typed("See you at noon", origin="https://mail.google.com", prov=prov)
     assert draft.verdict == "allow"
     submitted = check(Call("type", {"ref": "s1_1_4", "element": "x", "text": "hi", "submit": True}),
