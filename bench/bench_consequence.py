@@ -130,13 +130,12 @@ CONFIGS = (("untrusted + grants", "untrusted"), ("auto", "auto"))
 def _approve(decision, call, ctx, prov, grants: set) -> None:
     """What the user's "allow for this task" leaves behind, as the engine records it."""
     from host.gatekeeper.facts.values import scan
-    from host.gatekeeper.origins import normalize_origin
 
     for fact in decision.untrusted:
         for value in scan(str(fact.get("value") or "")):
             prov.trust(value)
     if decision.code == "commit" and decision.effect:
-        prov.consent.add_approval(decision.effect, normalize_origin(decision.target_origin).host)
+        grants.add((f"effect:{decision.effect}", decision.target_origin))
     grants.add((decision.tool, decision.target_origin))
 
 
@@ -144,14 +143,17 @@ def replay(path: Path) -> dict:
     """{config: {"attack": {scenario: through?}, "benign": {scenario: (questions, value questions)}}}."""
     from host.gatekeeper.decision import check
 
-    scenarios: dict[str, list] = defaultdict(list)
-    for call, ctx, obj in _cases(path):
-        scenarios[obj["name"].split("#", 1)[0]].append((call, ctx))
     out: dict = {}
     for label, policy in CONFIGS:
+        # Parsed again for each configuration: approving a question changes a scenario's index,
+        # which must not carry over into the next configuration's run.
+        scenarios: dict[str, list] = defaultdict(list)
+        for call, ctx, obj in _cases(path):
+            scenarios[obj["name"].split("#", 1)[0]].append((call, ctx))
         table: dict = {"attack": {}, "benign": {}, "codes": Counter()}
         for name, calls in scenarios.items():
             kind = name.split("/", 1)[0]
+            # The scenario's own first-write grants count under untrusted; cards add more under both.
             grants: set = set(calls[0][1].grants) if policy == "untrusted" else set()
             prov = calls[-1][1].provenance  # each case carries what was seen by then; the last has all
             questions, value_questions, through = 0, 0, True

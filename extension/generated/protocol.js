@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "b5833aad94a37aa73f7ba36ebdd11a6a3be1f53126993eaf756bed96175d4bea";
+export const SCHEMA_HASH = "2996241c30a579b14d0e04eafba490f828b4281bc5047b0ceeda65b5981c672f";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

@@ -63,5 +63,4 @@ def to_wire(event: Any) -> dict[str, Any]:
 
 def consent_view(item: Any) -> ui.ConsentItemView:
     """One item of a task's consent (`host.gatekeeper.consent.ConsentItem`) as the panel lists it."""
-    return ui.ConsentItemView(id=item.id, effect=item.effect, text=item.describe(), site=item.site, words=item.words,
-                              source=item.source)
+    return ui.ConsentItemView(id=item.id, effect=item.effect, text=item.describe(), site=item.site, words=item.words)

@@ -3,17 +3,19 @@ request named runs without a question and anything beyond it asks.
 
 Derived deterministically from the user's messages (no model on the way): each verb of the word
 data's `task` table ("buy", "send", "delete", "paga", "削除して"...) that no negation precedes
-gives an item of its effect class, bound to the sites the same message names (any site when it
-names none), with the e-mail addresses it names as recipients. Consent never grows from page,
-tool or server text: only `add_message` (the user's message) and `add_approval` (a commit the
-user allowed for the task on its card) add items, and the user may remove any item.
+gives an item of its effect class, bound to the sites the same message names as the place to act
+("on argos.co.uk"; any site when it names none), with the e-mail addresses it names as
+recipients. Consent never grows from page,
+tool or server text: only `add_message` (the user's message) adds items, and the user may remove
+any. A commit the user allows for the task on its card is a grant of its class on that site
+(`effect:<class>`), which the commit step reads beside the consent.
 
     "buy the blue kettle on argos.co.uk"  ->  pay @ argos.co.uk
     "send Bob the minutes"                ->  send @ any site
     "don't buy anything, just compare"    ->  nothing
 
-A `submit` (a form the host could not name further) is covered by any item bound to its site:
-the user asked for a commit there, and the values the form carries are judged on their own.
+A `submit` (a form the host could not name further) is covered by any item that applies on its
+site: the user asked for a commit there, and the values the form carries are judged on their own.
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ MAX_ITEMS = 64
 _NEGATION_WINDOW = 3  # words before a verb that can take it back
 _CJK_NEGATION_WINDOW = 4  # characters, for Chinese and Japanese
 _OBJECT_SPAN = 6  # words from a verb of change to its object
+# Words before a site that make it the place to act ("on", "auf", "sur", "en", "su", "在"...).
+_WHERE = frozenset({"on", "at", "via", "through", "auf", "bei", "über", "sur", "chez", "en", "em", "no", "na", "su",
+                    "sul", "presso", "在"})
 _CJK_OBJECT_SPAN = 12
 # The verbs that give access when their object is a channel, team or repository ("write to the
 # channel" sends, "add Alice to the channel" gives access).
@@ -46,7 +51,6 @@ class ConsentItem(msgspec.Struct, frozen=True, omit_defaults=True):
     site: str = ""
     recipients: tuple[str, ...] = ()
     words: str = ""
-    source: str = "message"  # message | approval
 
     def describe(self) -> str:
         """In plain words, as the side panel lists it."""
@@ -73,14 +77,6 @@ class TaskConsent:
                 added.append(item)
         return added
 
-    def add_approval(self, effect: str, host: str) -> ConsentItem:
-        """A commit the user allowed for the rest of the task on its card."""
-        site = site_of(host) if host else ""
-        item = ConsentItem(id=f"{effect}@{site or '*'}", effect=effect, site=site, source="approval")
-        self._removed.discard(item.id)
-        self._items.setdefault(item.id, item)
-        return self._items[item.id]
-
     def remove(self, item_id: str) -> bool:
         """Take an item back (the user removed it); True when there was one."""
         if item_id in self._items and item_id not in self._removed:
@@ -103,7 +99,7 @@ class TaskConsent:
                 continue
             if item.effect == effect:
                 return item
-            if effect == "submit" and item.site and fallback is None:
+            if effect == "submit" and fallback is None:
                 fallback = item
         return fallback
 
@@ -143,7 +139,7 @@ def derive(text: str) -> list[ConsentItem]:
     values = scan(text[:20_000])
     if any(e == "send" for e, _ in asked) and _about_money(words, values):
         asked.append(("pay", next(p for e, p in asked if e == "send")))  # "send them the difference"
-    sites = sorted({v.site for v in values if v.kind == WEB and v.site})
+    sites = sorted({v.site for v in values if v.kind == WEB and v.site and _acted_on(text, v.shown)})
     recipients = tuple(sorted({v.shown.lower() for v in values if v.kind == EMAIL}))[:10]
     out: dict[str, ConsentItem] = {}
     for effect, phrase in asked:
@@ -175,6 +171,14 @@ def _negated(norm: str, words: list[str], at: int, phrase: str) -> bool:
         return negations.longest(before) is not None or negations.longest(after) is not None
     window = " ".join(words[max(0, at - _NEGATION_WINDOW):at])
     return bool(window) and negations.longest(window) is not None
+
+
+def _acted_on(text: str, shown: str) -> bool:
+    """Whether a site the message names is where to act ("buy it on argos.co.uk") rather than
+    where to read ("her e-mail is on her website: dora.example" names a source)."""
+    at = text.find(shown)
+    before = text[max(0, at - 16):at].lower().replace(":", " : ").split() if at > 0 else []
+    return bool(before) and before[-1] in _WHERE
 
 
 def _about_money(words: list[str], values: list) -> bool:

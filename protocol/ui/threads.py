@@ -60,15 +60,14 @@ class ConsentRemove(UiMessage, tag="consent.remove", kw_only=True):
 
 
 class ConsentItemView(Shape, kw_only=True):
-    """One commit the user's own words asked for in this task, or that they allowed for it on a
-    card: the panel lists them under the message ("This task may: …"), each removable."""
+    """One commit the user's own words asked for in this task: the panel lists them under the
+    conversation ("This task may: …"), each removable."""
 
     id: str
     effect: str
     text: str  # in plain words: "sending or publishing something to bob@example.com"
     site: str = ""  # a registrable domain; "" for any site
     words: str = ""  # the user's words that asked for it
-    source: str = "message"  # message | approval
 
 
 class ThreadMeta(Shape, kw_only=True):

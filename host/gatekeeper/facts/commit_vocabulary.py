@@ -173,17 +173,16 @@ def vocabulary() -> Vocabulary:
             _table({lang: phrases}, effect, by_language.setdefault(lang, Table()))
     objects_data = data["task_objects"]
     change_verbs = {lang: _table({lang: verbs}, "change") for lang, verbs in objects_data["verbs"].items()}
-    objects: dict[str, Table] = {}
+    # One noun may ask for several classes ("event": send and submit): its value joins them.
+    classes: dict[str, dict[str, list[str]]] = {}
     for effect, per_language in objects_data["nouns"].items():
         for lang, nouns in per_language.items():
-            table = objects.setdefault(lang, Table())
             for noun in nouns:
-                norm = normalize(noun)
-                if norm and (norm, effect) not in table.cjk:
-                    # one noun may ask for several classes ("event": send and submit)
-                    table.cjk.append((norm, effect)) if has_cjk(norm) else table.spaced.setdefault(norm, effect)
-                    if not has_cjk(norm) and table.spaced[norm] != effect:
-                        table.spaced[norm] += "," + effect
+                classes.setdefault(lang, {}).setdefault(noun, []).append(effect)
+    objects = {lang: Table() for lang in classes}
+    for lang, nouns in classes.items():
+        for noun, effects in nouns.items():
+            objects[lang].add(noun, ",".join(dict.fromkeys(effects)))
     url = {effect: tuple(" ".join(re.split(r"[^a-z0-9]+", w.lower())).strip() for w in words)
            for effect, words in data["url"].items()}
     languages = tuple(sorted({lang for per in data["commits"].values() for lang in per}))
