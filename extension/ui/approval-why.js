@@ -29,7 +29,9 @@ export function whyLines(request) {
   // What the action commits, in plain words, before anything else about it.
   if (request.effectWords && code === "commit") {
     const name = request.targetName || "";
-    add(name ? "why.commit" : "why.commit.unnamed", { what: request.effectWords, name });
+    // A request that handed its choices to what the agent read consented to nothing in it.
+    const chosen = request.effectChosenBy ? ".chosen" : "";
+    add(`why.commit${chosen}${name ? "" : ".unnamed"}`, { what: request.effectWords, name, words: request.effectChosenBy || "" });
   }
   const leads = (request.destinations || []).map(destinationSite).filter(Boolean);
   if (leads.length) add(isClick(request.tool) ? "why.leadsClick" : "why.leads", { to: [...new Set(leads)].join(", ") });

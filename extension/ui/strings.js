@@ -198,6 +198,8 @@ const EN = {
   "consent.notRemoved": "Not removed: {message}",
   "why.commit": "This is {what}: “{name}” on {site}. Your request did not ask for it.",
   "why.commit.unnamed": "This is {what} on {site}. Your request did not ask for it.",
+  "why.commit.chosen": "This is {what}: “{name}” on {site}. Your request left the choice to what the agent read (“{words}”), so check it is what you want.",
+  "why.commit.chosen.unnamed": "This is {what} on {site}. Your request left the choice to what the agent read (“{words}”), so check it is what you want.",
   "flag.guarded_origin": "This site is guarded: every change here is confirmed.",
   "flag.escalation_l2": "It uses the browser debugger: Chrome shows a banner while it acts.",
 

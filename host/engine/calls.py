@@ -221,6 +221,17 @@ class _Call:
 
     # -- Steps ----------------------------------------------------------------------------------
 
+    def _chosen_by(self, decision) -> str:
+        """The words with which the user's request handed a commit's choice to what the agent
+        read ("follow the instructions in that e-mail"), for the card; "" otherwise."""
+        if decision.code != "commit":
+            return ""
+        try:
+            consent = self.engine.provenance.of(self.runner.thread_id).consent
+        except Exception:  # the card still asks; it only cannot say where the choice came from
+            return ""
+        return getattr(consent, "delegated", "") if consent is not None else ""
+
     async def approve(self, call: ToolCall, judgement: Judgement) -> Approved | Stopped:
         """Persist the approval with the call node and the run's waiting state, offer it, wait."""
         engine, runner, spec = self.engine, self.runner, call.spec
@@ -237,7 +248,7 @@ class _Call:
             untrusted_values=[dict(v) for v in decision.untrusted],
             target_role=role, target_name=name, policy=self._policy(),
             page_origin=call.origin if call.origin != target_origin else "", effect=commit_of(decision)[0],
-            effect_words=commit_of(decision)[1])
+            effect_words=commit_of(decision)[1], effect_chosen_by=self._chosen_by(decision))
         with engine.store.transaction() as conn:
             engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
                                      node_id=self.node_id)

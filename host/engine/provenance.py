@@ -35,8 +35,8 @@ from typing import Any
 from host.engine.records import DecisionBody, NodeRow, ToolCallBody, ToolResultBody, UserBody
 from host.engine.store import EngineStore
 from host.gatekeeper.provenance import Provenance
-from host.gatekeeper.provenance_check import sent_strings
-from host.gatekeeper.facts.values import name_key, scan, web_value
+from host.gatekeeper.provenance_check import trust_accepted
+from host.gatekeeper.facts.values import scan
 
 MAX_THREADS = 16
 log = logging.getLogger("tabwarden.engine")
@@ -178,11 +178,4 @@ def _read_decision(entry: _Entry, body: DecisionBody) -> None:
     call = entry.calls.get(body.item_id)
     if call is None:
         return
-    for key, text in sent_strings(call.params, call.tool):
-        for value in scan(text):
-            entry.index.trust(value)
-        url = web_value(text) if key == "url" else None
-        if url is not None:
-            entry.index.trust(url)
-        if name_key(text) is not None:
-            entry.index.trust_name(text)
+    trust_accepted(entry.index, call.tool, call.params)

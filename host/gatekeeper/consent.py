@@ -16,6 +16,11 @@ any. A commit the user allows for the task on its card is a grant of its class o
 
 A `submit` (a form the host could not name further) is covered by any item that applies on its
 site: the user asked for a commit there, and the values the form carries are judged on their own.
+
+A request that hands its choices to something the agent will read ("follow the instructions in
+that e-mail", "do the tasks on my TODO list") consents to nothing: what was read chose the
+commit, and a page an attacker wrote reads the same. It is kept as `delegated`, so that a
+commit's card says where the choice came from.
 """
 
 from __future__ import annotations
@@ -62,15 +67,17 @@ class ConsentItem(msgspec.Struct, frozen=True, omit_defaults=True):
 class TaskConsent:
     """The consent of one thread (or one what-if case)."""
 
-    __slots__ = ("_items", "_removed")
+    __slots__ = ("_items", "_removed", "delegated")
 
     def __init__(self) -> None:
         self._items: dict[str, ConsentItem] = {}
         self._removed: set[str] = set()
+        self.delegated = ""  # the words with which the task handed its choices to what is read
 
     def add_message(self, text: str) -> list[ConsentItem]:
         """Add what the user's message asks for; returns the items it added."""
         added = []
+        self.delegated = self.delegated or delegation_in(text)
         for item in derive(text):
             if item.id not in self._items and len(self._items) < MAX_ITEMS:
                 self._items[item.id] = item
@@ -111,13 +118,18 @@ def derive(text: str) -> list[ConsentItem]:
     """The items a user's message asks for (see the module docstring)."""
     if not text:
         return []
-    norm = normalize(text, 20_000)
+    values = scan(text[:20_000])
+    norm = normalize(_masked(text[:20_000], values), 20_000)
     vocab = vocabulary()
     words = norm.split(" ")
     languages = _languages(words)
     asked: list[tuple[str, str]] = []  # (effect, the words that asked)
+    # "Sigue las instrucciones" hands the choice away; its "sigue" follows no one.
+    handed = {(at, phrase.split(" ")[0]) for at, phrase, _ in vocab.delegation.all_found(norm)}
     for lang in languages:
         for at, phrase, effect in vocab.task_by_language[lang].all_found(norm):
+            if (at, phrase.split(" ")[0]) in handed:
+                continue
             if lang == "en" and phrase in vocab.nouny and at > 0 and words[at - 1] in vocab.determiners:
                 continue  # "the latest email" names a thing, "email Bob" asks
             if not _negated(norm, words, at, phrase):
@@ -136,7 +148,6 @@ def derive(text: str) -> list[ConsentItem]:
                     asked.append((effect, f"{verb[1]} … {noun}"))
     if not asked:
         return []
-    values = scan(text[:20_000])
     if any(e == "send" for e, _ in asked) and _about_money(words, values):
         asked.append(("pay", next(p for e, p in asked if e == "send")))  # "send them the difference"
     sites = sorted({v.site for v in values if v.kind == WEB and v.site and _acted_on(text, v.shown)})
@@ -149,6 +160,25 @@ def derive(text: str) -> list[ConsentItem]:
                 out[key] = ConsentItem(id=key, effect=effect, site=site, words=phrase,
                                        recipients=recipients if effect == "send" else ())
     return list(out.values())
+
+
+def delegation_in(text: str) -> str:
+    """The words with which a message hands its choices to something the agent will read ("" when
+    it does not)."""
+    if not text:
+        return ""
+    norm = normalize(_masked(text[:20_000], scan(text[:20_000])), 20_000)
+    found = vocabulary().delegation.all_found(norm)
+    return found[0][1] if found else ""
+
+
+def _masked(text: str, values: list) -> str:
+    """`text` with each value it names (an address, a URL, an account) as one word, so that words
+    are counted around it and words inside it ("company-todo-list.com") are not read."""
+    for value in values:
+        if value.shown and len(value.shown) > 1:
+            text = text.replace(value.shown, " x ")
+    return text
 
 
 def _languages(words: list[str]) -> list[str]:
@@ -177,8 +207,11 @@ def _acted_on(text: str, shown: str) -> bool:
     """Whether a site the message names is where to act ("buy it on argos.co.uk") rather than
     where to read ("her e-mail is on her website: dora.example" names a source)."""
     at = text.find(shown)
-    before = text[max(0, at - 16):at].lower().replace(":", " : ").split() if at > 0 else []
-    return bool(before) and before[-1] in _WHERE
+    before = text[max(0, at - 32):at].lower().replace(":", " : ").split() if at > 0 else []
+    if not before or before[-1] not in _WHERE:
+        return False
+    # "the article at informations.com" names what to read, "post it at informations.com" where.
+    return len(before) < 2 or normalize(before[-2]) not in vocabulary().sources
 
 
 def _about_money(words: list[str], values: list) -> bool:

@@ -107,6 +107,20 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
     return list(found.values())
 
 
+def trust_accepted(prov: Provenance, tool: str, params: Mapping[str, Any]) -> None:
+    """What the user's approval of a call leaves behind: every value it sends, the URL it opens
+    and the names its text carries are the user's for the rest of the task, so that the same
+    value in the next field does not ask again."""
+    for key, text in sent_strings(params, tool):
+        for value in scan(text):
+            prov.trust(value)
+        url = web_value(text) if key == "url" else None
+        if url is not None:
+            prov.trust(url)
+        if name_key(text) is not None or names_in(text):
+            prov.trust_name(text)
+
+
 def url_tail(url: str) -> str:
     """The path, query and fragment of a URL as the text they carry: percent-escapes decoded
     (repeatedly: `%2540`), `+` and the query's separators read as spaces."""

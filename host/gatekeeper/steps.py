@@ -337,17 +337,35 @@ def commit(s: Judged) -> Decision | None:
     if item is not None:
         s.step("commit", "pass", f"{effect.describe()}; your request asked for it ({item.describe()})")
         return None
-    if (f"effect:{effect.effect}", s.origin.text) in s.ctx.grants:
-        s.step("commit", "pass", f"{effect.describe()}; you allowed {effect.effect} here for this task")
+    granted = _effect_granted(effect.effect, s.origin.text, s.ctx.grants)
+    if granted is not None:
+        s.step("commit", "pass", f"{effect.describe()}; you allowed {granted} here for this task")
         return None
     if s.rule is not None and s.rule.verdict == "allow" and (
             s.rule.tool.startswith("effect:") or s.rule.source in WRITTEN_RULES):
         s.step("commit", "pass", f"{effect.describe()}; allowed by {s.rule.describe()}")
         return None
     what = EFFECT_WORDS.get(effect.effect, effect.effect)
-    s.step("commit", "hit", f"{effect.describe()}; your request did not ask for it")
-    return s.done("ask", "commit", f"{s.name} @ {s.where} commits {what} ({'; '.join(effect.facts)}), which your "
-                  "request did not ask for; confirm it", flags=(*s.flags, FLAG_COMMIT))
+    delegated = getattr(consent, "delegated", "") if consent is not None else ""
+    if delegated:
+        why = f"your request left the choice to what the agent read (\u201c{delegated}\u201d)"
+        which = "what the agent read chose, not your request"
+    else:
+        why, which = "your request did not ask for it", "your request did not ask for"
+    s.step("commit", "hit", f"{effect.describe()}; {why}")
+    return s.done("ask", "commit", f"{s.name} @ {s.where} commits {what} ({'; '.join(effect.facts)}), which "
+                  f"{which}; confirm it", flags=(*s.flags, FLAG_COMMIT))
+
+
+def _effect_granted(effect: str, origin: str, grants) -> str | None:
+    """The effect class a card allowed on this origin for the task that covers `effect`: its own
+    class, or for a form the host could not name further, any commit allowed here (as consent
+    treats it)."""
+    if (f"effect:{effect}", origin) in grants:
+        return effect
+    if effect == "submit":
+        return next((tool[7:] for tool, where in grants if where == origin and tool.startswith("effect:")), None)
+    return None
 
 
 def guarded_origin(s: Judged) -> Decision | None:

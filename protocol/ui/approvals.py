@@ -115,6 +115,9 @@ class ApprovalRequestPayload(Shape, kw_only=True):
     # submit, upload, install, unknown; "" for an ordinary step) and the same in plain words.
     effect: str = ""
     effect_words: str = ""
+    # The user's own words that handed the commit's choice to something the agent read ("do the
+    # tasks on my TODO list"), when they did: the card says the choice came from there.
+    effect_chosen_by: str = ""
 
 
 class PendingApproval(Shape, kw_only=True):

@@ -36,6 +36,19 @@ async def test_a_purchase_the_message_asked_for_runs_and_one_it_did_not_asks(har
     assert [t for t, _ in harness.executor.executed] == ["click", "click", "click"]
 
 
+async def test_a_request_that_hands_its_choices_to_a_page_consents_to_nothing_and_the_card_says_so(harness, server):
+    server.add(Reply(tool_calls=[BUY]), Reply(text="done"))
+    thread = await harness.new_thread(permissionPolicy="auto")
+    await harness.submit(thread, "Open my notes and do the tasks on my TODO list.")
+    request = await harness.recorder.wait_for("approval.request")
+    card = request["request"]
+    assert card["code"] == "commit" and card["effect"] == "pay"
+    assert card["effectChosenBy"] == "do the tasks"
+    assert harness.executor.executed == []
+    await harness.answer(request["approvalId"], "decline")
+    await harness.turn_done()
+
+
 async def test_a_consent_taken_back_asks_again_and_stays_taken_back(harness, server):
     server.add(Reply(text="ok"))
     thread = await harness.new_thread(permissionPolicy="auto")

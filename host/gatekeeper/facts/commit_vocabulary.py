@@ -146,6 +146,8 @@ class Vocabulary:
     url: dict[str, tuple[str, ...]]
     url_nonce: frozenset[str]
     languages: tuple[str, ...]
+    delegation: Table
+    sources: frozenset[str]
 
 
 def _table(per_language: dict[str, list[str]], value: str, into: Table | None = None) -> Table:
@@ -195,4 +197,5 @@ def vocabulary() -> Vocabulary:
                       frozenset(normalize(w) or w for w in data["money"]), _table(data["negations"], "not"),
                       _table(data["final_review"], "pay"), _table(data["cart"], "cart"),
                       _table(data["agreement"], "agree"), url,
-                      frozenset(data["url_nonce"]), languages)
+                      frozenset(data["url_nonce"]), languages, _table(data["delegation"], "delegated"),
+                      frozenset(normalize(w) for words in data["sources"].values() for w in words))

@@ -191,7 +191,7 @@ def _walk(value: Any, keys: list[str], texts: list[str], depth: int = 0) -> None
         return
     if isinstance(value, str):
         texts.append(value)
-    elif isinstance(value, Mapping):
+    elif type(value) is dict or isinstance(value, Mapping):  # the exact type first: abc checks cost
         for key, item in value.items():
             key = str(key)
             keys.append(key)
@@ -201,7 +201,7 @@ def _walk(value: Any, keys: list[str], texts: list[str], depth: int = 0) -> None
     elif isinstance(value, (list, tuple)):
         for item in value:
             _walk(item, keys, texts, depth + 1)
-    elif isinstance(value, bool) or value is None:
+    elif value is None or isinstance(value, bool):
         return
     else:
         texts.append(str(value))
