@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "2996241c30a579b14d0e04eafba490f828b4281bc5047b0ceeda65b5981c672f";
+export const SCHEMA_HASH = "65a11a590c1f5f3fa514b79f70aff6b26528b9f7b430c4c69211d263ce5c3205";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

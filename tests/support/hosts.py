@@ -38,6 +38,7 @@ async def attach(timeout: float = 20.0, client: str = "test") -> ControlClient:
     async def attached() -> ControlClient | None:
         nonlocal last
         if not running_hosts():
+            _raise_if_host_refused_the_extension()
             return None
         try:
             control = await ControlClient.connect(client=client)
@@ -48,6 +49,21 @@ async def attach(timeout: float = 20.0, client: str = "test") -> ControlClient:
             return None
 
     return await until(attached, timeout, lambda: f"a host to become ready (last error: {last})", interval=0.1)
+
+
+def _raise_if_host_refused_the_extension() -> None:
+    """A host that refused its extension's handshake will not come back for this run: say so now
+    rather than after the whole wait (a stale generated protocol would cost every browser test
+    its full timeout)."""
+    from host.paths import dirs
+
+    try:
+        text = (dirs().log / "host.log").read_text(errors="replace")[-4000:]
+    except OSError:
+        return
+    refused = [line for line in text.splitlines() if "handshake refused" in line]
+    if refused:
+        raise AssertionError(f"the host refused the extension: {refused[-1]} (run `make generate`?)")
 
 
 def control_call(home: Path, method: str, **params: object) -> object:
