@@ -154,9 +154,11 @@ class BrowserTools(ToolService):
                 access = await early
         if in_page and access is None:
             access = await browser.site_access.allows(origin)
+        facts = described.facts(call, tab.tab_id, browser) if kind == "page" else None
+        if facts is not None and tab.title:
+            facts["title"] = tab.title[:300]  # "Review your order" tells what a "Continue" commits
         return Target(
-            origin=origin, url=tab.url, tab_id=tab.tab_id, start_page=tab.is_start_page,
-            facts=described.facts(call, tab.tab_id, browser) if kind == "page" else None,
+            origin=origin, url=tab.url, tab_id=tab.tab_id, start_page=tab.is_start_page, facts=facts,
             line=line, site_access=access if in_page else None, handle=handle)
 
     def holds_quietly(self, call: ToolCall) -> bool:
