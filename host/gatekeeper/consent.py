@@ -16,6 +16,8 @@ any. A commit the user allows for the task on its card is a grant of its class o
 
 A `submit` (a form the host could not name further) is covered by any item that applies on its
 site: the user asked for a commit there, and the values the form carries are judged on their own.
+An `install` covers the grant of `access` on its consent screen ("install the GIPHY app", then
+"Allow").
 
 A request that hands its choices to something the agent will read ("follow the instructions in
 that e-mail", "do the tasks on my TODO list") consents to nothing: what was read chose the
@@ -36,7 +38,7 @@ from host.gatekeeper.facts.values import EMAIL, IBAN_KIND as IBAN, WEB, scan, si
 MAX_ITEMS = 64
 _NEGATION_WINDOW = 3  # words before a verb that can take it back
 _CJK_NEGATION_WINDOW = 4  # characters, for Chinese and Japanese
-_OBJECT_SPAN = 6  # words from a verb of change to its object
+_OBJECT_SPAN = 8  # words from a verb of change to its object ("add Dana Kim x to the launch channel")
 # Words before a site that make it the place to act ("on", "auf", "sur", "en", "su", "在"...).
 _WHERE = frozenset({"on", "at", "via", "through", "auf", "bei", "über", "sur", "chez", "en", "em", "no", "na", "su",
                     "sul", "presso", "在"})
@@ -104,7 +106,9 @@ class TaskConsent:
         for key, item in self._items.items():
             if key in self._removed or (item.site and item.site != site):
                 continue
-            if item.effect == effect:
+            # Installing or connecting an app is granting it access: its consent screen is part
+            # of the install the user asked for.
+            if item.effect == effect or (effect == "access" and item.effect == "install"):
                 return item
             if effect == "submit" and fallback is None:
                 fallback = item
@@ -130,8 +134,10 @@ def derive(text: str) -> list[ConsentItem]:
         for at, phrase, effect in vocab.task_by_language[lang].all_found(norm):
             if (at, phrase.split(" ")[0]) in handed:
                 continue
-            if lang == "en" and phrase in vocab.nouny and at > 0 and words[at - 1] in vocab.determiners:
-                continue  # "the latest email" names a thing, "email Bob" asks
+            if lang == "en" and phrase in vocab.nouny and any(w in vocab.determiners for w in words[max(0, at - 2):at]):
+                continue  # "the latest email" or "my Amazon order" names a thing, "email Bob" asks
+            if effect == "send" and _to_user(norm, words, at, phrase):
+                continue  # "tell me what needs my attention" answers the user
             if not _negated(norm, words, at, phrase):
                 asked.append((effect, phrase))
         changes = [f for f in vocab.change_verbs[lang].all_found(norm) if not _negated(norm, words, f[0], f[1])]
@@ -201,6 +207,16 @@ def _negated(norm: str, words: list[str], at: int, phrase: str) -> bool:
         return negations.longest(before) is not None or negations.longest(after) is not None
     window = " ".join(words[max(0, at - _NEGATION_WINDOW):at])
     return bool(window) and negations.longest(window) is not None
+
+
+def _to_user(norm: str, words: list[str], at: int, phrase: str) -> bool:
+    """Whether a verb of telling addresses the user ("tell me", "dime" is its own verb, "告诉我")."""
+    to_user = vocabulary().to_user
+    if has_cjk(phrase):
+        after = norm[at + len(phrase):at + len(phrase) + 2]
+        return any(after.startswith(w) for w in to_user if has_cjk(w))
+    end = at + len(phrase.split(" "))
+    return end < len(words) and (words[end] in to_user or " ".join(words[end:end + 2]) in to_user)
 
 
 def _acted_on(text: str, shown: str) -> bool:

@@ -77,8 +77,9 @@ def check(call: Call, ctx: Context) -> Decision:
     """Decide one tool call: allow, ask or deny, with a stable code, a reason and a trace (see the
     module docstring for the order, and for how destinations add their decisions)."""
     own = _check_call(call, ctx)
-    leads = destinations_of(ctx.target)
-    leads += [carried for lead in leads for carried in _carried_in(lead.get("url"))]
+    # Where the page's own elements lead was chosen by the page; a URL the call carries, by the model.
+    leads = [{**lead, "page": True} for lead in destinations_of(ctx.target)]
+    leads += [{**carried, "page": True} for lead in leads for carried in _carried_in(lead.get("url"))]
     leads += _carried_urls(call)
     if not leads or own.verdict == "deny" or _effects(call) != "write":
         return own
@@ -96,7 +97,8 @@ def check(call: Call, ctx: Context) -> Decision:
             if dest.valid and not dest.script and dest.origin.text == here.text:
                 continue  # it stays on this origin: the call's own decision covers it
             via = {"url": url}
-            decisions = [_check_call(Call("navigate", via), replace(ctx, target=stay))]
+            chosen = {**stay, "page_chosen": True} if lead.get("page") else stay
+            decisions = [_check_call(Call("navigate", via), replace(ctx, target=chosen))]
             if dest.valid and not dest.script and not lead.get("carried"):
                 decisions.append(_check_call(call, replace(ctx, origin=dest.origin.text, target=stay)))
         for decision in decisions:

@@ -36,7 +36,7 @@ class Seen(NamedTuple):
 class Provenance:
     """The provenance index of one thread (or of one what-if case)."""
 
-    __slots__ = ("_trusted", "_sites", "_paths", "_trusted_words", "_trusted_chars", "_places", "_untrusted", "_texts", "_text_chars",
+    __slots__ = ("_trusted", "_sites", "_paths", "_trusted_words", "_trusted_chars", "_places", "_untrusted", "_untrusted_sites", "_texts", "_text_chars",
                  "max_untrusted", "max_text_chars", "dropped", "texts", "consent")
 
     def __init__(self, *, max_untrusted: int = MAX_UNTRUSTED, max_text_chars: int = MAX_TEXT_CHARS) -> None:
@@ -47,6 +47,7 @@ class Provenance:
         self._places: set[str] = set()  # sites the user asked from, or whose e-mail addresses they gave
         self._trusted_chars = 0
         self._untrusted: OrderedDict[str, Seen] = OrderedDict()
+        self._untrusted_sites: OrderedDict[str, Seen] = OrderedDict()  # sites content named
         # Untrusted texts as names are searched in (lowered), newest last, with their origin.
         self._texts: deque[tuple[str, Seen]] = deque()
         self._text_chars = 0
@@ -123,6 +124,8 @@ class Provenance:
         text = scannable(text)
         for value in scan(text, prepared=True):
             self._remember(self._untrusted, value.key, seen)
+            if value.kind == WEB:
+                self._remember(self._untrusted_sites, value.site, seen)
         low = text.lower()
         self._texts.append((low, seen))
         self._text_chars += len(low)
@@ -174,6 +177,12 @@ class Provenance:
     def seen_at(self, value: Value) -> str | None:
         """The origin the value was last seen at in untrusted content (None when not seen)."""
         seen = self._untrusted.get(value.key)
+        return seen.origin if seen is not None else None
+
+    def site_seen_at(self, site: str) -> str | None:
+        """The origin where untrusted content last named this registrable domain in a web address
+        (None when none did)."""
+        seen = self._untrusted_sites.get(site)
         return seen.origin if seen is not None else None
 
     def name_is_users(self, key: str) -> bool:

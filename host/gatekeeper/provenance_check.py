@@ -1,8 +1,9 @@
 """Which values of a write did not come from the user: the facts of step `untrusted_value`.
 
 What is read from a call (see the README for the matching):
-  * URL-bearing tools (`navigate`, `tab_open`, `fetch_url`, `download`): the destination, unless a
-    navigation stays on the registrable domain of the tab it leaves;
+  * URL-bearing tools (`navigate`, `tab_open`, `fetch_url`, `download`): the destination, where
+    untrusted content named its site and the user did not, unless a navigation stays on the
+    registrable domain of the tab it leaves; and every decisive value the URL carries;
   * fills (`type`, `select_option`, `batch_actions`, ...) and script: every decisive value in
     the text, and a typed value that is wholly a name seen only in untrusted content;
   * MCP and other outside tools: every decisive value in every string argument.
@@ -18,8 +19,8 @@ from typing import Any
 
 from host.gatekeeper.provenance import Provenance
 from host.gatekeeper.facts.normalize import percent_decode
-from host.gatekeeper.facts.values import (NUMBER, WEB, Value, kind_words, name_key, names_in, scan, scannable, site_of,
-                                          web_value)
+from host.gatekeeper.facts.values import (NUMBER, WEB, Value, handle_key, kind_words, name_key, names_in, scan, scannable,
+                                          site_of, web_value)
 from host.tools.catalog import MCP_PREFIX, lookup
 from host.tools.quoting import quoted
 from host.tools.spec import ToolSpec
@@ -54,18 +55,26 @@ class UntrustedValue:
 
 
 def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any], prov: Provenance,
-                     tab_origin: str, held: Iterable[str] = ()) -> list[UntrustedValue]:
+                     tab_origin: str, held: Iterable[str] = (), *, names: bool = True,
+                     page_chosen: bool = False) -> list[UntrustedValue]:
     """The values of a write to `tab_origin` (the tab's or server's origin) that the user did not
     give, in the order the call carries them (each once); `held` are what fields will hold after
-    it (a value typed in pieces is judged whole)."""
+    it (a value typed in pieces is judged whole); `names`: whether typed names are judged too;
+    `page_chosen`: the URL is where a page's link or form leads (chosen by the page at
+    `tab_origin`), not one the model wrote."""
     found: dict[str, UntrustedValue] = {}
     if spec is not None and spec.url_param is not None:
         raw = params.get(spec.url_param)
         value = web_value(str(raw)) if isinstance(raw, str) and raw else None
         # A host-side fetch or download has no tab: its resolved origin is where it goes.
         here = _site(tab_origin) if spec.target != "destination" else ""
+        # A site no content named is the model's own choice (the user's mail, their bank's
+        # known address): opening it sends nothing of content's. A site content named may be
+        # where an injection sends the agent, and asks once (an approval trusts it).
         if value is not None and value.site != here and not prov.is_trusted(value):
-            found[value.key] = _untrusted(value, prov)
+            seen = prov.seen_at(value) or prov.site_seen_at(value.site) or (tab_origin if page_chosen else None)
+            if seen is not None or prov.dropped:
+                found[value.key] = UntrustedValue(value.kind, kind_words(value), value.shown, seen)
         # What the URL carries is sent too, to whatever site it goes to: an IBAN in a transfer
         # URL, a recipient in a prefilled compose URL, a page's address in a redirect's query.
         own_sites = {here, value.site if value is not None else ""}
@@ -85,18 +94,26 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
             if value.key not in found and not prov.is_trusted(value):
                 found[value.key] = _untrusted(value, prov)
     for key, text in sent_strings(params, tool, spec):
-        for value in scan(text):
+        values = scan(text)
+        for value in values:
             if value.key in found or prov.is_trusted(value):
                 continue
             if value.kind == NUMBER and any(value.key.split(":", 1)[1] in whole for whole in users_whole):
                 continue
             found[value.key] = _untrusted(value, prov)
-        if fill and key == "text":
+        if fill and names and key == "text":
             name = name_key(text)
             if name is not None and name not in found and not prov.name_is_users(name):
                 seen = prov.name_seen_at(name)
                 if seen is not None or prov.dropped:
                     found[name] = UntrustedValue("name", "name", text.strip(), seen)
+            # An account handle from a page ("contractor-joe" from an issue, typed into an invite
+            # field) decides who gets in as a name does.
+            handle = handle_key(text) if name is None and not values else None
+            if handle is not None and handle not in found and not prov.name_is_users(handle):
+                seen = prov.name_seen_at(handle)
+                if seen is not None:
+                    found[handle] = UntrustedValue("name", "user name", text.strip(), seen)
             # A name inside a longer text ("a room at the Riverside View Hotel"), only where a
             # page showed it: a name the user never wrote and no page showed is the model's own.
             for carried in names_in(text) if name is None else ():

@@ -16,7 +16,7 @@ from protocol.permissions import (FLAG_COMMIT, FLAG_CREDENTIAL_TARGET, FLAG_ESCA
 
 from host.gatekeeper.decision_types import Call, Context, Decision, TraceStep
 from host.gatekeeper.facts import payload as P
-from host.gatekeeper.facts.consequence import EFFECT_WORDS, Effect, effect_of
+from host.gatekeeper.facts.consequence import EFFECT_WORDS, Effect, effect_of, search_field
 from host.gatekeeper.facts.credential_target import targets_credential
 from host.gatekeeper.facts.field_values import FieldValues, field_values
 from host.gatekeeper.facts.payload import ALWAYS_FORCING, CARD_NUMBER, CREDENTIAL_TARGET, EMAIL_ADDRESS, IBAN, \
@@ -267,8 +267,12 @@ def untrusted_value(s: Judged) -> Decision | None:
         s.step("untrusted_value", "skip", "no provenance known" if prov is None else "an origin-less call sends nothing")
         return None
     spec = lookup(s.call.tool)
+    # A title or a name looked for in a site's own search reaches no one; decisive values
+    # (accounts, addresses) are judged there too.
+    names = not (s.call.tool in ("type", "type_trusted") and search_field(s.ctx.target))
+    page_chosen = bool(s.ctx.target and s.ctx.target.get("page_chosen"))  # a link's or form's own destination
     foreign = untrusted_values(spec, s.call.tool, s.params, prov, s.ctx.origin if s.dest is not None else s.origin.text,
-                               s.filled.whole)
+                               s.filled.whole, names=names, page_chosen=page_chosen)
     if foreign:
         said = "; ".join(v.describe() for v in foreign[:3]) + ("; and more" if len(foreign) > 3 else "")
         s.step("untrusted_value", "hit", said)

@@ -223,3 +223,38 @@ def test_the_agentdojo_replay_stops_every_attack_and_asks_only_about_what_conten
     benign = results["auto"]["benign"].values()
     assert not [run for run in benign if run.values_users and not run.delegated and run.questions]
     assert all(len(run.questions) <= run.content_questions for run in benign)
+
+
+def test_requests_in_everyday_words_consent_to_what_they_ask():
+    def effects(text: str) -> list[str]:
+        return sorted(i.effect for i in derive(text))
+
+    assert effects("Ask the seller whether the shutter fires at all speeds") == ["send"]
+    assert effects("Pergunte ao vendedor se ela é 127V ou bivolt") == ["send"]
+    assert effects("Haz una transferencia de 50 € a mi hermano") == ["pay"]
+    assert effects("Buch mir eine Fahrkarte Berlin–München am 20. April") == ["pay"]
+    assert effects("Apply to the Data Analyst job with my CV (attached)") == ["send", "upload"]
+    assert effects("帮我在微博发一条：周末去杭州") == ["send"]
+    assert effects("Add Dana Kim (dana.kim@acme.io) to the #launch channel") == ["access"]
+    # Telling the user is answering them, and "my Amazon order" is a thing, not a request.
+    assert effects("Go through my unread mail and tell me what needs my attention") == []
+    assert effects("Where is my Amazon order of the LEGO set?") == []
+    assert effects("告诉我明天的会议") == []
+    assert effects("Tell Bob the meeting moved") == ["send"]
+
+
+def test_installing_an_app_covers_the_access_its_consent_screen_grants():
+    assert decide("Allow", ["Install the GIPHY app in our Slack"], heading="GIPHY is requesting permission").verdict \
+        == "allow"
+    assert decide("Allow", ["Summarise #general"], heading="GIPHY is requesting permission").code == "commit"
+
+
+def test_a_click_into_a_text_field_is_a_step_whatever_its_placeholder_says():
+    target = {"hints": [{"ref": "s1_1_2", "role": "textbox", "name": "有什么新鲜事想分享给大家？", "tag": "textarea"}]}
+    assert effect_of("click", {"ref": "s1_1_2"}, target).effect == "step"
+
+
+def test_moving_on_under_a_card_number_pays_and_a_bare_switch_takes_its_dialogs_effect():
+    assert clicked("Continuer", submits=True, form_fields=["cc-number", "cc-exp", "cc-csc"]) == "pay"
+    assert clicked("Next", submits=True, form_fields=["transaction-amount", "textarea"]) == "step"  # a wizard's first page
+    assert clicked("Turn off", heading="Turn off 2-Step Verification?") == "security"

@@ -148,6 +148,7 @@ class Vocabulary:
     languages: tuple[str, ...]
     delegation: Table
     sources: frozenset[str]
+    to_user: frozenset[str]
 
 
 def _table(per_language: dict[str, list[str]], value: str, into: Table | None = None) -> Table:
@@ -198,4 +199,5 @@ def vocabulary() -> Vocabulary:
                       _table(data["final_review"], "pay"), _table(data["cart"], "cart"),
                       _table(data["agreement"], "agree"), url,
                       frozenset(data["url_nonce"]), languages, _table(data["delegation"], "delegated"),
-                      frozenset(normalize(w) for words in data["sources"].values() for w in words))
+                      frozenset(normalize(w) for words in data["sources"].values() for w in words),
+                      frozenset(normalize(w) for words in data["to_user"].values() for w in words))

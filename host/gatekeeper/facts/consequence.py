@@ -15,6 +15,7 @@ from facts the host holds about the element and the page, never from the model's
              cart, save a draft, sign in
 
 How an element that is activated (a click, Enter or Space on it) is read, first hit wins:
+   0 a text field is a step (a click places the caret)
    1 a toggle (checkbox, switch, radio, option, tab) is a step unless its name names a change of
      security or access ("Two-step verification", "Anyone with the link")
    2 a link that goes to another document commits only what its URL does when opened
@@ -27,7 +28,8 @@ How an element that is activated (a click, Enter or Space on it) is read, first 
      fields its form carries, the nearest heading, the page title, the form's destination; with
      none, a submit control leans to `submit` and any other control is a step
    5 a forward word ("Continue", "Next", "Review") is a step, unless the heading or title shows
-     the final review of a payment ("Review your order")
+     the final review of a payment ("Review your order") or it submits a form that carries a card
+     number or a new password
    6 an unnamed or unmatched submit control: the context, or `submit`; a GET form is a search
 Enter in a text field (or `type` with submit) sends its form: a search field is a step, a message
 field sends, then the context decides as in 3; Enter with nothing known of the focus leans to
@@ -149,6 +151,16 @@ def effect_of(tool: str, params: Mapping[str, Any] | None, target: Mapping[str, 
     return Effect(STEP, (f"{tool} is not an action on a page",))
 
 
+def search_field(target: Mapping[str, Any] | None) -> bool:
+    """Whether the acted-on element is a search field (a searchbox, or an input of type search):
+    what is typed there is looked for on its site, not sent to anyone."""
+    elements = _elements(target) if isinstance(target, dict) else []
+    if len(elements) != 1:
+        return False
+    el = elements[0][1]
+    return el.role == "searchbox" or el.input_type == "search"
+
+
 def _batch(actions: Any, by_ref: Mapping[str, _Element], title: str) -> Effect:
     if not isinstance(actions, Sequence) or isinstance(actions, (str, bytes)):
         return Effect("unknown", ("the batch's actions cannot be read",))
@@ -187,6 +199,9 @@ def _activated(el: _Element, title: str) -> Effect:
     vocab = vocabulary()
     facts = _named(el)
     commit = vocab.commits.longest(el.text, edges=True) if el.text else None
+    if el.role in ("textbox", "searchbox") or (el.tag == "textarea" and not el.submits):
+        # A click into a text field places the caret; what is typed there is judged when sent.
+        return Effect(STEP, (*facts, "a click into a text field focuses it"))
     if el.role in _TOGGLES:
         if commit is not None and commit[1] in _TOGGLE_COMMITS:
             return Effect(commit[1], (*facts, f"a {el.role} that changes {commit[1]}"))
@@ -213,6 +228,13 @@ def _activated(el: _Element, title: str) -> Effect:
         review = _final_review(el, title)
         if review is not None:
             return Effect("pay", (*facts, "moves on from the final review of a payment", review))
+        tokens = {t for f in el.form_fields for t in f.lower().split()} if el.submits else set()
+        if tokens & {"cc-number", "cc-csc"}:
+            # "Continue" under the card number sends the card: the payment is made here (an
+            # amount alone is a wizard's first page, with its review still to come).
+            return Effect("pay", (*facts, "moves on by submitting the card its form carries"))
+        if "new-password" in tokens:
+            return Effect("security", (*facts, "moves on by submitting a new password"))
         return Effect(STEP, (*facts, "moves on to the next step"))
     context = _context(el, title)
     if generic is not None:

@@ -1,6 +1,7 @@
 """Decisive values in text: the things a write may send somewhere that decide *where* or *to
 whom* (an e-mail address, a web address or domain, an IBAN, a long number such as an account,
-phone or card number), and names of people and places.
+phone or card number, an SSH public key: whoever holds its private half gets in), and names of
+people and places.
 
 Every value has a *key*, its comparison form, so that spellings meant to slip past a match
 compare equal: case, fullwidth letters and `＠`, every script's digits, NBSP, dots or dashes
@@ -22,8 +23,9 @@ from typing import Any, NamedTuple
 
 from host.gatekeeper.facts.normalize import fold, percent_decode
 
-EMAIL, WEB, IBAN_KIND, NUMBER = "email", "web", "iban", "number"
-KIND_WORDS = {EMAIL: "e-mail address", WEB: "web address", IBAN_KIND: "IBAN", NUMBER: "account, phone or card number"}
+EMAIL, WEB, IBAN_KIND, NUMBER, KEY = "email", "web", "iban", "number", "key"
+KIND_WORDS = {EMAIL: "e-mail address", WEB: "web address", IBAN_KIND: "IBAN", NUMBER: "account, phone or card number",
+              KEY: "public key"}
 
 # Fewer digits are dates, amounts, times and counts far more often than accounts or phones.
 MIN_NUMBER_DIGITS = 9
@@ -64,6 +66,11 @@ _DATE_TIME_RE = re.compile(r"\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}[-/.]\d{
                            r"\b\d{1,2}:\d{2}(?::\d{2})?\b")
 _IBAN_BANK_HEAD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]{2}[0-9]{2}[ \-.]?[A-Za-z]{4}[ \-.]?$")
 _GROUP_SPLIT = re.compile(r"[ \-.]")
+# An SSH public key as `authorized_keys` and the sites' "add key" forms take it: its type, then
+# its base64 body (which starts `AAAA`, the length of the type name).
+_SSH_KEY = re.compile(r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp(?:256|384|521)|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)"
+                      r"@openssh\.com)[ \t]+(AAAA[0-9A-Za-z+/]{16,}={0,3})")
+_SSH_ANCHORS = ("ssh-", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-")
 
 # A name: one to four capitalised words (letters, apostrophes, hyphens, a dot after an initial).
 _NAME_WORD = r"[^\W\d_][^\W\d_'’\-]*(?:['’\-][^\W\d_]+)*\.?"
@@ -218,11 +225,16 @@ def scan(text: str, *, prepared: bool = False) -> list[Value]:
         text = scannable(text)
     found: dict[str, Value] = {}
     taken = _Spans()
+    if any(anchor in text for anchor in _SSH_ANCHORS):
+        for match in _SSH_KEY.finditer(text):
+            key = f"key:{match.group(1)}"
+            found.setdefault(key, Value(KEY, key, match.group(0)))
+            taken.add(match.start(), match.end())
     at = text.find("@")
     while at != -1:
         left = _EMAIL_LOCAL_END.search(text, max(0, at - 64), at)
         right = _EMAIL_DOMAIN.match(text, at + 1)
-        if left is not None and right is not None:
+        if left is not None and right is not None and not taken.covers(left.start(), right.end()):
             start, end = left.start(), right.end()
             shown = text[start:end]
             key = f"email:{_fold(shown)}"
@@ -370,6 +382,24 @@ def names_in(text: str) -> list[str]:
                     break
         run = []
     return found
+
+
+_HANDLE_RE = re.compile(r"@?[A-Za-z0-9](?:[A-Za-z0-9._\-]{0,38}[A-Za-z0-9])?")
+
+
+def handle_key(text: str) -> str | None:
+    """The comparison form (`word_key`) of `text` when its whole value is an account handle
+    ("contractor-joe", "@ops_helper", "dev42"): one token of letters with digits, dots, dashes
+    or underscores, or after an `@`; None for plain words, numbers and anything longer."""
+    stripped = text.strip()
+    if not 3 <= len(stripped) <= 40 or not _HANDLE_RE.fullmatch(stripped):
+        return None
+    core = stripped.lstrip("@")
+    if not any(c.isalpha() for c in core):
+        return None
+    if stripped[0] != "@" and not any(c.isdigit() or c in "._-" for c in core):
+        return None
+    return word_key(core) or None
 
 
 def name_pattern(key: str) -> re.Pattern[str]:
