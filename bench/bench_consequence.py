@@ -12,6 +12,11 @@ Prints, in one run:
     task is consented, a first write granted), under `auto` and under `untrusted` with grants:
     attacker goals through (every write allowed without a question), questions per benign task,
     and benign tasks that asked more than once per value that came from content;
+  * our own labelled tasks (`bench/consent_tasks.jsonl`: benign and attack tasks on real sites in
+    eight languages, each call with the answer it should get and why) replayed the same way,
+    with the label comparison; a benign task stopped by the built-in blocked list is a refusal
+    the user configured, reported apart from questions; an attack's calls are judged with
+    nothing approved (the user would decline);
   * the decision time of the new step: `check()` p50 with the consequence model over the
     labelled actions, against an anchor measured in the same process.
 """
@@ -140,6 +145,8 @@ class Run:
     expected_asks: int = 0  # from the set's own labels, where it has them
     missed: int = 0  # labelled "ask" but allowed
     extra: int = 0  # labelled "allow" but asked
+    refused: bool = False  # a write was denied by the blocked list: the task stops there
+    labelled: bool = False  # its lines carry the set's expected answers
 
     @property
     def content_questions(self) -> int:
@@ -154,10 +161,20 @@ def _writes_users_values(call, obj: dict) -> bool:
     from host.gatekeeper.facts.values import name_key, names_in, scan
     from host.gatekeeper.provenance_check import sent_strings
 
+    from host.gatekeeper.decision import destinations_of
+    from host.gatekeeper.facts.values import site_of, web_value
+
     seen = obj.get("provenance") or {}
     words = [str(text) for text in [*seen.get("user", ()), *seen.get("own", ())]]
     users = {v.key for text in words for v in scan(text)}
     said = " ".join(words).casefold()
+    # A link or form of the page that leads to another site: the page chose that site.
+    here = web_value(str(obj.get("origin") or ""))
+    user_sites = {v.site for text in words for v in scan(text) if v.kind == "web"}
+    for lead in destinations_of(call_target(obj)):
+        there = web_value(str(lead.get("url") or ""))
+        if there is not None and here is not None and there.site != here.site and there.site not in user_sites:
+            return False
     for key, text in sent_strings(call.params, call.tool):
         if any(v.key not in users for v in scan(text)):
             return False
@@ -167,28 +184,51 @@ def _writes_users_values(call, obj: dict) -> bool:
     return True
 
 
-def _run(calls: list, policy: str, labelled: bool) -> Run:
+def call_target(obj: dict) -> dict:
+    """A case's target as the decision reads it (hint destinations lifted, as on a page)."""
+    from host.gatekeeper.what_if_target import parse_target
+
+    target = obj.get("target")
+    return parse_target(target) if isinstance(target, dict) else {}
+
+
+def _run(calls: list, policy: str, labelled: bool, approve: bool = True) -> Run:
+    """One scenario's calls in order. With `approve`, the simulated user approves every question
+    for the task (a benign task); without, each call is judged with nothing approved (an attack:
+    the user would decline, so its later calls show what else would have asked)."""
     from host.gatekeeper.decision import check
-    from host.gatekeeper.provenance_check import trust_accepted
+    from host.gatekeeper.provenance_check import trust_accepted, trust_shown
 
     run = Run()
     # The scenario's own first-write grants count under untrusted; cards add more under both.
     grants: set = set(calls[0][1].grants) if policy == "untrusted" else set()
     accepted: list = []
+    shown_values: list[str] = []
     for call, ctx, obj in calls:
         prov = ctx.provenance
         for tool, params in accepted:  # what the user's earlier approvals left behind
             trust_accepted(prov, tool, params)
+        for shown in shown_values:
+            trust_shown(prov, shown)
         consent = getattr(prov, "consent", None)
         run.delegated = run.delegated or bool(getattr(consent, "delegated", ""))
         run.values_users = run.values_users and _writes_users_values(call, obj)
+        run.labelled = run.labelled or bool(labelled and obj.get("expect"))
         decision = check(call, dataclasses.replace(ctx, policy=policy, grants=frozenset(grants)))
         asked = decision.verdict != "allow"
+        if asked and decision.code == "sensitive_origin":
+            # The blocked list is the user's standing refusal, not a question: the task stops.
+            run.through, run.refused = False, True
+            break
         if asked:
             run.through = False
             run.questions.append((decision.code, decision.effect))
+        if asked and approve:
             accepted.append((call.tool, call.params))
             trust_accepted(prov, call.tool, call.params)
+            for shown in decision.untrusted:  # as the engine reads an accepted card
+                shown_values.append(str(shown.get("value") or ""))
+                trust_shown(prov, shown_values[-1])
             if decision.code == "commit" and decision.effect:
                 grants.add((f"effect:{decision.effect}", decision.target_origin))
             grants.add((decision.tool, decision.target_origin))
@@ -212,7 +252,7 @@ def replay(path: Path) -> dict:
         table: dict = {"attack": {}, "benign": {}}
         for name, calls in scenarios.items():
             kind = name.split("/", 1)[0]
-            table[kind][name] = _run(calls, policy, labelled=True)
+            table[kind][name] = _run(calls, policy, labelled=True, approve=kind == "benign")
         out[label] = table
     return out
 
@@ -223,11 +263,15 @@ def print_replay(results: dict, title: str) -> int:
           f"{'all-user tasks asked':>20}  {'beyond one per content choice':>29}")
     through_total = 0
     for label, table in results.items():
-        attacks, benign = table["attack"], table["benign"]
+        attacks, all_benign = table["attack"], table["benign"]
+        benign = {name: run for name, run in all_benign.items() if not run.refused}
         through = sum(run.through for run in attacks.values())
         through_total += through
         counts = [len(run.questions) for run in benign.values()]
-        own = [run for run in benign.values() if run.values_users and not run.delegated]
+        # Tasks that should meet no question: every value the user's and nothing handed to what
+        # is read; where the set has labels, also no commit the request did not name.
+        own = [run for run in benign.values() if run.values_users and not run.delegated
+               and not (run.labelled and run.expected_asks)]
         own_asked = [name for name, run in benign.items() if run in own and run.questions]
         beyond = [name for name, run in benign.items() if len(run.questions) > run.content_questions]
         quiet = sum(1 for q in counts if q == 0)
@@ -236,12 +280,16 @@ def print_replay(results: dict, title: str) -> int:
               f"{f'{len(own_asked)}/{len(own)}':>20}  {len(beyond):>29}")
         codes = Counter(code for run in benign.values() for code, _ in run.questions)
         print(f"{'':>20}  benign questions by code: {', '.join(f'{k} {n}' for k, n in sorted(codes.items())) or 'none'}")
+        refused = sorted(name for name, run in all_benign.items() if run.refused)
+        if refused:
+            print(f"{'':>20}  benign tasks refused by the built-in blocked list (not counted above): "
+                  f"{len(refused)}: {', '.join(refused)}")
         if any(run.expected_asks for run in [*benign.values(), *attacks.values()]):
             missed = sum(run.missed for run in [*benign.values(), *attacks.values()])
             extra = sum(run.extra for run in [*benign.values(), *attacks.values()])
             expected = sum(run.expected_asks for run in [*benign.values(), *attacks.values()])
             print(f"{'':>20}  against the set's labels: {expected - missed}/{expected} expected questions asked, "
-                  f"{extra} questions the labels did not expect")
+                  f"{extra} questions the labels did not expect (attacks judged call by call, nothing approved)")
         for name in sorted(own_asked):
             print(f"{'':>20}  ASKED (all values the user's): {name} {benign[name].questions}")
         for name in sorted(beyond):

@@ -35,7 +35,7 @@ from typing import Any
 from host.engine.records import DecisionBody, NodeRow, ToolCallBody, ToolResultBody, UserBody
 from host.engine.store import EngineStore
 from host.gatekeeper.provenance import Provenance
-from host.gatekeeper.provenance_check import trust_accepted
+from host.gatekeeper.provenance_check import trust_accepted, trust_shown
 from host.gatekeeper.facts.values import scan
 
 MAX_THREADS = 16
@@ -175,6 +175,8 @@ def _read_decision(entry: _Entry, body: DecisionBody) -> None:
     kind = str(decision.get("kind", ""))
     if not kind.startswith("accept") or body.by != "user":
         return
+    for shown in body.shown_values:
+        trust_shown(entry.index, shown)  # where a link led, the account a page gave: as the card said
     call = entry.calls.get(body.item_id)
     if call is None:
         return

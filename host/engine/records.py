@@ -87,6 +87,9 @@ class DecisionBody(_Body, kw_only=True):
     decision: dict[str, Any]
     by: str = "user"
     decided_at: float = 0.0
+    # The values from content the card showed (an IBAN, a site a link leads to): accepting it
+    # makes them the user's for the rest of the task.
+    shown_values: list[str] = []
 
 
 class NoticeBody(_Body, kw_only=True):

@@ -156,7 +156,7 @@ class Waits:
             if self.kind.noted:
                 self.store.append_node(conn, row.thread_id, "approval_decision",
                                        DecisionBody(approval_id=row.id, item_id=row.item_id, decision=answer, by=by,
-                                                    decided_at=self.clock()),
+                                                    decided_at=self.clock(), shown_values=_shown_values(row.request)),
                                        turn_id=row.turn_id)
             self.store.update_run(conn, row.run_id)  # bump the revision: the run's continuation changed
             settled = Settled(row.id, answer, by, True)
@@ -210,3 +210,9 @@ class Waits:
 
 def _stored(row: WaitRow) -> Settled:
     return Settled(row.id, row.answer or {}, row.answered_by or "user", False)
+
+
+def _shown_values(request: dict[str, Any]) -> list[str]:
+    """The content values an approval's card showed (see `DecisionBody.shown_values`)."""
+    shown = request.get("untrustedValues") or request.get("untrusted_values") or []
+    return [str(v["value"])[:2000] for v in shown[:32] if isinstance(v, dict) and isinstance(v.get("value"), str)]

@@ -164,9 +164,10 @@ class Provenance:
             if not key.startswith("number:"):
                 continue
             known = key[7:].lstrip("0")
-            longer, shorter = (bare, known) if len(bare) >= len(known) else (known, bare)
-            if len(shorter) >= 9 and longer.endswith(shorter) and len(longer) - len(shorter) <= _MAX_PREFIX_DIGITS:
-                return True
+            for mine, theirs in ((bare, known), (digits, key[7:])):  # "0" of a trunk prefix kept or not
+                longer, shorter = (mine, theirs) if len(mine) >= len(theirs) else (theirs, mine)
+                if len(shorter) >= 9 and longer.endswith(shorter) and len(longer) - len(shorter) <= _MAX_PREFIX_DIGITS:
+                    return True
         return False
 
     def site_is_users(self, site: str) -> bool:

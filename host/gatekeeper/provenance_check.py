@@ -71,12 +71,15 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
         # A site no content named is the model's own choice (the user's mail, their bank's
         # known address): opening it sends nothing of content's. A site content named may be
         # where an injection sends the agent, and asks once (an approval trusts it).
-        if value is not None and value.site != here and not prov.is_trusted(value):
+        if value is not None and value.site != here and not prov.is_trusted(value) and not prov.site_is_users(value.site):
             seen = prov.seen_at(value) or prov.site_seen_at(value.site) or (tab_origin if page_chosen else None)
             if seen is not None or prov.dropped:
                 found[value.key] = UntrustedValue(value.kind, kind_words(value), value.shown, seen)
         # What the URL carries is sent too, to whatever site it goes to: an IBAN in a transfer
         # URL, a recipient in a prefilled compose URL, a page's address in a redirect's query.
+        # A site's own link back to itself carries that site's own business (an item's number).
+        if page_chosen and value is not None and value.site == here:
+            return list(found.values())
         own_sites = {here, value.site if value is not None else ""}
         for carried in scan(url_tail(raw)) if isinstance(raw, str) else ():
             if carried.key in found or prov.is_trusted(carried) or (carried.kind == WEB and carried.site in own_sites):
@@ -136,6 +139,20 @@ def trust_accepted(prov: Provenance, tool: str, params: Mapping[str, Any]) -> No
             prov.trust(url)
         if name_key(text) is not None or names_in(text):
             prov.trust_name(text)
+
+
+def trust_shown(prov: Provenance, text: str) -> None:
+    """What the user's approval of a card that showed `text` (a value from content) leaves
+    behind: the value, or the site it names, or the name, is the user's from then on."""
+    values = scan(text)
+    url = web_value(text) if not values and "." in text and " " not in text.strip() else None
+    for value in [*values, *([url] if url is not None else [])]:
+        prov.trust(value)
+        site = web_value(value.site) if value.kind == WEB else None
+        if site is not None:
+            prov.trust(site)  # the site the card named, whatever page of it comes next
+    if not values and (name_key(text) is not None or handle_key(text) is not None or names_in(text)):
+        prov.trust_name(text)
 
 
 def url_tail(url: str) -> str:

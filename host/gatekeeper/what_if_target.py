@@ -9,7 +9,7 @@ that a decision on facts can be reproduced from the command line.
 `value` is the field's value before the call (what `type` in append mode adds to);
 `fields_before` and `fields_after` the values of the fields around it, in document order (boxes
 of one number); a batch names its elements in `hints` (one per ref) and their values in `values`
-(ref -> value).
+(ref -> value). Where the hints lead (`hints[].destination`) is where the call leads, as on a page.
 """
 
 from __future__ import annotations
@@ -92,4 +92,8 @@ def parse_target(obj: object, *, path: str = "$.target", source: str | None = No
         if message.startswith("Object contains unknown field") and where in ("", "$"):
             message += f"; a target may give {', '.join(FIELDS)}"
         raise InvalidInput("invalid_case", message, path + where[1:] if where else path, source) from None
-    return msgspec.to_builtins(facts)
+    out = msgspec.to_builtins(facts)
+    leads = [h["destination"] for h in out.get("hints") or () if h.get("destination")]
+    if leads and "destinations" not in out and "destination" not in out:
+        out["destinations"] = leads  # as the host gathers them from a page's refs
+    return out

@@ -116,3 +116,20 @@ async def test_a_history_that_cannot_be_read_refuses_the_call(harness, server, m
     assert harness.executor.executed == [] and harness.recorder.of("approval.request") == []
     result = [n for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "tool_result"][0]
     assert result.body["code"] == "gatekeeper_unavailable" and "history cannot be read" in result.body["text"]
+
+
+async def test_a_card_accepted_for_where_a_link_leads_trusts_that_site_for_the_task(harness, server):
+    on_bank(harness)
+    harness.executor.destinations = [{"url": "https://checkout.partner-shop.example/cart/1"}]
+    click = ("click", {"ref": "s1_1_2", "element": "Buy"})
+    server.add(Reply(tool_calls=[("read_page", {})]), Reply(tool_calls=[click]), Reply(tool_calls=[click]),
+               Reply(tool_calls=[("navigate", {"url": "https://docs.python.example/3/"})]), Reply(text="done"))
+    thread = await harness.new_thread(permissionPolicy="auto")
+    await harness.submit(thread, "Buy the bonus pack my bank offers")
+    request = await harness.recorder.wait_for("approval.request")
+    assert request["request"]["code"] == "untrusted_value" and request["request"]["untrustedValues"][0]["seenAt"] == BANK
+    await harness.answer(request["approvalId"], "accept")
+    await harness.turn_done()
+    # The same site again (another page of it), and a site no content named, ran without a question.
+    assert len(harness.recorder.of("approval.request")) == 1
+    assert [t for t, _ in harness.executor.executed] == ["read_page", "click", "click", "navigate"]

@@ -318,3 +318,25 @@ def test_a_public_key_and_an_account_handle_from_a_page_ask():
     assert typed(key, origin="https://github.com", prov=own).verdict == "allow"
     assert typed("ops-helper", origin="https://github.com", prov=own).verdict == "allow"
     assert typed("dev42", origin="https://github.com", prov=own).verdict == "allow"  # no page showed it
+
+
+def test_a_card_accepted_for_a_site_a_link_led_to_trusts_that_site_not_one_page():
+    from host.gatekeeper.provenance_check import trust_shown
+
+    prov = index(["Find a Frecciarossa Milano-Roma on trenitalia.com"])
+    link = {"hints": [{"ref": "s1_1_2", "role": "link", "name": "Cerca",
+                       "destination": {"url": "https://www.lefrecce.it/Channels.Website.WEB/#/search"}}],
+            "destinations": [{"url": "https://www.lefrecce.it/Channels.Website.WEB/#/search"}]}
+    first = check(Call("click", {"ref": "s1_1_2", "element": "Cerca"}),
+                  Context(origin="https://www.trenitalia.com", policy="auto", provenance=prov, target=link))
+    assert first.code == "untrusted_value"
+    for shown in first.untrusted:
+        trust_shown(prov, shown["value"])
+    assert opened("https://www.lefrecce.it/Channels.Website.WEB/#/checkout", prov,
+                  origin="https://www.trenitalia.com").verdict == "allow"
+    # A site's own link back to itself carries that site's business (an order number), not the user's.
+    own = {"hints": [{"ref": "s1_1_3", "role": "link", "name": "Ver detalle"}],
+           "destinations": [{"url": "https://myaccount.mercadolibre.com.mx/my_purchases/2000008765432101/detail"}]}
+    assert check(Call("click", {"ref": "s1_1_3", "element": "Ver detalle"}),
+                 Context(origin="https://www.mercadolibre.com.mx", policy="auto", provenance=index(["Where is my order?"]),
+                         target=own)).verdict == "allow"
