@@ -191,7 +191,8 @@ function drawConsent() {
   for (const item of model.consent) {
     const status = h("span", { class: "consent-status", role: "status" });
     list.append(h("li", { dataset: { consentId: item.id } },
-      h("span", { text: item.text }), " ",
+      h("span", { text: item.text, title: item.words ? t("consent.because", { words: item.words }) : undefined }),
+      item.id.startsWith("card:") ? h("span", { class: "consent-source", text: ` (${t("consent.onCard")})` }) : "", " ",
       h("button", { type: "button", class: "link", text: t("consent.remove"),
         "aria-label": t("consent.removeLabel", { what: item.text }),
         onclick: () => client.send({ type: "consent.remove", threadId: current, itemId: item.id }).then((reply) => {

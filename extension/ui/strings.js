@@ -196,6 +196,8 @@ const EN = {
   "consent.remove": "Remove",
   "consent.removeLabel": "Remove “{what}”: it will ask first",
   "consent.notRemoved": "Not removed: {message}",
+  "consent.onCard": "you allowed it on a card",
+  "consent.because": "from: {words}",
   "why.commit": "This is {what}: “{name}” on {site}. Your request did not ask for it.",
   "why.commit.unnamed": "This is {what} on {site}. Your request did not ask for it.",
   "why.commit.chosen": "This is {what}: “{name}” on {site}. Your request left the choice to what the agent read (“{words}”), so check it is what you want.",

@@ -317,6 +317,8 @@ class _Call:
             if settled.kind.startswith("accept"):
                 return Stopped(None, Unavailable(str(exc), "initial"))
             applied = None
+        if applied is not None and applied.granted and approval.request.get("effect"):
+            engine.consent_changed(runner.thread_id)  # the panel lists the commit now allowed
         if settled.kind in ("decline", "cancel"):
             note = settled.answer.get("note")
             if settled.kind == "cancel":

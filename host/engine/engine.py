@@ -29,8 +29,8 @@ from host.engine.records import NoticeBody, WaitRow
 from host.engine.store import EngineStore
 from host.engine.turn import TurnRunner
 from host.engine.waits import APPROVAL, DEFAULT_INTERACTION_TIMEOUT_S, INTERACTION, Settled, Waits
-from host.engine.views import (consent_view, node_view, pending_approval, pending_interaction, run_view,
-                               thread_meta)
+from host.engine.views import (EFFECT_GRANT, card_grant_of, card_grant_view, consent_view, node_view,
+                               pending_approval, pending_interaction, run_view, thread_meta)
 from host.store.db import Store
 
 log = logging.getLogger("tabwarden.engine")
@@ -309,7 +309,27 @@ class Engine:
         except Exception:
             log.warning("the consent of thread %s cannot be read", thread_id, exc_info=True)
             return []
-        return [consent_view(item) for item in items]
+        return [*(consent_view(item) for item in items), *self._card_grants(thread_id)]
+
+    def _card_grants(self, thread_id: str) -> list[ui.ConsentItemView]:
+        """The commits allowed "for this task" on a card, listed beside the consent (none when the
+        gatekeeper cannot say: the list only ever shows what is really granted)."""
+        try:
+            granted = [(tool, origin) for tool, origin in self.gatekeeper.grants.for_thread(thread_id)
+                       if tool.startswith(EFFECT_GRANT)]
+        except Exception:
+            log.warning("the grants of thread %s cannot be read", thread_id, exc_info=True)
+            return []
+        return [card_grant_view(tool[len(EFFECT_GRANT):], origin) for tool, origin in granted]
+
+    def remove_card_grant(self, thread_id: str, item_id: str) -> bool:
+        """Take back a commit allowed for the task on a card (`card_grant_view`'s id); False when
+        the thread holds no such grant. Raises the gatekeeper's error (nothing taken back)."""
+        parsed = card_grant_of(item_id)
+        if parsed is None:
+            return False
+        effect, origin = parsed
+        return self.gatekeeper.grants.revoke(thread_id, EFFECT_GRANT + effect, origin)
 
     def consent_changed(self, thread_id: str) -> None:
         """Tell the thread's pages what its task may now commit."""

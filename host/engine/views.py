@@ -61,6 +61,28 @@ def to_wire(event: Any) -> dict[str, Any]:
     return msgspec.to_builtins(event)
 
 
+EFFECT_GRANT = "effect:"  # a commit allowed for the task on a card, as the gatekeeper grants it
+_CARD_PREFIX = "card:"
+
+
+def card_grant_view(effect: str, origin: str) -> ui.ConsentItemView:
+    """A commit allowed "for this task" on a card, listed beside the task's consent."""
+    from host.gatekeeper.facts.consequence import EFFECT_WORDS
+
+    host = origin.split("://", 1)[-1]
+    return ui.ConsentItemView(id=f"{_CARD_PREFIX}{effect}@{origin}", effect=effect,
+                              text=f"{EFFECT_WORDS.get(effect, effect)} on {host}", site=host,
+                              words="allowed for this task on a card")
+
+
+def card_grant_of(item_id: str) -> tuple[str, str] | None:
+    """(effect, origin) of a `card_grant_view` id; None for any other item."""
+    if not item_id.startswith(_CARD_PREFIX) or "@" not in item_id:
+        return None
+    effect, origin = item_id[len(_CARD_PREFIX):].split("@", 1)
+    return (effect, origin) if effect and origin else None
+
+
 def consent_view(item: Any) -> ui.ConsentItemView:
     """One item of a task's consent (`host.gatekeeper.consent.ConsentItem`) as the panel lists it."""
     return ui.ConsentItemView(id=item.id, effect=item.effect, text=item.describe(), site=item.site, words=item.words)

@@ -140,6 +140,19 @@ class SessionGrants:
             except StoreError as exc:
                 raise self._fail(exc) from exc
 
+    def revoke(self, thread_id: str, tool: str, origin: str) -> bool:
+        """Drop one grant of a thread (the user took it back); False when there was none."""
+        if not self.has(thread_id, tool, origin):
+            return False
+
+        def forget() -> None:
+            keys = self._threads.get(thread_id)
+            if keys is not None:
+                keys.pop((tool, origin), None)
+
+        self._delete("thread_id = ? AND tool = ? AND origin = ?", (thread_id, tool, origin), forget)
+        return True
+
     def clear_thread(self, thread_id: str) -> None:
         """Drop a thread's grants (thread deleted or reset)."""
         self._delete("thread_id = ?", (thread_id,), lambda: self._threads.pop(thread_id, None))

@@ -135,7 +135,8 @@ def consent_remove(ctx: OpContext, client: Client, op: ui.ConsentRemove, mark: s
     if missing is not None:
         return missing
     try:
-        removed = engine.provenance.remove_consent(op.thread_id, op.item_id)
+        removed = (engine.remove_card_grant(op.thread_id, op.item_id) if op.item_id.startswith("card:")
+                   else engine.provenance.remove_consent(op.thread_id, op.item_id))
     except Exception as exc:  # the store failed: nothing was taken back, and the user is told
         log.warning("consent of %s not changed", op.thread_id, exc_info=True)
         return ctx.reject(client, op, mark, "storage_unavailable", f"the consent could not be changed: {exc}")

@@ -80,3 +80,28 @@ async def test_the_users_own_details_are_their_words_in_every_task(harness, serv
     await harness.turn_done()
     assert harness.recorder.of("approval.request") == []
     assert [p.get("text") for t, p in harness.executor.executed if t == "type"] == [OWN_IBAN]
+
+
+async def test_a_commit_allowed_for_the_task_on_a_card_is_listed_and_can_be_taken_back(harness, server):
+    server.add(Reply(tool_calls=[BUY]), Reply(text="bought"))
+    thread = await harness.new_thread(permissionPolicy="auto")
+    await harness.submit(thread, "What does this page sell?")
+    request = await harness.recorder.wait_for("approval.request")
+    await harness.answer(request["approvalId"], "acceptForSession")
+    await harness.turn_done()
+    items = harness.recorder.of("consent.updated")[-1].get("items", [])
+    origin = request["request"]["targetOrigin"]
+    assert [(i["id"], i["effect"], i["words"]) for i in items] == [
+        (f"card:pay@{origin}", "pay", "allowed for this task on a card")]
+    assert items[0]["text"].startswith("a payment or purchase on ")
+    removed = await harness.op({"type": "consent.remove", "threadId": thread, "itemId": items[0]["id"]})
+    assert removed["type"] == "command.ack"
+    assert harness.recorder.of("consent.updated")[-1].get("items", []) == []
+    server.add(Reply(tool_calls=[BUY]), Reply(text="asked"))
+    await harness.submit(thread, "Go on.")
+    again = await harness.recorder.wait_for("approval.request", 2)
+    assert again["request"]["code"] == "commit"  # taken back: the next purchase asks again
+    await harness.answer(again["approvalId"], "decline")
+    await harness.turn_done(2)
+    gone = await harness.op({"type": "consent.remove", "threadId": thread, "itemId": items[0]["id"]})
+    assert gone["type"] == "command.rejected"
