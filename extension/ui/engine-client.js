@@ -11,6 +11,9 @@ import { SCHEMA_HASH, UI } from "../generated/protocol.js";
 const RECONNECT_MS = 300;
 // Answers that say "not delivered": the op stays in the outbox and goes again after initialize.
 const UNDELIVERED = new Set(["not_connected", "not_initialized"]);
+// A busy host refused the op before acting on it: it goes again, politely later each time.
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 4000;
 
 function newId() {
   return crypto.randomUUID();
@@ -24,6 +27,7 @@ export class EngineClient {
     sessionStorage.setItem(`${this.storageKey}:client`, this.clientId);
     this.outbox = new Map(this.loadOutbox()); // submissionId -> op, in send order
     this.waiters = new Map(); // submissionId -> [resolve]
+    this.retries = new Map(); // submissionId -> the last wait before resending a refused op
     this.listeners = new Map(); // type -> Set(fn); "*" gets everything
     this.port = null;
     this.link = { ready: false, connected: false };
@@ -76,6 +80,10 @@ export class EngineClient {
       return;
     }
     if (typeof message.submissionId === "string" && this.outbox.has(message.submissionId)) {
+      if (message.type === "error" && message.code === "overloaded") {
+        this.retryLater(message.submissionId);
+        return;
+      }
       const undelivered = message.type === "error" && UNDELIVERED.has(message.code)
         || message.type === "command.rejected" && message.code === "not_initialized";
       if (!undelivered) this.settle(message.submissionId, message);
@@ -99,6 +107,15 @@ export class EngineClient {
     return answer;
   }
 
+  retryLater(submissionId) {
+    const wait = Math.min(RETRY_MAX_MS, (this.retries.get(submissionId) || RETRY_FIRST_MS / 2) * 2);
+    this.retries.set(submissionId, wait);
+    setTimeout(() => {
+      const op = this.outbox.get(submissionId);
+      if (op && this.initialized) this.post(op);
+    }, wait * (0.8 + Math.random() * 0.4));
+  }
+
   pending(submissionId) {
     return this.outbox.has(submissionId);
   }
@@ -108,6 +125,7 @@ export class EngineClient {
   }
 
   settle(submissionId, message) {
+    this.retries.delete(submissionId);
     this.outbox.delete(submissionId);
     this.saveOutbox();
     for (const resolve of this.waiters.get(submissionId) || []) resolve(message);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from collections import Counter
 from typing import Any, AsyncIterator, Callable
 
@@ -14,9 +15,10 @@ from protocol.limits import BROWSER_LIMITS
 from host.control import discovery, transport
 from host.control.topics import any_matches
 from host.transport.endpoint import Endpoint
-from host.transport.errors import RequestError
+from host.transport.errors import Disconnected, RequestError
 
 STREAM_BACKLOG = 1000
+MAX_RETRY_DELAY_S = 2.0
 
 
 class ControlClient:
@@ -77,11 +79,27 @@ class ControlClient:
         return await self.request(method, params, timeout)
 
     async def request(self, method: str, params: dict[str, Any], timeout: float = 60.0) -> Any:
-        """Like `call`, with the parameters as a dict (for a method that itself takes `timeout`)."""
-        return await self.endpoint.request(
-            lambda i: ControlRequest(id=i, method=method, params=params, timeout_ms=int(timeout * 1000)),
-            timeout + 1,
-        )
+        """Like `call`, with the parameters as a dict (for a method that itself takes `timeout`).
+        A request the host refused as `overloaded` (it never ran) is sent again after the host's
+        hint, politely longer each time, until `timeout` has passed."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        delay = 0.0
+        while True:
+            left = deadline - loop.time()
+            try:
+                return await self.endpoint.request(
+                    lambda i: ControlRequest(id=i, method=method, params=params, timeout_ms=max(1, int(left * 1000))),
+                    left + 1,
+                )
+            except RequestError as exc:
+                if exc.code != ErrorCode.OVERLOADED or isinstance(exc, Disconnected):
+                    raise
+                hint = (exc.info.details or {}).get("retryAfterMs", 250) / 1000
+                delay = min(max(hint, delay * 2), MAX_RETRY_DELAY_S) * random.uniform(0.8, 1.2)
+                if loop.time() + delay >= deadline:
+                    raise
+                await asyncio.sleep(delay)
 
     def listen(self, callback: Callable[[ControlEvent], None]) -> None:
         """Call `callback` for every event this client receives."""

@@ -18,6 +18,8 @@ import os
 import time
 from typing import Any, Awaitable, Callable
 
+import msgspec
+
 from protocol.control import ControlEvent, ControlHello, ControlRequest, ControlWelcome
 from protocol.errors import ErrorCode, ErrorInfo, ProtocolError
 from protocol.framing import FrameEncoder
@@ -29,7 +31,7 @@ from host.control.channel import Listener, Peer
 from host.control.errors import ControlError
 from host.control.hello_gate import GatedDecoder, GatedSplitter, HelloGate
 from host.control.topics import any_matches
-from host.transport.endpoint import Endpoint, FrameSink
+from host.transport.endpoint import RETRY_AFTER_MS, Endpoint, FrameSink
 from host.transport.errors import RequestError
 
 log = logging.getLogger("tabwarden.control")
@@ -181,39 +183,61 @@ class ControlConnection:
 
     async def _on_request(self, request: ControlRequest) -> None:
         if len(self._tasks) >= MAX_REQUESTS_PER_CLIENT:
-            self._fail(request.id, ErrorInfo(code=ErrorCode.OVERLOADED,
-                                             message=f"{MAX_REQUESTS_PER_CLIENT} requests already running"))
+            # Waiting here holds the dispatcher, so the queue behind it fills and is refused too.
+            await self._answer(Failure(id=request.id, error=ErrorInfo(
+                code=ErrorCode.OVERLOADED, retryable=True, details={"retryAfterMs": RETRY_AFTER_MS},
+                message=f"{MAX_REQUESTS_PER_CLIENT} requests of this client are already running; "
+                        f"try again in {RETRY_AFTER_MS} ms")))
             return
         self._tasks[request.id] = asyncio.create_task(self._run(request))
 
     async def _run(self, request: ControlRequest) -> None:
         try:
+            reply = await self._outcome(request)
+        except asyncio.CancelledError:
+            reply = Failure(id=request.id, error=ErrorInfo(code=ErrorCode.CANCELLED, message="cancelled by the client"))
+        try:
+            await self._answer(reply)
+        finally:
+            self._tasks.pop(request.id, None)
+
+    async def _outcome(self, request: ControlRequest) -> Result | Failure:
+        """The request's result, or its failure in the one failure shape."""
+        try:
             method = self.server.methods.get(request.method)
             if method is None:
                 raise ControlError(ErrorCode.NOT_FOUND, f"no control method {request.method!r}")
             value = await asyncio.wait_for(method(request.params, self), request.timeout_ms / 1000)
-            self.endpoint.send(Result(id=request.id, value=value))
-        except ControlError as exc:
-            self._fail(request.id, exc.info)
-        except RequestError as exc:
-            self._fail(request.id, exc.info)
+            return Result(id=request.id, value=value)
+        except (ControlError, RequestError) as exc:
+            info = exc.info
         except ProtocolError as exc:
-            self._fail(request.id, exc.info())
+            info = exc.info()
         except asyncio.TimeoutError:
-            self._fail(request.id, ErrorInfo(code=ErrorCode.TIMEOUT, message=f"{request.method} took longer than {request.timeout_ms} ms"))
-        except asyncio.CancelledError:
-            self._fail(request.id, ErrorInfo(code=ErrorCode.CANCELLED, message="cancelled by the client"))
+            info = ErrorInfo(code=ErrorCode.TIMEOUT, message=f"{request.method} took longer than {request.timeout_ms} ms")
         except Exception as exc:
-            log.exception("control method %s failed", request.method)
-            self._fail(request.id, ErrorInfo(code=ErrorCode.INTERNAL, message=f"{type(exc).__name__}: {exc}"))
-        finally:
-            self._tasks.pop(request.id, None)
+            code = getattr(exc, "code", None)
+            if isinstance(code, str) and code == "storage_unavailable":
+                info = ErrorInfo(code=code, message=str(exc), retryable=True)  # storage heals: worth a retry
+            else:
+                log.exception("control method %s failed", request.method)
+                info = ErrorInfo(code=ErrorCode.INTERNAL, message=f"{type(exc).__name__}: {exc}")
+        return Failure(id=request.id, error=info)
 
-    def _fail(self, request_id: int, info: ErrorInfo) -> None:
+    async def _answer(self, reply: Result | Failure) -> None:
+        """Send a reply, waiting for room: a client's request always gets its answer."""
         try:
-            self.endpoint.send(Failure(id=request_id, error=info))
+            await self.endpoint.deliver(reply)
         except RequestError:
-            pass
+            pass  # the client went away
+        except (ProtocolError, msgspec.EncodeError, TypeError, ValueError) as exc:  # a result that cannot be sent
+            log.warning("the reply to control request %s cannot be sent: %s", reply.id, exc)
+            code = exc.code if isinstance(exc, ProtocolError) else ErrorCode.INTERNAL
+            try:
+                await self.endpoint.deliver(Failure(id=reply.id, error=ErrorInfo(
+                    code=code, message=f"the result cannot be sent: {exc}")))
+            except RequestError:
+                pass
 
     def _on_cancel(self, cancel: Cancel) -> None:
         task = self._tasks.get(cancel.id)

@@ -70,7 +70,7 @@ class HostProcess:
         self.endpoint = endpoint = Endpoint(
             reader, sink,
             decoder=host_decoder(), encoder=FrameEncoder(C.MAX_HOST_FRAME),
-            splitter=FrameSplitter(C.MAX_BROWSER_FRAME), name="browser",
+            splitter=FrameSplitter(C.MAX_BROWSER_FRAME), name="browser", refuse=_refusal,
         )
         endpoint.on(Hello, self._on_hello)
         endpoint.on_other(self._on_event)
@@ -151,3 +151,10 @@ class HostProcess:
         await self.endpoint.close(self.endpoint.close_reason or "shutdown")
         await self.services.close()
         log.info("host exits with %d", self.exit_code)
+
+
+def _refusal(message, info):
+    """A page's op the host could not take is answered (imported here: the UI layer is lazy)."""
+    from host.ui.link import refusal
+
+    return refusal(message, info)

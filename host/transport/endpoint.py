@@ -2,9 +2,17 @@
 
 One reader task cuts frames, decodes them and resolves replies by id; one writer task drains a
 bounded queue of frames; one dispatcher task hands other messages to handlers in arrival order.
-Every queue is bounded: when one is full the caller gets `overloaded` instead of the host
-growing without limit. A protocol violation in a frame that leaves the stream in sync is
-reported to the peer and skipped; a corrupt length prefix closes the link.
+Every queue is bounded and nothing the peer sends goes unanswered for want of room:
+
+    a request the inbound queue cannot take  ->  its refusal (`overloaded`, retryable, with a
+                                                  `retryAfterMs` hint), queued as any reply
+    any other message it cannot take          ->  the reader waits for room (back-pressure on
+                                                  the peer); after `INBOUND_WAIT_S` the message
+                                                  is refused through `refuse`, or dropped and logged
+    a reply the outbound queue cannot take    ->  `deliver` waits for room instead of dropping it
+
+A protocol violation in a frame that leaves the stream in sync is reported to the peer and
+skipped; a corrupt length prefix closes the link.
 """
 
 from __future__ import annotations
@@ -25,6 +33,11 @@ from host.transport.errors import Disconnected, Overloaded, RemoteError, Request
 log = logging.getLogger("tabwarden.transport")
 
 Handler = Callable[[Message], Awaitable[None] | None]
+# Builds the refusal for a message without a request id that could not be taken (None: drop it).
+Refuser = Callable[[Message, ErrorInfo], "Message | None"]
+
+INBOUND_WAIT_S = 5.0  # how long the reader holds a message while the dispatcher catches up
+RETRY_AFTER_MS = 250  # the hint an `overloaded` refusal carries
 
 
 class FrameSink(Protocol):
@@ -65,6 +78,7 @@ class Endpoint:
         max_outbound: int = 2048,
         max_inbound: int = 2048,
         default_timeout: float = 30.0,
+        refuse: Refuser | None = None,
     ):
         self.name = name
         self._reader = reader
@@ -77,6 +91,8 @@ class Endpoint:
         self._inbound: asyncio.Queue[Message] = asyncio.Queue(max_inbound)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._expected: dict[int, Any] = {}  # request id -> the result type it asked for
+        self._refuse = refuse
+        self.refused = 0  # messages answered `overloaded` because the host could not take them
         decoder.result_kind = self._expected.get
         self._ids = itertools.count(1)
         self._handlers: dict[type, Handler] = {}
@@ -117,6 +133,20 @@ class Endpoint:
     def next_id(self) -> int:
         """A fresh request id."""
         return next(self._ids)
+
+    async def deliver(self, message: Message) -> None:
+        """Queue a message, waiting while the outbound queue is full (a reply, a refusal: what
+        the peer waits for is never dropped for want of room). Raises Disconnected when the link
+        closes first."""
+        frames = self._encoder.encode(message)
+        while True:
+            if self.closed.is_set():
+                raise Disconnected(f"{self.name} link is closed ({self._close_reason})")
+            try:
+                self._outbound.put_nowait(frames)
+                return
+            except asyncio.QueueFull:
+                await asyncio.sleep(0.005)  # the writer drains to the OS; the peer reads at its pace
 
     def send(self, message: Message) -> None:
         """Queue a message; raises Overloaded when the outbound queue is full."""
@@ -227,7 +257,9 @@ class Endpoint:
                     reason = exc.code
                     break
                 for payload in payloads:
-                    self._accept(payload)
+                    waiting = self._accept(payload)
+                    if waiting is not None:
+                        await waiting  # back-pressure: nothing more is read until it is placed
         except (ConnectionError, OSError) as exc:
             reason = f"read error: {exc}"
         except asyncio.CancelledError:
@@ -236,15 +268,17 @@ class Endpoint:
         finally:
             self._begin_close(reason)
 
-    def _accept(self, payload: bytes) -> None:
+    def _accept(self, payload: bytes) -> Awaitable[None] | None:
+        """Take one frame; returns what the reader must wait for when the frame could not be
+        placed at once (see the module docstring)."""
         try:
             message = self._decoder.decode(payload)
         except ProtocolError as exc:
             log.warning("%s sent a bad frame: %s", self.name, exc)
             self.report(exc)
-            return
+            return None
         if message is None:
-            return  # a chunk of an unfinished message
+            return None  # a chunk of an unfinished message
         kind = type(message)
         if isinstance(message, (Result, Failure, Pong)):  # typed results subclass Result
             self._resolve(message)
@@ -254,8 +288,42 @@ class Endpoint:
             try:
                 self._inbound.put_nowait(message)
             except asyncio.QueueFull:
-                log.error("%s: inbound queue full, dropping %s", self.name, kind.__name__)
-                self.report(ProtocolError(ErrorCode.OVERLOADED, f"host inbound queue is full; {kind.__name__} dropped", getattr(message, "id", None)))
+                request_id = getattr(message, "id", None)
+                if isinstance(request_id, int) and kind is not Cancel:
+                    return self._refuse_now(message, request_id)
+                return self._place_when_room(message)
+        return None
+
+    def _overloaded(self, kind: str) -> ErrorInfo:
+        return ErrorInfo(code=ErrorCode.OVERLOADED, retryable=True, details={"retryAfterMs": RETRY_AFTER_MS},
+                         message=f"the host is busy ({self._inbound.maxsize} messages waiting): {kind} was not "
+                                 f"taken; try again in {RETRY_AFTER_MS} ms")
+
+    async def _refuse_now(self, message: Message, request_id: int) -> None:
+        self.refused += 1
+        if self.refused == 1 or self.refused % 1000 == 0:
+            log.warning("%s: inbound queue full, refused %d requests so far", self.name, self.refused)
+        try:
+            await self.deliver(Failure(id=request_id, error=self._overloaded(type(message).__name__)))
+        except RequestError:
+            pass  # the link closed: the peer's request ends with it
+
+    async def _place_when_room(self, message: Message) -> None:
+        try:
+            await asyncio.wait_for(self._inbound.put(message), INBOUND_WAIT_S)
+            return
+        except asyncio.TimeoutError:
+            pass
+        self.refused += 1
+        refusal = self._refuse(message, self._overloaded(type(message).__name__)) if self._refuse else None
+        if refusal is None:
+            log.error("%s: the dispatcher took nothing for %g s; dropping %s", self.name, INBOUND_WAIT_S,
+                      type(message).__name__)
+            return
+        try:
+            await self.deliver(refusal)
+        except RequestError:
+            pass
 
     def _resolve(self, message: Result | Failure | Pong) -> None:
         future = self._pending.get(message.id)

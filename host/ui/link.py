@@ -26,6 +26,17 @@ EVERY_PAGE = frozenset({"approval.request", "approval.resolved", "interaction.re
                         "alert.raised", "thread.created", "thread.deleted", "thread.updated", "activity.updated"})
 
 
+def refusal(message: Any, info: Any) -> UiEvent | None:
+    """The answer to a page's op the host could not take (`Endpoint`'s `refuse`): an `overloaded`
+    error event for that page, naming the op's submission so the page can retry it."""
+    if not isinstance(message, UiOp):
+        return None
+    submission = message.op.get("submissionId")
+    event = ui.ErrorEvent(submission_id=submission if isinstance(submission, str) else None, code=info.code,
+                          message=info.message, retryable=True)
+    return UiEvent(client_id=message.client_id, event=to_wire(event))
+
+
 class UiLink:
     def __init__(self, endpoint: Callable[[], Any], extension_id: str | None,
                  handle: Callable[[Client, Any], Any] | None):

@@ -12,6 +12,7 @@ import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
+import msgspec
 import pytest
 
 import host.control.methods as methods
@@ -236,3 +237,56 @@ async def test_bad_subscriptions_get_structured_errors(server):
             assert caught.value.code == "invalid_message" and message in caught.value.info.message
     finally:
         await client.close()
+
+
+async def test_ten_thousand_pipelined_requests_each_get_a_result_or_a_refusal(server):
+    from protocol.control import ControlServerMessage
+    from protocol.framing import FrameSplitter, MessageDecoder
+    from protocol.limits import BROWSER_LIMITS
+    from protocol.messages import Failure, Result
+
+    found = entry()
+    reader, writer = await asyncio.open_unix_connection(str(found.socket_path))
+    total = 10_000
+    splitter, decoder = FrameSplitter(), MessageDecoder(ControlServerMessage, BROWSER_LIMITS)
+    writer.write(frames(ControlHello(token=found.token(), client="flood")))
+    welcome = splitter.feed(await asyncio.wait_for(reader.read(1 << 16), 5))
+    assert welcome, "no welcome"
+    writer.write(frames(*(ControlRequest(id=i, method="test.record") for i in range(1, total + 1))))
+    drained = asyncio.ensure_future(writer.drain())
+    answered: dict[int, object] = {}
+
+    async def read_all() -> None:
+        while len(answered) < total:
+            data = await reader.read(1 << 20)
+            assert data, f"the host closed the link after {len(answered)} answers"
+            for payload in splitter.feed(data):
+                message = decoder.decode(payload)
+                if isinstance(message, (Result, Failure)):
+                    answered[message.id] = message
+
+    await asyncio.wait_for(read_all(), 120)
+    await drained
+    writer.close()
+    assert sorted(answered) == list(range(1, total + 1))  # none went unanswered
+    refused = [m for m in answered.values() if isinstance(m, Failure)]
+    assert all(m.error.code == "overloaded" and m.error.retryable and m.error.details["retryAfterMs"] > 0
+               for m in refused)
+    ran = [m for m in answered.values() if isinstance(m, Result)]
+    assert len(ran) == len(server.calls) > 0
+    assert all(msgspec.json.decode(bytes(m.value)) == "recorded" for m in ran)
+    # The connection still serves: a polite client gets every request through.
+    client = await ControlClient.connect(pid=os.getpid(), client="after")
+    try:
+        assert await client.call("test.record") == "recorded"
+    finally:
+        await client.close()
+
+
+async def test_a_client_retries_what_the_host_refused_as_overloaded_until_all_ran(server):
+    client = await ControlClient.connect(pid=os.getpid(), client="burst")
+    try:
+        results = await asyncio.gather(*(client.call("test.record", timeout=60) for _ in range(3000)))
+    finally:
+        await client.close()
+    assert results == ["recorded"] * 3000 and len(server.calls) == 3000

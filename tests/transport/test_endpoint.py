@@ -246,3 +246,29 @@ async def test_a_result_of_the_wrong_shape_fails_its_request(pair):
     report = await browser.receive()
     assert isinstance(report, ProtocolErrorReport) and report.request_id == request.id
     await browser.check_alive()
+
+
+async def test_a_busy_dispatcher_slows_the_reader_instead_of_dropping_events():
+    a, b = socket.socketpair()
+    host_reader, host_writer = await asyncio.open_unix_connection(sock=a)
+    browser_reader, browser_writer = await asyncio.open_unix_connection(sock=b)
+    endpoint = Endpoint(host_reader, StreamSink(host_writer), decoder=host_decoder(), encoder=FrameEncoder(),
+                        splitter=FrameSplitter(), name="browser", max_inbound=2)
+    release, seen = asyncio.Event(), []
+
+    async def slow(event) -> None:
+        await release.wait()
+        seen.append(event.data["n"])
+
+    endpoint.on(BrowserEvent, slow)
+    endpoint.start()
+    browser = FakeBrowser(browser_reader, browser_writer)
+    for n in range(20):
+        await browser.send(BrowserEvent(name="tabs.updated", data={"n": n}))
+    await asyncio.sleep(0.1)
+    release.set()
+    await browser.check_alive()  # read after the twenty: the reader caught up once they were placed
+    await asyncio.sleep(0.05)
+    assert seen == list(range(20)) and endpoint.refused == 0
+    await endpoint.close()
+    browser_writer.close()
