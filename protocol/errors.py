@@ -48,6 +48,7 @@ class ToolCode:
     DENIED = "denied"
     APPROVAL_REQUIRED = "approval_required"
     GATEKEEPER_UNAVAILABLE = "gatekeeper_unavailable"
+    STORAGE_UNAVAILABLE = "storage_unavailable"  # the database does not answer: denied until it heals
     AUTHORIZATION_CHANGED = "authorization_changed"  # the final check no longer allows what was approved
     NO_SITE_ACCESS = "no_site_access"
     HOST_PERMISSION_REQUIRED = "host_permission_required"  # the extension may not script the page

@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "65a11a590c1f5f3fa514b79f70aff6b26528b9f7b430c4c69211d263ce5c3205";
+export const SCHEMA_HASH = "e5b7cc05e68b5febc7bc5433ad1ff9eccf14422da6950cd4c19e7648fae86afd";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -426,6 +426,7 @@ export const UI = Object.freeze({
     "activity.updated",
     "alert.raised",
     "consent.updated",
+    "storage.status",
     "settings.state",
     "policy.explained",
     "audit.rows",

@@ -67,6 +67,7 @@
       "PAUSED": "paused",
       "SAFETY_BOUNDARY_UNAVAILABLE": "safety_boundary_unavailable",
       "STALE_REF": "stale_ref",
+      "STORAGE_UNAVAILABLE": "storage_unavailable",
       "TAB_CLOSED": "tab_closed",
       "TARGET_CHANGED": "target_changed",
       "TIMED_OUT": "timed_out",

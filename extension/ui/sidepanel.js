@@ -51,6 +51,7 @@ client.on("settings.state", (m) => {
   defaultPolicy = m.state.defaultPolicy || defaultPolicy;
   if (!model.meta || !model.meta.permissionPolicy) composer.setPolicy(defaultPolicy);
 });
+client.on("storage.status", (m) => showStorage(m.available ? "" : m.cause));
 client.on("*", route);
 client.connect();
 if (!current) chat.renderAll(model); // the first-run view, also while the host is not there yet
@@ -73,8 +74,17 @@ function showLink() {
   if (!state.ready) for (const card of cards.values()) card.waitingForHost();
 }
 
+// While the host's storage does not answer every call is refused; the line says why, and goes
+// when it answers again (the host heals by itself).
+function showStorage(cause) {
+  const line = $("#storage");
+  line.textContent = cause ? t("storage.unavailable", { cause }) : "";
+  line.hidden = !cause;
+}
+
 function initialized(message) {
   const snapshot = message.snapshot || {};
+  showStorage(snapshot.storageUnavailable || "");
   document.body.dataset.engine = "ready";
   document.body.dataset.epoch = String(snapshot.epoch || 0);
   resyncing = null; // this snapshot is fresh

@@ -197,6 +197,7 @@ const EN = {
   "consent.removeLabel": "Remove “{what}”: it will ask first",
   "consent.notRemoved": "Not removed: {message}",
   "consent.onCard": "you allowed it on a card",
+  "storage.unavailable": "{cause}. Every action is refused until it answers again; this clears by itself.",
   "consent.because": "from: {words}",
   "why.commit": "This is {what}: “{name}” on {site}. Your request did not ask for it.",
   "why.commit.unnamed": "This is {what} on {site}. Your request did not ask for it.",

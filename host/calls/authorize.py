@@ -102,6 +102,7 @@ class Unavailable:
     reason: str
     phase: Phase
     call: ToolCall | None = None  # as it was last resolved
+    storage: bool = False  # the database does not answer (it heals by itself; see gatekeeper.healing)
 
 
 @dataclass(frozen=True)
@@ -286,7 +287,9 @@ class Authorizer:
                 approval_id=approved.approval_id if approved else None, provenance=known,
                 direct=self.provenance is None))
         except GatekeeperUnavailable as exc:
-            return Unavailable(str(exc), phase, call)
+            from host.gatekeeper.healing import is_storage_error
+
+            return Unavailable(str(exc), phase, call, storage=is_storage_error(exc))
         verdict, flags, reason = decision.verdict, tuple(decision.flags), decision.reason
         if target is not None and target.site_access is False and verdict != "deny":
             verdict = "ask"

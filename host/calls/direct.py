@@ -118,6 +118,11 @@ def _failure(call: ToolCall, ending: Ending) -> ToolFailure:
         return ending.failure
     if isinstance(ending, Stopped):
         return ending.detail
+    if isinstance(ending, Unavailable) and ending.storage:
+        return ToolFailure(ToolCode.STORAGE_UNAVAILABLE, f"denied: storage is unavailable, so nothing ran "
+                           f"({ending.reason.rsplit('unavailable: ', 1)[-1][:300]}); the host opens again by itself "
+                           "once its database answers", phase="authorize", details={"dispatched": False},
+                           retryable=True)
     if isinstance(ending, Unavailable):
         return ToolFailure(ToolCode.GATEKEEPER_UNAVAILABLE, f"permission state is unavailable, so nothing runs: "
                            f"{ending.reason}", phase="authorize", details={"dispatched": False})

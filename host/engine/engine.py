@@ -344,4 +344,4 @@ class Engine:
             activity=[self.activity_of(t) for t in sorted({*self._tasks, *(r.thread_id for r in self.store.live_runs())})],
             pending_approvals=[pending_approval(a, self.clock()) for a in self.approvals.pending()],
             pending_interactions=[pending_interaction(i, self.clock()) for i in self.interactions.pending()],
-            epoch=self.bus.epoch)
+            epoch=self.bus.epoch, storage_unavailable=getattr(self.gatekeeper, "closed_because", None) or "")

@@ -3,7 +3,8 @@
 Fail closed: once any part of the permission state could not be loaded or saved, the recorded
 error makes every later check raise `GatekeeperUnavailable` (the engine then treats the call as
 denied). The parts that keep their own error (session grants, thread scopes) are read through
-`sources`, so a failure there counts as well.
+`sources`, so a failure there counts as well. A storage error is not for life: the `healer` (see
+`healing`) is given a chance before each refusal, and clears the errors once the database answers.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Availability:
         # Told when where a thread may go changes (the navigation guard keeps the browser in step).
         self._listeners: list[Callable[[], None]] = []
         self._changes = 0
+        self.healer: Callable[[], bool] | None = None  # tries to open again; True when open
 
     def add_source(self, source: Callable[[], Exception | None]) -> None:
         """Count `source()` (a part's own storage error, read at each use) as unavailability."""
@@ -52,10 +54,24 @@ class Availability:
         self.changed()
 
     def raise_if_unavailable(self) -> None:
-        """Raise `GatekeeperUnavailable` when any error is recorded."""
+        """Raise `GatekeeperUnavailable` when any error is recorded (after the healer, if one is
+        set, had its chance to clear it)."""
         error = self.error
+        if error is not None and self.healer is not None and self.healer():
+            error = self.error
         if error is not None:
-            raise GatekeeperUnavailable(f"permission state is unavailable: {error}")
+            raise GatekeeperUnavailable(f"permission state is unavailable: {error}") from error
+
+    def errors(self) -> list[Exception]:
+        """Every recorded error: the gatekeeper's own and its parts'."""
+        found = [self._error] if self._error is not None else []
+        return found + [e for e in (source() for source in self._sources) if e is not None]
+
+    def clear(self) -> None:
+        """Forget the gatekeeper's own error (the healer does, once the parts reloaded), and
+        tell the listeners that where threads may go is known again."""
+        self._error = None
+        self.changed()
 
     def on_change(self, listener: Callable[[], None]) -> None:
         """Call `listener` after every `changed()`."""

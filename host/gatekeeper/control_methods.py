@@ -130,7 +130,7 @@ def _guarded(action):
     except InvalidInput as exc:
         raise _error(exc.code, exc.message, {"path": exc.path}) from None
     except GatekeeperUnavailable as exc:
-        raise _error(UNAVAILABLE, str(exc)) from None
+        raise _error(exc.code, str(exc)) from None
 
 
 def _view(view: Any) -> dict[str, Any]:

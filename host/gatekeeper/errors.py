@@ -35,7 +35,17 @@ class InvalidInput(GatekeeperError, ValueError):
 class GatekeeperUnavailable(GatekeeperError, RuntimeError):
     """Permission state could not be loaded or saved: nothing may run until it is repaired.
 
-    Callers must treat this like a denial (fail closed), never retry the tool around it.
+    Callers must treat this like a denial (fail closed), never retry the tool around it. Its code
+    is `storage_unavailable` when the database failed (that heals by itself), else
+    `gatekeeper_unavailable`.
     """
 
-    code = "gatekeeper_unavailable"
+    @property
+    def code(self) -> str:  # type: ignore[override]
+        from host.gatekeeper.healing import is_storage_error
+
+        return "storage_unavailable" if is_storage_error(self) else "gatekeeper_unavailable"
+
+    @property
+    def message(self) -> str:  # type: ignore[override]
+        return str(self)

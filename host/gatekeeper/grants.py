@@ -140,6 +140,14 @@ class SessionGrants:
             except StoreError as exc:
                 raise self._fail(exc) from exc
 
+    def reopen(self) -> None:
+        """After a storage fault passed: forget the error and load this session's grants again
+        (raises `GatekeeperUnavailable` when they still cannot be read)."""
+        with self._lock:
+            self._error = None
+        if self._session is not None:
+            self.bind(self._session)
+
     def revoke(self, thread_id: str, tool: str, origin: str) -> bool:
         """Drop one grant of a thread (the user took it back); False when there was none."""
         if not self.has(thread_id, tool, origin):

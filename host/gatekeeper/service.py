@@ -14,6 +14,8 @@ as denied).
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -31,6 +33,7 @@ from host.gatekeeper.availability import Availability
 from host.gatekeeper.decision import FLAG_APPROVED, Call, Context, Decision, TraceStep, check
 from host.gatekeeper.errors import GatekeeperUnavailable, InvalidInput
 from host.gatekeeper.grants import SessionGrants
+from host.gatekeeper.healing import Healer, is_storage_error
 from host.gatekeeper.loaded_policy import LoadedPolicy, RuleView
 from host.gatekeeper.origins import normalize_origin
 from host.gatekeeper.policy import POLICIES, resolve_policy
@@ -47,6 +50,8 @@ from host.gatekeeper.thread_state import ThreadState
 from host.gatekeeper.tool_definitions import ToolDefinitions
 from host.store.db import Store, StoreError
 from host.tools.catalog import MCP_PREFIX, lookup
+
+_log = logging.getLogger("tabwarden.gatekeeper")
 
 
 class CheckRequest(msgspec.Struct, kw_only=True):
@@ -115,15 +120,65 @@ class Gatekeeper:
         self._availability.add_source(lambda: self._threads.error)
         self._rules = RuleEdits(rule_storage, self._policy, self._availability, clock)
         self._definitions = ToolDefinitions(ToolPins(store), self._threads.grants, self._rules, self._availability)
+        self._healer = Healer(self._reopen)
+        self._healing = threading.Lock()
+        self._availability.healer = self.heal
         try:
-            if store is not None:
-                store.migrate(COMPONENT, MIGRATIONS)
-                self._rules.seed_defaults()
-                self._audit.open(store)
-            self._threads.open_scopes(store)
-            self._policy.reload()
+            self._open_state()
         except (StoreError, GatekeeperUnavailable) as exc:
             self._availability.fail(exc)
+
+    def _open_state(self) -> None:
+        """Load what the gatekeeper holds from the store (at start, and again when it heals)."""
+        store = self._store
+        if store is not None:
+            store.migrate(COMPONENT, MIGRATIONS)
+            self._rules.seed_defaults()
+            self._audit.open(store)
+        self._threads.open_scopes(store)
+        self._policy.reload()
+
+    def _reopen(self) -> None:
+        """The healing steps (see `healing`): raises with the cause when one fails."""
+        assert self._store is not None
+        self._store.probe()
+        log = self._audit.log
+        if log is not None:
+            tail = log.verify_tail()
+            if not tail.ok:
+                raise GatekeeperUnavailable(f"the audit log's row {tail.broken_seq} does not verify ({tail.problem}); "
+                                            "run `tabwarden audit --verify`")
+        self._open_state()
+        self._threads.grants.reopen()
+
+    def heal(self) -> bool:
+        """Open again after a storage error when the database answers (at most one attempt per
+        delay; see `healing`); True when the gatekeeper is open. Other errors never heal here."""
+        if self._availability.error is None:
+            return True
+        if self._store is None or not all(is_storage_error(e) for e in self._availability.errors()):
+            return False
+        if not self._healing.acquire(blocking=False):
+            return False  # another thread is trying right now
+        try:
+            if self._availability.error is None or not self._healer.due():
+                return self._availability.error is None
+            if not self._healer.attempt():
+                return False
+            self._availability.clear()
+            _log.info("storage answers again: the gatekeeper is open (after %d attempts)", self._healer.attempts)
+            return True
+        finally:
+            self._healing.release()
+
+    @property
+    def closed_because(self) -> str | None:
+        """Why the gatekeeper refuses every call right now, in words (None when it is open)."""
+        error = self._availability.error
+        if error is None:
+            return None
+        cause = self._healer.last_cause or str(error)
+        return f"storage unavailable: {cause}" if is_storage_error(error) else str(error)
 
     # The parts callers and tests reach directly.
 

@@ -90,8 +90,30 @@ class HostServices:
         session = self.host.session
         if session is not None:
             gatekeeper.bind_browser_session(session.browser_session_id)
+        self._watch_storage(gatekeeper)
         return gatekeeper
 
+    def _watch_storage(self, gatekeeper: "Gatekeeper") -> None:
+        """Heal the gatekeeper when storage answers again, and tell pages and clients."""
+        from host.nativehost.storage_watch import StorageWatch
+
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return  # built outside the host's loop (a tool, a test): nothing to watch with
+        watch = StorageWatch(gatekeeper, self._storage_changed)
+        watch.start()
+        self.host.on_shutdown(watch.stop)
+
+    def _storage_changed(self, available: bool, cause: str) -> None:
+        hosted = self.__dict__.get("engine")
+        if hosted is not None and hosted.engine is not None:
+            from protocol import ui
+
+            hosted.engine.bus.broadcast(ui.StorageStatus(available=available, cause=cause))
+        control = getattr(self.host, "control", None)
+        if control is not None:
+            control.broadcast("storage", {"available": available, "cause": cause})
     @cached_property
     def gateway(self) -> "BrowserGateway":
         """The state the browser tools share (tab routes, ref maps, the extension bridge, debugger

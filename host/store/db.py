@@ -48,6 +48,9 @@ class Store:
         self._lock = threading.Lock()
         self._connections: list[sqlite3.Connection] = []
         self._closed = False
+        # Bumped when the database answers again after a fault: each thread then opens a fresh
+        # connection (one opened during the fault may keep a read-only or broken state).
+        self._generation = 0
         try:
             if str(self.path) != ":memory:":
                 self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -63,7 +66,9 @@ class Store:
             raise StoreError("the store is closed")
         conn = getattr(self._local, "conn", None)
         if conn is not None:
-            return conn
+            if getattr(self._local, "generation", 0) == self._generation:
+                return conn
+            self._forget(conn)
         try:
             conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                                    check_same_thread=False)
@@ -75,9 +80,40 @@ class Store:
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open {self.path}: {exc}") from exc
         self._local.conn = conn
+        self._local.generation = self._generation
         with self._lock:
             self._connections.append(conn)
         return conn
+
+    def _forget(self, conn: sqlite3.Connection) -> None:
+        self._local.conn = None
+        with self._lock:
+            if conn in self._connections:
+                self._connections.remove(conn)
+        try:
+            conn.close()
+        except sqlite3.Error:
+            pass
+
+    def probe(self, timeout_s: float = 0.25) -> None:
+        """Raise `StoreError` unless the database can be read and written right now: a small
+        committed write on a connection of its own that waits at most `timeout_s` for the write
+        lock (not the busy timeout). On success every thread opens a fresh connection."""
+        if self._closed:
+            raise StoreError("the store is closed")
+        try:
+            conn = sqlite3.connect(str(self.path), timeout=timeout_s, isolation_level=None)
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {max(1, int(timeout_s * 1000))}")
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("INSERT INTO meta (key, value) VALUES ('store.probed_at', ?) "
+                             "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (repr(time.time()),))
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path} does not answer yet: {exc}") from exc
+        self._generation += 1
 
     def close(self) -> None:
         """Close every connection this store opened (from any thread)."""

@@ -35,7 +35,8 @@ from protocol.ui.approvals import (
     InteractionSubmit, InteractionTimeout, PendingApproval, PendingInteraction,
 )
 from protocol.ui.threads import (
-    Activity, ActivityUpdated, AlertRaised, ConsentItemView, ConsentRemove, ConsentUpdated, EngineSnapshot, NodeView, TabsUpdated, ThreadCreate, ThreadCreated,
+    Activity, ActivityUpdated, AlertRaised, ConsentItemView, ConsentRemove, ConsentUpdated, EngineSnapshot, NodeView,
+    StorageStatus, TabsUpdated, ThreadCreate, ThreadCreated,
     ThreadDelete, ThreadDeleted, ThreadFork, ThreadForked, ThreadMeta, ThreadPatch, ThreadSelectBranch,
     ThreadSnapshot, ThreadSnapshotEvent, ThreadSubscribe, ThreadUpdated,
 )
@@ -82,7 +83,7 @@ __all__ = [
     "QueueUpdated", "ReloadRequired", "RuleEntry", "RulesAdd", "RulesRemove", "RunRecoveryRequired",
     "RunResolveUncertain", "RunResume", "RunState", "RunView", "ScopeSetLock", "SettingsGet", "SettingsSnapshot",
     "SettingsState", "StopReason", "StreamCursor", "SubmissionId", "TabRef", "TabsUpdated", "Text", "TextPart",
-    "ConsentItemView", "ConsentRemove", "ConsentUpdated", "ThreadCreate", "ThreadCreated", "ThreadDelete", "ThreadDeleted", "ThreadFork", "ThreadForked", "ThreadMeta",
+    "ConsentItemView", "ConsentRemove", "ConsentUpdated", "StorageStatus", "ThreadCreate", "ThreadCreated", "ThreadDelete", "ThreadDeleted", "ThreadFork", "ThreadForked", "ThreadMeta",
     "ThreadPatch", "ThreadScope", "ThreadSelectBranch", "ThreadSnapshot", "ThreadSnapshotEvent", "ThreadSubscribe",
     "ThreadUpdated", "TokenUsage", "ToolEntry", "ToolLevel", "TraceLine", "TurnComplete", "TurnEnqueue", "TurnFork",
     "TurnInterrupt", "TurnOverrides", "TurnStart", "TurnSteer", "TurnSubmit", "UiErrorCode", "UiEventMessage",

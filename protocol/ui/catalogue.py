@@ -32,7 +32,7 @@ UiEventMessage = Union[
     turns.TurnStart, turns.TurnComplete, turns.TokenUsage, turns.ItemStart, turns.ItemDelta, turns.ItemComplete,
     approvals.ApprovalRequest, approvals.ApprovalResolved, approvals.InteractionRequest, approvals.InteractionResolved,
     threads.ThreadUpdated, turns.QueueUpdated, turns.RunRecoveryRequired, threads.TabsUpdated,
-    threads.ActivityUpdated, threads.AlertRaised, threads.ConsentUpdated,
+    threads.ActivityUpdated, threads.AlertRaised, threads.ConsentUpdated, threads.StorageStatus,
     settings.SettingsState, settings.PolicyExplained, settings.AuditRows, settings.AuditVerified,
     providers.ProvidersVerified,
     memory.MemoryState,

@@ -123,6 +123,8 @@ class EngineSnapshot(Shape, kw_only=True):
     pending_approvals: list[PendingApproval] = []
     pending_interactions: list[PendingInteraction] = []
     epoch: Annotated[int, msgspec.Meta(ge=0)] = 0
+    # Why every call is refused right now ("storage unavailable: database is locked"), or "".
+    storage_unavailable: str = ""
 
 
 class ThreadPatch(Shape, kw_only=True):
@@ -184,6 +186,14 @@ class ActivityUpdated(UiMessage, tag="activity.updated", kw_only=True):
     """Sent to every page (not only a thread's subscribers), for badges and lists."""
 
     activity: Activity
+
+
+class StorageStatus(UiMessage, tag="storage.status", kw_only=True):
+    """Sent to every page when the host's storage fails or answers again: while it does not,
+    every tool call is refused and the panel says why (`cause`); it clears by itself."""
+
+    available: bool
+    cause: str = ""
 
 
 class AlertRaised(UiMessage, tag="alert.raised", kw_only=True):

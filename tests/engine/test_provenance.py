@@ -133,3 +133,26 @@ async def test_a_card_accepted_for_where_a_link_leads_trusts_that_site_for_the_t
     # The same site again (another page of it), and a site no content named, ran without a question.
     assert len(harness.recorder.of("approval.request")) == 1
     assert [t for t, _ in harness.executor.executed] == ["read_page", "click", "click", "navigate"]
+
+
+async def test_a_storage_fault_is_the_calls_own_denied_result_and_the_next_call_runs_once_it_passes(harness, server):
+    from host.store.db import StoreError
+
+    on_bank(harness)
+    harness.gatekeeper._availability.fail(StoreError("database is locked"))
+    harness.gatekeeper._healer._next_at = float("inf")  # the lock is still held: no attempt succeeds yet
+    server.add(Reply(tool_calls=[("read_page", {})]), Reply(text="could not"))
+    thread = await harness.new_thread(permissionPolicy="auto")
+    await harness.submit(thread, "What does my bank say?")
+    await harness.turn_done()
+    assert harness.executor.executed == []
+    result = [n for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "tool_result"][0]
+    assert result.body["code"] == "storage_unavailable" and not result.body["ok"]
+    assert "database is locked" in result.body["text"] and "opens again by itself" in result.body["text"]
+    assert harness.engine.engine_snapshot().storage_unavailable.startswith("storage unavailable: ")
+    harness.gatekeeper._healer._next_at = 0  # the lock was released
+    server.add(Reply(tool_calls=[("read_page", {})]), Reply(text="read"))
+    await harness.submit(thread, "try again")
+    await harness.turn_done(2)
+    assert [t for t, _ in harness.executor.executed] == ["read_page"]
+    assert harness.engine.engine_snapshot().storage_unavailable == ""

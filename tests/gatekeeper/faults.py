@@ -17,6 +17,11 @@ class FlakyStore(Store):
         with super().transaction() as conn:
             yield conn
 
+    def probe(self, timeout_s=0.25):
+        if self.fail_writes or self.fail_reads:
+            raise StoreError("disk I/O error (injected)")
+        super().probe(timeout_s)
+
     def query(self, sql, params=()):
         if self.fail_reads or (self.fail_reads_of and self.fail_reads_of in sql):
             raise StoreError("disk I/O error (injected)")

@@ -92,32 +92,45 @@ def test_corrupt_stored_grant_fails_hydration(flaky):
         grants.has("x", "click", "https://a.com")
 
 
-def test_storage_failure_makes_every_later_check_raise(tmp_path, make_gatekeeper):
+def test_a_storage_failure_closes_every_check_until_the_store_answers_again(tmp_path, make_gatekeeper):
     store = FlakyStore(tmp_path / "gk.sqlite3")
     gk = make_gatekeeper(store)
     gk.bind_browser_session("b")
     request = CheckRequest(thread_id="t", tool="click", params={"ref": "a"}, origin="https://a.com")
     assert gk.check(request).verdict == "ask"
+    gk.apply_decision(thread_id="t", approval_id="a0", tool="click", target_origin="https://a.com",
+                      kind="acceptForSession")
     store.fail_writes = True
     with pytest.raises(GatekeeperUnavailable):
-        gk.apply_decision(thread_id="t", approval_id="a1", tool="click", target_origin="https://a.com",
+        gk.apply_decision(thread_id="t", approval_id="a1", tool="click", target_origin="https://b.com",
                           kind="acceptForSession")
+    for _ in range(3):  # every check while the fault lasts, whoever asks
+        with pytest.raises(GatekeeperUnavailable):
+            gk.check(request)
+        with pytest.raises(GatekeeperUnavailable):
+            gk.check(CheckRequest(thread_id="other", tool="read_page", origin="https://a.com"))
+    assert gk.closed_because.startswith("storage unavailable: ")
     store.fail_writes = False
-    with pytest.raises(GatekeeperUnavailable):
-        gk.check(request)
-    with pytest.raises(GatekeeperUnavailable):
-        gk.check(CheckRequest(thread_id="other", tool="read_page", origin="https://a.com"))
+    gk._healer._next_at = 0  # the delay since the last attempt has passed
+    assert gk.check(request).code == "session_grant"  # open again, the grant made before the fault kept
+    assert gk.closed_because is None
+    # What failed during the fault was never half-made: the grant it tried is not there.
+    assert not gk.grants.has("t", "click", "https://b.com")
 
 
-def test_audit_write_failure_fails_closed(tmp_path, make_gatekeeper):
+def test_an_audit_write_failure_fails_closed_and_leaves_the_chain_whole(tmp_path, make_gatekeeper):
     store = FlakyStore(tmp_path / "gk.sqlite3")
     gk = make_gatekeeper(store)
+    gk.check(CheckRequest(thread_id="t", tool="read_page", origin="https://a.com"))
+    before = gk.audit.verify().rows
     store.fail_writes = True
-    with pytest.raises(GatekeeperUnavailable):
+    with pytest.raises(GatekeeperUnavailable):  # an unaudited call must not run
         gk.check(CheckRequest(thread_id="t", tool="click", origin="https://a.com"))
     store.fail_writes = False
-    with pytest.raises(GatekeeperUnavailable):
-        gk.check(CheckRequest(thread_id="t", tool="click", origin="https://a.com"))
+    gk._healer._next_at = 0
+    gk.check(CheckRequest(thread_id="t", tool="click", origin="https://a.com"))
+    verified = gk.audit.verify()
+    assert verified.ok and verified.rows == before + 1
 
 
 def test_unreadable_store_at_start_fails_closed(tmp_path, make_gatekeeper):

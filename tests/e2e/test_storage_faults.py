@@ -1,0 +1,114 @@
+"""Faults and load against the real host a real browser started: another process holds the
+database's write lock past the busy timeout (as a backup or sync tool does), then lets go; a
+client pipelines 10,000 requests on one control connection. The host refuses what it cannot
+judge with the call's own result (`storage_unavailable`), says so to its clients while it lasts,
+serves again without a restart once the lock is gone, and answers every request it was sent."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import msgspec
+import pytest
+
+from tests.support.browser import BrowserRun
+from tests.support.hosts import attach, tabwarden_home
+from tests.support.pages import PageServer
+from tests.support.waiting import until
+
+pytestmark = pytest.mark.browser
+
+THREAD = "storage-faults"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    with PageServer() as pages:
+        browser = BrowserRun(tmp_path_factory.mktemp("storage-faults"), host_permissions=["http://127.0.0.1/*"],
+                             start_url=pages.url("hello.html"))
+        browser.prepare()
+        browser.start()
+        with tabwarden_home(browser.tw_home):
+            try:
+                yield browser
+            except BaseException:
+                print(browser.diagnostics())
+                raise
+            finally:
+                browser.stop()
+
+
+async def read_page(control) -> dict:
+    return await control.call("tools.call", timeout=30, tool="read_page", params={}, thread_id=THREAD)
+
+
+async def test_a_lock_held_past_the_busy_timeout_refuses_calls_then_the_host_serves_again(run):
+    control = await attach(timeout=30)
+    statuses: list[dict] = []
+    control.listen(lambda event: event.topic == "storage" and statuses.append(msgspec.to_builtins(event.data)))
+    await control.subscribe("storage")
+    try:
+        assert (await read_page(control))["ok"] is True
+        locker = sqlite3.connect(str(run.tw_home / "data" / "tabwarden.sqlite3"), isolation_level=None)
+        locker.execute("BEGIN EXCLUSIVE")
+        try:
+            refused = await read_page(control)  # waits out the host's 5 s busy timeout
+            assert refused["ok"] is False and refused["error"]["code"] == "storage_unavailable"
+            assert "database is locked" in refused["error"]["message"]
+            assert refused["error"]["details"]["dispatched"] is False  # nothing reached the page
+            await until(lambda: statuses and statuses[-1]["available"] is False, 10, "the host to say storage is down")
+            assert "database is locked" in statuses[-1]["cause"]
+            again = await read_page(control)  # still refused while the lock is held
+            assert again["error"]["code"] == "storage_unavailable"
+        finally:
+            locker.execute("ROLLBACK")
+            locker.close()
+        await until(lambda: statuses[-1]["available"] is True, 20, "the host to open again by itself")
+        assert (await read_page(control))["ok"] is True  # no restart: the same host process
+        verified = await control.call("gatekeeper.verify_audit", timeout=30)
+        assert verified["ok"] is True
+    finally:
+        await control.close()
+
+
+async def test_ten_thousand_pipelined_requests_each_get_a_result_or_a_refusal(run):
+    from protocol.control import ControlHello, ControlRequest, ControlServerMessage
+    from protocol.framing import FrameEncoder, FrameSplitter, MessageDecoder
+    from protocol.limits import BROWSER_LIMITS
+    from protocol.messages import Failure, Result
+
+    from host.control.discovery import running_hosts
+
+    entry = running_hosts()[0]
+    reader, writer = await asyncio.open_unix_connection(str(entry.socket_path))
+    encoder, splitter = FrameEncoder(), FrameSplitter()
+    decoder = MessageDecoder(ControlServerMessage, BROWSER_LIMITS)
+    writer.write(b"".join(encoder.encode(ControlHello(token=entry.token(), client="flood"))[0:]))
+    assert splitter.feed(await asyncio.wait_for(reader.read(1 << 16), 10)), "no welcome"
+    total = 10_000
+    writer.write(b"".join(b"".join(encoder.encode(ControlRequest(id=i, method="host.info")))
+                          for i in range(1, total + 1)))
+    drained = asyncio.ensure_future(writer.drain())
+    answered: dict[int, object] = {}
+
+    async def read_all() -> None:
+        while len(answered) < total:
+            data = await reader.read(1 << 20)
+            assert data, f"the host closed the link after {len(answered)} answers"
+            for payload in splitter.feed(data):
+                message = decoder.decode(payload)
+                if isinstance(message, (Result, Failure)):
+                    answered[message.id] = message
+
+    await asyncio.wait_for(read_all(), 300)
+    await drained
+    writer.close()
+    assert sorted(answered) == list(range(1, total + 1))
+    refused = [m for m in answered.values() if isinstance(m, Failure)]
+    assert all(m.error.code == "overloaded" and m.error.details["retryAfterMs"] > 0 for m in refused)
+    control = await attach(timeout=30)  # and it still serves
+    try:
+        assert (await control.call("host.info"))["connected"] is True
+    finally:
+        await control.close()
