@@ -14,6 +14,7 @@ const UNDELIVERED = new Set(["not_connected", "not_initialized"]);
 // A busy host refused the op before acting on it: it goes again, politely later each time.
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 4000;
+const RETRY_CODES = new Set(["overloaded", "storage_unavailable"]);
 
 function newId() {
   return crypto.randomUUID();
@@ -71,6 +72,12 @@ export class EngineClient {
       if (!this.link.ready) this.initialized = false;
       // A host that just came up knows nothing of this page: introduce it again.
       if (this.link.ready && (!wasReady || !this.initialized)) this.initialize();
+      return;
+    }
+    if (message.type === "error" && message.submissionId === this.initId && RETRY_CODES.has(message.code)) {
+      // The host is up but cannot serve yet (storage being repaired, too busy): ask again later.
+      this.emit(message.type, message);
+      setTimeout(() => { if (!this.initialized && this.link.ready) this.initialize(); }, RETRY_MAX_MS);
       return;
     }
     if (message.type === "initialized" && message.submissionId === this.initId) {

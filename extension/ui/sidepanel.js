@@ -52,6 +52,7 @@ client.on("settings.state", (m) => {
   if (!model.meta || !model.meta.permissionPolicy) composer.setPolicy(defaultPolicy);
 });
 client.on("storage.status", (m) => showStorage(m.available ? "" : m.cause));
+client.on("error", (m) => { if (m.code === "storage_unavailable" && !client.initialized) showStorage(m.message); });
 client.on("*", route);
 client.connect();
 if (!current) chat.renderAll(model); // the first-run view, also while the host is not there yet
@@ -78,7 +79,8 @@ function showLink() {
 // when it answers again (the host heals by itself).
 function showStorage(cause) {
   const line = $("#storage");
-  line.textContent = cause ? t("storage.unavailable", { cause }) : "";
+  const said = cause ? cause.charAt(0).toUpperCase() + cause.slice(1) : "";
+  line.textContent = cause ? t("storage.unavailable", { cause: said }) : "";
   line.hidden = !cause;
 }
 

@@ -119,10 +119,11 @@ def _failure(call: ToolCall, ending: Ending) -> ToolFailure:
     if isinstance(ending, Stopped):
         return ending.detail
     if isinstance(ending, Unavailable) and ending.storage:
+        from host.gatekeeper.healing import plain_cause
+
         return ToolFailure(ToolCode.STORAGE_UNAVAILABLE, f"denied: storage is unavailable, so nothing ran "
-                           f"({ending.reason.rsplit('unavailable: ', 1)[-1][:300]}); the host opens again by itself "
-                           "once its database answers", phase="authorize", details={"dispatched": False},
-                           retryable=True)
+                           f"({plain_cause(ending.reason)[:300]}); the host opens again by itself once its database "
+                           "answers", phase="authorize", details={"dispatched": False}, retryable=True)
     if isinstance(ending, Unavailable):
         return ToolFailure(ToolCode.GATEKEEPER_UNAVAILABLE, f"permission state is unavailable, so nothing runs: "
                            f"{ending.reason}", phase="authorize", details={"dispatched": False})

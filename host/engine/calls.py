@@ -481,5 +481,7 @@ def _decision_details(decision: Any) -> dict[str, Any]:
 
 
 def _cause(reason: str) -> str:
-    """The storage failure without the layers' prefixes ("permission state is unavailable: ...")."""
-    return reason.rsplit("unavailable: ", 1)[-1][:300]
+    """The storage failure as a person reads it (see `healing.plain_cause`)."""
+    from host.gatekeeper.healing import plain_cause
+
+    return plain_cause(reason)[:300]

@@ -42,6 +42,25 @@ def is_storage_error(exc: BaseException | None) -> bool:
     return False
 
 
+_HINTS = (
+    ("locked", "another program is using the database"),
+    ("full", "the disk is full"),
+    ("readonly", "the data folder cannot be written"),
+    ("unable to open", "the data folder cannot be written"),
+    ("not a database", "the database file is damaged: move it aside or restore a backup, and the host opens it by itself"),
+    ("malformed", "the database file is damaged: move it aside or restore a backup, and the host opens it by itself"),
+)
+
+
+def plain_cause(text: str) -> str:
+    """A storage failure as a person reads it: SQLite's words without the layers' prefixes and
+    the file's path, and what it usually means ("database is locked (another program is using
+    the database)")."""
+    cause = text.rsplit(": ", 1)[-1].strip() or text
+    hint = next((words for needle, words in _HINTS if needle in cause.lower()), None)
+    return f"{cause} ({hint})" if hint else cause
+
+
 class Healer:
     """The attempts to open again, spaced by a growing delay."""
 

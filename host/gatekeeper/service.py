@@ -33,7 +33,7 @@ from host.gatekeeper.availability import Availability
 from host.gatekeeper.decision import FLAG_APPROVED, Call, Context, Decision, TraceStep, check
 from host.gatekeeper.errors import GatekeeperUnavailable, InvalidInput
 from host.gatekeeper.grants import SessionGrants
-from host.gatekeeper.healing import Healer, is_storage_error
+from host.gatekeeper.healing import Healer, is_storage_error, plain_cause
 from host.gatekeeper.loaded_policy import LoadedPolicy, RuleView
 from host.gatekeeper.origins import normalize_origin
 from host.gatekeeper.policy import POLICIES, resolve_policy
@@ -107,6 +107,9 @@ class Gatekeeper:
                  managed_policy: Path | None = None, clock: Callable[[], float] = time.time,
                  on_alert: Callable[[Alert], None] | None = None, burst_threshold: int = 5,
                  burst_window_s: float = 60.0, reload_interval_s: float = 1.0) -> None:
+        self._options = {"user_policy": user_policy, "managed_policy": managed_policy, "clock": clock,
+                         "on_alert": on_alert, "burst_threshold": burst_threshold, "burst_window_s": burst_window_s,
+                         "reload_interval_s": reload_interval_s}
         self._store = store
         rule_storage = RuleStorage(store) if store is not None else None
         self._availability = Availability()
@@ -151,6 +154,23 @@ class Gatekeeper:
         self._open_state()
         self._threads.grants.reopen()
 
+    def adopt_store(self, store: Store) -> bool:
+        """Take a store that opened after the host started without one (a damaged file moved
+        aside or restored): every part is built again over it, the change listeners and the
+        browser session kept. True when the gatekeeper is open afterwards."""
+        if self._store is not None:
+            return self._availability.error is None
+        listeners, session = self._availability._listeners, self._threads.grants.session
+        self.__init__(store, **self._options)  # type: ignore[misc]
+        self._availability._listeners = listeners
+        if session is not None and self._availability.error is None:
+            try:
+                self.bind_browser_session(session)
+            except GatekeeperUnavailable:
+                pass  # recorded: closed, with the cause
+        self._availability.changed()
+        return self._availability.error is None
+
     def heal(self) -> bool:
         """Open again after a storage error when the database answers (at most one attempt per
         delay; see `healing`); True when the gatekeeper is open. Other errors never heal here."""
@@ -177,8 +197,9 @@ class Gatekeeper:
         error = self._availability.error
         if error is None:
             return None
-        cause = self._healer.last_cause or str(error)
-        return f"storage unavailable: {cause}" if is_storage_error(error) else str(error)
+        if not is_storage_error(error):
+            return str(error)
+        return f"storage unavailable: {plain_cause(self._healer.last_cause or str(error))}"
 
     # The parts callers and tests reach directly.
 

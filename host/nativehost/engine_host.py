@@ -20,7 +20,6 @@ class EngineHost:
     """What `HostServices.engine` holds."""
 
     def __init__(self, services: Any, **engine_options: Any):
-        from host.ui.commands import Commands
         from host.ui.link import UiLink
 
         self.services = services
@@ -30,23 +29,33 @@ class EngineHost:
         self.mcp = None  # host.mcp.manager.McpManager, once the engine is built
         self.error: Exception | None = None
         self.started: asyncio.Future[None] | None = None
+        self._options = engine_options
+        self.ui = UiLink(lambda: getattr(self.host, "endpoint", None), getattr(self.host, "extension_id", None), None)
+        self.start()
+
+    def start(self) -> bool:
+        """Build and start the engine (again, after the store could not be opened at first);
+        True when it runs. A failure leaves the pages told why, and everything fails closed."""
+        from host.ui.commands import Commands
+
+        if self.engine is not None:
+            return True
         try:
-            self.engine = self._build(engine_options)
+            self.engine = self._build(self._options)
         except Exception as exc:  # StoreError above all: everything then fails closed
             log.error("the engine is unavailable: %s", exc)
             self.error = exc
-        if self.engine is not None:
-            self.commands = Commands(self.engine)
-        handle = self.commands.handle if self.commands is not None else None
-        self.ui = UiLink(lambda: getattr(self.host, "endpoint", None), getattr(self.host, "extension_id", None), handle)
-        if self.error is not None:
-            self.ui.unavailable_reason = f"the engine is unavailable: {self.error}"
-        if self.engine is not None:
-            self.engine.bus.add_sink(self.ui.sink)
-            self.engine.bus.add_sink(self._control_sink)
-            self.services.gateway.takeover.listen(self.engine.on_takeover)
-            self.host.on_shutdown(self.close)
-            self.started = asyncio.ensure_future(self.engine.start())
+            self.ui.unavailable_reason = f"the engine is unavailable: {exc}"
+            return False
+        self.error = None
+        self.commands = Commands(self.engine)
+        self.ui.serve(self.commands.handle)
+        self.engine.bus.add_sink(self.ui.sink)
+        self.engine.bus.add_sink(self._control_sink)
+        self.services.gateway.takeover.listen(self.engine.on_takeover)
+        self.host.on_shutdown(self.close)
+        self.started = asyncio.ensure_future(self.engine.start())
+        return True
 
     def _build(self, options: dict[str, Any]):
         from host.engine.engine import Engine

@@ -101,9 +101,29 @@ class HostServices:
             asyncio.get_running_loop()
         except RuntimeError:
             return  # built outside the host's loop (a tool, a test): nothing to watch with
-        watch = StorageWatch(gatekeeper, self._storage_changed)
+        watch = StorageWatch(gatekeeper, self._storage_changed, reopen=self.reopen_store)
         watch.start()
         self.host.on_shutdown(watch.stop)
+
+    def reopen_store(self) -> bool:
+        """Open the store the host could not open at start (a damaged file since moved aside or
+        restored); the gatekeeper and the engine are then built over it. True when it opened."""
+        if self.__dict__.get("store") is not None:
+            return True
+        from host.store import Store, StoreError
+
+        try:
+            store = Store()
+        except StoreError as exc:
+            self.store_error = exc
+            return False
+        self.__dict__["store"], self.store_error = store, None
+        log.warning("the store opens now: the gatekeeper and the engine start over it")
+        self.gatekeeper.adopt_store(store)
+        hosted = self.__dict__.get("engine")
+        if hosted is not None:
+            hosted.start()
+        return True
 
     def _storage_changed(self, available: bool, cause: str) -> None:
         hosted = self.__dict__.get("engine")

@@ -46,6 +46,10 @@ class UiLink:
         self.clients: dict[str, Client] = {}
         self.unavailable_reason = "the engine is not available"
 
+    def serve(self, handle: Callable[[Client, Any], Any]) -> None:
+        """Serve ops with `handle` from now on (the engine came up after the link)."""
+        self._handle = handle
+
     def _send(self, port_id: str, event: Any) -> None:
         endpoint = self._endpoint()
         if endpoint is None or not endpoint.is_open:

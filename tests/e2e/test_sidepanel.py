@@ -632,3 +632,30 @@ def test_rules_added_in_settings_change_the_next_decision(site):
     site.shot(panel, "panel-wide")
     site.shot(panel, "panel-wide", dark=True)
     panel.set_viewport_size({"width": 460, "height": 900})
+
+
+def test_the_panel_says_storage_is_unavailable_while_it_is_and_clears_by_itself(site):
+    import sqlite3
+
+    from playwright.sync_api import expect
+
+    from tests.support.hosts import control_call
+
+    panel = site.panel
+    panel.bring_to_front()
+    banner = panel.locator("#storage")
+    expect(banner).to_be_hidden()
+    locker = sqlite3.connect(str(site.run.tw_home / "data" / "tabwarden.sqlite3"), isolation_level=None)
+    locker.execute("BEGIN EXCLUSIVE")  # a backup tool holds the write lock past the busy timeout
+    try:
+        refused = control_call(site.run.tw_home, "tools.call", tool="tabs_list", params={}, thread_id="storage-panel")
+        assert refused["error"]["code"] == "storage_unavailable"
+        expect(banner).to_be_visible(timeout=15_000)
+        expect(banner).to_contain_text("storage unavailable: ")
+        expect(banner).to_contain_text("database is locked")
+        expect(banner).to_contain_text("this clears by itself")
+        site.shot(panel, "storage-unavailable")
+    finally:
+        locker.execute("ROLLBACK")
+        locker.close()
+    expect(banner).to_be_hidden(timeout=20_000)

@@ -112,3 +112,48 @@ async def test_ten_thousand_pipelined_requests_each_get_a_result_or_a_refusal(ru
         assert (await control.call("host.info"))["connected"] is True
     finally:
         await control.close()
+
+
+async def test_a_damaged_database_at_start_fails_closed_and_a_restored_backup_is_used_without_a_restart(run):
+    import shutil
+
+    from host.control.discovery import running_hosts
+
+    control = await attach(timeout=30)
+    try:
+        await control.call("gatekeeper.add_rule", tool="navigate", origin="127.0.0.1", verdict="deny")
+    finally:
+        await control.close()
+    run.stop()
+    await until(lambda: not run.host_pids(), 20, "the host to exit")  # its last writes are done
+    data = run.tw_home / "data"
+    database = data / "tabwarden.sqlite3"
+    conn = sqlite3.connect(str(database))
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()  # a connection left open would write the database back when it closes
+    backup = run.run_dir / "backup.sqlite3"
+    shutil.copy(database, backup)
+    for leftover in data.glob("tabwarden.sqlite3-*"):
+        leftover.unlink()
+    database.write_bytes(b"this is not a database, a sync tool wrote half a file here " * 200)
+
+    run.start()
+    control = await attach(timeout=30)
+    statuses: list[dict] = []
+    control.listen(lambda event: event.topic == "storage" and statuses.append(msgspec.to_builtins(event.data)))
+    await control.subscribe("storage")
+    try:
+        pid = control.pid
+        refused = await read_page(control)
+        assert refused["ok"] is False and refused["error"]["code"] == "storage_unavailable"
+        assert "not a database" in refused["error"]["message"]
+        shutil.copy(backup, database)  # the user restores the backup
+        await until(lambda: statuses and statuses[-1]["available"] is True, 40, "the host to open the restored file")
+        assert [h.pid for h in running_hosts()] == [pid]  # the same process: no restart
+        assert (await read_page(control))["ok"] is True
+        denied = await control.call("tools.call", timeout=30, tool="navigate", params={"url": run.start_url},
+                                    thread_id=THREAD)
+        assert denied["ok"] is False and denied["error"]["code"] == "denied"  # the rule from before the damage
+        assert "rule_deny" in denied["error"]["message"], denied
+    finally:
+        await control.close()
