@@ -276,6 +276,7 @@ export class ThreadModel {
 function statusOf(result) {
   if (result.ok) return "ok";
   const code = result.code || result.outcome;
+  if (code === "storage_unavailable") return "storage"; // refused while the database did not answer
   if (["declined", "cancelled", "timed_out"].includes(code) || ["declined", "cancelled", "timed_out"].includes(result.outcome)) return "declined";
   if (result.outcome === "denied" || ["sensitive_origin", "rule_deny", "scope_lock", "script_scheme", "denied", "invalid_destination", "ssrf_blocked"].includes(code)) return "denied";
   return "failed";

@@ -77,6 +77,7 @@ const EN = {
   "tool.ok": "done",
   "tool.failed": "failed",
   "tool.denied": "denied by policy",
+  "tool.storage": "refused: storage was unavailable (it clears by itself; try again)",
   "tool.declined": "declined",
   "tool.waiting": "waiting for you",
   "tool.code": "Code: {code}",

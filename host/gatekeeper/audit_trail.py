@@ -1,18 +1,25 @@
 """What the gatekeeper writes to the audit log (decisions, approvals, outcomes, alerts) and the
 denial-burst monitor that raises the alerts. Without a store nothing is written. A write that
-fails makes the gatekeeper unavailable (fail closed): an unaudited call must not run.
+fails makes the gatekeeper unavailable (fail closed): an unaudited call must not run. What was
+refused while the log could not be written is kept (bounded) and written once storage answers
+again (`write_late`), each row saying when it happened, so the log shows the fault's refusals.
 """
 
 from __future__ import annotations
 
+import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 from host.gatekeeper.alerts import Alert, DenialBurstMonitor
 from host.gatekeeper.availability import Availability
 from host.gatekeeper.decision import Decision
+from host.gatekeeper.healing import plain_cause
 from host.gatekeeper.storage.audit import AuditLog
 from host.store.db import Store, StoreError
+
+MAX_LATE_ROWS = 1000
 
 
 class AuditTrail:
@@ -26,6 +33,8 @@ class AuditTrail:
         self.log: AuditLog | None = None
         self.monitor = DenialBurstMonitor(threshold=burst_threshold, window_s=burst_window_s, clock=clock,
                                           on_alert=self._alert)
+        # (thread, call) -> the refusal to write once storage answers again; oldest dropped first.
+        self._late: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
 
     def open(self, store: Store) -> None:
         """Write to `store`'s audit log from now on (its tables must exist)."""
@@ -37,7 +46,41 @@ class AuditTrail:
         try:
             self.log.append(**row)
         except StoreError as exc:
+            self._keep_refusal(row, exc)
             raise self._availability.fail(exc) from exc
+
+    def refused(self, *, thread_id: str, turn_id: str | None, call_id: str | None, tool: str, target_origin: str,
+                cause: Exception) -> None:
+        """Note a call refused because storage is down (written once it answers again)."""
+        if self.log is not None:
+            self._keep_refusal({"thread_id": thread_id, "turn_id": turn_id, "call_id": call_id, "tool": tool,
+                                "target_origin": target_origin}, cause)
+
+    def _keep_refusal(self, row: dict[str, Any], exc: Exception) -> None:
+        """Remember that this call was refused (it never ran), to write once storage is back."""
+        key = (str(row.get("thread_id")), str(row.get("call_id") or f"#{len(self._late)}:{row.get('tool')}"))
+        if key in self._late:
+            return
+        when = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(self._clock()))
+        self._late[key] = {
+            "kind": "outcome", "thread_id": row.get("thread_id") or "", "turn_id": row.get("turn_id"),
+            "call_id": row.get("call_id"), "tool": row.get("tool") or "", "target_origin": row.get("target_origin") or "",
+            "tool_outcome": "storage_unavailable",
+            "detail": f"refused at {when}Z, storage unavailable: {plain_cause(str(exc))}"[:1000]
+                      + "; written when storage answered again"}
+        while len(self._late) > MAX_LATE_ROWS:
+            self._late.popitem(last=False)
+
+    def write_late(self) -> int:
+        """Write the refusals kept during a storage fault; returns how many (raises StoreError
+        when storage fails again: they stay kept)."""
+        written = 0
+        while self._late and self.log is not None:
+            key, row = next(iter(self._late.items()))
+            self.log.append(**row)
+            del self._late[key]
+            written += 1
+        return written
 
     def decision(self, decision: Decision, *, thread_id: str, turn_id: str | None, call_id: str | None,
                  params: dict[str, Any], target: dict[str, Any] | None, phase: str) -> None:

@@ -42,10 +42,23 @@ class GatekeeperUnavailable(GatekeeperError, RuntimeError):
 
     @property
     def code(self) -> str:  # type: ignore[override]
-        from host.gatekeeper.healing import is_storage_error
-
         return "storage_unavailable" if is_storage_error(self) else "gatekeeper_unavailable"
 
     @property
     def message(self) -> str:  # type: ignore[override]
         return str(self)
+
+
+def is_storage_error(exc: BaseException | None) -> bool:
+    """Whether `exc` (or what caused it) is a failure of the database, which may pass."""
+    import sqlite3
+
+    from host.store.db import StoreError
+
+    seen = 0
+    while exc is not None and seen < 8:
+        if isinstance(exc, (StoreError, sqlite3.Error)):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False

@@ -19,27 +19,15 @@ length plus at most one delay.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable
 
-from host.gatekeeper.errors import GatekeeperUnavailable
+from host.gatekeeper.errors import GatekeeperUnavailable, is_storage_error
+
+__all__ = ["FIRST_DELAY_S", "MAX_DELAY_S", "Healer", "is_storage_error", "plain_cause"]
 
 FIRST_DELAY_S = 0.25
 MAX_DELAY_S = 8.0
-
-
-def is_storage_error(exc: BaseException | None) -> bool:
-    """Whether `exc` (or what caused it) is a failure of the database, which may pass."""
-    from host.store.db import StoreError
-
-    seen = 0
-    while exc is not None and seen < 8:
-        if isinstance(exc, (StoreError, sqlite3.Error)):
-            return True
-        exc = exc.__cause__ or exc.__context__
-        seen += 1
-    return False
 
 
 _HINTS = (

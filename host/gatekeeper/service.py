@@ -153,6 +153,7 @@ class Gatekeeper:
                                             "run `tabwarden audit --verify`")
         self._open_state()
         self._threads.grants.reopen()
+        self._audit.write_late()
 
     def adopt_store(self, store: Store) -> bool:
         """Take a store that opened after the host started without one (a damaged file moved
@@ -321,8 +322,15 @@ class Gatekeeper:
         return self._policy.revision(policy, exclude_approval=exclude_approval)
 
     def check(self, request: CheckRequest) -> Decision:
-        """Judge one call and audit the decision. Raises `GatekeeperUnavailable` (fail closed)."""
-        self._policy.current()
+        """Judge one call and audit the decision. Raises `GatekeeperUnavailable` (fail closed);
+        a call refused so while storage is down is written to the log once it answers."""
+        try:
+            self._policy.current()
+        except GatekeeperUnavailable as exc:
+            if is_storage_error(exc):
+                self._audit.refused(thread_id=request.thread_id, turn_id=request.turn_id, call_id=request.call_id,
+                                    tool=request.tool, target_origin=request.origin, cause=exc)
+            raise
         definition = definition_of(request.target) if request.tool.startswith(MCP_PREFIX) else None
         pin_key = (request.tool, normalize_origin(request.origin).text if request.origin else "")
         # At the dispatch of an approved call, what the answer granted is for the new definition.

@@ -651,7 +651,7 @@ def test_the_panel_says_storage_is_unavailable_while_it_is_and_clears_by_itself(
         refused = control_call(site.run.tw_home, "tools.call", tool="tabs_list", params={}, thread_id="storage-panel")
         assert refused["error"]["code"] == "storage_unavailable"
         expect(banner).to_be_visible(timeout=15_000)
-        expect(banner).to_contain_text("storage unavailable: ")
+        expect(banner).to_contain_text("Storage unavailable: ")
         expect(banner).to_contain_text("database is locked")
         expect(banner).to_contain_text("this clears by itself")
         site.shot(panel, "storage-unavailable")

@@ -130,7 +130,7 @@ def test_an_audit_write_failure_fails_closed_and_leaves_the_chain_whole(tmp_path
     gk._healer._next_at = 0
     gk.check(CheckRequest(thread_id="t", tool="click", origin="https://a.com"))
     verified = gk.audit.verify()
-    assert verified.ok and verified.rows == before + 1
+    assert verified.ok and verified.rows == before + 2  # the refusal, written late, and the check
 
 
 def test_unreadable_store_at_start_fails_closed(tmp_path, make_gatekeeper):
