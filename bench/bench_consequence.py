@@ -162,7 +162,8 @@ def _writes_users_values(call, obj: dict) -> bool:
     from host.gatekeeper.provenance_check import sent_strings
 
     from host.gatekeeper.decision import destinations_of
-    from host.gatekeeper.facts.values import site_of, web_value
+    from host.gatekeeper.facts.decisive_fields import decisive_field
+    from host.gatekeeper.facts.values import compact_digits, number_forms, web_value, word_key
 
     seen = obj.get("provenance") or {}
     words = [str(text) for text in [*seen.get("user", ()), *seen.get("own", ())]]
@@ -175,6 +176,16 @@ def _writes_users_values(call, obj: dict) -> bool:
         there = web_value(str(lead.get("url") or ""))
         if there is not None and here is not None and there.site != here.site and there.site not in user_sites:
             return False
+    # A payment field's value (an amount, a sort code, a payee) counts whatever its shape.
+    if decisive_field(call_target(obj)) is not None:
+        typed = call.params.get("text") if isinstance(call.params, dict) else None
+        if isinstance(typed, str) and typed.strip():
+            forms = number_forms(typed) if compact_digits(typed) else set()
+            said_numbers = {f for text in words for f in number_forms(text)}
+            if forms and not forms & said_numbers:
+                return False
+            if not forms and f" {word_key(typed)} " not in " ".join(f" {word_key(w)} " for w in words):
+                return False
     for key, text in sent_strings(call.params, call.tool):
         if any(v.key not in users for v in scan(text)):
             return False

@@ -18,7 +18,8 @@ from collections import OrderedDict, deque
 from typing import NamedTuple
 
 from host.gatekeeper.consent import TaskConsent
-from host.gatekeeper.facts.values import EMAIL, NUMBER, WEB, Value, name_pattern, scan, scannable, site_of, web_value, words_form
+from host.gatekeeper.facts.values import (EMAIL, NUMBER, WEB, Value, compact_digits, name_pattern, number_forms, scan,
+                                          scannable, site_of, web_value, word_key, words_form)
 
 MAX_UNTRUSTED = 20_000
 MAX_TEXT_CHARS = 2_000_000
@@ -36,7 +37,7 @@ class Seen(NamedTuple):
 class Provenance:
     """The provenance index of one thread (or of one what-if case)."""
 
-    __slots__ = ("_trusted", "_sites", "_paths", "_trusted_words", "_trusted_chars", "_places", "_untrusted", "_untrusted_sites", "_texts", "_text_chars",
+    __slots__ = ("_trusted", "_sites", "_paths", "_trusted_words", "_trusted_chars", "_places", "_untrusted", "_untrusted_sites", "_numbers", "_texts", "_text_chars",
                  "max_untrusted", "max_text_chars", "dropped", "texts", "consent")
 
     def __init__(self, *, max_untrusted: int = MAX_UNTRUSTED, max_text_chars: int = MAX_TEXT_CHARS) -> None:
@@ -48,6 +49,7 @@ class Provenance:
         self._trusted_chars = 0
         self._untrusted: OrderedDict[str, Seen] = OrderedDict()
         self._untrusted_sites: OrderedDict[str, Seen] = OrderedDict()  # sites content named
+        self._numbers: set[str] = set()  # digit forms of the numbers the user wrote (amounts, codes)
         # Untrusted texts as names are searched in (lowered), newest last, with their origin.
         self._texts: deque[tuple[str, Seen]] = deque()
         self._text_chars = 0
@@ -67,6 +69,7 @@ class Provenance:
         self.texts += 1
         for value in scan(text):
             self.trust(value)
+        self._numbers.update(number_forms(text))
         form = words_form(text)
         self._trusted_words.append(form)
         self._trusted_chars += len(form)
@@ -84,6 +87,7 @@ class Provenance:
             self._trusted.add(value.key)
             if value.kind == WEB and value.site:
                 self._places.add(value.site)
+        self._numbers.update(number_forms(text))
         form = words_form(text)
         self._trusted_words.append(form)
         self._trusted_chars += len(form)
@@ -106,7 +110,8 @@ class Provenance:
             self._places.add(value.site)
 
     def trust_name(self, text: str) -> None:
-        """Make a name the user's (accepted on a card)."""
+        """Make a name (or any typed text) the user's (accepted on a card)."""
+        self._numbers.update(number_forms(text))
         form = words_form(text)
         self._trusted_words.append(form)
         self._trusted_chars += len(form)
@@ -179,6 +184,26 @@ class Provenance:
         """The origin the value was last seen at in untrusted content (None when not seen)."""
         seen = self._untrusted.get(value.key)
         return seen.origin if seen is not None else None
+
+    def wrote(self, text: str) -> bool:
+        """Whether the user wrote `text` (or accepted it): its numbers compared by their digits
+        ("9,500.00" is "9500"), anything else as whole words."""
+        numbers = number_forms(text)
+        if numbers and compact_digits(text):
+            return bool(numbers & self._numbers)
+        key = word_key(scannable(text))
+        return bool(key) and self.name_is_users(key)
+
+    def text_seen_at(self, text: str) -> str | None:
+        """Where untrusted content last showed `text` (its digits, for a number), or None."""
+        if compact_digits(text):
+            wanted = number_forms(text)
+            for low, seen in reversed(self._texts):
+                if wanted & number_forms(low):
+                    return seen.origin
+            return None
+        key = word_key(scannable(text))
+        return self.name_seen_at(key) if key else None
 
     def site_seen_at(self, site: str) -> str | None:
         """The origin where untrusted content last named this registrable domain in a web address

@@ -56,12 +56,15 @@ class UntrustedValue:
 
 def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any], prov: Provenance,
                      tab_origin: str, held: Iterable[str] = (), *, names: bool = True,
-                     page_chosen: bool = False) -> list[UntrustedValue]:
+                     page_chosen: bool = False, field: str | None = None,
+                     reference: bool = False) -> list[UntrustedValue]:
     """The values of a write to `tab_origin` (the tab's or server's origin) that the user did not
     give, in the order the call carries them (each once); `held` are what fields will hold after
     it (a value typed in pieces is judged whole); `names`: whether typed names are judged too;
     `page_chosen`: the URL is where a page's link or form leads (chosen by the page at
-    `tab_origin`), not one the model wrote."""
+    `tab_origin`), not one the model wrote; `field`: the kind of payment field the call types
+    into (`decisive_fields`), where the whole text must be the user's whatever its shape;
+    `reference`: it types a payment's reference, where a long number is an invoice's."""
     found: dict[str, UntrustedValue] = {}
     if spec is not None and spec.url_param is not None:
         raw = params.get(spec.url_param)
@@ -87,6 +90,11 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
             found[carried.key] = _untrusted(carried, prov)
         return list(found.values())
     fill = spec is not None and spec.category == "fill"
+    if fill and field is not None:
+        for text in _typed_texts(params, held):
+            if text.strip() and not prov.wrote(text):
+                found.setdefault(f"field:{text.strip()}", UntrustedValue(
+                    "field", field, text.strip()[:200], prov.text_seen_at(text)))
     # A piece of a value the user gave, typed into a field that then holds it whole, is theirs.
     users_whole: list[str] = []
     for text in held if fill else ():
@@ -94,12 +102,12 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
         if values and all(prov.is_trusted(v) for v in values):
             users_whole.append(_digits(text))
         for value in values:
-            if value.key not in found and not prov.is_trusted(value):
+            if value.key not in found and not prov.is_trusted(value) and not (reference and value.kind == NUMBER):
                 found[value.key] = _untrusted(value, prov)
     for key, text in sent_strings(params, tool, spec):
         values = scan(text)
         for value in values:
-            if value.key in found or prov.is_trusted(value):
+            if value.key in found or prov.is_trusted(value) or (reference and value.kind == NUMBER):
                 continue
             if value.kind == NUMBER and any(value.key.split(":", 1)[1] in whole for whole in users_whole):
                 continue
@@ -127,6 +135,20 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
     return list(found.values())
 
 
+def _typed_texts(params: Mapping[str, Any], held: Iterable[str]) -> list[str]:
+    """What a one-field fill leaves in its field: the whole it will hold, else its text."""
+    whole = [text for text in held if isinstance(text, str)]
+    if whole:
+        return whole[-1:]
+    text = params.get("text")
+    values = params.get("values")
+    if isinstance(text, str):
+        return [text]
+    if isinstance(values, list):
+        return [v for v in values if isinstance(v, str)][:8]
+    return []
+
+
 def trust_accepted(prov: Provenance, tool: str, params: Mapping[str, Any]) -> None:
     """What the user's approval of a call leaves behind: every value it sends, the URL it opens
     and the names its text carries are the user's for the rest of the task, so that the same
@@ -137,8 +159,8 @@ def trust_accepted(prov: Provenance, tool: str, params: Mapping[str, Any]) -> No
         url = web_value(text) if key == "url" else None
         if url is not None:
             prov.trust(url)
-        if name_key(text) is not None or names_in(text):
-            prov.trust_name(text)
+        if key == "text" or name_key(text) is not None or names_in(text):
+            prov.trust_name(text)  # an amount or a payee typed and approved is the user's now
 
 
 def trust_shown(prov: Provenance, text: str) -> None:

@@ -17,6 +17,7 @@ from protocol.permissions import (FLAG_COMMIT, FLAG_CREDENTIAL_TARGET, FLAG_ESCA
 from host.gatekeeper.decision_types import Call, Context, Decision, TraceStep
 from host.gatekeeper.facts import payload as P
 from host.gatekeeper.facts.consequence import EFFECT_WORDS, Effect, effect_of, search_field
+from host.gatekeeper.facts.decisive_fields import decisive_field, reference_field
 from host.gatekeeper.facts.credential_target import targets_credential
 from host.gatekeeper.facts.field_values import FieldValues, field_values
 from host.gatekeeper.facts.payload import ALWAYS_FORCING, CARD_NUMBER, CREDENTIAL_TARGET, EMAIL_ADDRESS, IBAN, \
@@ -271,8 +272,12 @@ def untrusted_value(s: Judged) -> Decision | None:
     # (accounts, addresses) are judged there too.
     names = not (s.call.tool in ("type", "type_trusted") and search_field(s.ctx.target))
     page_chosen = bool(s.ctx.target and s.ctx.target.get("page_chosen"))  # a link's or form's own destination
+    # Typed into a payment field (a select offers only the page's own options, a quantity often).
+    typed = s.call.tool in ("type", "type_trusted", "press_key", "batch_actions")
+    field = decisive_field(s.ctx.target) if typed else None
+    reference = typed and reference_field(s.ctx.target)
     foreign = untrusted_values(spec, s.call.tool, s.params, prov, s.ctx.origin if s.dest is not None else s.origin.text,
-                               s.filled.whole, names=names, page_chosen=page_chosen)
+                               s.filled.whole, names=names, page_chosen=page_chosen, field=field, reference=reference)
     if foreign:
         said = "; ".join(v.describe() for v in foreign[:3]) + ("; and more" if len(foreign) > 3 else "")
         s.step("untrusted_value", "hit", said)

@@ -23,9 +23,9 @@ from typing import Any, NamedTuple
 
 from host.gatekeeper.facts.normalize import fold, percent_decode
 
-EMAIL, WEB, IBAN_KIND, NUMBER, KEY = "email", "web", "iban", "number", "key"
+EMAIL, WEB, IBAN_KIND, NUMBER, KEY, WALLET = "email", "web", "iban", "number", "key", "wallet"
 KIND_WORDS = {EMAIL: "e-mail address", WEB: "web address", IBAN_KIND: "IBAN", NUMBER: "account, phone or card number",
-              KEY: "public key"}
+              KEY: "public key", WALLET: "wallet address"}
 
 # Fewer digits are dates, amounts, times and counts far more often than accounts or phones.
 MIN_NUMBER_DIGITS = 9
@@ -71,6 +71,10 @@ _GROUP_SPLIT = re.compile(r"[ \-.]")
 _SSH_KEY = re.compile(r"(?:ssh-(?:ed25519|rsa|dss)|ecdsa-sha2-nistp(?:256|384|521)|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)"
                       r"@openssh\.com)[ \t]+(AAAA[0-9A-Za-z+/]{16,}={0,3})")
 _SSH_ANCHORS = ("ssh-", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-")
+# Where coins go: a Bitcoin bech32 address or an Ethereum address, found from their prefixes (a
+# legacy base58 address has none, and reading every long token for one costs too much per page).
+_BECH32 = re.compile(r"(?<![A-Za-z0-9])(?:bc1|tb1)[ac-hj-np-z02-9]{25,87}(?![A-Za-z0-9])", re.I)
+_ETH = re.compile(r"(?<![A-Za-z0-9])0x[0-9a-fA-F]{40}(?![A-Za-z0-9])")
 
 # A name: one to four capitalised words (letters, apostrophes, hyphens, a dot after an initial).
 _NAME_WORD = r"[^\W\d_][^\W\d_'’\-]*(?:['’\-][^\W\d_]+)*\.?"
@@ -230,6 +234,7 @@ def scan(text: str, *, prepared: bool = False) -> list[Value]:
             key = f"key:{match.group(1)}"
             found.setdefault(key, Value(KEY, key, match.group(0)))
             taken.add(match.start(), match.end())
+    _wallets(text, found, taken)
     at = text.find("@")
     while at != -1:
         left = _EMAIL_LOCAL_END.search(text, max(0, at - 64), at)
@@ -289,6 +294,18 @@ def scan(text: str, *, prepared: bool = False) -> list[Value]:
             run = text[start - 1] + run
         _numbers(run, found)
     return list(found.values())
+
+
+def _wallets(text: str, found: dict[str, Value], taken: "_Spans") -> None:
+    """Crypto addresses, found from their rare prefixes."""
+    for pattern, anchors in ((_BECH32, ("bc1", "BC1", "tb1", "TB1")), (_ETH, ("0x",))):
+        if not any(anchor in text for anchor in anchors):
+            continue
+        for match in pattern.finditer(text):
+            shown = match.group(0)
+            key = f"wallet:{shown.lower()}"
+            found.setdefault(key, Value(WALLET, key, shown))
+            taken.add(match.start(), match.end())
 
 
 def _web_anchors(text: str) -> list[tuple[int, int, str]]:
@@ -400,6 +417,39 @@ def handle_key(text: str) -> str | None:
     if stripped[0] != "@" and not any(c.isdigit() or c in "._-" for c in core):
         return None
     return word_key(core) or None
+
+
+_NUMBER_TOKEN = re.compile(r"\d(?:[\d,.'’ \-]*\d)?")
+_DECIMALS = re.compile(r"[.,]\d{1,2}$")
+
+
+def number_forms(text: str) -> set[str]:
+    """The digit forms of the numbers in `text`: each number's digits ("20-00-00" -> "200000"),
+    and for an amount with decimals its whole part too ("9,500.00" -> "950000" and "9500")."""
+    forms: set[str] = set()
+    for match in _NUMBER_TOKEN.finditer(scannable(text)[:20_000]):
+        token = match.group(0).strip(" -")
+        digits = "".join(c for c in token if c.isdigit())
+        if not digits:
+            continue
+        forms.add(digits.lstrip("0") or "0")
+        if " " in token:  # "on 12 March, 9500": the parts may be numbers of their own
+            forms.update(part.lstrip("0") or "0" for part in ("".join(c for c in p if c.isdigit())
+                                                              for p in token.split(" ")) if part)
+        decimals = _DECIMALS.search(token)
+        if decimals is not None:
+            whole = "".join(c for c in token[:decimals.start()] if c.isdigit())
+            if whole:
+                forms.add(whole.lstrip("0") or "0")
+    return forms
+
+
+def compact_digits(text: str) -> str:
+    """The digits of `text` when it is a number and nothing else (separators aside), else ""."""
+    stripped = scannable(text).strip()
+    if not stripped or any(c.isalpha() for c in stripped if c not in "€$£¥"):
+        return ""
+    return "".join(c for c in stripped if c.isdigit())
 
 
 def name_pattern(key: str) -> re.Pattern[str]:
