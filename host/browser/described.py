@@ -29,13 +29,17 @@ def refs_used(call: ToolCall) -> list[str]:
 def facts(call: ToolCall, tab_id: int, browser: "BrowserGateway") -> dict[str, Any] | None:
     """What the host knows of the call's targets, for the gatekeeper (None without refs)."""
     used = refs_used(call)
+    typed_run = browser.key_runs.typed(tab_id, used[0] if used else None) if call.tool == "press_key" else ""
     if not used:
-        return None
+        # Keys pressed into whatever has the focus: what they typed so far is the field's value.
+        return {"focus_value": typed_run} if typed_run else None
     deep = [browser.deep_refs.peek(tab_id, ref) for ref in used if is_deep_ref(ref)]
     hints = [browser.refs.lookup(tab_id, ref) for ref in used if not is_deep_ref(ref)]
     values = {}
     for hint in hints:
         value = browser.refs.value_of(tab_id, hint) if hint is not None else None
+        if typed_run and not (value or "").endswith(typed_run):
+            value = (value or "") + typed_run  # the page's last word on the field predates these keys
         if value is not None:
             values[hint.ref] = value  # what text typed in append mode adds to
     found = target_facts(hints, values)

@@ -34,6 +34,7 @@ def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
             gateway.cdp.tab_removed(tab_id)
             gateway.deep_refs.forget(tab_id)
             gateway.l1_translations.forget(tab_id)
+            gateway.key_runs.forget(tab_id)
     elif name == "tabs.replaced":
         added, removed = _int(data, "addedTabId"), _int(data, "removedTabId")
         if added is not None and removed is not None:
@@ -47,6 +48,7 @@ def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
         # A new document: every ref of the old one is gone with it.
         if tab_id is not None and data.get("status") == "loading":
             gateway.refs.forget(tab_id)
+            gateway.key_runs.forget(tab_id)
             gateway.cdp.invalidate(tab_id, "the tab started loading")
         if tab_id is not None and isinstance(data.get("url"), str):
             gateway.guard.tab_updated(tab_id, data["url"])

@@ -22,6 +22,7 @@ from host.browser.l2.attachments import Attachments
 from host.browser.l2.deep_refs import DeepRefMap
 from host.browser.l2.translations import L1Translations
 from host.browser.navguard.guard import NavigationGuard
+from host.browser.key_runs import KeyRuns
 from host.browser.refmap import RefMap
 from host.browser.routing import TabRoutes
 from host.browser.serial import TabQueue
@@ -39,6 +40,7 @@ class BrowserGateway:
         # Browser events that end the browser session revoke its session grants.
         self.gatekeeper = gatekeeper
         self.refs = RefMap()
+        self.key_runs = KeyRuns()  # what press_key calls typed, key by key (judged whole)
         self.routes = TabRoutes()
         self.guard = NavigationGuard(self.bridge, gatekeeper)
         self.queue = TabQueue()

@@ -216,10 +216,25 @@ class BrowserTools(ToolService):
         finally:
             current_watch.reset(token)
         result = await guard.finish(watch, result)
+        self._note_keys(call, result)
         moved = result.result_tab_id or result.tab_id
         if moved != call.tab_id and call.thread_id in self._turns:
             self.indicator.driving(call.thread_id, moved)
         return result
+
+    def _note_keys(self, call: ToolCall, result: ToolResult) -> None:
+        """Keep the tab's run of typed keys (see `key_runs`): a key that ran adds to it, any
+        other write ends it."""
+        if call.tab_id is None or call.spec.effects != "write":
+            return
+        runs = self.gateway.key_runs
+        if call.tool != "press_key" or not result.ok:
+            runs.other_write(call.tab_id)
+            return
+        params = call.wire_params()
+        repeat = params.get("repeat", 1)
+        runs.pressed(call.tab_id, params.get("ref"), str(params.get("key") or ""),
+                     repeat if isinstance(repeat, int) else 1)
 
     def begin_turn(self, thread_id: str, tab_id: int | None, *, bound: bool) -> None:
         """Bind the submission's tab, lift a manual-takeover pause, allow the debugger again."""

@@ -185,6 +185,21 @@ class Provenance:
         seen = self._untrusted.get(value.key)
         return seen.origin if seen is not None else None
 
+    def starts_users_value(self, text: str) -> bool:
+        """Whether `text` is the beginning of an account number or IBAN the user gave (keys
+        pressed one by one spell the user's own IBAN before they spell all of it)."""
+        compact = "".join(c for c in scannable(text).upper() if c.isalnum())
+        if len(compact) < 2:
+            return False
+        digits = "".join(c for c in compact if c.isdigit())
+        for key in self._trusted:
+            kind, _, form = key.partition(":")
+            if kind == "iban" and form.upper().startswith(compact):
+                return True
+            if kind == "number" and digits == compact and form.startswith(digits):
+                return True
+        return False
+
     def wrote(self, text: str) -> bool:
         """Whether the user wrote `text` (or accepted it): its numbers compared by their digits
         ("9,500.00" is "9500"), anything else as whole words."""

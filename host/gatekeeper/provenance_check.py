@@ -98,6 +98,9 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
     # A piece of a value the user gave, typed into a field that then holds it whole, is theirs.
     users_whole: list[str] = []
     for text in held if fill else ():
+        if prov.starts_users_value(text):
+            users_whole.append(_digits(text))
+            continue  # the user's own account, not all typed yet
         values = scan(text)
         if values and all(prov.is_trusted(v) for v in values):
             users_whole.append(_digits(text))

@@ -68,6 +68,7 @@ class TargetFacts(msgspec.Struct, forbid_unknown_fields=True, omit_defaults=True
     values: dict[str, str] | None = None
     fields_before: list[str] | None = None  # the values of the fields right before it, in order
     fields_after: list[str] | None = None
+    focus_value: str | None = None  # what keys pressed into the focused field typed so far
     hints: list[Hint] | None = None
     destination: str | None = None
     method: str | None = None

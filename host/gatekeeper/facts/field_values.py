@@ -6,7 +6,9 @@ the host keeps from the page's snapshots) or, for a one-field call, `value`. Act
 that type into the same field (the same ref, or refs of the same element) accumulate, and the
 texts of a batch are also judged together, as a number spread over several boxes. A box of a few
 digits is judged with the boxes right before and after it (`fields_before`, `fields_after`: their
-values in document order), so that boxes filled one call at a time read whole too.
+values in document order), so that boxes filled one call at a time read whole too. Keys pressed
+one call at a time add to what the host recorded the earlier keys typed (`focus_value` for keys
+pressed into the focused field, or the field's value).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 from host.gatekeeper.facts.normalize import compact, digits
 
 MAX_VALUE = 200_000  # more than any field a person fills; keeps a hostile batch cheap
+FOCUS = ""  # the ref of "whatever has the focus", for keys pressed without a ref
 MAX_BOX_DIGITS = 6  # card forms split numbers into boxes of 4 to 6 digits
 
 
@@ -116,8 +119,9 @@ def _typing_steps(tool: str, params: Mapping[str, Any]) -> list[tuple[str, str, 
         # A printable character typed into a field adds to its value; Enter or Tab do not.
         repeat = params.get("repeat", 1)
         times = repeat if isinstance(repeat, int) and repeat > 0 else 1
-        if isinstance(key, str) and len(key) == 1 and key.isprintable() and isinstance(ref, str):
-            return [(ref, key * times, True)]  # pressed `repeat` times, each adds it again
+        if isinstance(key, str) and len(key) == 1 and key.isprintable():
+            # Pressed `repeat` times, each adds it again; without a ref, into the focused field.
+            return [(ref if isinstance(ref, str) else FOCUS, key * times, True)]
         return []
     if tool == "batch_actions":
         steps: list[tuple[str, str, bool]] = []
@@ -139,9 +143,11 @@ def _step(params: Mapping[str, Any]) -> list[tuple[str, str, bool]]:
 def _priors(facts: Mapping[str, Any]) -> dict[str, str]:
     # `values` as the host gathers them; a what-if case may give one `value` for its one field.
     values = facts.get("values")
-    if not isinstance(values, Mapping):
-        return {}
-    return {str(k): v for k, v in values.items() if isinstance(v, str)}
+    priors = {str(k): v for k, v in values.items() if isinstance(v, str)} if isinstance(values, Mapping) else {}
+    focus = facts.get("focus_value")
+    if isinstance(focus, str) and focus:
+        priors[FOCUS] = focus  # what keys pressed into the focused field typed so far
+    return priors
 
 
 def _element_keys(facts: Mapping[str, Any]) -> dict[str, str]:
