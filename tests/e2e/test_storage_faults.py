@@ -73,37 +73,14 @@ async def test_a_lock_held_past_the_busy_timeout_refuses_calls_then_the_host_ser
 
 
 async def test_ten_thousand_pipelined_requests_each_get_a_result_or_a_refusal(run):
-    from protocol.control import ControlHello, ControlRequest, ControlServerMessage
-    from protocol.framing import FrameEncoder, FrameSplitter, MessageDecoder
-    from protocol.limits import BROWSER_LIMITS
-    from protocol.messages import Failure, Result
+    from protocol.messages import Failure
 
     from host.control.discovery import running_hosts
+    from tests.support.hosts import pipelined_answers
 
     entry = running_hosts()[0]
-    reader, writer = await asyncio.open_unix_connection(str(entry.socket_path))
-    encoder, splitter = FrameEncoder(), FrameSplitter()
-    decoder = MessageDecoder(ControlServerMessage, BROWSER_LIMITS)
-    writer.write(b"".join(encoder.encode(ControlHello(token=entry.token(), client="flood"))[0:]))
-    assert splitter.feed(await asyncio.wait_for(reader.read(1 << 16), 10)), "no welcome"
     total = 10_000
-    writer.write(b"".join(b"".join(encoder.encode(ControlRequest(id=i, method="host.info")))
-                          for i in range(1, total + 1)))
-    drained = asyncio.ensure_future(writer.drain())
-    answered: dict[int, object] = {}
-
-    async def read_all() -> None:
-        while len(answered) < total:
-            data = await reader.read(1 << 20)
-            assert data, f"the host closed the link after {len(answered)} answers"
-            for payload in splitter.feed(data):
-                message = decoder.decode(payload)
-                if isinstance(message, (Result, Failure)):
-                    answered[message.id] = message
-
-    await asyncio.wait_for(read_all(), 300)
-    await drained
-    writer.close()
+    answered = await pipelined_answers(str(entry.socket_path), entry.token(), "host.info", total, 300)
     assert sorted(answered) == list(range(1, total + 1))
     refused = [m for m in answered.values() if isinstance(m, Failure)]
     assert all(m.error.code == "overloaded" and m.error.details["retryAfterMs"] > 0 for m in refused)

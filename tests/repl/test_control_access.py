@@ -240,34 +240,12 @@ async def test_bad_subscriptions_get_structured_errors(server):
 
 
 async def test_ten_thousand_pipelined_requests_each_get_a_result_or_a_refusal(server):
-    from protocol.control import ControlServerMessage
-    from protocol.framing import FrameSplitter, MessageDecoder
-    from protocol.limits import BROWSER_LIMITS
     from protocol.messages import Failure, Result
+    from tests.support.hosts import pipelined_answers
 
     found = entry()
-    reader, writer = await asyncio.open_unix_connection(str(found.socket_path))
     total = 10_000
-    splitter, decoder = FrameSplitter(), MessageDecoder(ControlServerMessage, BROWSER_LIMITS)
-    writer.write(frames(ControlHello(token=found.token(), client="flood")))
-    welcome = splitter.feed(await asyncio.wait_for(reader.read(1 << 16), 5))
-    assert welcome, "no welcome"
-    writer.write(frames(*(ControlRequest(id=i, method="test.record") for i in range(1, total + 1))))
-    drained = asyncio.ensure_future(writer.drain())
-    answered: dict[int, object] = {}
-
-    async def read_all() -> None:
-        while len(answered) < total:
-            data = await reader.read(1 << 20)
-            assert data, f"the host closed the link after {len(answered)} answers"
-            for payload in splitter.feed(data):
-                message = decoder.decode(payload)
-                if isinstance(message, (Result, Failure)):
-                    answered[message.id] = message
-
-    await asyncio.wait_for(read_all(), 120)
-    await drained
-    writer.close()
+    answered = await pipelined_answers(str(found.socket_path), found.token(), "test.record", total, 120)
     assert sorted(answered) == list(range(1, total + 1))  # none went unanswered
     refused = [m for m in answered.values() if isinstance(m, Failure)]
     assert all(m.error.code == "overloaded" and m.error.retryable and m.error.details["retryAfterMs"] > 0

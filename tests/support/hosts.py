@@ -89,3 +89,38 @@ def write_settings(home: Path, model_url: str, **extra: Any) -> None:
     config.mkdir(parents=True, exist_ok=True)
     data = {"providers": {"fake": {"kind": "openai", "baseUrl": model_url, "model": "m-1", "maxRetries": 0}}, **extra}
     (config / "engine.json").write_text(json.dumps(data))
+
+
+async def pipelined_answers(socket_path: str, token: str, method: str, total: int, within: float) -> dict[int, Any]:
+    """Say hello on a fresh control connection, wait for the welcome, then send `total` requests
+    of `method` without waiting; return every Result or Failure by request id (the host closing
+    the link before all are answered fails)."""
+    from protocol.control import ControlHello, ControlRequest, ControlServerMessage
+    from protocol.framing import FrameEncoder, FrameSplitter, MessageDecoder
+    from protocol.limits import BROWSER_LIMITS
+    from protocol.messages import Failure, Result
+
+    reader, writer = await asyncio.open_unix_connection(socket_path)
+    encoder, splitter = FrameEncoder(), FrameSplitter()
+    decoder = MessageDecoder(ControlServerMessage, BROWSER_LIMITS)
+    writer.write(b"".join(encoder.encode(ControlHello(token=token, client="flood"))))
+    assert splitter.feed(await asyncio.wait_for(reader.read(1 << 16), 10)), "no welcome"
+    writer.write(b"".join(b"".join(encoder.encode(ControlRequest(id=i, method=method))) for i in range(1, total + 1)))
+    drained = asyncio.ensure_future(writer.drain())
+    answered: dict[int, Any] = {}
+
+    async def read_all() -> None:
+        while len(answered) < total:
+            data = await reader.read(1 << 20)
+            assert data, f"the host closed the link after {len(answered)} answers"
+            for payload in splitter.feed(data):
+                message = decoder.decode(payload)
+                if isinstance(message, (Result, Failure)):
+                    answered[message.id] = message
+
+    try:
+        await asyncio.wait_for(read_all(), within)
+        await drained
+    finally:
+        writer.close()
+    return answered
