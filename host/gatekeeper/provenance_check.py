@@ -65,30 +65,9 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
     `tab_origin`), not one the model wrote; `field`: the kind of payment field the call types
     into (`decisive_fields`), where the whole text must be the user's whatever its shape;
     `reference`: it types a payment's reference, where a long number is an invoice's."""
-    found: dict[str, UntrustedValue] = {}
     if spec is not None and spec.url_param is not None:
-        raw = params.get(spec.url_param)
-        value = web_value(str(raw)) if isinstance(raw, str) and raw else None
-        # A host-side fetch or download has no tab: its resolved origin is where it goes.
-        here = _site(tab_origin) if spec.target != "destination" else ""
-        # A site no content named is the model's own choice (the user's mail, their bank's
-        # known address): opening it sends nothing of content's. A site content named may be
-        # where an injection sends the agent, and asks once (an approval trusts it).
-        if value is not None and value.site != here and not prov.is_trusted(value) and not prov.site_is_users(value.site):
-            seen = prov.seen_at(value) or prov.site_seen_at(value.site) or (tab_origin if page_chosen else None)
-            if seen is not None or prov.dropped:
-                found[value.key] = UntrustedValue(value.kind, kind_words(value), value.shown, seen)
-        # What the URL carries is sent too, to whatever site it goes to: an IBAN in a transfer
-        # URL, a recipient in a prefilled compose URL, a page's address in a redirect's query.
-        # A site's own link back to itself carries that site's own business (an item's number).
-        if page_chosen and value is not None and value.site == here:
-            return list(found.values())
-        own_sites = {here, value.site if value is not None else ""}
-        for carried in scan(url_tail(raw)) if isinstance(raw, str) else ():
-            if carried.key in found or prov.is_trusted(carried) or (carried.kind == WEB and carried.site in own_sites):
-                continue
-            found[carried.key] = _untrusted(carried, prov)
-        return list(found.values())
+        return _url_values(spec, params.get(spec.url_param), prov, tab_origin, page_chosen)
+    found: dict[str, UntrustedValue] = {}
     fill = spec is not None and spec.category == "fill"
     if fill and field is not None:
         for text in _typed_texts(params, held):
@@ -135,6 +114,32 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
                     seen = prov.name_seen_at(carried)
                     if seen is not None:
                         found[carried] = UntrustedValue("name", "name", carried.title(), seen)
+    return list(found.values())
+
+
+def _url_values(spec: ToolSpec, raw: Any, prov: Provenance, tab_origin: str, page_chosen: bool) -> list[UntrustedValue]:
+    """`untrusted_values` of a URL-bearing call: its destination and what the URL carries."""
+    found: dict[str, UntrustedValue] = {}
+    value = web_value(str(raw)) if isinstance(raw, str) and raw else None
+    # A host-side fetch or download has no tab: its resolved origin is where it goes.
+    here = _site(tab_origin) if spec.target != "destination" else ""
+    # A site no content named is the model's own choice (the user's mail, their bank's
+    # known address): opening it sends nothing of content's. A site content named may be
+    # where an injection sends the agent, and asks once (an approval trusts it).
+    if value is not None and value.site != here and not prov.is_trusted(value) and not prov.site_is_users(value.site):
+        seen = prov.seen_at(value) or prov.site_seen_at(value.site) or (tab_origin if page_chosen else None)
+        if seen is not None or prov.dropped:
+            found[value.key] = UntrustedValue(value.kind, kind_words(value), value.shown, seen)
+    # What the URL carries is sent too, to whatever site it goes to: an IBAN in a transfer
+    # URL, a recipient in a prefilled compose URL, a page's address in a redirect's query.
+    # A site's own link back to itself carries that site's own business (an item's number).
+    if page_chosen and value is not None and value.site == here:
+        return list(found.values())
+    own_sites = {here, value.site if value is not None else ""}
+    for carried in scan(url_tail(raw)) if isinstance(raw, str) else ():
+        if carried.key in found or prov.is_trusted(carried) or (carried.kind == WEB and carried.site in own_sites):
+            continue
+        found[carried.key] = _untrusted(carried, prov)
     return list(found.values())
 
 
