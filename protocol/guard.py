@@ -12,8 +12,11 @@ RuleId = Annotated[int, msgspec.Meta(ge=1, le=2**31 - 1)]
 Priority = Annotated[int, msgspec.Meta(ge=1, le=2**31 - 1)]
 GuardTabId = Annotated[int, msgspec.Meta(ge=-1, le=2**31 - 1)]  # -1: requests from no tab
 Domain = Annotated[str, msgspec.Meta(min_length=1, max_length=253)]
-# The guard filters navigations only: a document loading in a tab or in one of its frames.
-ResourceType = Literal["main_frame", "sub_frame"]
+# Documents (a tab's or a frame's) and everything else a page may request: the blocked list and
+# deny rules hold all of them, and so does a scope lock unless the user kept it to navigations.
+ResourceType = Literal["main_frame", "sub_frame", "stylesheet", "script", "image", "font", "object",
+                       "xmlhttprequest", "ping", "csp_report", "media", "websocket", "webtransport",
+                       "webbundle", "other"]
 GuardAction = Literal["block", "allow"]
 
 MAX_GUARD_RULES = 4000  # the browser keeps at most 5,000 session rules per extension
@@ -26,7 +29,7 @@ class GuardRule(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unkno
     id: RuleId
     priority: Priority
     action: GuardAction
-    resource_types: Annotated[list[ResourceType], msgspec.Meta(min_length=1, max_length=2)]
+    resource_types: Annotated[list[ResourceType], msgspec.Meta(min_length=1, max_length=15)]
     # Either the tabs the rule applies to, or every tab but these (new tabs the host has not seen).
     tab_ids: Annotated[list[GuardTabId], msgspec.Meta(min_length=1, max_length=10_000)] | None = None
     excluded_tab_ids: Annotated[list[GuardTabId], msgspec.Meta(max_length=10_000)] | None = None
@@ -34,3 +37,6 @@ class GuardRule(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unkno
     request_domains: Annotated[list[Domain], msgspec.Meta(min_length=1, max_length=1000)] | None = None
     regex_filter: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)] | None = None
     url_filter: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)] | None = None
+    # Only requests a document of these hosts (or their subdomains) started: for requests of no
+    # tab, which a driven site's service worker makes.
+    initiator_domains: Annotated[list[Domain], msgspec.Meta(min_length=1, max_length=1000)] | None = None

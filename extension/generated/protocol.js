@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "e5b7cc05e68b5febc7bc5433ad1ff9eccf14422da6950cd4c19e7648fae86afd";
+export const SCHEMA_HASH = "53d82620258957fdcc8cce2a7b122b66556c12a07dfa65bdd6935dd717223a73";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

@@ -55,6 +55,7 @@ class PolicySnapshot:
     rules_digest: str
     examples: tuple[tuple[str, dict[str, Any]], ...]
     warnings: tuple[InvalidInput, ...] = ()
+    lock_holds_page_requests: bool = True
 
 
 class LoadedPolicy:
@@ -182,12 +183,15 @@ class LoadedPolicy:
         warnings: list[InvalidInput] = []
         sources = ["builtin"]
         default_policy = None
+        holds_page: bool | None = None
         examples: list[tuple[str, dict[str, Any]]] = []
-        # The managed file's default policy wins over the user's.
+        # The managed file's default policy wins over the user's; so does its word on the lock.
         for layer in layers:
             sources.append(layer.label)
             if default_policy is None and layer.policy is not None:
                 default_policy = layer.policy
+            if holds_page is None:
+                holds_page = layer.lock_holds_page_requests
             views.extend(RuleView(r, layer.label, False) for r in layer.rules)
             blocked = [*blocked, *layer.sensitive_origins]
             guarded = [*guarded, *layer.guarded_origins]
@@ -211,7 +215,8 @@ class LoadedPolicy:
         for warning in warnings:
             log.warning("rule left out or never matching: %s", warning)
         return PolicySnapshot(default_policy or DEFAULT_POLICY, RuleSet(rules), tuple(views), lists, tuple(sources),
-                              rev.rules_digest(rules), tuple(examples), tuple(warnings))
+                              rev.rules_digest(rules), tuple(examples), tuple(warnings),
+                              holds_page is not False)
 
     def _check_examples(self, state: PolicySnapshot) -> list[InvalidInput]:
         errors = []

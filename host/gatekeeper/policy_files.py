@@ -7,11 +7,14 @@ Format (JSON):
                 "args": {"name": "^Add to cart"}}],
      "sensitive_origins": ["*.mybank.example"],
      "guarded_origins": ["crm.example.com"],
+     "lock_holds_page_requests": true,
      "examples": [{"tool": "click", "origin": "https://a.shop.example", "expect": "allow"}]}
 `args` of a tool that acts on an element match the host's facts about it (`name`, `role`, `to`);
 a condition on `element`, the model's own description, is refused. Rules in the user file get
 source `user_setting`, in the managed file `managed`. `action` is accepted as another name for
-`verdict`. `examples` are checked when the file loads: a file whose own examples fail is refused
+`verdict`. `lock_holds_page_requests` (default true) says whether a scope lock holds a driven
+page's own requests (scripts, images, beacons, sockets) as well as its navigations; false keeps a
+lock to navigations, for sites that load what they need from elsewhere. `examples` are checked when the file loads: a file whose own examples fail is refused
 like an invalid one.
 
 Files in the working directory are never read: permissions belong to the user and the
@@ -78,6 +81,7 @@ class PolicyLayer:
     guarded_origins: tuple[str, ...] = ()
     examples: tuple[dict[str, Any], ...] = field(default=())
     skipped: tuple[InvalidInput, ...] = ()  # rules left out: they name no tool
+    lock_holds_page_requests: bool | None = None
 
 
 class PolicyFileError(InvalidInput):
@@ -123,6 +127,7 @@ def _models():
         rules: list[RuleModel] = Field(default_factory=list)
         sensitive_origins: list[str] = Field(default_factory=list)
         guarded_origins: list[str] = Field(default_factory=list)
+        lock_holds_page_requests: bool | None = None
         examples: list[ExampleModel] = Field(default_factory=list)
 
     return FileModel
@@ -185,6 +190,7 @@ def parse_policy(data: bytes | str, *, source: str, rule_source: str) -> PolicyL
         guarded_origins=tuple(lists["guarded_origins"]),
         examples=tuple(examples),
         skipped=tuple(skipped),
+        lock_holds_page_requests=model.lock_holds_page_requests,
     )
 
 

@@ -43,9 +43,13 @@ class Reach:
     ranked: tuple[tuple[OriginPattern, bool], ...] = ()
     # The scope lock: only these patterns are reachable at all (None: no lock).
     lock: tuple[OriginPattern, ...] | None = None
+    # Whether the lock holds a driven page's own requests too (its scripts, images, beacons...),
+    # or only where its documents go (the user's choice, for sites that load from elsewhere).
+    confine_page: bool = True
 
 
-def reach_of(tool: str, lists: OriginLists, rules: RuleSet, lock: OriginSet | None) -> Reach:
+def reach_of(tool: str, lists: OriginLists, rules: RuleSet, lock: OriginSet | None, *,
+             confine_page: bool = True) -> Reach:
     """The reach of `tool` under these lists, rules and scope lock."""
     spec = lookup(tool)
     name = spec.name if spec is not None else tool
@@ -64,7 +68,8 @@ def reach_of(tool: str, lists: OriginLists, rules: RuleSet, lock: OriginSet | No
     # An allow ranked after every deny decides nothing: where no deny matches, nothing is denied.
     while ranked and not ranked[-1][1]:
         ranked.pop()
-    return Reach(tuple(dict.fromkeys(blocked)), tuple(ranked), tuple(lock.patterns) if lock is not None else None)
+    return Reach(tuple(dict.fromkeys(blocked)), tuple(ranked), tuple(lock.patterns) if lock is not None else None,
+                 confine_page)
 
 
 def _applies(compiled: CompiledRule, url_param: str | None) -> bool:
@@ -92,7 +97,8 @@ def combine(reaches: Iterable[Reach]) -> Reach:
     lock: tuple[OriginPattern, ...] | None = None
     for each in locks:
         lock = each if lock is None else intersect(lock, each)
-    return Reach(tuple(dict.fromkeys(blocked)), (), lock)
+    confine = any(reach.confine_page for reach in unique if reach.lock is not None)
+    return Reach(tuple(dict.fromkeys(blocked)), (), lock, confine or lock is None)
 
 
 def intersect(a: tuple[OriginPattern, ...], b: tuple[OriginPattern, ...]) -> tuple[OriginPattern, ...]:

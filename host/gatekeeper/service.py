@@ -296,7 +296,8 @@ class Gatekeeper:
         """What this thread may not reach with `tool` (see `reach.py`). Raises
         `GatekeeperUnavailable` (fail closed)."""
         state = self._policy.current()
-        return reach_of(tool, state.lists, state.rules, self._threads.scopes.lock(thread_id))
+        return reach_of(tool, state.lists, state.rules, self._threads.scopes.lock(thread_id),
+                        confine_page=state.lock_holds_page_requests)
 
     def destination_denied(self, thread_id: str, tool: str, url: str) -> Decision | None:
         """The decision that denies this thread sending `tool` to `url`, or None when it is not a

@@ -72,7 +72,8 @@ async def ready(browser: Browser) -> None:
 
 
 def tabs_of(rules) -> set[int]:
-    return {tab for rule in rules for tab in rule.tab_ids or ()}
+    """The tabs the rules hold (not the requests of no tab a locked site's service worker makes)."""
+    return {tab for rule in rules if rule.initiator_domains is None for tab in rule.tab_ids or ()}
 
 
 def outcomes(store: Store) -> list[tuple[str, str, str]]:

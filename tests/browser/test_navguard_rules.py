@@ -1,8 +1,8 @@
 """The navigation guard's browser rules, checked by matching URLs the way declarativeNetRequest
 does (the highest priority among the matching rules decides; at equal priority an allow wins):
 whatever a thread's reach denies, the rules block, spelled any way the browser keeps a URL
-(userinfo, a trailing dot, an explicit port); scopes never leak into each other; and the rules
-stay within the browser's limits."""
+(userinfo, a trailing dot, an explicit port), for documents and for a page's own requests alike;
+scopes never leak into each other; and the rules stay within the browser's limits."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from protocol.guard import GuardRule
 
-from host.browser.navguard.dnr import GuardTooLarge, Scope, compile_rules
+from host.browser.navguard.dnr import GuardTooLarge, Scope, compile_rules, lock_domains
 from host.gatekeeper.origins import normalize_origin
 from host.gatekeeper.patterns import OriginSet, parse_origin_pattern
 from host.gatekeeper.reach import Reach, reach_of
@@ -51,10 +51,16 @@ def _host(url: str) -> str:
     return netloc.split(":")[0]
 
 
-def matches(rule: GuardRule, url: str, tab: int) -> bool:
-    """Does `rule` match a document request for `url` in `tab` (as the browser decides)?"""
-    if "main_frame" not in rule.resource_types:
+KINDS = ["main_frame", "sub_frame", "image", "xmlhttprequest", "ping", "websocket", "stylesheet", "other"]
+
+
+def matches(rule: GuardRule, url: str, tab: int, kind: str = "main_frame", initiator: str | None = None) -> bool:
+    """Does `rule` match a request of `kind` for `url` in `tab` (as the browser decides)?"""
+    if kind not in rule.resource_types:
         return False
+    if rule.initiator_domains is not None:
+        if initiator is None or not any(initiator == d or initiator.endswith("." + d) for d in rule.initiator_domains):
+            return False
     if rule.tab_ids is not None and tab not in rule.tab_ids:
         return False
     if rule.excluded_tab_ids is not None and tab in rule.excluded_tab_ids:
@@ -72,8 +78,9 @@ def matches(rule: GuardRule, url: str, tab: int) -> bool:
     return True
 
 
-def blocks(rules: list[GuardRule], url: str, tab: int = TAB) -> bool:
-    found = [r for r in rules if matches(r, url, tab)]
+def blocks(rules: list[GuardRule], url: str, tab: int = TAB, kind: str = "main_frame",
+           initiator: str | None = None) -> bool:
+    found = [r for r in rules if matches(r, url, tab, kind, initiator)]
     if not found:
         return False
     top = max(r.priority for r in found)
@@ -101,14 +108,16 @@ fast = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCh
 
 
 @fast
-@given(rules=rules_st, lock=st.sampled_from(LOCKS), url=st.sampled_from(URLS),
+@given(rules=rules_st, lock=st.sampled_from(LOCKS), url=st.sampled_from(URLS), kind=st.sampled_from(KINDS),
        blocked=st.sampled_from([[], ["localhost"], ["http://127.0.0.1:8000"], ["*.example.com", "http://[::1]:8000"]]))
-def test_what_the_reach_denies_the_rules_block(rules, lock, url, blocked):
+def test_what_the_reach_denies_the_rules_block(rules, lock, url, kind, blocked):
     reach = a_reach(rules, lock, blocked)
     compiled = compile_rules([(Scope(tab_ids=(TAB,)), reach)])
     if reach_denies(reach, url):
-        assert blocks(compiled, url), (url, reach, compiled)
-    assert not blocks(compiled, url, OTHER_TAB), "a tab the guard does not hold is never touched"
+        assert blocks(compiled, url, kind=kind), (url, kind, reach, compiled)
+    else:
+        assert not blocks(compiled, url, kind=kind), (url, kind, reach, compiled)
+    assert not blocks(compiled, url, OTHER_TAB, kind), "a tab the guard does not hold is never touched"
 
 
 @fast
@@ -147,6 +156,38 @@ def test_the_blocked_list_needs_few_rules_and_patterns_the_network_never_sees_ne
     rules = compile_rules([(Scope(tab_ids=(TAB,)), a_reach([], None))])
     assert len(rules) == 1 and rules[0].request_domains and "paypal.com" in rules[0].request_domains
     assert blocks(rules, "https://www.paypal.com./checkout") and blocks(rules, "https://x:y@paypal.com/")
+
+
+def test_a_lock_kept_to_navigations_holds_documents_only_and_the_blocked_list_everything():
+    reach = reach_of("navigate", OriginLists(["http://127.0.0.1:9000"]), RuleSet([]),
+                     OriginSet.parse(["http://127.0.0.1:8000"]), confine_page=False)
+    rules = compile_rules([(Scope(tab_ids=(TAB,)), reach)])
+    assert blocks(rules, "https://cdn.other.org/app.js", kind="main_frame")
+    assert blocks(rules, "https://cdn.other.org/app.js", kind="sub_frame")
+    assert not blocks(rules, "https://cdn.other.org/app.js", kind="script")
+    assert blocks(rules, "http://127.0.0.1:9000/collect", kind="ping"), "the blocked list holds every kind"
+
+
+def test_requests_of_no_tab_are_held_as_documents_or_where_a_locked_site_started_them():
+    locked = a_reach([], ["http://127.0.0.1:8000"], ["http://127.0.0.1:9000"])
+    worker = Reach(locked.blocked, (), locked.lock)
+    rules = compile_rules([(Scope(tab_ids=(TAB,)), locked), (Scope(excluded=(TAB,)), locked),
+                           (Scope(tab_ids=(-1,), initiators=("127.0.0.1",)), worker)])
+    # A pop-up's first request (a document of no tab) is held; so is a new tab's image.
+    assert blocks(rules, "https://other.org/", -1, "main_frame")
+    assert blocks(rules, "https://other.org/x.png", 99, "image")
+    # A service worker of the locked site is held to the lock; other sites' workers are not held.
+    assert blocks(rules, "https://other.org/collect", -1, "xmlhttprequest", initiator="127.0.0.1")
+    assert not blocks(rules, "http://127.0.0.1:8000/api", -1, "xmlhttprequest", initiator="127.0.0.1")
+    assert not blocks(rules, "https://other.org/collect", -1, "xmlhttprequest", initiator="mail.example")
+    assert not blocks(rules, "http://127.0.0.1:9000/", -1, "xmlhttprequest", initiator="bank.example"), (
+        "a blocked site's own worker (the user's, in another tab) is not held")
+
+
+def test_a_lock_names_its_sites_as_initiators_only_when_every_pattern_has_a_host():
+    assert lock_domains(tuple(OriginSet.parse(["https://shop.example.com", "*.mail.example"]).patterns)) == (
+        "shop.example.com", "mail.example")
+    assert lock_domains(tuple(OriginSet.parse(["https://*"]).patterns)) == ()
 
 
 def test_too_many_rules_is_refused_not_cut():

@@ -48,3 +48,21 @@ def test_files_are_looked_at_once_per_interval(store, make_gatekeeper, tmp_path)
     assert gk.check(CLICK).code == "policy_default"
     gk.reload()
     assert gk.check(CLICK).code == "rule_deny"
+
+
+def test_a_lock_holds_page_requests_unless_a_file_keeps_it_to_navigations(store, make_gatekeeper, tmp_path):
+    gk = make_gatekeeper(store, user=json.dumps({"rules": []}), reload_interval_s=0)
+    gk.set_scope_lock("t", ["https://a.example"])
+    assert gk.reach("t").confine_page
+    _write(tmp_path / "user-policy.json", {"lock_holds_page_requests": False})
+    assert not gk.reach("t").confine_page
+    _write(tmp_path / "user-policy.json", {"lock_holds_page_requests": "no"})
+    assert not gk.reach("t").confine_page and gk.load_errors  # the previous file stays in force
+    assert "lock_holds_page_requests" in str(gk.load_errors[0].path)
+
+
+def test_the_administrators_word_on_the_lock_wins(store, make_gatekeeper):
+    gk = make_gatekeeper(store, user=json.dumps({"lock_holds_page_requests": False}),
+                         managed=json.dumps({"lock_holds_page_requests": True}))
+    gk.set_scope_lock("t", ["https://a.example"])
+    assert gk.reach("t").confine_page

@@ -51,7 +51,8 @@ def require_chromium() -> str:
 class BrowserRun:
     """One headless Chromium with the extension, its profile and its host's home."""
 
-    def __init__(self, run_dir: Path, *, host_permissions: list[str] | None = None, start_url: str = "about:blank"):
+    def __init__(self, run_dir: Path, *, host_permissions: list[str] | None = None, start_url: str = "about:blank",
+                 browser_args: list[str] | None = None):
         self.run_dir = run_dir
         self.binary = require_chromium()
         self.profile = run_dir / "profile"
@@ -62,6 +63,7 @@ class BrowserRun:
         self.log_path = run_dir / "chromium.log"
         self.start_url = start_url
         self.host_permissions = host_permissions or []
+        self.browser_args = list(browser_args or [])  # e.g. --host-resolver-rules for sites by name
         self.proc: subprocess.Popen | None = None
         self._process = None
 
@@ -105,7 +107,7 @@ class BrowserRun:
         argv = browser_argv(Path(self.binary), self.profile, self.extension, headless=True, load_via_pipe=False,
                             start_url=self.start_url)
         # Tests also want a DevTools port (Playwright, direct CDP) and the browser's own log.
-        argv[-1:-1] = ["--remote-debugging-port=0", "--enable-logging=stderr", "--v=0"]
+        argv[-1:-1] = ["--remote-debugging-port=0", "--enable-logging=stderr", "--v=0", *self.browser_args]
         self._process = BrowserProcess(argv, self.env(), self.log_path, marker=str(self.run_dir))
         self._process.start(cwd=self.run_dir)
         self.proc = self._process.proc

@@ -2,7 +2,9 @@
 (its main frame, its frames, and the new tabs it opens) to an origin the gatekeeper would deny
 the thread, whatever the page's JavaScript does: links, `location`, forms (`action`, `formaction`,
 a field that submits itself), meta refresh, timers, `window.open`, `target=_blank`, and every
-redirect hop of a navigation the agent started.
+redirect hop of a navigation the agent started. The same rules hold the page's own requests (its
+fetches, beacons, images, sockets): a blocked or denied site gets none of them, and under a scope
+lock (unless the policy keeps it to navigations) nothing outside the lock does.
 
 The mechanism is declarativeNetRequest session rules scoped with `tabIds`, chosen over
 `webNavigation` and CDP `Fetch`:

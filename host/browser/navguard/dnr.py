@@ -12,6 +12,14 @@ so the blocked list beats everything, a ranked deny beats the lock's allow below
 allow is kept only where the lock holds all of it (otherwise it would open what the lock closes).
 Scopes never overlap (a tab is in one scope), so each numbers its priorities on its own.
 
+Every rule holds every kind of request, not only documents: a driven page's own fetch, beacon,
+image, style sheet, prefetch or WebSocket to a blocked site is blocked like a navigation there.
+The lock's two rules hold documents only when the user kept the lock to navigations
+(`Reach.confine_page` false). Requests of no tab (tab -1) are held by the new-tabs scope for
+documents only (a pop-up's first request may be one); their other requests are held only where
+a locked site started them (`Scope.initiators`: a driven site's service worker), since the
+browser's own and other sites' workers also make requests of no tab.
+
 A block may match more than its pattern: a host with its subdomains, under any scheme and port
 (`requestDomains`, which also matches the host spelled with a trailing dot). An allow matches
 exactly its pattern: a RE2 expression over the canonical URL, accepting userinfo and a trailing
@@ -30,7 +38,10 @@ from protocol.guard import MAX_GUARD_RULES, GuardRule
 from host.gatekeeper.patterns import OriginPattern
 from host.gatekeeper.reach import Reach, covers
 
-RESOURCE_TYPES = ["main_frame", "sub_frame"]
+FRAMES = ("main_frame", "sub_frame")
+SUBRESOURCES = ("stylesheet", "script", "image", "font", "object", "xmlhttprequest", "ping", "csp_report", "media",
+                "websocket", "webtransport", "webbundle", "other")
+NO_TAB = -1  # a request from no tab: a pop-up's first one, a service worker's, the browser's own
 NETWORK_SCHEMES = ("http", "https", "ws", "wss")
 MAX_REGEX_RULES = 1000  # the browser's limit for regex rules across an extension's dynamic and session rules
 MAX_DOMAINS_PER_RULE = 1000
@@ -51,29 +62,43 @@ class Scope:
 
     tab_ids: tuple[int, ...] = ()
     excluded: tuple[int, ...] | None = None
+    # Only requests these hosts' documents started (with `tab_ids=(NO_TAB,)`: a service worker's).
+    initiators: tuple[str, ...] = ()
 
-    def condition(self) -> dict[str, Any]:
-        """The rule fields that say so."""
-        if self.excluded is not None:
-            return {"excluded_tab_ids": sorted(set(self.excluded))}
-        return {"tab_ids": sorted(set(self.tab_ids))}
+    def conditions(self, kinds: tuple[str, ...]) -> list[dict[str, Any]]:
+        """The rule fields that hold `kinds` of request in these tabs, one dict per rule needed."""
+        if self.initiators:
+            subs = [kind for kind in kinds if kind in SUBRESOURCES]
+            return [{"tab_ids": sorted(set(self.tab_ids)), "initiator_domains": list(self.initiators),
+                     "resource_types": subs}] if subs else []
+        if self.excluded is None:
+            return [{"tab_ids": sorted(set(self.tab_ids)), "resource_types": list(kinds)}]
+        # Requests of no tab match an exclusion list; only documents of them are held here.
+        frames = [kind for kind in kinds if kind in FRAMES]
+        subs = [kind for kind in kinds if kind in SUBRESOURCES]
+        out = [{"excluded_tab_ids": sorted(set(self.excluded)), "resource_types": frames}] if frames else []
+        if subs:
+            out.append({"excluded_tab_ids": sorted(set(self.excluded) | {NO_TAB}), "resource_types": subs})
+        return out
 
 
 def compile_rules(scopes: list[tuple[Scope, Reach]]) -> list[GuardRule]:
     """Every session rule for these scopes, numbered from 1. Raises `GuardTooLarge`."""
     rules: list[GuardRule] = []
+    every = FRAMES + SUBRESOURCES
     for scope, reach in scopes:
-        where = scope.condition()
 
-        def add(priority: int, action: str, url: dict[str, Any]) -> None:
-            rules.append(GuardRule(id=len(rules) + 1, priority=priority, action=action,  # type: ignore[arg-type]
-                                   resource_types=list(RESOURCE_TYPES), **where, **url))
+        def add(priority: int, action: str, url: dict[str, Any], kinds: tuple[str, ...] = every) -> None:
+            for where in scope.conditions(kinds):
+                rules.append(GuardRule(id=len(rules) + 1, priority=priority, action=action,  # type: ignore[arg-type]
+                                       **where, **url))
 
         if reach.lock is not None:
-            add(1, "block", {})
+            held = every if reach.confine_page else FRAMES
+            add(1, "block", {}, held)
             for pattern in reach.lock:
                 for url in allow_conditions(pattern):
-                    add(2, "allow", url)
+                    add(2, "allow", url, held)
         ranked = list(reach.ranked)
         for rank, (pattern, denies) in enumerate(ranked):
             priority = TOP_OFFSET + len(ranked) - 1 - rank
@@ -91,6 +116,17 @@ def compile_rules(scopes: list[tuple[Scope, Reach]]) -> list[GuardRule]:
     if regexes > MAX_REGEX_RULES:
         raise GuardTooLarge(f"{regexes} regular-expression rules are more than the browser's {MAX_REGEX_RULES}")
     return rules
+
+
+def lock_domains(lock: tuple[OriginPattern, ...]) -> tuple[str, ...]:
+    """The hosts of a lock's patterns (their subdomains included), or () when a pattern names no
+    host (a scheme, or anything): then no initiator condition can hold the lock's sites apart."""
+    hosts: list[str] = []
+    for pattern in lock:
+        if pattern.kind not in ("host", "suffix", "exact") or not pattern.host or pattern.host.startswith("["):
+            return ()
+        hosts.append(pattern.host)
+    return tuple(dict.fromkeys(hosts))
 
 
 def block_conditions(patterns: tuple[OriginPattern, ...] | list[OriginPattern]) -> list[dict[str, Any]]:

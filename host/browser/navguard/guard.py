@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from host.browser import snapshots
-from host.browser.navguard.dnr import Scope, compile_rules
+from host.browser.navguard.dnr import NO_TAB, Scope, compile_rules, lock_domains
 from host.browser.navguard.report import MAX_NOTES, URL_MAX, Blocked, Findings, Happening, blocked_result, with_earlier
 from host.gatekeeper.origins import normalize_origin
 from host.gatekeeper.reach import Reach, combine
@@ -37,7 +37,6 @@ from host.tools.result import ToolResult
 
 log = logging.getLogger("tabwarden.browser.guard")
 
-NO_TAB = -1  # a request from no tab; a pop-up's first request may be one, before its tab exists
 # How long a new tab stays covered as a possible pop-up before, no page having claimed it, the
 # host takes it for the user's (the browser says which page opened a tab within milliseconds).
 POPUP_WAIT_S = 0.5
@@ -316,6 +315,14 @@ class NavigationGuard:
         navigating = {(thread, "navigate") for keys in guarded.values() for thread, _ in keys}
         seen = set(self._known or ()) | set(guarded)
         scopes.append((Scope(excluded=tuple(seen)), combine(reach(pair) for pair in sorted(navigating))))
+        # A locked site's service worker sends for its pages from no tab: held to the same lock.
+        workers: dict[tuple, Reach] = {}
+        for _, held in scopes[:-1]:
+            hosts = lock_domains(held.lock) if held.lock is not None and held.confine_page else ()
+            if hosts:
+                workers[hosts] = combine([workers[hosts], held]) if hosts in workers else held
+        scopes.extend((Scope(tab_ids=(NO_TAB,), initiators=hosts), Reach(held.blocked, (), held.lock))
+                      for hosts, held in sorted(workers.items()))
         return scopes
 
     def _schedule_sync(self) -> None:

