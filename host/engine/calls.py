@@ -29,7 +29,7 @@ from host.engine.policies import fingerprint
 from host.engine.records import CallRef, PendingTool, ToolCallBody, ToolResultBody, WaitRow
 from host.engine.store import new_id
 from host.engine.waits import RECOVERY_TIMEOUT_NOTE, Settled
-from host.gatekeeper.facts.credential_target import targets_credential
+from host.gatekeeper.facts.credential_target import hides_typed_value
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.quoting import quoted
@@ -246,7 +246,7 @@ class _Call:
             target_origin=target_origin, flags=sorted(set(judgement.flags)),
             reason=judgement.reason, code=decision.code, level=spec.level,
             target_line=call.target.line if call.target else None, destinations=leaving(call),
-            password_target=targets_credential(call.target.facts if call.target else None),
+            password_target=hides_typed_value(call.target.facts if call.target else None),
             untrusted_values=[dict(v) for v in decision.untrusted],
             target_role=role, target_name=name, policy=self._policy(),
             page_origin=call.origin if call.origin != target_origin else "", effect=commit_of(decision)[0],

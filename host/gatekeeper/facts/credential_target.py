@@ -83,6 +83,27 @@ def targets_credential(target: Mapping[str, Any] | None) -> bool:
     return any(is_credential_element(hint) for hint in _hints(target.get("hints")))
 
 
+def hides_typed_value(target: Mapping[str, Any] | None) -> bool:
+    """True when the approval card may hide what the call types: the element itself is a password
+    input or carries a credential `autocomplete` token (any of a batch's elements). Never from a
+    name, label or placeholder: those are the page's words, and a page that calls a comment box
+    "Comment type=password" must not get the user to approve text they cannot see."""
+    if not isinstance(target, Mapping):
+        return False
+    kinds = target.get("input_types")
+    if isinstance(kinds, (list, tuple)) and any(isinstance(k, str) and k.strip().lower() == "password" for k in kinds):
+        return True
+    return any(_element_hides(facts) for facts in (target, *_hints(target.get("hints"))))
+
+
+def _element_hides(facts: Mapping[str, Any]) -> bool:
+    kind = facts.get("input_type") or facts.get("inputType")
+    if isinstance(kind, str) and kind.strip().lower() == "password":
+        return True
+    auto = facts.get("autocomplete")
+    return isinstance(auto, str) and is_credential_autocomplete(auto)
+
+
 def _hints(value: Any) -> Iterable[Mapping[str, Any]]:
     if isinstance(value, (list, tuple)):
         return [hint for hint in value if isinstance(hint, Mapping)]
