@@ -9,6 +9,7 @@ the address is a named pipe with a random suffix.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import tempfile
@@ -18,6 +19,8 @@ from pathlib import Path
 
 from host.control.liveness import pid_alive
 from host.paths import dirs, ensure
+
+log = logging.getLogger("tabwarden.control")
 
 # sun_path holds 104-108 bytes depending on the OS; keep a margin.
 MAX_SOCKET_PATH = 100
@@ -51,11 +54,43 @@ def publish(pid: int, transport: str = "unix") -> tuple[Path, Path, str]:
         return folder, Path(rf"\\.\pipe\tabwarden-{pid}-{secrets.token_hex(8)}"), token
     socket_path = folder / "control.sock"
     if len(str(socket_path)) > MAX_SOCKET_PATH:
-        short = Path(tempfile.gettempdir()) / f"tw-{os.getuid() if hasattr(os, 'getuid') else 'u'}"
-        ensure(short)
-        os.chmod(short, 0o700)
-        socket_path = short / f"{pid}.sock"
+        socket_path = short_socket_dir() / f"{pid}.sock"
     return folder, socket_path, token
+
+
+def short_socket_dir() -> Path:
+    """A private folder in the temporary directory for a socket whose usual path is too long.
+
+    Its fixed name (`tw-<uid>`) is predictable, so anyone may have made it first: it is used only
+    when it is a real folder (no symlink) that this user owns and nobody else may enter; otherwise
+    a fresh folder with a random name is made (created 0700 by us, so it cannot be anyone else's).
+    """
+    base = Path(tempfile.gettempdir())
+    if not hasattr(os, "getuid"):
+        return Path(tempfile.mkdtemp(prefix="tw-", dir=base))
+    fixed = base / f"tw-{os.getuid()}"
+    try:
+        fixed.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return Path(tempfile.mkdtemp(prefix="tw-", dir=base))
+    if owned_private_dir(fixed):
+        return fixed
+    log.warning("%s is not a private folder of this user (made by someone else, or a link); the control "
+                "socket goes to a fresh folder instead", fixed)
+    return Path(tempfile.mkdtemp(prefix="tw-", dir=base))
+
+
+def owned_private_dir(path: Path) -> bool:
+    """True when `path` is a folder (not a link) owned by this user that only they can enter."""
+    import stat
+
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and info.st_mode & 0o077 == 0
 
 
 def write_info(folder: Path, socket_path: Path, pid: int, transport: str = "unix") -> None:

@@ -268,3 +268,21 @@ async def test_a_client_retries_what_the_host_refused_as_overloaded_until_all_ra
     finally:
         await client.close()
     assert results == ["recorded"] * 3000 and len(server.calls) == 3000
+
+
+def test_the_short_socket_folder_is_never_one_someone_else_made(tmp_path, monkeypatch):
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    fixed = tmp_path / f"tw-{os.getuid()}"
+    assert discovery.short_socket_dir() == fixed and (fixed.stat().st_mode & 0o777) == 0o700
+    # Made first by another user (root can show it: chown), left open, or a link: a fresh folder.
+    if os.geteuid() == 0:
+        os.chown(fixed, NOBODY, NOBODY)
+        assert discovery.short_socket_dir() != fixed
+    elsewhere = Path(tempfile.mkdtemp(dir=tmp_path))
+    fixed.rmdir()
+    fixed.mkdir(mode=0o777)
+    os.chmod(fixed, 0o777)
+    assert discovery.short_socket_dir() != fixed
+    fixed.rmdir()
+    fixed.symlink_to(elsewhere)
+    assert discovery.short_socket_dir() not in (fixed, elsewhere)
