@@ -16,6 +16,8 @@
 
   function hiddenForNames(el) {
     if (el.getAttribute("aria-hidden") === "true" || el.hasAttribute("hidden")) return true;
+    // An area is never rendered itself (its image shows it): its display says nothing.
+    if (el.localName === "area") return false;
     const style = el.ownerDocument.defaultView.getComputedStyle(el);
     return style.display === "none" || style.visibility === "hidden" || style.visibility === "collapse";
   }

@@ -23,19 +23,21 @@
   const PROBE_EVENT = "tabwarden:probe";
   const PATCHED_EVENT = "tabwarden:patched";
 
-  // The element whose box decides visibility (an option's box is its select's).
+  // The element whose box decides visibility (an option's box is its select's, an image map
+  // area's its image's).
   function boxOwner(el) {
     if (el.localName === "option") return el.closest("select") || el;
-    return el;
+    return TW.layoutOwner(el);
   }
 
   function visibilityProblem(el) {
     const owner = boxOwner(el);
+    if (el.localName === "area" && owner === el) return "no image shown uses its map";
     const win = owner.ownerDocument.defaultView;
     const style = win.getComputedStyle(owner);
     if (style.visibility === "hidden" || style.visibility === "collapse") return "it is hidden (visibility)";
     if (typeof owner.checkVisibility === "function" && !owner.checkVisibility({ visibilityProperty: true })) return "it is not rendered";
-    const rect = owner.getBoundingClientRect();
+    const rect = TW.boxOf(el.localName === "area" ? el : owner);
     if (rect.width === 0 || rect.height === 0) return "it has an empty box";
     return "";
   }
@@ -66,6 +68,12 @@
   }
 
   function occlusion(el) {
+    // An area is hit where its shape shows over its image: the browser's hit test gives the
+    // area itself there (an earlier area of the map over it, or anything over the image, covers it).
+    if (el.localName === "area") {
+      const at = TW.areaPoint(el);
+      return blockerAt(el, at.x, at.y);
+    }
     const owner = boxOwner(el);
     const rect = owner.getBoundingClientRect();
     const centre = blockerAt(owner, rect.left + rect.width / 2, rect.top + rect.height / 2);
@@ -114,7 +122,7 @@
   TW.revealElement = (el) => {
     const owner = boxOwner(el);
     const win = owner.ownerDocument.defaultView;
-    const rect = owner.getBoundingClientRect();
+    const rect = el.localName === "area" ? TW.boxOf(el) : owner.getBoundingClientRect();
     const inside = rect.top >= 0 && rect.left >= 0 && rect.bottom <= win.innerHeight && rect.right <= win.innerWidth;
     if (!inside) owner.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
   };

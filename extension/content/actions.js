@@ -194,7 +194,7 @@
   // The URL a click on `el` loads in another tab or window (a link with a target), if any: the
   // host looks for that tab afterwards.
   function newContextUrl(el) {
-    const link = el.closest("a[href]");
+    const link = el.closest("a[href], area[href]");
     if (!link) return null;
     const target = (link.getAttribute("target") || "").trim();
     if (!target || /^_(self|parent|top)$/i.test(target)) return null;
@@ -384,7 +384,7 @@
   function opensBrowsingContext(action, el) {
     if (action.action === "type") return !!action.submit;
     if (action.action !== "click") return false;
-    const link = el.closest("a[href]");
+    const link = el.closest("a[href], area[href]");
     if (link) {
       const href = link.getAttribute("href") || "";
       return !(href.startsWith("#") || /^javascript:/i.test(href.trim()));

@@ -350,6 +350,110 @@
     a.role === b.role && a.name === b.name && a.tag === b.tag && a.inputType === b.inputType &&
     a.label === b.label && a.placeholder === b.placeholder;
 
+  // ---- image maps. An <area> has no box of its own (it is display: none); it shows through the
+  // image that uses its map, which is where Chromium's accessibility tree lists it and where a
+  // pointer reaches it.
+
+  // The map an image uses: `usemap` names it after a '#' (what comes before is ignored), the
+  // first map of that name in the image's own tree, as Chromium looks it up.
+  function usedMap(img) {
+    const usemap = img.getAttribute("usemap");
+    const at = usemap ? usemap.indexOf("#") : -1;
+    if (at < 0 || at === usemap.length - 1) return null;
+    const name = usemap.slice(at + 1);
+    for (const map of img.getRootNode().querySelectorAll("map")) if (map.getAttribute("name") === name) return map;
+    return null;
+  }
+
+  // The map an image uses when it holds areas that are links: only those are (links without an
+  // href, `nohref` ones included, are nothing to the browser).
+  TW.usedMap = (img) => {
+    const map = img.localName === "img" ? usedMap(img) : null;
+    return map && map.querySelector("area[href]") ? map : null;
+  };
+
+  TW.linkAreas = (map) => [...map.querySelectorAll("area[href]")]
+    .filter((area) => area.getAttribute("aria-hidden") !== "true" && !area.hasAttribute("hidden"));
+
+  // The first rendered image whose map holds the area, or null.
+  TW.imageOfArea = (area) => {
+    const map = area.closest("map");
+    if (!map || !map.getAttribute("name")) return null;
+    for (const img of map.getRootNode().querySelectorAll("img[usemap]")) {
+      if (usedMap(img) === map && img.getClientRects().length > 0) return img;
+    }
+    return null;
+  };
+
+  // The bounds of the area's shape over its image, in its document's viewport, clipped to the
+  // image (an empty rect when it shows nowhere). Coords are CSS pixels from the image's border
+  // box, scaled by CSS zoom only: an image shown larger or smaller than its file keeps them.
+  function areaBounds(area, img) {
+    const box = img.getBoundingClientRect();
+    const zoom = img.currentCSSZoom || 1;
+    const n = (area.getAttribute("coords") || "").split(/[\s,;]+/).filter(Boolean).map((part) => (Number.parseFloat(part) || 0) * zoom);
+    const shape = (area.getAttribute("shape") || "").trim().toLowerCase();
+    let edges = null;  // [left, top, right, bottom] from the image's corner
+    if (shape === "default") edges = [0, 0, box.width, box.height];
+    else if (shape === "circle" || shape === "circ") {
+      if (n.length >= 3 && n[2] > 0) edges = [n[0] - n[2], n[1] - n[2], n[0] + n[2], n[1] + n[2]];
+    } else if (shape === "poly" || shape === "polygon") {
+      if (n.length >= 6) {
+        const xs = n.filter((_, i) => i % 2 === 0 && i + 1 < n.length);
+        const ys = n.filter((_, i) => i % 2 === 1);
+        edges = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+      }
+    } else if (n.length >= 4) {  // rect, and what the browser reads as one (no or an unknown shape)
+      edges = [Math.min(n[0], n[2]), Math.min(n[1], n[3]), Math.max(n[0], n[2]), Math.max(n[1], n[3])];
+    }
+    const left = box.left + Math.max(0, edges ? edges[0] : 0);
+    const top = box.top + Math.max(0, edges ? edges[1] : 0);
+    const right = edges ? box.left + Math.min(box.width, edges[2]) : left;
+    const bottom = edges ? box.top + Math.min(box.height, edges[3]) : top;
+    const width = Math.max(0, right - left);
+    const height = Math.max(0, bottom - top);
+    return { left, top, right: left + width, bottom: top + height, width, height, x: left, y: top };
+  }
+
+  const EMPTY_RECT = { left: 0, top: 0, right: 0, bottom: 0, width: 0, height: 0, x: 0, y: 0 };
+
+  // The element's box in its document's viewport: an area's is its shape's bounds over its image.
+  TW.boxOf = (el) => {
+    if (el.localName !== "area") return el.getBoundingClientRect();
+    const img = TW.imageOfArea(el);
+    return img ? areaBounds(el, img) : EMPTY_RECT;
+  };
+
+  // The element whose layout box stands for the element's: an area's image.
+  TW.layoutOwner = (el) => (el.localName === "area" && TW.imageOfArea(el)) || el;
+
+  const AREA_GRID = 15;
+
+  // Where a pointer lands on the area: the point nearest its middle that the browser's own hit
+  // test gives to this area (not to an earlier area of the map over it, nor to anything over the
+  // image), sampled over its bounds within the viewport. When no point does (covered, out of
+  // view), the middle of its bounds, for the occlusion check to name what is there.
+  TW.areaPoint = (area) => {
+    const rect = TW.boxOf(area);
+    const win = area.ownerDocument.defaultView;
+    const middle = { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 };
+    const left = Math.max(rect.left, 0);
+    const top = Math.max(rect.top, 0);
+    const right = Math.min(rect.right, win.innerWidth);
+    const bottom = Math.min(rect.bottom, win.innerHeight);
+    if (right <= left || bottom <= top) return middle;
+    const finder = area.getRootNode().elementFromPoint ? area.getRootNode() : area.ownerDocument;
+    const points = [{ x: (left + right) / 2, y: (top + bottom) / 2 }];
+    for (let i = 0; i < AREA_GRID; i++) {
+      for (let j = 0; j < AREA_GRID; j++) {
+        points.push({ x: left + (right - left) * (i + 0.5) / AREA_GRID, y: top + (bottom - top) * (j + 0.5) / AREA_GRID });
+      }
+    }
+    const away = (p) => (p.x - middle.x) ** 2 + (p.y - middle.y) ** 2;
+    points.sort((a, b) => away(a) - away(b));
+    return points.find((p) => finder.elementFromPoint(p.x, p.y) === area) || middle;
+  };
+
   TW.isTextInput = (el) => el.localName === "input" && TEXT_INPUT_TYPES.has(el.type);
   TW.isWritable = (el) =>
     ((TW.isTextInput(el) || el.localName === "textarea") && !el.readOnly) ||

@@ -7,13 +7,16 @@
   TW.parts.add("input");
   const CODES = TW.codes;
 
-  function centre(el) {
+  // Where the pointer is over the element: its centre; for an image map's area, a point of its
+  // shape over its image (it has no box of its own).
+  function aim(el) {
+    if (el.localName === "area") return TW.areaPoint(el);
     const rect = el.getBoundingClientRect();
     return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 };
   }
 
-  function mouseInit(el, button, buttons, detail) {
-    const { x, y } = centre(el);
+  function mouseInit(el, button, buttons, detail, at = aim(el)) {
+    const { x, y } = at;
     return {
       bubbles: true, cancelable: true, composed: true, view: el.ownerDocument.defaultView,
       clientX: x, clientY: y, button, buttons, detail,
@@ -55,18 +58,21 @@
     }
   }
 
-  function press(el, button, detail) {
+  function press(el, button, detail, at) {
     const buttons = button === 2 ? 2 : 1;
-    fire(el, "pointerdown", mouseInit(el, button, buttons, detail));
-    const allowed = fire(el, "mousedown", mouseInit(el, button, buttons, detail));
+    fire(el, "pointerdown", mouseInit(el, button, buttons, detail, at));
+    const allowed = fire(el, "mousedown", mouseInit(el, button, buttons, detail, at));
     if (allowed) moveFocus(el);
-    fire(el, "pointerup", mouseInit(el, button, 0, detail));
-    fire(el, "mouseup", mouseInit(el, button, 0, detail));
+    fire(el, "pointerup", mouseInit(el, button, 0, detail, at));
+    fire(el, "mouseup", mouseInit(el, button, 0, detail, at));
   }
 
-  function activate(el, detail) {
-    if (typeof el.click === "function" && detail === 1) el.click();
-    else fire(el, "click", mouseInit(el, 0, 0, detail));
+  // An area's click carries its point, as the press before it did (a page reading where its
+  // image map was clicked sees the area's shape); a dispatched click follows its link as
+  // click() does.
+  function activate(el, detail, at) {
+    if (typeof el.click === "function" && detail === 1 && el.localName !== "area") el.click();
+    else fire(el, "click", mouseInit(el, 0, 0, detail, at));
   }
 
   TW.input = {};
@@ -74,23 +80,25 @@
   TW.input.click = (el, { button = "left", doubleClick = false } = {}) => {
     // A mouse comes over the element before it presses: pages that keep a popup open while
     // the pointer is over it (a combobox's list on the blur its press causes) rely on that.
-    TW.input.hover(el);
+    // One point for the whole click, read once (an area's is found by hit tests).
+    const at = aim(el);
+    TW.input.hover(el, at);
     if (button === "right") {
-      press(el, 2, 1);
-      fire(el, "contextmenu", mouseInit(el, 2, 0, 1));
+      press(el, 2, 1, at);
+      fire(el, "contextmenu", mouseInit(el, 2, 0, 1, at));
       return;
     }
-    press(el, 0, 1);
-    activate(el, 1);
+    press(el, 0, 1, at);
+    activate(el, 1, at);
     if (doubleClick) {
-      press(el, 0, 2);
-      activate(el, 2);
-      fire(el, "dblclick", mouseInit(el, 0, 0, 2));
+      press(el, 0, 2, at);
+      activate(el, 2, at);
+      fire(el, "dblclick", mouseInit(el, 0, 0, 2, at));
     }
   };
 
-  TW.input.hover = (el) => {
-    const init = mouseInit(el, 0, 0, 0);
+  TW.input.hover = (el, at = aim(el)) => {
+    const init = mouseInit(el, 0, 0, 0, at);
     for (const type of ["pointerover", "mouseover"]) fire(el, type, init);
     for (const type of ["pointerenter", "mouseenter"]) fire(el, type, { ...init, bubbles: false });
     for (const type of ["pointermove", "mousemove"]) fire(el, type, init);
@@ -343,7 +351,7 @@
         } else if (el.localName === "textarea" || el.isContentEditable) {
           insert(el, "\n");
           effect = "inserted a line break";
-        } else if (/^(a|button|summary)$/.test(el.localName) || el.getAttribute("role") === "button") {
+        } else if (/^(a|area|button|summary)$/.test(el.localName) || el.getAttribute("role") === "button") {
           el.click();
           effect = "activated the element";
         }

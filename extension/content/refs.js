@@ -151,10 +151,11 @@
   // its backendNodeId, so L1 and L2 agree on the target without guessing.
   TW.elementForRef = (ref) => strict(ref).el;
 
-  // The element's rect in the top-level viewport. Frames with padding or any transform other
-  // than a translation cannot be converted safely: unsupported_frame.
+  // The element's rect in the top-level viewport (an image map area's: its shape's bounds).
+  // Frames with padding or any transform other than a translation cannot be converted safely:
+  // unsupported_frame.
   TW.topLevelRect = (el, frames) => {
-    const rect = el.getBoundingClientRect();
+    const rect = TW.boxOf(el);
     let x = rect.left;
     let y = rect.top;
     for (let i = frames.length - 1; i >= 0; i--) {

@@ -44,6 +44,7 @@
       this.level = 0;
       this.depthLimited = false;
       this.labelIds = new Map(); // document -> ids other elements are labelled or described by
+      this.maps = new Set(); // image maps whose links are listed already
     }
 
     // Whether the element is a short label or description another element points at with
@@ -69,7 +70,7 @@
 
     inView(el, ctx) {
       if (!ctx.inView) return false;
-      const rect = el.getBoundingClientRect();
+      const rect = TW.boxOf(el);
       return rect.bottom > 0 && rect.right > 0 && rect.top < ctx.win.innerHeight && rect.left < ctx.win.innerWidth &&
         (rect.width > 0 || rect.height > 0);
     }
@@ -124,20 +125,13 @@
       const role = TW.roleOf(el);
       if (TW.isInteractive(el, role, style)) {
         this.flush(text, depth);
-        // The same computation a write's check uses to see the element is still what was read.
-        const { name } = TW.roleAndName(el, role);
-        const ref = this.addRef(el, ctx, role, name);
-        const attrs = TW.attributesOf(el, role);
-        const description = TW.accessibleDescription(el);
-        if (description) attrs.push(`desc=${TW.quote(description)}`);
-        const leads = elsewhere(this.lastHint, ctx);
-        if (leads) attrs.push(leads);
-        this.push("ref", depth, line(role, name, attrs, ref, TW.focusOf(el)), this.inView(el, ctx));
+        const name = this.refLine(el, role, depth, ctx);
         // A container that is itself actionable (a tree item, a focusable article) lists what
         // it holds; text its name already says is not repeated.
         if (el.shadowRoot || TW.isDescendingRole(role) || TW.hasActionableDescendant(el)) {
           this.block(el, depth + 1, ctx, !el.shadowRoot && !!name && TW.roles.nameFromContent.has(role));
         }
+        this.areas(el, depth + 1, ctx);
         return;
       }
       // A sorted column's header is structure too: it is where the table says its order.
@@ -156,6 +150,7 @@
           this.inView(el, ctx));
         // A heading's text is its name already: only its controls are listed below it.
         if (role !== "img") this.block(el, depth + 1, ctx, role === "heading" || sorted);
+        else this.areas(el, depth + 1, ctx);
         if (!name && this.entries.length === at + 1) this.entries.pop();
         return;
       }
@@ -179,11 +174,40 @@
         this.block(el, depth, ctx, true);
         return;
       }
-      // Anything else is spliced through; a block boundary ends the current text run.
+      // Anything else is spliced through; a block boundary ends the current text run. An image
+      // without a name of its own (alt="") still shows its map's links, as in Chromium.
       const block = !style.display.startsWith("inline") && style.display !== "contents";
       if (block) this.flush(text, depth);
+      if (tag === "img") {
+        this.flush(text, depth);
+        this.areas(el, depth, ctx);
+      }
       this.children(el, depth, ctx, text);
       if (block) this.flush(text, depth);
+    }
+
+    // The ref line of an actionable element; returns its name. Role and name are computed as a
+    // write's check computes them to see the element is still what was read.
+    refLine(el, role, depth, ctx) {
+      const { name } = TW.roleAndName(el, role);
+      const ref = this.addRef(el, ctx, role, name);
+      const attrs = TW.attributesOf(el, role);
+      const description = TW.accessibleDescription(el);
+      if (description) attrs.push(`desc=${TW.quote(description)}`);
+      const leads = elsewhere(this.lastHint, ctx);
+      if (leads) attrs.push(leads);
+      this.push("ref", depth, line(role, name, attrs, ref, TW.focusOf(el)), this.inView(el, ctx));
+      return name;
+    }
+
+    // The links of an image map, under the image that uses it (the first one shown, once: the
+    // map's areas are hidden where the map itself stands). Each gets a ref and its destination
+    // as any link does.
+    areas(img, depth, ctx) {
+      const map = TW.usedMap(img);
+      if (!map || this.maps.has(map)) return;
+      this.maps.add(map);
+      for (const area of TW.linkAreas(map)) this.refLine(area, TW.roleOf(area), depth, ctx);
     }
 
     // One line for a row of plain cells, in order, empty ones kept, so columns line up.

@@ -1,7 +1,7 @@
 """read_page agrees with the browser: on a corpus of widget pages written in the style of the ARIA
 Authoring Practices examples (landmarks, trees, grids and a date picker, a feed, SVG sliders,
 label edge cases, menus, comboboxes, tabs, switches, tri-state checkboxes, spinbuttons,
-disclosures and dialogs), every node the snapshot gives a ref, every node Chromium calls
+disclosures, dialogs and image maps), every node the snapshot gives a ref, every node Chromium calls
 interactive and every landmark is compared with Chromium's own accessibility tree, read over
 CDP. The agreement is printed; the few differences kept on purpose are listed with a reason."""
 
@@ -15,7 +15,8 @@ from tests.support.cdp import debugging_port
 
 pytestmark = pytest.mark.browser
 
-PAGES = ("landmarks.html", "tree.html", "grid.html", "feed.html", "svg.html", "labels.html", "widgets.html", "patterns.html")
+PAGES = ("landmarks.html", "tree.html", "grid.html", "feed.html", "svg.html", "labels.html", "widgets.html", "patterns.html",
+         "imagemap.html")
 TARGET = 0.98
 
 VALUETEXT = "the value shown is aria-valuetext, what a screen reader speaks; CDP reports only aria-valuenow"

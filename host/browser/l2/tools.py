@@ -17,7 +17,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, TYPE_CHECKING
 from host.browser import page_writes
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
-from host.browser.l2 import geometry, input as trusted
+from host.browser.l2 import geometry, image_map, input as trusted
 from host.browser.l2.deep_read import read_deep
 from host.browser.l2.keys import parse_combo
 from host.browser.l2.landing import Landing, check_node, confirm_focus, confirm_points, landing_of, writer_epoch
@@ -48,8 +48,11 @@ async def _scroll_into_view(client: TabClient, writer: Writer, target: NodeTarge
 
 
 async def _aim(client: TabClient, writer: Writer, target: NodeTarget) -> geometry.Point:
-    await _scroll_into_view(client, writer, target)
-    point = await geometry.locate(client, target.session_id, target.backend_node_id)
+    if await image_map.is_area(client, target):  # no box of its own: aimed at over its image
+        point = await image_map.aim_area(client, writer, target)
+    else:
+        await _scroll_into_view(client, writer, target)
+        point = await geometry.locate(client, target.session_id, target.backend_node_id)
     await geometry.check_hit(client, target.session_id, target.backend_node_id, point, target.frame_id)
     return point
 
