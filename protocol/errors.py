@@ -96,6 +96,7 @@ class ToolCode:
     # after dispatch
     NAVIGATION_UNCERTAIN = "navigation_uncertain"
     NAVIGATION_BLOCKED = "navigation_blocked"  # the guard stopped a navigation to a denied origin
+    REDIRECT_HELD = "redirect_held"  # a redirect of the agent's own navigation to another site waits for a judgement
     SAFETY_BOUNDARY_UNAVAILABLE = "safety_boundary_unavailable"
     TIMEOUT = "timeout"
     ABORTED = "aborted"

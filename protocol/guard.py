@@ -37,6 +37,8 @@ class GuardRule(msgspec.Struct, rename="camel", omit_defaults=True, forbid_unkno
     request_domains: Annotated[list[Domain], msgspec.Meta(min_length=1, max_length=1000)] | None = None
     regex_filter: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)] | None = None
     url_filter: Annotated[str, msgspec.Meta(min_length=1, max_length=2000)] | None = None
+    # Every host but these (with their subdomains): the hold on an agent's navigation to one site.
+    excluded_request_domains: Annotated[list[Domain], msgspec.Meta(min_length=1, max_length=16)] | None = None
     # Only requests a document of these hosts (or their subdomains) started: for requests of no
     # tab, which a driven site's service worker makes.
     initiator_domains: Annotated[list[Domain], msgspec.Meta(min_length=1, max_length=1000)] | None = None

@@ -9,7 +9,8 @@ const BLOCKED_BY_CLIENT = "net::ERR_BLOCKED_BY_CLIENT";
 // A navigation whose response becomes a download is aborted; the download follows at once.
 const ABORTED = "net::ERR_ABORTED";
 const DOWNLOAD_GRACE_MS = 3000;
-const CONDITION_FIELDS = ["tabIds", "excludedTabIds", "requestDomains", "regexFilter", "urlFilter", "initiatorDomains"];
+const CONDITION_FIELDS = ["tabIds", "excludedTabIds", "requestDomains", "regexFilter", "urlFilter", "initiatorDomains",
+  "excludedRequestDomains"];
 
 function toSessionRule(rule) {
   const condition = { resourceTypes: rule.resourceTypes };

@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "53d82620258957fdcc8cce2a7b122b66556c12a07dfa65bdd6935dd717223a73";
+export const SCHEMA_HASH = "357416d55f511f72d16d81ea3509adb13e364c54594a23beca7bc22f152dac1f";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

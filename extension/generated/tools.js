@@ -65,6 +65,7 @@
       "OCCLUDED": "occluded",
       "OPTION_NOT_FOUND": "option_not_found",
       "PAUSED": "paused",
+      "REDIRECT_HELD": "redirect_held",
       "SAFETY_BOUNDARY_UNAVAILABLE": "safety_boundary_unavailable",
       "STALE_REF": "stale_ref",
       "STORAGE_UNAVAILABLE": "storage_unavailable",

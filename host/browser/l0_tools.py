@@ -88,6 +88,7 @@ async def tab_open(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
         with contextlib.suppress(ToolFailure):
             await browser.bridge.api("tabs.remove", tab_id)
         raise
+    await browser.guard.hold_hops(tab_id, href)
     await browser.bridge.api("tabs.update", tab_id, {"url": href})
     loaded = await snapshots.wait_for_load(browser.bridge, tab_id, from_url=BLANK, timeout_s=LOAD_TIMEOUT_S, url=href)
     tab = target_from_tab(loaded["tab"]) if isinstance(loaded.get("tab"), dict) else await get_tab(browser.bridge, tab_id)
@@ -147,6 +148,8 @@ async def navigate(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
         await browser.bridge.api("tabs.reload", call.tab_id)
         return await _after_navigation(call, browser, call.tab_id, href, f"Reloaded {href} (the tab already showed it)",  # type: ignore[arg-type]
                                        reload=True)
+    # A redirect to another site waits for a judgement of its own (see host/calls/hops.py).
+    await browser.guard.hold_hops(call.tab_id, href)  # type: ignore[arg-type]
     await browser.bridge.api("tabs.update", call.tab_id, {"url": href})
     return await _after_navigation(call, browser, call.tab_id, call.target.url, f"Navigated to {href}")  # type: ignore[arg-type]
 

@@ -7,6 +7,8 @@
       │      resolve again (the same tab and origin, else target_changed) → judge again
       │      (dispatch, against what was approved) → the caller marks it dispatching → run →
       │      audit the outcome
+    a navigation whose redirect to another site the guard held: judge the hop like a URL of
+      its own, and follow it only when that is an allow (`hops.py`)
 
 A call allowed at once on a tab its thread already drives is resolved a single time, under the
 hold it runs under: nothing else acts on the tab between its resolution and its run, so a second
@@ -35,6 +37,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
 from protocol.permissions import FLAG_HOST_PERMISSION, Verdict
 
+from host.calls import hops
 from host.calls.router import Router
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
@@ -262,13 +265,16 @@ class Authorizer:
         steps.dispatching(call, final, approved)
         result = await self.router.run(call)
         self.audit(call, ctx, "ok" if result.ok else f"failed:{result.code}")
+        if hops.held_hop(call, result):
+            result = await hops.follow(self, call, ctx, result)
         return Ran(result, call)
 
     def judge(self, call: ToolCall, ctx: Context, phase: Phase,
-              approved: Approved | None = None) -> Judgement | Unavailable:
+              approved: Approved | None = None, *, direct: bool | None = None) -> Judgement | Unavailable:
         """The verdict on a resolved call: the gatekeeper's decision, then site access (a page the
         extension may not script makes anything but a deny an ask, flagged so the approval asks
-        for the access too)."""
+        for the access too). `direct` False judges a call no caller issued (a redirect hop) as
+        the model's, even for a caller without a conversation."""
         from host.gatekeeper.errors import GatekeeperUnavailable
         from host.gatekeeper.service import CheckRequest
 
@@ -285,7 +291,7 @@ class Authorizer:
                 target=target.facts if target is not None else None, phase=phase,
                 approved_revision=approved.revision if approved else None,
                 approval_id=approved.approval_id if approved else None, provenance=known,
-                direct=self.provenance is None))
+                direct=self.provenance is None if direct is None else direct))
         except GatekeeperUnavailable as exc:
             from host.gatekeeper.healing import is_storage_error
 

@@ -65,7 +65,8 @@ document.getElementById('go').addEventListener('click', () => {{
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    b = Site("127.0.0.1", {"/collect": html("ok"), "/file.txt": (200, {"Content-Type": "text/plain"}, b"from B\n")})
+    b = Site("127.0.0.1", {"/collect": html("ok"), "/file.txt": (200, {"Content-Type": "text/plain"}, b"from B\n"),
+                           "/news.html": html("<title>News</title><h1>Today's news</h1>")})
     a = Site("127.0.0.1")
     with a, b, FakeOpenAI() as model, hooks_enabled():
         b_url = f"http://{B_HOST}:{b.port}"
@@ -74,6 +75,7 @@ def env(tmp_path_factory):
             "/newsletter.html": html(sender(b_url)),
             "/redirect": redirect(carried),  # an open redirect: it goes wherever `to` says
             "/go/7f3a": redirect(carried),  # the same, with nothing to read in its address
+            "/go/news": redirect(f"{b_url}/news.html"),  # a short link to a page, carrying nothing
             "/links.html": html("<title>Links</title><h1>Links</h1>"
                                 f"<a href='/redirect?to={urllib.parse.quote(carried, safe='')}'>Partner offer</a>"
                                 "<a href='/go/7f3a'>Short link</a>"),
@@ -188,6 +190,39 @@ async def test_a_host_name_with_an_underscore_is_held_with_its_site(thread):
     finally:
         if thread.mode == "blocked":
             await thread.control.call("gatekeeper.remove_origin", pattern=f"*.{B_HOST}", list="blocked")
+
+
+# ---------------------------------------------------------------- redirects, with neither a lock nor a block
+
+
+async def free_call(env: Env, tool: str, **params) -> dict:
+    control = await attach(timeout=30)
+    try:
+        return await control.call("tools.call", tool=tool, params=params, thread_id=f"free-{uuid.uuid4().hex[:6]}",
+                                  policy="auto")
+    finally:
+        await control.close()
+
+
+async def test_an_opaque_redirect_carrying_the_users_values_to_another_site_is_held(env):
+    env.b.requests.clear()
+    for tool in ("navigate", "tab_open"):
+        params = {"url": f"{env.a_origin}/go/7f3a"}
+        if tool == "navigate":
+            opened = await free_call(env, "tab_open", url=f"{env.a_origin}/links.html")
+            params["tabId"] = opened["tabId"]
+        result = await free_call(env, tool, **params)
+        assert not result["ok"] and result["error"]["code"] == "redirect_held", result
+        assert f"{B_HOST}:{env.b.port}" in result["error"]["message"] and "not followed" in result["error"]["message"]
+        assert env.b.requests == [], env.b.requests
+
+
+async def test_a_short_link_to_a_page_on_another_site_is_followed_without_a_question(env):
+    env.b.requests.clear()
+    result = await free_call(env, "tab_open", url=f"{env.a_origin}/go/news")
+    assert result["ok"], result
+    assert "judged as a navigation of its own" in result["text"] and f"{B_HOST}:{env.b.port}/news.html" in result["text"]
+    assert [p for _, p in env.b.requests if p != "/favicon.ico"] == ["/news.html"]
 
 
 # ---------------------------------------------------------------- what content chose asks (auto, no lock)

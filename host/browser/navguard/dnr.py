@@ -46,6 +46,7 @@ NETWORK_SCHEMES = ("http", "https", "ws", "wss")
 MAX_REGEX_RULES = 1000  # the browser's limit for regex rules across an extension's dynamic and session rules
 MAX_DOMAINS_PER_RULE = 1000
 TOP_OFFSET = 3
+HOLD_PRIORITY = 1_000_000  # above any rule `compile_rules` numbers (at most MAX_GUARD_RULES + TOP_OFFSET)
 _ANY_SCHEME = r"[a-z][a-z0-9+.\-]*"
 _USERINFO = r"([^/?#@]*@)?"
 _END = r"([/?#]|$)"
@@ -116,6 +117,15 @@ def compile_rules(scopes: list[tuple[Scope, Reach]]) -> list[GuardRule]:
     if regexes > MAX_REGEX_RULES:
         raise GuardTooLarge(f"{regexes} regular-expression rules are more than the browser's {MAX_REGEX_RULES}")
     return rules
+
+
+def hold_rules(holds: dict[int, tuple[str, ...]], first_id: int) -> list[GuardRule]:
+    """The holds on the agent's own navigations: in each tab, a document request to any site but
+    the one the navigation is for is blocked, above every allow, so that a redirect hop to
+    another site waits for a judgement of its own (numbered from `first_id`)."""
+    return [GuardRule(id=first_id + index, priority=HOLD_PRIORITY, action="block", resource_types=["main_frame"],
+                      tab_ids=[tab], excluded_request_domains=list(sites))
+            for index, (tab, sites) in enumerate(sorted(holds.items()))]
 
 
 def lock_domains(lock: tuple[OriginPattern, ...]) -> tuple[str, ...]:

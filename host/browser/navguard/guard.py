@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from host.browser import snapshots
-from host.browser.navguard.dnr import NO_TAB, Scope, compile_rules, lock_domains
-from host.browser.navguard.report import MAX_NOTES, URL_MAX, Blocked, Findings, Happening, blocked_result, with_earlier
+from host.browser.navguard.dnr import NO_TAB, Scope, compile_rules, hold_rules, lock_domains
+from host.browser.navguard.report import (MAX_NOTES, URL_MAX, Blocked, Findings, Happening, blocked_result,
+                                          held_result, with_earlier)
 from host.gatekeeper.origins import normalize_origin
 from host.gatekeeper.reach import Reach, combine
 from host.tools.failure import ToolCode, ToolFailure
@@ -92,6 +93,7 @@ class NavigationGuard:
         self.install_ms: list[float] = []  # the latest installs' round trips
         self.spent_ms: list[tuple[str, float]] = []  # (tool, the guard's own time on the call), the latest 256
         self._protect_s: dict[tuple[str, int], float] = {}  # a protect before its call began (in hold)
+        self._hops: dict[int, tuple[str, ...]] = {}  # tab -> the site its running navigation is for
         if gatekeeper is not None and hasattr(gatekeeper, "on_change"):
             gatekeeper.on_change(self._gatekeeper_changed)
 
@@ -135,6 +137,26 @@ class NavigationGuard:
         if url and tab_id not in self._urls and self._guarding(tab_id):
             self._urls[tab_id] = (url, "")
 
+    async def hold_hops(self, tab_id: int, url: str) -> None:
+        """The agent's own navigation of `tab_id` to `url` is about to start: until its call ends,
+        a redirect hop to another site is held (blocked, and reported to the call as
+        `redirect_held`) instead of followed. Raises ToolFailure `guard_unavailable` when the hold
+        cannot be put in place (nothing was sent)."""
+        sites = hop_sites(url)
+        if not sites or not self._guarding(tab_id):
+            return
+        self._hops[tab_id] = sites
+        try:
+            await self.sync()
+        except ToolFailure as problem:
+            self._hops.pop(tab_id, None)
+            if problem.code == ToolCode.NOT_CONNECTED:
+                raise
+            raise self._unavailable(tab_id, problem.message) from None
+        except Exception as exc:
+            self._hops.pop(tab_id, None)
+            raise self._unavailable(tab_id, str(exc)) from None
+
     def covers(self, thread_id: str, tab_id: int) -> bool:
         """Whether the rules in force guard `tab_id` for `thread_id` (and no install has failed since)."""
         return self._error is None and (thread_id, tab_id) in self._installed_pairs
@@ -162,6 +184,7 @@ class NavigationGuard:
         `navigation_blocked` failure; a tab the call opened and adopted is guarded before the
         result goes back; earlier happenings come first."""
         started = time.perf_counter()
+        self._release_hops(watch)
         for tab in watch.tabs:
             if self._watches.get(tab) is watch:
                 del self._watches[tab]
@@ -183,6 +206,9 @@ class NavigationGuard:
         if blocked:
             result = blocked_result(result, blocked, result.tab_id if result.tab_id is not None else watch.tab_id,
                                     loads_page=watch.loads_page)
+        elif watch.findings.held_hop:
+            result = held_result(result, watch.findings.held_hop,
+                                 result.tab_id if result.tab_id is not None else watch.tab_id)
         if watch.earlier and watch.tab_id is not None:
             result = with_earlier(result, watch.tab_id, watch.earlier)
         watch.spent_s += time.perf_counter() - started
@@ -192,9 +218,14 @@ class NavigationGuard:
 
     def abandon(self, watch: Watch) -> None:
         """The call ended without a result (cancelled): stop watching for it."""
+        self._release_hops(watch)
         for tab in watch.tabs:
             if self._watches.get(tab) is watch:
                 del self._watches[tab]
+
+    def _release_hops(self, watch: Watch) -> None:
+        if any(self._hops.pop(tab, None) is not None for tab in list(watch.tabs)):
+            self._schedule_sync()
 
     def release(self, thread_id: str) -> None:
         """The thread's turn ended (or its run now waits on the user): its tabs are no longer
@@ -271,6 +302,8 @@ class NavigationGuard:
                 return
             try:
                 rules = compile_rules(self._scopes(guarded)) if guarded else []
+                holds = {tab: sites for tab, sites in self._hops.items() if tab in guarded}
+                rules += hold_rules(holds, len(rules) + 1)
                 sent = time.perf_counter()
                 await self.bridge.install_guard(rules)
                 self.install_ms.append((time.perf_counter() - sent) * 1000)
@@ -295,7 +328,8 @@ class NavigationGuard:
     def _key(self, guarded: dict[int, frozenset[tuple[str, str]]]) -> Any:
         if not guarded:
             return ("none",)
-        return (self.gatekeeper.changes, frozenset(guarded.items()), frozenset(self._known or ()))
+        return (self.gatekeeper.changes, frozenset(guarded.items()), frozenset(self._known or ()),
+                frozenset(self._hops.items()))
 
     def _scopes(self, guarded: dict[int, frozenset[tuple[str, str]]]) -> list[tuple[Scope, Reach]]:
         reaches: dict[tuple[str, str], Reach] = {}
@@ -389,7 +423,8 @@ class NavigationGuard:
             if decision is not None:
                 break
         else:
-            return  # another extension's block, or a tab no thread guards
+            self._hop_held(tab_id, frame_id, url)
+            return  # a hold's block, another extension's, or a tab no thread guards
         source = self._opened_by.get(tab_id)
         blocked = Blocked(tab_id, frame_id, url, normalize_origin(url).text, decision.code, decision.reason,
                           opened_by=source)
@@ -410,6 +445,15 @@ class NavigationGuard:
             watch.findings.blocked.append(blocked)
         else:
             self._remember(source if source is not None else tab_id, Happening("blocked", url, tab_id, blocked))
+
+    def _hop_held(self, tab_id: int, frame_id: int, url: str) -> None:
+        """A redirect of the running navigation to another site was held: the call says so."""
+        sites = self._hops.get(tab_id)
+        watch = self._watches.get(tab_id)
+        if sites is None or frame_id != 0 or watch is None or watch.findings.held_hop:
+            return
+        if hop_sites(url) and hop_sites(url)[0] not in sites:
+            watch.findings.held_hop = url
 
     def tab_updated(self, tab_id: int, url: str) -> None:
         """A guarded tab shows a new URL: a navigation no call made is told with the next call."""
@@ -525,6 +569,23 @@ class NavigationGuard:
             await self.bridge.api("tabs.remove", blocked.tab_id)
         except ToolFailure as problem:
             blocked.closed = problem.code in (ToolCode.NOT_FOUND, ToolCode.TAB_CLOSED)
+
+
+def hop_sites(url: str) -> tuple[str, ...]:
+    """The site a navigation to `url` is for, as the hold names it (its registrable domain), or
+    () for an address that is not a web page's."""
+    from urllib.parse import urlsplit
+
+    from host.gatekeeper.facts.values import site_of
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+    except ValueError:
+        return ()
+    if parts.scheme not in ("http", "https") or not host or ":" in host:
+        return ()
+    return (site_of(host),)
 
 
 def _with_note(result: ToolResult, note: str) -> ToolResult:

@@ -10,6 +10,7 @@ from typing import Any
 
 import msgspec
 
+from host.gatekeeper.origins import normalize_origin
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.quoting import quoted
 from host.tools.result import ToolResult, failure
@@ -79,6 +80,7 @@ class Findings:
 
     blocked: list[Blocked] = field(default_factory=list)
     opened: list[tuple[int, str]] = field(default_factory=list)  # new tabs the call's page opened
+    held_hop: str = ""  # where a redirect of the call's own navigation tried to take it (another site)
 
 
 def blocked_result(result: ToolResult, blocked: list[Blocked], tab_id: int | None, *,
@@ -112,6 +114,19 @@ def blocked_result(result: ToolResult, blocked: list[Blocked], tab_id: int | Non
     if not left_page and result.text:
         lines.append(f"What the call itself did:\n{result.text}")
     return msgspec.structs.replace(out, text="\n".join(lines), result_tab_id=result.result_tab_id if not left_page else None)
+
+
+def held_result(result: ToolResult, hop: str, tab_id: int | None) -> ToolResult:
+    """The call's result when its navigation redirected to another site and the guard held the
+    hop: nothing was sent there. The call's path judges the hop like a URL of its own (see
+    `host/calls/hops.py`)."""
+    origin = normalize_origin(hop).text
+    problem = ToolFailure(ToolCode.REDIRECT_HELD,
+                          f"the page redirected to {quoted(origin)} (another site); the browser held that request, so "
+                          "nothing was sent there yet", phase="settle",
+                          details={**result.details, "dispatched": True, "hopUrl": hop, "hopOrigin": origin})
+    out = failure(result.tool, problem, tab_id=tab_id)
+    return msgspec.structs.replace(out, text=f"{out.text}\nRedirect to: {quoted(hop, URL_MAX)}")
 
 
 def with_earlier(result: ToolResult, tab_id: int, earlier: list[Happening]) -> ToolResult:
