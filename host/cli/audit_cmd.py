@@ -1,7 +1,11 @@
 """`tabwarden audit list|export|verify`: read the permission audit log.
 
 `list` is for people: newest first, so the last thing that happened is on top (`--limit N` shows
-the newest N). `export` is for programs: oldest first, the order of the hash chain.
+the newest N). `export` is for programs: oldest first, the order of the hash chain. `verify`
+checks the chain, the signed count and the anchor outside the database (see
+`host.gatekeeper.storage.audit`): exit 0 when they hold, 1 when it finds the log edited,
+re-hashed, cut or rolled back, 3 when it cannot check (the audit key is missing, not private, or
+not this log's).
 """
 
 from __future__ import annotations
@@ -24,10 +28,16 @@ def add_arguments(parser: argparse.ArgumentParser, name: str) -> None:
     sub = parser.add_subparsers(dest="action", required=True, metavar="{list,export,verify}")
     for action, summary in (("list", "show audit entries as a table, newest first"),
                             ("export", "write audit entries as JSON Lines, oldest first"),
-                            ("verify", "check the hash chain; non-zero exit at the first broken row")):
+                            ("verify", "check the hash chain, its signed count and its anchor; exit 1 at the first "
+                                       "broken row, 3 when the audit key is missing or unsafe")):
         p = sub.add_parser(action, help=summary, description=summary)
         p.add_argument("--db", type=Path, metavar="PATH", help="the database (default: the data dir's)")
-        if action != "verify":
+        if action == "verify":
+            p.add_argument("--keys", type=Path, metavar="DIR",
+                           help="the folder holding the audit key and anchor (default: the config dir's `audit` for "
+                                "the host's database, `<db>.audit` beside any other); give the host's to verify a "
+                                "backup copy")
+        else:
             p.add_argument("--thread", help="only this thread id")
             p.add_argument("--tool", help="only this tool")
             p.add_argument("--verdict", choices=VERDICTS, help="only this verdict")
@@ -63,8 +73,8 @@ def _count(text: str) -> int:
     return value
 
 
-def _open(path: Path | None):
-    from host.gatekeeper.storage.audit import AuditLog
+def _open(path: Path | None, keys: Path | None = None):
+    from host.gatekeeper.storage.audit import AuditKeys, AuditLog
     from host.gatekeeper.storage.schema import COMPONENT, MIGRATIONS
     from host.store import Store, default_path
 
@@ -73,14 +83,14 @@ def _open(path: Path | None):
         return None, path
     store = Store(path)
     store.migrate(COMPONENT, MIGRATIONS)
-    return AuditLog(store), path
+    return AuditLog(store, keys=AuditKeys(keys) if keys is not None else None), path
 
 
 def run(args: argparse.Namespace) -> int:
     from host.store import StoreError
 
     try:
-        audit, path = _open(args.db)
+        audit, path = _open(args.db, getattr(args, "keys", None))
         if audit is None:
             print(f"tabwarden audit: there is no audit log at {path} yet; the host starts it when it judges its "
                   "first call (`tabwarden doctor` checks that the browser can start the host)", file=sys.stderr)
@@ -102,13 +112,51 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+# What each failure means, in a few words, before the details `verify` gives.
+_WHAT = {
+    "edited": "a row was edited after it was written",
+    "rehashed": "the chain was rewritten (re-hashed)",
+    "removed": "a row was removed from the middle",
+    "cut": "rows were cut from the end",
+    "rolled_back": "the database was rolled back to an older copy",
+    "anchor": "the anchor outside the database does not match the audit key",
+    "no_key": "the audit key is missing",
+    "unsafe_key": "the audit key is not private",
+    "wrong_key": "the audit key is not this log's",
+}
+
+
 def _verify(audit) -> int:
+    """Print what `audit.verify()` found; 0 when the log holds, 1 when it was tampered with, 3
+    when it cannot be checked."""
+    from host.gatekeeper.storage.audit import KEY_FAILURES
+
     result = audit.verify()
     if result.ok:
         print(f"audit log ok: {result.rows} rows, head {result.head}")
+        print(_coverage(result))
         return 0
-    print(f"audit log BROKEN at row {result.broken_seq}: {result.problem} ({result.rows - 1} rows before it verify)")
+    where = f"row {result.broken_seq}" if result.broken_seq is not None else "its anchor"
+    if result.failure in KEY_FAILURES:
+        print(f"audit log CANNOT BE VERIFIED from {where}: {_WHAT[result.failure]}")
+        print(f"  {result.problem}")
+        return 3
+    print(f"audit log BROKEN at {where}: {_WHAT.get(result.failure or '', 'it does not verify')}")
+    print(f"  {result.problem}")
     return 1
+
+
+def _coverage(result) -> str:
+    """Which rows are keyed and what the anchor vouches for, in one line."""
+    if result.keyed_from is None:
+        keyed = "no keyed rows yet (links are plain SHA-256)"
+    elif result.keyed_from > 1:
+        keyed = f"keyed links from row {result.keyed_from} (rows before it are plain SHA-256, from before keying)"
+    else:
+        keyed = "every link keyed"
+    anchored = (f"anchored outside the database at row {result.anchored}" if result.anchored
+                else "no anchor outside the database for this file yet")
+    return f"  {keyed}; {anchored}"
 
 
 def _table(entries) -> None:

@@ -16,7 +16,7 @@ from host.gatekeeper.alerts import Alert, DenialBurstMonitor
 from host.gatekeeper.availability import Availability
 from host.gatekeeper.decision import Decision
 from host.gatekeeper.healing import plain_cause
-from host.gatekeeper.storage.audit import AuditLog
+from host.gatekeeper.storage.audit import AuditKeyError, AuditLog
 from host.store.db import Store, StoreError
 
 MAX_LATE_ROWS = 1000
@@ -37,7 +37,10 @@ class AuditTrail:
         self._late: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
 
     def open(self, store: Store) -> None:
-        """Write to `store`'s audit log from now on (its tables must exist)."""
+        """Write to `store`'s audit log from now on (its tables must exist); the log written
+        to before is closed (its anchor brought up to date)."""
+        if self.log is not None:
+            self.log.close()
         self.log = AuditLog(store, clock=self._clock)
 
     def _append(self, **row: Any) -> None:
@@ -47,6 +50,9 @@ class AuditTrail:
             self.log.append(**row)
         except StoreError as exc:
             self._keep_refusal(row, exc)
+            raise self._availability.fail(exc) from exc
+        except AuditKeyError as exc:
+            # Not a storage fault that passes: closed until the key is restored and the host restarts.
             raise self._availability.fail(exc) from exc
 
     def refused(self, *, thread_id: str, turn_id: str | None, call_id: str | None, tool: str, target_origin: str,
@@ -107,7 +113,7 @@ class AuditTrail:
         if self.log is not None:
             try:
                 self.log.append(kind="alert", thread_id=alert.thread_id, tool="", detail=alert.message)
-            except StoreError as exc:
+            except (StoreError, AuditKeyError) as exc:
                 self._availability.fail(exc)  # the alert still goes out; later checks fail closed
         if self._on_alert is not None:
             self._on_alert(alert)

@@ -52,7 +52,7 @@ def test_removed_row_is_found(log, store):
     assert (result.ok, result.broken_seq) == (False, 3) and "removed" in result.problem
 
 
-def test_rehashing_one_row_still_breaks_the_next_link(log, store):
+def test_rehashing_one_row_without_the_key_is_found_at_that_row(log, store):
     from host.gatekeeper.storage.audit import _COLUMNS, _row_hash
 
     conn = raw(store)
@@ -63,7 +63,8 @@ def test_rehashing_one_row_still_breaks_the_next_link(log, store):
     conn.execute("UPDATE audit_log SET verdict = 'allow', hash = ? WHERE seq = 2",
                  (_row_hash(row["prev_hash"], tuple(values)),))
     conn.commit()
-    assert log.verify().broken_seq == 3
+    result = log.verify()
+    assert (result.broken_seq, result.failure) == (2, "rehashed") and "without the audit key" in result.problem
 
 
 def test_filters(log):
@@ -78,7 +79,8 @@ def test_digest_is_keyed_and_stable(log, store):
     a = log.params_digest({"b": 1, "a": 2})
     assert a == log.params_digest({"a": 2, "b": 1})
     other = AuditLog(store)
-    assert other.params_digest({"a": 2, "b": 1}) == a  # the key persists with the store
+    assert other.params_digest({"a": 2, "b": 1}) == a  # the key persists outside the store
+    assert store.get_meta("audit.params_digest_key") is None  # and the database holds no secret
     import hashlib
     import json as j
 
