@@ -6,12 +6,13 @@ page behind; a thread whose user was on such a page when they wrote loads it the
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Any
 
 from host.browser.bridge import Bridge
 from host.tools.failure import ToolCode, ToolFailure
-from host.tools.quoting import quoted
 from host.browser.routing import Route, TabRoutes
 from host.gatekeeper.origins import normalize_origin
 
@@ -71,12 +72,20 @@ async def get_tab(bridge: Bridge, tab_id: int) -> TabTarget:
 def require_web_page(target: TabTarget, start_ok: bool = False) -> TabTarget:
     """Page tools work on http(s) pages only (`start_ok`: an empty or new-tab page will do too)."""
     if not target.is_web_page and not (start_ok and target.is_start_page):
-        # The page chose its URL (a page can send itself to about:blank#<any words>): data.
-        shown = quoted(target.url) if target.url else "an empty tab"
-        raise ToolFailure(ToolCode.NOT_WEB_PAGE, f"tab {target.tab_id} shows {shown}, not an http(s) page; load "
-                          "one into it with navigate, or pass the tabId of a web page from tabs_list",
+        # A page can send itself to about:blank#<any words>: only the scheme is said in our words,
+        # and the address itself is left to tabs_list, which the model reads as the browser's data.
+        raise ToolFailure(ToolCode.NOT_WEB_PAGE, f"tab {target.tab_id} shows {_kind_of_page(target.url)}, not an http(s) "
+                          "page; load one into it with navigate, or pass the tabId of a web page from tabs_list",
                           phase="resolve", details={"dispatched": False})
     return target
+
+
+def _kind_of_page(url: str) -> str:
+    """'an about: page', 'a chrome: page'... or 'an empty tab': a page's address without its words."""
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if not scheme or not re.fullmatch(r"[a-z][a-z0-9+.\-]{0,19}", scheme):
+        return "an empty tab" if not url else "a page that is not on the web"
+    return f"{'an' if scheme[0] in 'aeiou' else 'a'} {scheme}: page"
 
 
 async def _most_recent_web_tab(bridge: Bridge, start_ok: bool = False) -> TabTarget | None:

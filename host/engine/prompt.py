@@ -64,15 +64,44 @@ FENCED_PROVENANCE = frozenset({"page", "mcp", "import"})
 FENCED_CONTEXT_KINDS = frozenset({"page", "selection", "screenshot", "tab", "mcp_resource", "file"})
 # Context ordinals: block b of context item c gets ordinal c * 1024 + b + 1 (0 is the node's own).
 _CONTEXT_STRIDE = 1024
+_ENVIRONMENT_ORDINAL = 1 << 30  # the submission tab's title and URL, apart from every context block
 
 
 def environment_line(tab: dict[str, Any] | None) -> str | None:
-    """The trusted line naming the tab the user submitted from. The page chose its title and
-    URL: they are quoted as data (one line, nothing invisible), short enough to stay on it."""
+    """The trusted line naming the tab the user submitted from. Its title and URL are the
+    page's choice, so they are not in it: `environment_page` carries them to a fence of their own."""
     if not tab:
         return None
-    return (f"[Tabwarden environment: submission tabId={int(tab.get('tabId', -1))} title={quoted(tab.get('title', ''))} "
-            f"url={quoted(tab.get('url', ''), 2000)}]")
+    return (f"[Tabwarden environment: submission tabId={int(tab.get('tabId', -1))}; that tab's title and URL, as its "
+            "page set them, follow in the fence below]")
+
+
+def environment_page(tab: dict[str, Any] | None) -> dict[str, str] | None:
+    """The submission tab's title and URL, kept for the fence the model reads them in."""
+    if not tab:
+        return None
+    return {"title": str(tab.get("title") or "")[:2000], "url": str(tab.get("url") or "")[:2000]}
+
+
+def _environment_parts(node: NodeRow, key: bytes, body: UserBody) -> list[Text]:
+    if not body.environment:
+        return []
+    parts = [Text(body.environment)]
+    page = body.environment_page
+    if page is not None:
+        text = f"title: {page.get('title', '')}\nurl: {page.get('url', '')}"
+        parts.append(Text(fence(text, nonce=stable_nonce(key, node.id, _ENVIRONMENT_ORDINAL),
+                                origin=_origin_of(page.get("url", "")), tool="environment")))
+    return parts
+
+
+def _origin_of(url: str) -> str:
+    from host.gatekeeper.origins import normalize_origin
+
+    try:
+        return normalize_origin(url).text or "tabwarden://environment"
+    except Exception:
+        return "tabwarden://environment"
 
 
 def _context_parts(node: NodeRow, key: bytes, blocks: list[dict[str, Any]]) -> list[Text | Image]:
@@ -122,8 +151,7 @@ def build_messages(path: list[NodeRow], key: bytes, provider: str = "", images: 
         if node.kind == "user_message":
             body: UserBody = node.body
             parts: list[Any] = []
-            if body.environment:
-                parts.append(Text(body.environment))
+            parts.extend(_environment_parts(node, key, body))
             parts.extend(_context_parts(node, key, body.context))
             parts.append(Text(body.text if not body.steer else f"(added while you were working) {body.text}"))
             messages.append(Message("user", tuple(parts)))

@@ -24,6 +24,8 @@ class UserBody(_Body, kw_only=True):
     context: list[dict[str, Any]] = []
     # The trusted line describing the tab the user was on when submitting.
     environment: str | None = None
+    # That tab's title and URL as its page set them: the model reads them fenced, never in our line.
+    environment_page: dict[str, str] | None = None
     steer: bool = False
 
 

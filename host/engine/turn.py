@@ -24,7 +24,7 @@ from protocol.errors import TabwardenError
 from host.engine import runs
 from host.engine.calls import INTERRUPTED_TOOL, CallProcessor, call_node_id, provider_call_id
 from host.engine.policies import FINAL_TEXT, REMINDER_TEXT, STUCK_REPEATS, STUCK_TEXT, turn_stats
-from host.engine.prompt import KERNEL_PROMPT, build_messages, environment_line
+from host.engine.prompt import KERNEL_PROMPT, build_messages, environment_line, environment_page
 from host.engine.records import AssistantBody, CallRef, NodeRow, NoticeBody, RunRow, ToolResultBody, UserBody
 from host.engine.store import DEFAULT_TITLE, new_id
 
@@ -117,7 +117,7 @@ class TurnRunner:
         browser = wire.get("browserContext")
         tab = (browser or {}).get("defaultTab")
         body = UserBody(text=str(wire.get("text", "")), context=list(wire.get("attachedContext") or []),
-                        environment=environment_line(tab))
+                        environment=environment_line(tab), environment_page=environment_page(tab))
         with engine.store.transaction() as conn:
             if run.anchor_id:
                 sibling = engine.store.node(run.anchor_id, conn)

@@ -273,7 +273,7 @@ async def mcp_server_error(h: Engine, browser: Browser, model: FakeOpenAI) -> No
 # Each path, and whether the marker reaches the model at all there (a closed tab's error names
 # no page value: the case checks that nothing else does).
 CASES: list[tuple[Case, bool]] = [
-    (environment, True), (not_a_web_page, True), (closed_tab, False), (target_changed, True),
+    (environment, True), (not_a_web_page, False), (closed_tab, False), (target_changed, True),
     (target_changed_across_a_restart, True), (no_site_access, True), (browser_error_while_resolving, True),
     (denied_site, True), (download_done, True), (download_interrupted, True), (download_refused, True),
     (watch_cannot_read, True), (watch_moved, True), (mcp_schema, True), (mcp_server_error, True),
