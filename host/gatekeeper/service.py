@@ -150,7 +150,7 @@ class Gatekeeper:
             tail = log.verify_tail()
             if not tail.ok:
                 raise GatekeeperUnavailable(f"the audit log's row {tail.broken_seq} does not verify ({tail.problem}); "
-                                            "run `tabwarden audit --verify`")
+                                            "run `tabwarden audit verify`")
         self._open_state()
         self._threads.grants.reopen()
         self._audit.write_late()
