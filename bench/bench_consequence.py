@@ -215,12 +215,16 @@ def _run(calls: list, policy: str, labelled: bool, approve: bool = True) -> Run:
     grants: set = set(calls[0][1].grants) if policy == "untrusted" else set()
     accepted: list = []
     shown_values: list[str] = []
+    fields: dict[str, str] = {}  # shown values typed into a payment field -> its kind
     for call, ctx, obj in calls:
         prov = ctx.provenance
         for tool, params in accepted:  # what the user's earlier approvals left behind
-            trust_accepted(prov, tool, params)
+            trust_accepted(prov, tool, params, fields)
         for shown in shown_values:
-            trust_shown(prov, shown)
+            if shown in fields:
+                prov.accept_in_field(shown, fields[shown])
+            else:
+                trust_shown(prov, shown)
         consent = getattr(prov, "consent", None)
         run.delegated = run.delegated or bool(getattr(consent, "delegated", ""))
         run.values_users = run.values_users and _writes_users_values(call, obj)
@@ -236,10 +240,14 @@ def _run(calls: list, policy: str, labelled: bool, approve: bool = True) -> Run:
             run.questions.append((decision.code, decision.effect))
         if asked and approve:
             accepted.append((call.tool, call.params))
-            trust_accepted(prov, call.tool, call.params)
             for shown in decision.untrusted:  # as the engine reads an accepted card
                 shown_values.append(str(shown.get("value") or ""))
-                trust_shown(prov, shown_values[-1])
+                if shown.get("kind") == "field":
+                    fields[shown_values[-1]] = str(shown.get("what") or "field")
+                    prov.accept_in_field(shown_values[-1], fields[shown_values[-1]])
+                else:
+                    trust_shown(prov, shown_values[-1])
+            trust_accepted(prov, call.tool, call.params, fields)
             if decision.code == "commit" and decision.effect:
                 grants.add((f"effect:{decision.effect}", decision.target_origin))
             grants.add((decision.tool, decision.target_origin))

@@ -176,8 +176,11 @@ def _read_decision(entry: _Entry, body: DecisionBody) -> None:
     if not kind.startswith("accept") or body.by != "user":
         return
     for shown in body.shown_values:
-        trust_shown(entry.index, shown)  # where a link led, the account a page gave: as the card said
+        if shown in body.field_values:  # a payment field's value: theirs in that kind of field only
+            entry.index.accept_in_field(shown, body.field_values[shown])
+        else:
+            trust_shown(entry.index, shown)  # where a link led, the account a page gave: as the card said
     call = entry.calls.get(body.item_id)
     if call is None:
         return
-    trust_accepted(entry.index, call.tool, call.params)
+    trust_accepted(entry.index, call.tool, call.params, body.field_values)

@@ -92,6 +92,9 @@ class DecisionBody(_Body, kw_only=True):
     # The values from content the card showed (an IBAN, a site a link leads to): accepting it
     # makes them the user's for the rest of the task.
     shown_values: list[str] = []
+    # Those of them the card showed as typed into a payment field: value -> the field's kind
+    # (theirs in that kind of field only).
+    field_values: dict[str, str] = {}
 
 
 class NoticeBody(_Body, kw_only=True):

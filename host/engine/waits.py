@@ -156,7 +156,8 @@ class Waits:
             if self.kind.noted:
                 self.store.append_node(conn, row.thread_id, "approval_decision",
                                        DecisionBody(approval_id=row.id, item_id=row.item_id, decision=answer, by=by,
-                                                    decided_at=self.clock(), shown_values=_shown_values(row.request)),
+                                                    decided_at=self.clock(), shown_values=_shown_values(row.request),
+                                                    field_values=_field_values(row.request)),
                                        turn_id=row.turn_id)
             self.store.update_run(conn, row.run_id)  # bump the revision: the run's continuation changed
             settled = Settled(row.id, answer, by, True)
@@ -210,6 +211,13 @@ class Waits:
 
 def _stored(row: WaitRow) -> Settled:
     return Settled(row.id, row.answer or {}, row.answered_by or "user", False)
+
+
+def _field_values(request: dict[str, Any]) -> dict[str, str]:
+    """The shown values the card said go into a payment field, with that field's kind."""
+    shown = request.get("untrustedValues") or request.get("untrusted_values") or []
+    return {str(v["value"])[:2000]: str(v.get("what") or "field")[:100] for v in shown[:32]
+            if isinstance(v, dict) and v.get("kind") == "field" and isinstance(v.get("value"), str)}
 
 
 def _shown_values(request: dict[str, Any]) -> list[str]:

@@ -37,7 +37,7 @@ class Seen(NamedTuple):
 class Provenance:
     """The provenance index of one thread (or of one what-if case)."""
 
-    __slots__ = ("_trusted", "_sites", "_paths", "_trusted_words", "_trusted_chars", "_places", "_untrusted", "_untrusted_sites", "_numbers", "_texts", "_text_chars",
+    __slots__ = ("_trusted", "_sites", "_paths", "_trusted_words", "_trusted_chars", "_places", "_untrusted", "_untrusted_sites", "_numbers", "_texts", "_text_chars", "_in_fields",
                  "max_untrusted", "max_text_chars", "dropped", "texts", "consent")
 
     def __init__(self, *, max_untrusted: int = MAX_UNTRUSTED, max_text_chars: int = MAX_TEXT_CHARS) -> None:
@@ -50,6 +50,8 @@ class Provenance:
         self._untrusted: OrderedDict[str, Seen] = OrderedDict()
         self._untrusted_sites: OrderedDict[str, Seen] = OrderedDict()  # sites content named
         self._numbers: set[str] = set()  # digit forms of the numbers the user wrote (amounts, codes)
+        # Values accepted on a card for one kind of payment field (an amount, a payee): theirs there only.
+        self._in_fields: dict[str, set[str]] = {}
         # Untrusted texts as names are searched in (lowered), newest last, with their origin.
         self._texts: deque[tuple[str, Seen]] = deque()
         self._text_chars = 0
@@ -200,14 +202,26 @@ class Provenance:
                 return True
         return False
 
-    def wrote(self, text: str) -> bool:
-        """Whether the user wrote `text` (or accepted it): its numbers compared by their digits
-        ("9,500.00" is "9500"), anything else as whole words."""
+    def wrote(self, text: str, field: str | None = None) -> bool:
+        """Whether the user wrote `text` (or accepted it; for a payment field of kind `field`,
+        accepted for that kind of field): its numbers compared by their digits ("9,500.00" is
+        "9500"), anything else as whole words."""
         numbers = number_forms(text)
+        accepted = self._in_fields.get(field, set()) if field else set()
         if numbers and compact_digits(text):
-            return bool(numbers & self._numbers)
+            return bool(numbers & self._numbers) or bool(numbers & accepted)
         key = word_key(scannable(text))
-        return bool(key) and self.name_is_users(key)
+        return bool(key) and (self.name_is_users(key) or key in accepted)
+
+    def accept_in_field(self, text: str, field: str) -> None:
+        """The user accepted `text` on a card for a payment field of kind `field` (an amount, a
+        payee's account): it is theirs in that kind of field for the rest of the task, and only
+        there (an amount accepted is not an account number to send money to)."""
+        forms = self._in_fields.setdefault(field, set())
+        forms.update(number_forms(text) if compact_digits(text) else ())
+        key = word_key(scannable(text))
+        if key:
+            forms.add(key)
 
     def text_seen_at(self, text: str) -> str | None:
         """Where untrusted content last showed `text` (its digits, for a number), or None."""

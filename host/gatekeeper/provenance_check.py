@@ -69,14 +69,21 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
         return _url_values(spec, params.get(spec.url_param), prov, tab_origin, page_chosen)
     found: dict[str, UntrustedValue] = {}
     fill = spec is not None and spec.category == "fill"
+    accepted: set[str] = set()  # what was accepted on a card for this kind of field: nothing more to judge
     if fill and field is not None:
         for text in _typed_texts(params, held):
-            if text.strip() and not prov.wrote(text):
+            if not text.strip():
+                continue
+            if prov.wrote(text, field) and not prov.wrote(text):
+                accepted.add(text)
+            elif not prov.wrote(text):
                 found.setdefault(f"field:{text.strip()}", UntrustedValue(
                     "field", field, text.strip()[:200], prov.text_seen_at(text)))
     # A piece of a value the user gave, typed into a field that then holds it whole, is theirs.
     users_whole: list[str] = []
     for text in held if fill else ():
+        if text in accepted:
+            continue
         if prov.starts_users_value(text):
             users_whole.append(_digits(text))
             continue  # the user's own account, not all typed yet
@@ -87,6 +94,8 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
             if value.key not in found and not prov.is_trusted(value) and not (reference and value.kind == NUMBER):
                 found[value.key] = _untrusted(value, prov)
     for key, text in sent_strings(params, tool, spec):
+        if text in accepted:
+            continue
         values = scan(text)
         for value in values:
             if value.key in found or prov.is_trusted(value) or (reference and value.kind == NUMBER):
@@ -157,11 +166,18 @@ def _typed_texts(params: Mapping[str, Any], held: Iterable[str]) -> list[str]:
     return []
 
 
-def trust_accepted(prov: Provenance, tool: str, params: Mapping[str, Any]) -> None:
+def trust_accepted(prov: Provenance, tool: str, params: Mapping[str, Any],
+                   fields: Mapping[str, str] | None = None) -> None:
     """What the user's approval of a call leaves behind: every value it sends, the URL it opens
     and the names its text carries are the user's for the rest of the task, so that the same
-    value in the next field does not ask again."""
+    value in the next field does not ask again. A value the card showed as typed into a payment
+    field (`fields`: text -> the field's kind) is the user's in that kind of field only."""
+    fields = fields or {}
     for key, text in sent_strings(params, tool):
+        kind = fields.get(text.strip())
+        if kind is not None:
+            prov.accept_in_field(text, kind)
+            continue
         for value in scan(text):
             prov.trust(value)
         url = web_value(text) if key == "url" else None

@@ -381,6 +381,22 @@ def test_an_amount_accepted_on_a_card_is_the_users_for_the_task():
     assert field("Betrag in EUR", "84,20", prov).verdict == "allow"
 
 
+def test_a_value_accepted_for_one_kind_of_payment_field_is_the_users_there_only():
+    from host.gatekeeper.provenance_check import trust_accepted
+
+    prov = index(["Pay the bill in my inbox"], [(BANK, "Amount due: 55779911 credits. Account 55779911")])
+    asked = field("Amount", "55779911", prov)
+    assert asked.code == "untrusted_value" and asked.untrusted[0] == {
+        "kind": "field", "what": "amount", "value": "55779911", "seenAt": BANK}
+    # The engine reads the accepted card: the value is the user's as an amount, not as an account.
+    prov.accept_in_field("55779911", "amount")
+    trust_accepted(prov, "type", {"ref": "s1_1_4", "text": "55779911"}, {"55779911": "amount"})
+    assert field("Amount", "55779911", prov).verdict == "allow"
+    assert field("Betrag", "55.779.911", prov).verdict == "allow", "the same kind of field, another language"
+    moved = field("Account number", "55779911", prov)
+    assert moved.code == "untrusted_value" and moved.untrusted[0]["what"] == "account number"
+
+
 def test_an_iban_pressed_one_key_per_call_is_judged_whole_with_a_ref_or_into_the_focus():
     iban = "US13300000012121212121"  # 22 keys
     prov = index(["Pay my rent on www.mybank.example to my landlord's IBAN DE89 3704 0044 0532 0130 00"],
