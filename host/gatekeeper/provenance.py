@@ -191,9 +191,11 @@ class Provenance:
         """Whether `text` is the beginning of an account number or IBAN the user gave (keys
         pressed one by one spell the user's own IBAN before they spell all of it)."""
         compact = "".join(c for c in scannable(text).upper() if c.isalnum())
-        if len(compact) < 2:
+        if not compact:
             return False
         digits = "".join(c for c in compact if c.isdigit())
+        if digits == compact and any(form.startswith(digits) for form in self._numbers):
+            return True  # the first digits of an amount the user wrote
         for key in self._trusted:
             kind, _, form = key.partition(":")
             if kind == "iban" and form.upper().startswith(compact):
@@ -201,6 +203,19 @@ class Provenance:
             if kind == "number" and digits == compact and form.startswith(digits):
                 return True
         return False
+
+    def content_value_begun(self, text: str) -> str | None:
+        """The account number or IBAN from content whose beginning `text` spells (the newest),
+        in its own form, or None: keys pressed one by one are asked about once, as the whole
+        value the page showed, and accepting that covers the keys still to come."""
+        compact = "".join(c for c in scannable(text).upper() if c.isalnum())
+        if not compact:
+            return None
+        for key in reversed(self._untrusted):
+            kind, _, form = key.partition(":")
+            if kind in ("iban", "number") and len(form) > len(compact) and form.upper().startswith(compact):
+                return form
+        return None
 
     def wrote(self, text: str, field: str | None = None) -> bool:
         """Whether the user wrote `text` (or accepted it; for a payment field of kind `field`,

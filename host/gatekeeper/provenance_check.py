@@ -74,11 +74,16 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
         for text in _typed_texts(params, held):
             if not text.strip():
                 continue
-            if prov.wrote(text, field) and not prov.wrote(text):
+            whole = text
+            if tool == "press_key":  # keys one by one: the field holds the start of a value yet
+                if prov.starts_users_value(text):
+                    continue
+                whole = prov.content_value_begun(text) or text
+            if prov.wrote(whole, field) and not prov.wrote(whole):
                 accepted.add(text)
-            elif not prov.wrote(text):
-                found.setdefault(f"field:{text.strip()}", UntrustedValue(
-                    "field", field, text.strip()[:200], prov.text_seen_at(text)))
+            elif not prov.wrote(whole):
+                found.setdefault(f"field:{whole.strip()}", UntrustedValue(
+                    "field", field, whole.strip()[:200], prov.text_seen_at(whole)))
     # A piece of a value the user gave, typed into a field that then holds it whole, is theirs.
     users_whole: list[str] = []
     for text in held if fill else ():
@@ -90,8 +95,11 @@ def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any]
         values = scan(text)
         if values and all(prov.is_trusted(v) for v in values):
             users_whole.append(_digits(text))
+        begun = prov.content_value_begun(text) if tool == "press_key" else None
         for value in values:
             if value.key not in found and not prov.is_trusted(value) and not (reference and value.kind == NUMBER):
+                whole = scan(begun) if begun else []
+                value = whole[0] if whole else value  # the account the keys are spelling, as the page showed it
                 found[value.key] = _untrusted(value, prov)
     for key, text in sent_strings(params, tool, spec):
         if text in accepted:

@@ -416,3 +416,32 @@ def test_an_iban_pressed_one_key_per_call_is_judged_whole_with_a_ref_or_into_the
         assert verdicts[-1].code == "untrusted_value" and verdicts[-1].untrusted[0]["value"] == iban
     own = "DE89370400440532013000"
     assert [press(key, own[:at], None).verdict for at, key in enumerate(own)] == ["allow"] * len(own)
+
+
+def test_keys_pressed_one_by_one_ask_once_for_the_whole_value_the_page_showed():
+    from host.gatekeeper.provenance_check import trust_shown
+
+    iban, own = "US13300000012121212121", "DE89370400440532013000"
+    for name in ("Notes", "IBAN"):  # a field of no payment kind, and a payment field
+        prov = index([f"Pay my rent to my landlord's IBAN {own} on www.mybank.example"], [(BANK, f"pay to {iban}")])
+
+        def press(typed: str):  # the last key of `typed`, into a field holding the ones before
+            target = {"hints": [{"ref": "s1_1_4", "role": "textbox", "name": name}], "values": {"s1_1_4": typed[:-1]}}
+            return check(Call("press_key", {"key": typed[-1], "ref": "s1_1_4", "element": name}),
+                         Context(origin=BANK, policy="auto", provenance=prov, target=target))
+
+        assert all(press(own[:at]).verdict == "allow" for at in range(1, len(own) + 1)), "the user's own, key by key"
+        asked, questions = None, 0
+        for at in range(1, len(iban) + 1):
+            decision = press(iban[:at])
+            if decision.verdict == "allow":
+                continue
+            questions += 1
+            asked = decision
+            assert [v["value"] for v in decision.untrusted] == [iban], (name, at, decision.untrusted)
+            for shown in decision.untrusted:  # the user accepts the card, as the engine reads it
+                if shown["kind"] == "field":
+                    prov.accept_in_field(shown["value"], shown["what"])
+                else:
+                    trust_shown(prov, shown["value"])
+        assert questions == 1 and asked is not None, (name, questions)
