@@ -35,20 +35,47 @@ export const EXECUTOR_FILES = [
 
 // The manual-takeover watcher: part of the executor in the top frame, injected alone elsewhere.
 const FRAME_TAKEOVER_FILES = [CONTENT_PROTOCOL_FILE, "content/takeover-watch.js"];
+const TAKEOVER_SCRIPT_ID = "takeover-watch";
+
+// The watcher also runs at document_start in every frame of every site we may script, before
+// any page script, so a page's own listeners cannot stop a person's press before it hears it
+// (see takeover-watch.js); it stays quiet until armed. A registered script runs only where the
+// extension has host access, as injection does: registering it grants nothing. The registration
+// outlives the worker; it is refreshed whenever the worker starts (an update may change files).
+async function registerTakeoverWatcher() {
+  const script = {
+    id: TAKEOVER_SCRIPT_ID, js: FRAME_TAKEOVER_FILES, matches: ["<all_urls>"], allFrames: true,
+    matchOriginAsFallback: true, runAt: "document_start", world: "ISOLATED", persistAcrossSessions: true,
+  };
+  const known = await chrome.scripting.getRegisteredContentScripts({ ids: [TAKEOVER_SCRIPT_ID] });
+  if (known.length) await chrome.scripting.updateContentScripts([script]);
+  else await chrome.scripting.registerContentScripts([script]);
+}
+registerTakeoverWatcher().catch((err) => console.warn("Tabwarden: the takeover watcher was not registered:", err));
 
 const FRAME_WATCH_DEBOUNCE_MS = 200;
 const FRAME_WATCH_MAX_WAIT_MS = 1000; // a page that loads frames without pause still gets watchers
 const frameWatchTimers = new Map(); // tabId -> { timer, since }
 
+// Runs in each frame's isolated world: the watcher there now reports (the tab is driven).
+function armWatcher() {
+  const watch = globalThis.__tabwardenWatch;
+  if (watch) watch.arm();
+}
+
 function injectFrameWatchers(tabId) {
-  chrome.scripting.executeScript({ target: { tabId, allFrames: true }, files: FRAME_TAKEOVER_FILES }).catch(() => {});
+  const target = { tabId, allFrames: true };
+  // Where the registered watcher is already in place, injecting it again does nothing.
+  chrome.scripting.executeScript({ target, files: FRAME_TAKEOVER_FILES })
+    .then(() => chrome.scripting.executeScript({ target, func: armWatcher }))
+    .catch(() => {});
 }
 
 // Put the takeover watcher into every frame of the tab the extension may script (frames of other
-// sites without access are skipped). Called when the executor arrives and whenever a frame loads
-// (the executor reports it), so frames added or navigated later are watched too. The first call
-// after a quiet spell injects at once (an agent's write may be over, and a person at work in a
-// frame, within moments); the calls that follow it are batched.
+// sites without access are skipped), and arm it. Called when the executor arrives and whenever a
+// frame loads (a watcher reports it), so frames added or navigated later are watched too. The
+// first call after a quiet spell injects at once (an agent's write may be over, and a person at
+// work in a frame, within moments); the calls that follow it are batched.
 export function watchFrames(tabId) {
   const pending = frameWatchTimers.get(tabId);
   if (!pending) {

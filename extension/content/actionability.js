@@ -222,7 +222,7 @@
         if (TW.isOverlayNode(record.target)) continue;
         if (record.type === "childList") {
           const nodes = [...record.addedNodes, ...record.removedNodes];
-          if (nodes.length && nodes.every((node) => node.localName === TW.OVERLAY_TAG)) continue;
+          if (nodes.length && nodes.every(TW.isOverlayNode)) continue;
         }
         counted += 1;
       }

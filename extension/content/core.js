@@ -10,7 +10,23 @@
   if (TW.parts.has("core")) return;
   TW.parts.add("core");
 
-  TW.OVERLAY_TAG = "tabwarden-overlay";
+  // What we draw into a page (the action highlight, the indicator) is a plain element with no
+  // attributes and a closed shadow root: nothing about it names us, so a page cannot find it by a
+  // tag, an attribute or a selector. We know our own by reference, held here in the isolated
+  // world; a removed one stays known, so a mutation record of its removal is ours too.
+  const ownHosts = new WeakSet();
+  TW.ownHost = () => {
+    const host = document.createElement("div");
+    ownHosts.add(host);
+    return host;
+  };
+  TW.isOverlayNode = (node) => {
+    for (let at = node; at; at = at.parentNode || (at.nodeType === 11 ? at.host : null)) {
+      if (ownHosts.has(at)) return true;
+    }
+    return false;
+  };
+
   // The failure codes the host declares (generated/tools.js, injected before every part); every
   // part names its codes from here, so none can drift from the host's list.
   const CODES = (TW.codes = globalThis.__tabwardenTools.codes);

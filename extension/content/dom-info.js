@@ -8,7 +8,7 @@
   TW.parts.add("dom-info");
 
   // SVG's title and desc are names and descriptions, never text of their own.
-  const SKIPPED_TAGS = new Set(["script", "style", "noscript", "template", "meta", "link", "head", "title", "desc", TW.OVERLAY_TAG]);
+  const SKIPPED_TAGS = new Set(["script", "style", "noscript", "template", "meta", "link", "head", "title", "desc"]);
   const INTERACTIVE_TAGS = new Set(["a", "button", "input", "select", "textarea", "summary", "option"]);
   // Input types whose role already says what they are: no `type=` attribute for these.
   const TYPES_SAID_BY_ROLE = new Set(["text", "checkbox", "radio", "range", "number", "search", "button"]);

@@ -22,7 +22,7 @@
   function button(label, action) {
     const node = document.createElement("button");
     node.type = "button";
-    node.textContent = label;
+    node.dataset.label = label;
     node.className = action;
     node.setAttribute("aria-label", `${label} the Tabwarden task`);
     node.addEventListener("click", (event) => {
@@ -38,12 +38,14 @@
   }
 
   function build() {
-    const element = document.createElement(TW.OVERLAY_TAG);
-    element.style.cssText = "all: initial; position: fixed; right: 12px; bottom: 12px; z-index: 2147483647; " +
-      "display: block; pointer-events: none;";
+    // A plain element without attributes, styled from inside its closed shadow root: nothing a
+    // page can read names us (see TW.ownHost).
+    const element = TW.ownHost();
     const shadow = element.attachShadow({ mode: "closed" });
     const style = document.createElement("style");
     style.textContent = `
+      :host { all: initial !important; position: fixed !important; right: 12px !important; bottom: 12px !important;
+              z-index: 2147483647 !important; display: block !important; pointer-events: none !important; }
       .pill { display: flex; align-items: center; gap: 6px; padding: 4px 4px 4px 10px; border-radius: 16px;
               background: rgba(32, 33, 36, 0.92); color: #fff; font: 500 12px/16px system-ui, sans-serif;
               box-shadow: 0 2px 8px rgba(0, 0, 0, 0.3); pointer-events: none; user-select: none; }
@@ -55,14 +57,18 @@
       button:hover { background: rgba(255, 255, 255, 0.28); }
       button:focus-visible { outline: 2px solid #8ab4f8; }
       button.stop { background: #d93025; }
-      button.stop:hover { background: #ea4335; }`;
+      button.stop:hover { background: #ea4335; }
+      .label::before { content: "Tabwarden is operating"; }
+      button::before { content: attr(data-label); }`;
     const pill = document.createElement("div");
     pill.className = "pill";
     pill.setAttribute("role", "status");
     const dot = document.createElement("span");
     dot.className = "dot";
+    // Its words are drawn by the style, not held as text: the page's own find (window.find)
+    // searches the text inside closed shadow roots too, and would find our name.
     const label = document.createElement("span");
-    label.textContent = "Tabwarden is operating";
+    label.className = "label";
     pill.append(dot, label, button("Pause", "pause"), button("Stop", "stop"));
     shadow.append(style, pill);
     // Our own presses end here: the page's bubbling listeners never see them.
@@ -80,10 +86,6 @@
     if (host) host.remove();
     host = null;
   }
-
-  // The indicator is ours: snapshots skip it (by tag), hit tests and the takeover watch ignore it.
-  const isOverlay = TW.isOverlayNode;
-  TW.isOverlayNode = (node) => (!!host && (node === host || host.contains(node))) || isOverlay(node);
 
   chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {
     if (sender.id !== chrome.runtime.id || sender.tab) return false;

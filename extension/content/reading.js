@@ -10,7 +10,7 @@
   const EXTRACT_LIMIT = 200000;
   const FIND_LIMIT = 20;
   const WAIT_POLL_MS = 200;
-  const CHROME_TAGS = "script, style, noscript, nav, footer, iframe, frame, svg, header, aside, template, " + TW.OVERLAY_TAG;
+  const CHROME_TAGS = "script, style, noscript, nav, footer, iframe, frame, svg, header, aside, template";
 
   TW.reads = {};
 

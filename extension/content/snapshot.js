@@ -461,7 +461,7 @@
   // for its answer only then): the first change of the page's own, not of our overlay or
   // indicator, sets it, and the watch ends there.
   let watching = null;
-  const ours = (node) => node.nodeType === 1 && node.localName === TW.OVERLAY_TAG;
+  const ours = (node) => TW.isOverlayNode(node);
   const pagesOwn = (record) => !ours(record.target)
     && !(record.type === "childList" && [...record.addedNodes, ...record.removedNodes].every(ours));
 

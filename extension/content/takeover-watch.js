@@ -1,22 +1,49 @@
 // Manual takeover: a trusted mouse press or key press in a tab the agent is driving means a person
 // is using it; the service worker passes that to the host, which pauses the threads driving the
-// tab. The same watcher runs in the top frame (as part of the page executor) and in every other
-// frame the extension may script (injected on its own), since a frame's events never reach its
-// parent. Our own synthetic events are never trusted; the worker filters the debugger's trusted
-// input itself.
+// tab. The watcher runs in every frame the extension may script, since a frame's events never
+// reach its parent. Our own synthetic events are never trusted; the worker filters the debugger's
+// trusted input itself.
+//
+// A page must not be able to hide a person from us. The worker registers this file to run at
+// document_start in every frame of every site we may script (content-relay.js), so its capture
+// listeners on window are the first of all: a page's own, added later, run after ours, and its
+// stopImmediatePropagation() cannot stop a press before we hear it. We listen to pointerdown too,
+// because a page that cancels pointerdown keeps the browser from firing mousedown at all.
+// It stays quiet until the worker arms it (most pages are never driven); the executor's frame is
+// armed by the executor being there.
+//
+// A document already open when the script was registered (or before its site was granted) gets
+// the watcher late, as the executor arrives, after the page's own listeners: there a page can
+// still stop the events before us. For those the watcher also looks, a few times a second while
+// the page is shown, for a new user activation that none of its listeners heard: the browser
+// grants one for a person's press whatever the page's listeners do. What remains unheard there: a
+// press while an earlier activation (less than about five seconds old) is still active, and a
+// page that consumes the activation at once (by opening a pop-up, say) before we look.
 (() => {
-  // The guard lives in this isolated world, where the page cannot pre-set it.
-  const KEY = Symbol.for("tabwarden.takeoverWatch");
-  if (window[KEY]) return;
-  try {
-    Object.defineProperty(window, KEY, { value: true });
-  } catch (_) {
-    return;
-  }
+  // Kept in this isolated world, where the page cannot see or pre-set it.
+  const existing = globalThis.__tabwardenWatch;
+  if (existing && existing.alive()) return;
   const REPORT_GAP_MS = 1000;
-  const CONTENT = globalThis.__tabwardenContent; // injected right before this file, here as in the executor
+  const ACTIVATION_POLL_MS = 250;
+  const HEARD_MS = 1000; // an activation this soon after a press we heard is that press
+  const CONTENT = globalThis.__tabwardenContent; // injected right before this file, always
   const { TYPES } = CONTENT;
+  // Before any page script can have run: nothing has been parsed into the document yet.
+  const early = document.readyState === "loading" && !document.head && !document.body;
+  let armed = false;
   let lastReport = 0;
+  let lastHeard = 0;
+
+  const watch = (globalThis.__tabwardenWatch = {
+    alive: () => !!(chrome.runtime && chrome.runtime.id),
+    arm() {
+      if (armed) return;
+      armed = true;
+      if (!early) startActivationWatch();
+    },
+  });
+  // The executor of this frame (the top frame's) means the tab is driven.
+  const listening = () => armed || !!globalThis.__tabwarden;
 
   function tell(type, fields) {
     const message = CONTENT.message(type, fields);
@@ -27,23 +54,46 @@
     }
   }
 
-  function report(event) {
-    if (!event.isTrusted) return;
-    const TW = globalThis.__tabwarden; // the executor, where it runs (the top frame)
-    if (TW && TW.isOverlayNode(event.target)) return; // our own indicator is not the page
+  function report(kind) {
     const now = Date.now();
     if (now - lastReport < REPORT_GAP_MS) return;
     lastReport = now;
+    const TW = globalThis.__tabwarden; // the executor, where it runs (the top frame)
     // The worker takes the tab, frame and URL from the sender.
-    tell(TYPES.TAKEOVER_MANUAL_INPUT, { kind: event.type, duringAgentRequest: !!(TW && TW.state.activeRequests > 0) });
+    tell(TYPES.TAKEOVER_MANUAL_INPUT, { kind, duringAgentRequest: !!(TW && TW.state.activeRequests > 0) });
   }
 
-  window.addEventListener("mousedown", report, { capture: true, passive: true });
-  window.addEventListener("keydown", report, { capture: true, passive: true });
-  // A frame (re)loaded: its new document needs the watcher. Load does not bubble and never reaches
+  function heard(event) {
+    if (!event.isTrusted) return;
+    lastHeard = Date.now();
+    if (!listening()) return;
+    const TW = globalThis.__tabwarden;
+    if (TW && TW.isOverlayNode(event.target)) return; // our own indicator is not the page
+    report(event.type === "keydown" ? "keydown" : "mousedown");
+  }
+
+  function startActivationWatch() {
+    const activation = navigator.userActivation;
+    if (!activation) return;
+    let wasActive = activation.isActive;
+    setInterval(() => {
+      const active = activation.isActive;
+      const rose = active && !wasActive;
+      wasActive = active;
+      // A hidden page has no person at it; the debugger's input there is the agent's.
+      if (!rose || document.visibilityState !== "visible" || Date.now() - lastHeard < HEARD_MS) return;
+      // The browser does not say which kind of press it was; a press it was.
+      report("mousedown");
+    }, ACTIVATION_POLL_MS);
+  }
+
+  const options = { capture: true, passive: true };
+  for (const type of ["pointerdown", "mousedown", "keydown"]) window.addEventListener(type, heard, options);
+  // A frame (re)loaded: its new document needs arming. Load does not bubble and never reaches
   // the window, but the document sees it while capturing.
   document.addEventListener("load", (event) => {
     const tag = event.target && event.target.tagName;
-    if (tag === "IFRAME" || tag === "FRAME") tell(TYPES.TAKEOVER_FRAME_LOADED);
-  }, { capture: true, passive: true });
+    if (listening() && (tag === "IFRAME" || tag === "FRAME")) tell(TYPES.TAKEOVER_FRAME_LOADED);
+  }, options);
+  if (globalThis.__tabwarden) watch.arm();
 })();

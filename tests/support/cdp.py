@@ -101,3 +101,47 @@ async def evaluate_in_worker(port: int, expression: str) -> Any:
     """The JSON value of `expression` in our extension's service worker (its test hooks live there)."""
     return await evaluate_target(port, lambda t: t.get("type") == "service_worker"
                                  and t.get("url", "").startswith("chrome-extension://"), expression)
+
+
+async def evaluate_in_content_world(port: int, url_part: str, expression: str, *, missing: Any = ...) -> Any:
+    """The JSON value of `expression` in our extension's isolated world of the top frame of the
+    page whose URL contains `url_part` (where the executor and the takeover watcher run). With
+    `missing`, that value when the page has no such world yet (else the test fails)."""
+    target = next(t for t in page_targets(port) if url_part in t.get("url", ""))
+    async with websockets.connect(target["webSocketDebuggerUrl"], max_size=2**24) as ws:
+        await ws.send(json.dumps({"id": 1, "method": "Runtime.enable"}))
+        contexts = []
+        while True:
+            event = json.loads(await asyncio.wait_for(ws.recv(), 10))
+            if event.get("method") == "Runtime.executionContextCreated":
+                contexts.append(event["params"]["context"])
+            if event.get("id") == 1:
+                break
+        ours = [c["id"] for c in contexts if c.get("auxData", {}).get("type") == "isolated"
+                and c.get("origin", "").startswith("chrome-extension://") and c["auxData"].get("isDefault") is False
+                and c["auxData"].get("frameId") == target["id"]]
+        if not ours and missing is not ...:
+            return missing
+        assert ours, contexts
+        await ws.send(json.dumps({"id": 2, "method": "Runtime.evaluate", "params": {
+            "expression": expression, "contextId": ours[0], "awaitPromise": True, "returnByValue": True}}))
+        while True:
+            reply = json.loads(await asyncio.wait_for(ws.recv(), 30))
+            if reply.get("id") == 2:
+                assert "exceptionDetails" not in reply["result"], reply
+                return reply["result"]["result"].get("value")
+
+
+async def our_elements(port: int, url_part: str) -> list[dict[str, Any]]:
+    """What we draw on the page (the action highlight, the indicator), as the executor knows it by
+    reference (a page cannot find it by name): each element's box and computed position."""
+    return await evaluate_in_content_world(port, url_part, """(() => {
+        const TW = globalThis.__tabwarden;
+        if (!TW) return [];
+        return [...document.documentElement.children].filter((el) => TW.isOverlayNode(el)).map((el) => {
+            const r = el.getBoundingClientRect();
+            const style = getComputedStyle(el);
+            return { x: r.x, y: r.y, w: r.width, h: r.height, position: style.position, right: style.right,
+                     bottom: style.bottom, display: style.display, pointerEvents: style.pointerEvents };
+        });
+    })()""", missing=[])
