@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.browser import BrowserRun
-from tests.support.cdp import PageSession, debugging_port
+from tests.support.cdp import PageSession, debugging_port, our_elements
 from tests.support.engine_control import EngineOverControl, open_tab, tab_of
 from tests.support.fake_model import FakeOpenAI, Reply, last_tool_result_text
 from tests.support.hosts import tabwarden_home, write_settings
@@ -25,9 +25,15 @@ WATCH = "<title>Order</title><h1>Order 1</h1><p id='status'>Preparing</p>"
 UNDER = """<title>Indicator</title><h1>Indicator</h1><input id="name" aria-label="Name">
 <button id="under" style="position: fixed; right: 0; bottom: 0; width: 70%; height: 140px"
         onclick="window.clicks = (window.clicks || 0) + 1">Under</button>"""
-# The indicator: our element (the overlay tag) fixed at the bottom right.
-INDICATOR = ("[...document.querySelectorAll('tabwarden-overlay')].filter(e => e.style.bottom === '12px')"
-             ".map(e => { const r = e.getBoundingClientRect(); return {x: r.x, y: r.y, w: r.width, h: r.height}; })")
+
+
+async def indicator(run, url_part: str) -> list[dict]:
+    """The indicator: our element (known to the executor by reference) fixed at the bottom right."""
+    return [box for box in await our_elements(debugging_port(run.profile), url_part) if box["bottom"] == "12px"]
+
+
+async def no_indicator(run, url_part: str) -> bool:
+    return await indicator(run, url_part) == []
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +96,7 @@ async def test_the_indicator_shows_lets_page_clicks_through_and_stops_the_turn(e
         model.replies.clear()
         model.add(Reply(tool_calls=[("read_page", {})]), Reply(text="Thinking", hold=hold))
         thread = await engine.start("look at the page", await tab_of(engine, "under.html"))
-        [box] = await until(lambda: page.evaluate(INDICATOR), 30, "the page indicator", interval=0.1)
+        [box] = await until(lambda: indicator(run, "under.html"), 30, "the page indicator", interval=0.1)
         # The label part lets a click through to the page's own button underneath.
         await page.trusted_click(box["x"] + 12, box["y"] + box["h"] / 2)
         assert await until(lambda: page.evaluate("window.clicks === 1"), 30, "the page's own click", interval=0.1)
@@ -102,7 +108,7 @@ async def test_the_indicator_shows_lets_page_clicks_through_and_stops_the_turn(e
         notices = [n["body"]["text"] for n in (await engine.control.call("engine.snapshot", thread_id=thread))["nodes"]
                    if n["kind"] == "system_notice"]
         assert notices == ["Stopped from the page indicator."]
-        assert await until(lambda: page.evaluate(f"({INDICATOR}).length === 0"), 30, "the indicator to go",
+        assert await until(lambda: no_indicator(run, "under.html"), 30, "the indicator to go",
                            interval=0.1)  # gone with the turn
     finally:
         hold.set()
@@ -123,7 +129,7 @@ async def test_a_turn_that_types_is_paused_from_the_indicator_not_by_a_takeover(
                   lambda body: Reply(tool_calls=[("type", {"element": "Name", "text": "Ada", "ref": _ref(body)})]),
                   Reply(text="Waiting", hold=hold))
         thread = await engine.start("type my name", await tab_of(engine, "under.html"))
-        [box] = await until(lambda: page.evaluate(INDICATOR), 30, "the page indicator", interval=0.1)
+        [box] = await until(lambda: indicator(run, "under.html"), 30, "the page indicator", interval=0.1)
         await until(lambda: page.evaluate("document.getElementById('name').value === 'Ada'"), 30, "the typed name",
                     interval=0.1)
         await asyncio.to_thread(model.wait_requests, seen + 3)  # the model is thinking after the typing
