@@ -25,8 +25,7 @@ import pytest
 from tests.support.browser import BrowserRun
 from tests.support.browser_tools import hooks_enabled, ref_of
 from tests.support.fake_model import FakeOpenAI
-from tests.support.guarded_thread import MODES, Env, Thread
-from tests.support.hosts import attach, tabwarden_home, write_settings
+from tests.support.guarded_thread import MODES, held_thread, running
 from tests.support.scripted_site import Site, html, redirect
 
 pytestmark = pytest.mark.browser
@@ -81,28 +80,14 @@ def env(tmp_path_factory):
     with a, b, FakeOpenAI() as model, hooks_enabled():
         a.routes.update(a_pages(f"http://127.0.0.1:{b.port}"))
         run = BrowserRun(tmp_path_factory.mktemp("navguard"), host_permissions=["http://127.0.0.1/*"])
-        run.prepare()
-        write_settings(run.tw_home, model.url)
-        run.start()
-        with tabwarden_home(run.tw_home):
-            try:
-                yield Env(run, a, b, model)
-            except BaseException:
-                print(run.diagnostics())
-                raise
-            finally:
-                run.stop()
+        with running(run, a, b, model) as env:
+            yield env
 
 
 @pytest.fixture(params=MODES)
 async def thread(env, request):
-    control = await attach(timeout=30)
-    made = await Thread(env, control, request.param, env.b_origin).start()
-    try:
+    async with held_thread(env, request.param) as made:
         yield made
-    finally:
-        await made.stop()
-        await control.close()
 
 
 # ---------------------------------------------------------------- what a page does
@@ -268,14 +253,9 @@ async def test_another_thread_and_the_users_tabs_are_not_held_to_it(thread):
 
 
 async def test_b_spelled_localhost_without_host_permission(env):
-    control = await attach(timeout=30)
     b_origin = f"http://localhost:{env.b.port}"
-    made = await Thread(env, control, "lock", b_origin).start()
-    try:
+    async with held_thread(env, "lock", b_origin) as made:
         await made.open("/start.html")
         env.a.routes["/r302-localhost"] = redirect(f"{b_origin}/b.html?local")
         result = await made.call("navigate", url=f"{env.a_origin}/r302-localhost")
         await made.assert_blocked(result)
-    finally:
-        await made.stop()
-        await control.close()

@@ -28,8 +28,8 @@ from tests.support.browser import BrowserRun
 from tests.support.browser_tools import hooks_enabled, ref_of
 from tests.support.engine_control import EngineOverControl, tab_of
 from tests.support.fake_model import FakeOpenAI, Reply
-from tests.support.guarded_thread import MODES, Env, Thread
-from tests.support.hosts import attach, tabwarden_home, write_settings
+from tests.support.guarded_thread import MODES, Env, Thread, held_thread, running
+from tests.support.hosts import attach
 from tests.support.scripted_site import Site, html, redirect
 from tests.support.waiting import until
 
@@ -86,28 +86,14 @@ def env(tmp_path_factory):
         })
         run = BrowserRun(tmp_path_factory.mktemp("red-team"), host_permissions=[f"http://{A_HOST}/*"],
                          browser_args=[RESOLVER])
-        run.prepare()
-        write_settings(run.tw_home, model.url)
-        run.start()
-        with tabwarden_home(run.tw_home):
-            try:
-                yield Env(run, a, b, model, a_host=A_HOST, b_host=B_HOST)
-            except BaseException:
-                print(run.diagnostics())
-                raise
-            finally:
-                run.stop()
+        with running(run, a, b, model, a_host=A_HOST, b_host=B_HOST) as env:
+            yield env
 
 
 @pytest.fixture(params=MODES)
 async def thread(env, request):
-    control = await attach(timeout=30)
-    made = await Thread(env, control, request.param, env.b_origin).start()
-    try:
+    async with held_thread(env, request.param) as made:
         yield made
-    finally:
-        await made.stop()
-        await control.close()
 
 
 def ways_seen(env: Env) -> set[str]:

@@ -5,11 +5,14 @@ log, the call's result and the audit."""
 from __future__ import annotations
 
 import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from tests.support.browser import BrowserRun
 from tests.support.fake_model import FakeOpenAI, Reply
+from tests.support.hosts import attach, tabwarden_home, write_settings
 from tests.support.scripted_site import Site
 from tests.support.waiting import until
 
@@ -129,3 +132,33 @@ class Thread:
                     if r["tool_outcome"] == "navigation_blocked" and r["target_origin"] == self.b_origin]
 
         assert await until(audited, 5, lambda: f"an audit outcome naming {self.b_origin}", interval=0.1)
+
+
+@contextmanager
+def running(run: BrowserRun, a: Site, b: Site, model: FakeOpenAI, **names: str) -> Iterator[Env]:
+    """Start `run` (its host talking to `model`) and yield the Env of sites A and B (`names`:
+    `a_host`, `b_host`, when the browser reaches them by name); the browser's and the host's
+    logs are printed when the module fails."""
+    run.prepare()
+    write_settings(run.tw_home, model.url)
+    run.start()
+    with tabwarden_home(run.tw_home):
+        try:
+            yield Env(run, a, b, model, **names)
+        except BaseException:
+            print(run.diagnostics())
+            raise
+        finally:
+            run.stop()
+
+
+@asynccontextmanager
+async def held_thread(env: Env, mode: str, b_origin: str | None = None) -> AsyncIterator[Thread]:
+    """A new thread held away from B (`mode`: "lock" or "blocked"), released afterwards."""
+    control = await attach(timeout=30)
+    made = await Thread(env, control, mode, b_origin or env.b_origin).start()
+    try:
+        yield made
+    finally:
+        await made.stop()
+        await control.close()
