@@ -12,7 +12,7 @@ import pytest
 import websockets
 
 from tests.support.browser_tools import l1_site, module_fixtures, new_driver
-from tests.support.cdp import debugging_port, evaluate_in_worker, page_targets
+from tests.support.cdp import debugging_port, evaluate_in_content_world, evaluate_in_worker, page_targets
 
 pytestmark = pytest.mark.browser
 
@@ -35,27 +35,7 @@ async def to_page(driver, tab: int, message: Any) -> Any:
 async def in_content_world(driver, url_part: str, expression: str) -> Any:
     """The JSON value of `expression` in our extension's isolated world of the page's top frame,
     where the executor runs."""
-    port = debugging_port(driver.site.run.profile)
-    target = next(t for t in page_targets(port) if url_part in t.get("url", ""))
-    async with websockets.connect(target["webSocketDebuggerUrl"], max_size=2**24) as ws:
-        await ws.send(json.dumps({"id": 1, "method": "Runtime.enable"}))
-        contexts = []
-        while True:
-            event = json.loads(await asyncio.wait_for(ws.recv(), 10))
-            if event.get("method") == "Runtime.executionContextCreated":
-                contexts.append(event["params"]["context"])
-            if event.get("id") == 1:
-                break
-        ours = [c["id"] for c in contexts if c.get("auxData", {}).get("type") == "isolated"
-                and c.get("origin", "").startswith("chrome-extension://") and c["auxData"].get("isDefault") is False]
-        assert ours, contexts
-        await ws.send(json.dumps({"id": 2, "method": "Runtime.evaluate", "params": {
-            "expression": expression, "contextId": ours[0], "awaitPromise": True, "returnByValue": True}}))
-        while True:
-            reply = json.loads(await asyncio.wait_for(ws.recv(), 30))
-            if reply.get("id") == 2:
-                assert "exceptionDetails" not in reply["result"], reply
-                return reply["result"]["result"].get("value")
+    return await evaluate_in_content_world(debugging_port(driver.site.run.profile), url_part, expression)
 
 
 def refused(problem: str) -> dict:
