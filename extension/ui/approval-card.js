@@ -3,17 +3,20 @@
 // menu for the rest; tool, level, element line, parameters and codes under Details. The card
 // only sends the user's answer; the host decides what it means (and refuses anything else).
 //
-// Keys work only while the card itself has focus (it never takes focus from text entry): Y, S,
-// N answer; A opens a confirmation first, because it adds a lasting rule; Esc leaves the card
-// and declines nothing. Each answer is announced in the card's status line.
+// The card never takes the focus. Its keys work only from its own buttons, where the user put
+// the focus (Tab, a click), and only once the card has settled and the user is not typing
+// (AnswerGuard in dom.js, which also drops a click begun before the card was there): Y, S, N
+// answer; A opens a confirmation first, because it adds a lasting rule; Esc leaves the card and
+// declines nothing. Each answer is announced in the card's status line.
 import { actionFacts, actionSentence, siteOf } from "./action-words.js";
 import { whyLines } from "./approval-why.js";
-import { clock, h, isEditable } from "./dom.js";
+import { AnswerGuard, clock, h, isEditable } from "./dom.js";
 import { renderParams } from "./params-view.js";
 import { t } from "./strings.js";
 import { visibleNodes } from "./visible.js";
 
 const KEY_ACTIONS = { y: "accept", s: "acceptForSession", n: "decline", a: "confirmSite" };
+const SHOWS = new Set(["note", "confirmSite"]); // these open part of the card and answer nothing
 let serial = 0;
 
 export class ApprovalCard {
@@ -28,6 +31,10 @@ export class ApprovalCard {
     this.uid = `approval-${++serial}`;
     this.el = this.render();
     this.el.addEventListener("keydown", (event) => this.key(event));
+    this.guard = new AnswerGuard(this.el);
+    // Focusable (F6, a click on its text, the next card after an answer) only once it is in the
+    // page: the panel's focus call as it adds the card finds nothing to focus.
+    setTimeout(() => this.el.setAttribute("tabindex", "-1"));
     this.timer = setInterval(() => this.tick(), 1000);
     this.tick();
   }
@@ -46,10 +53,11 @@ export class ApprovalCard {
       actionSentence(actionFacts(request), "ask"));
     const why = whyLines(request);
     const button = (kind, label, key, cls = "") => h("button", {
-      type: "button", class: `answer ${cls}`, dataset: { kind }, onclick: () => this.press(kind),
+      type: "button", class: `answer ${cls}`, dataset: SHOWS.has(kind) ? { kind, shows: "" } : { kind },
+      onclick: () => this.press(kind),
       "aria-keyshortcuts": key || null,
     }, label, key ? [" ", h("kbd", { text: key })] : null);
-    this.moreButton = h("button", { type: "button", class: "answer more", "aria-expanded": "false",
+    this.moreButton = h("button", { type: "button", class: "answer more", dataset: { shows: "" }, "aria-expanded": "false",
       "aria-controls": `${this.uid}-menu`, "aria-label": t("approval.more"), title: t("approval.more"), text: "⋯",
       onclick: () => this.toggleMenu() });
     this.buttons = h("div", { class: "answers" },
@@ -68,15 +76,15 @@ export class ApprovalCard {
       h("div", { class: "answers" },
         h("button", { type: "button", class: "primary", dataset: { kind: "acceptForSite" }, text: t("approval.confirmYes"),
           onclick: () => this.answer("acceptForSite") }),
-        h("button", { type: "button", text: t("approval.confirmBack"), onclick: () => this.closeConfirm() })));
+        h("button", { type: "button", dataset: { shows: "" }, text: t("approval.confirmBack"),
+          onclick: () => this.closeConfirm() })));
     this.noteBox = h("textarea", { class: "note", rows: 2, placeholder: t("approval.notePlaceholder"), hidden: true,
       "aria-label": t("approval.declineNote") });
     this.noteSend = h("button", { type: "button", class: "danger", hidden: true, text: t("approval.sendDecline"),
       onclick: () => this.answer("decline") });
     this.noteBox.addEventListener("keydown", (event) => this.noteKey(event));
-    return h("section", { class: "card approval", tabindex: "-1", dataset: { approvalId: this.id },
-      "aria-labelledby": sentence.id, "aria-describedby": `${this.uid}-why`,
-      "aria-keyshortcuts": "Y S N A Escape" },
+    return h("section", { class: "card approval", dataset: { approvalId: this.id },
+      "aria-labelledby": sentence.id, "aria-describedby": `${this.uid}-why`, "aria-keyshortcuts": "Escape" },
       sentence,
       why.length ? h("ul", { class: "why", id: `${this.uid}-why` }, why.map((line) => h("li", { text: line }))) : null,
       this.buttons,
@@ -116,7 +124,8 @@ export class ApprovalCard {
     this.remaining.textContent = left > 0 ? t("approval.remaining", { time: clock(left) }) : t("approval.expired");
   }
 
-  // Keys reach the card only from inside it (it listens on its own element).
+  // Keys reach the card only from inside it (it listens on its own element); its answers only
+  // from its buttons, when the guard takes them.
   key(event) {
     if (event.ctrlKey || event.metaKey || event.altKey || isEditable(event.target)) return;
     if (event.key === "Escape") {
@@ -132,7 +141,7 @@ export class ApprovalCard {
     }
     if (!this.confirm.hidden) return; // the lasting rule is added by its button only
     const action = KEY_ACTIONS[event.key.toLowerCase()];
-    if (!action || event.repeat) return;
+    if (!action || !this.guard.takesKey(event)) return;
     event.preventDefault();
     this.press(action);
   }
@@ -143,6 +152,7 @@ export class ApprovalCard {
       this.toggleMenu(false);
       this.noteBox.hidden = false;
       this.noteSend.hidden = false;
+      this.guard.arm();
       this.noteBox.focus();
       return;
     }
@@ -151,6 +161,7 @@ export class ApprovalCard {
       this.confirm.hidden = false;
       this.buttons.hidden = true;
       this.status.textContent = t("approval.confirmShown");
+      this.guard.arm();
       this.confirm.focus();
       return;
     }
@@ -160,14 +171,17 @@ export class ApprovalCard {
   toggleMenu(open = this.menu.hidden) {
     this.menu.hidden = !open;
     this.moreButton.setAttribute("aria-expanded", String(open));
+    this.guard.arm();
     if (open) this.menu.querySelector("button").focus();
   }
 
+  // Back to the answers, on the button the confirmation came from (the keys stay in reach).
   closeConfirm() {
     this.confirm.hidden = true;
     this.buttons.hidden = false;
     this.status.textContent = "";
-    this.el.focus();
+    this.guard.arm();
+    this.moreButton.focus();
   }
 
   noteKey(event) {
@@ -179,7 +193,8 @@ export class ApprovalCard {
       event.stopPropagation();
       this.noteBox.hidden = true;
       this.noteSend.hidden = true;
-      this.el.focus();
+      this.guard.arm();
+      this.moreButton.focus();
     }
   }
 
@@ -212,11 +227,16 @@ export class ApprovalCard {
   }
 
   setButtons(disabled) {
+    // A disabled button drops the focus to the bare page; on the card, the panel knows where the
+    // user was when the card goes (the next card, or the composer).
+    if (disabled && this.el.contains(document.activeElement)) this.el.focus();
     for (const b of this.el.querySelectorAll("button")) b.disabled = disabled && !b.classList.contains("link");
+    if (!disabled) this.guard.arm(); // offered again after a refusal: read it again first
   }
 
   destroy() {
     clearInterval(this.timer);
+    this.guard.stop();
     this.el.remove();
   }
 }

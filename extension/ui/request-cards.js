@@ -1,8 +1,9 @@
 // Cards for the other things a run waits on: a question or request to the user (interaction),
 // a write that may or may not have happened before a crash (recovery), a token-budget pause.
 // Each card sends one op; the host decides and reports back. A question's choices answer to the
-// number keys 1-9 while its card has focus; Esc leaves the card and answers nothing.
-import { h, isEditable } from "./dom.js";
+// number keys 1-9 from the card's own buttons, under the same guard as an approval's keys (the
+// card never takes the focus; see AnswerGuard in dom.js); Esc leaves the card and answers nothing.
+import { AnswerGuard, h, isEditable } from "./dom.js";
 import { renderParams } from "./params-view.js";
 import { t } from "./strings.js";
 
@@ -29,21 +30,23 @@ export function interactionCard(asked, send, { leave = () => {} } = {}) {
   const options = isQuestion && Array.isArray(request.options) ? request.options : [];
   const numbered = options.slice(0, 9);
   const titleId = `ask-${asked.interactionId}`;
-  const card = h("section", { class: "card interaction", tabindex: "-1", "aria-labelledby": titleId,
-    "aria-keyshortcuts": numbered.length ? `1-${numbered.length} Escape` : "Escape",
+  const card = h("section", { class: "card interaction", "aria-labelledby": titleId, "aria-keyshortcuts": "Escape",
     dataset: { interactionId: asked.interactionId, kind: request.kind || "" } },
     h("h3", { id: titleId }, t(kind.title), ": ", h("span", { class: "text", text: kind.text(request) || "" })),
     request.kind === "request_user_action" && request.reason ? h("p", { class: "muted small", text: request.reason }) : null,
     options.length ? h("div", { class: "answers" }, options.map((option, index) =>
       h("button", { type: "button", class: "option", onclick: () => respond({ kind: "submit", value: option }),
         "aria-keyshortcuts": index < 9 ? String(index + 1) : null },
-      index < 9 ? h("kbd", { text: String(index + 1) }) : null, option))) : null,
+      option, index < 9 ? [" ", h("kbd", { text: String(index + 1) })] : null))) : null,
     h("form", { class: "row", onsubmit: (event) => {
       event.preventDefault();
       respond(isQuestion ? { kind: "submit", value: answer.value } : { kind: "submit" });
     } }, answer, h("button", { type: "submit", class: "primary", text: t(kind.submit) }),
     h("button", { type: "button", text: t(kind.cancel), onclick: () => respond({ kind: "cancel" }) })),
     status);
+  const guard = new AnswerGuard(card);
+  // Focusable only once in the page, so the panel's focus call as it adds the card does nothing.
+  setTimeout(() => card.setAttribute("tabindex", "-1"));
   let answered = false;
   card.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey || isEditable(event.target)) return;
@@ -53,7 +56,7 @@ export function interactionCard(asked, send, { leave = () => {} } = {}) {
       return;
     }
     const index = /^[1-9]$/.test(event.key) ? Number(event.key) - 1 : -1;
-    if (index < 0 || index >= numbered.length || answered || event.repeat) return;
+    if (index < 0 || index >= numbered.length || answered || !guard.takesKey(event)) return;
     event.preventDefault();
     answered = true;
     respond({ kind: "submit", value: numbered[index] });

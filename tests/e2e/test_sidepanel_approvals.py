@@ -2,7 +2,8 @@
 headless Chromium against the real host and a fake model.
 
 A card arriving while the user writes takes neither the focus nor a letter; its keys work only
-while it has focus; "always allow" needs a second, deliberate step; Esc leaves a card and
+from its own buttons, once it has settled (tests/e2e/test_card_keys.py covers the accidents that
+must not answer it); "always allow" needs a second, deliberate step; Esc leaves a card and
 declines nothing; the card's first line is one plain sentence (no ref, level or code) and fits a
 360 px panel with the agent's latest line still in view; tool cards say in one line what was done
 (and a stopped call says so once); a question's choices answer to number keys. Screenshots go to
@@ -39,6 +40,16 @@ def _rules_at(site, tool: str) -> list[dict]:
     return [r for r in rules if r["tool"] == tool and r["origin"] == site.origin]
 
 
+def _onto_buttons(panel, card) -> None:
+    """As a keyboard user reaches a card's keys: its text clicked, Tab onto its first button, and
+    a moment until the keys work (their hints show)."""
+    from playwright.sync_api import expect
+
+    card.locator("h3").first.click()
+    panel.keyboard.press("Tab")
+    expect(card.locator("button").first.locator("kbd")).to_be_visible()
+
+
 def _start(site, text: str, *acts: Act, done: str = "Done.") -> object:
     site.form.evaluate("for (const el of document.querySelectorAll('input, textarea')) el.value = ''")
     site.model.replies.clear()
@@ -64,7 +75,7 @@ def test_typing_into_the_composer_while_a_card_arrives_changes_no_rule_and_loses
     assert _rules_at(site, "type") == []
     assert site.form.evaluate("document.getElementById('name').value") == ""
     composer.fill("")
-    card.focus()
+    _onto_buttons(panel, card)
     panel.keyboard.press("n")
     expect(card).to_have_count(0)
     expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Done."))
@@ -76,7 +87,7 @@ def test_always_allow_needs_a_second_deliberate_step(site):
     panel = site.panel
     card = _start(site, "Fill in my name.", TYPE_NAME)
     expect(card).to_have_count(1)
-    card.focus()
+    _onto_buttons(panel, card)
     panel.keyboard.press("a")
     confirm = card.locator(".confirm")
     expect(confirm).to_be_visible()
@@ -89,9 +100,9 @@ def test_always_allow_needs_a_second_deliberate_step(site):
     expect(card).to_have_count(1)
     assert _rules_at(site, "type") == []
     site.shot(panel, "always-confirm")
-    panel.keyboard.press("Escape")  # back to the three answers
+    panel.keyboard.press("Escape")  # back to the three answers, on the menu's button
     expect(confirm).to_be_hidden()
-    expect(card).to_be_focused()
+    expect(card.locator("button.more")).to_be_focused()
     expect(card.locator(".answers").first).to_be_visible()
     assert _rules_at(site, "type") == []
     card.locator("button.more").click()
@@ -125,8 +136,13 @@ def test_escape_leaves_the_card_and_declines_nothing(site):
     expect(card).to_have_count(1)
     expect(panel.locator(".item.tool[data-tool=type]").last).to_have_class(re.compile(r"\bstatus-waiting\b"))
     expect(panel.locator(".composer button.danger")).to_have_attribute("aria-keyshortcuts", "Control+Shift+S")
-    panel.keyboard.press("F6")  # the keyboard way to the waiting card
+    panel.keyboard.press("F6")  # the keyboard way to the waiting card; its keys are on its buttons
     expect(card).to_be_focused()
+    panel.keyboard.press("y")
+    panel.wait_for_timeout(800)
+    expect(card).to_have_count(1)
+    panel.keyboard.press("Tab")
+    expect(card.locator("button[data-kind=accept] kbd")).to_be_visible()
     panel.keyboard.press("y")
     expect(card).to_have_count(0)
     # Answered, the focus goes back to the composer, not to the bare page (where a card arriving
@@ -176,7 +192,7 @@ def test_the_card_is_one_plain_sentence_that_fits_a_narrow_panel(site, width):
             (line, scroller)
         box = card.bounding_box()
         assert box["height"] < 260, box
-        card.focus()
+        _onto_buttons(panel, card)
         site.shot(panel, f"approval-{width}-focused")
         panel.keyboard.press("y")
         expect(card).to_have_count(0)
@@ -207,7 +223,7 @@ def test_a_click_that_leaves_the_site_says_where_it_leads(site):
     expect(card.locator(".why li").first).to_have_text("This click leads to pay.b.example.")
     expect(card.locator(".destination")).to_have_text("GET https://pay.b.example/checkout")  # under Details
     site.shot(panel, "approval-leads")
-    card.focus()
+    _onto_buttons(panel, card)
     panel.keyboard.press("n")
     expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Not paid."))
     assert basket.url.endswith("/basket.html")
@@ -219,7 +235,7 @@ def test_tool_cards_say_what_was_done_in_one_line_and_a_stopped_call_once(site):
 
     panel = site.panel
     card = _start(site, "Fill in my name.", TYPE_NAME, done="Your name is in.")
-    card.focus()
+    _onto_buttons(panel, card)
     panel.keyboard.press("y")
     expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Your name is in."))
     done = panel.locator(".item.tool[data-tool=type]").last
@@ -281,7 +297,7 @@ def _question(first: Reply):
 ASK = ("ask_user", {"question": "Which country should I choose?", "options": ["France", "Germany", "Italy"]})
 
 
-def test_number_keys_answer_a_question_card_that_has_focus(site):
+def test_number_keys_answer_a_question_from_its_buttons(site):
     from playwright.sync_api import expect
 
     panel = site.panel
@@ -290,8 +306,9 @@ def test_number_keys_answer_a_question_card_that_has_focus(site):
     site.new_task("Pick my country.")
     card = panel.locator(".interaction[data-kind=ask_user]")
     expect(card).to_contain_text("Which country should I choose?")
-    expect(card).to_be_focused()  # the composer was idle
+    expect(panel.locator("#message")).to_be_focused()  # the card takes no focus, even from an idle composer
     expect(card.locator("button.option kbd")).to_have_text(["1", "2", "3"])
+    _onto_buttons(panel, card)
     site.shot(panel, "question")
     site.shot(panel, "question", dark=True)
     panel.keyboard.press("2")
@@ -321,7 +338,7 @@ def test_a_question_does_not_take_the_focus_from_a_message_being_written(site):
     finally:
         gate.set()
     panel.locator("#message").fill("")
-    card.focus()
+    _onto_buttons(panel, card)
     panel.keyboard.press("1")
     expect(card).to_have_count(0)
     expect(panel.locator(".item.assistant").last).to_contain_text("Choosing as told.")
