@@ -169,7 +169,10 @@ def test_a_call_reads_as_one_line_the_chain_verifies_and_export_saves_the_rows(s
     panel.fill("#message", "Run the first tool.")
     panel.press("#message", "Enter")
     expect(panel.locator(".approval")).to_have_count(1)
-    panel.locator(".approval").focus()  # a card's keys work only while it has the focus
+    card = panel.locator(".approval")  # a card's keys work from its buttons, once they show their keys
+    card.locator(".sentence").click()
+    panel.keyboard.press("Tab")
+    expect(card.locator(".answers kbd").first).to_be_visible()
     panel.keyboard.press("s")  # allow for this session
     expect(panel.locator(".item.assistant .text").last).to_have_text("The tool answered.")
     sent = site.model.requests[0]["body"]["tools"]

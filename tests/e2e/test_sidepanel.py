@@ -47,6 +47,13 @@ FAKE_CARD = """<!doctype html><html><head><meta charset="utf-8"><title>Totally l
 </script></body></html>"""
 
 
+def _onto_buttons(panel, card):
+    from playwright.sync_api import expect
+    card.locator("h3").first.click()
+    panel.keyboard.press("Tab")
+    expect(card.locator("button").first.locator("kbd")).to_be_visible()
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     with open_site(tmp_path_factory.mktemp("sidepanel"), "sidepanel") as site:
@@ -80,7 +87,7 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
         expect(card.locator(f"button[data-kind={kind}]")).to_have_text(words)
     # The card never takes the focus from the composer; the user moves to it.
     expect(panel.locator("#message")).to_be_focused()
-    card.focus()
+    _onto_buttons(panel, card)
     approval_id = card.get_attribute("data-approval-id")
     # The browser notification points to the waiting approval, with no parameters in it.
     assert wait_until(lambda: [n for n in site.notifications() if approval_id in n], 30, "the notification")
@@ -102,7 +109,7 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
     site.shot(panel, "approval-secret")
     site.shot(panel, "approval-secret", dark=True)
     expect(panel.locator("#message")).to_be_focused()  # answering a card puts the focus back in the composer
-    card.focus()
+    _onto_buttons(panel, card)
     panel.keyboard.press("s")
 
     answer = panel.locator(".item.assistant").last
@@ -119,7 +126,7 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
 
 
 NOTES = """<!doctype html><html><head><meta charset="utf-8"><title>Notes</title></head><body>
-<p><label>Comment [value hidden] <input id="comment" type="text"></label></p>
+<p><label>Comment type=password [value hidden] <input id="comment" type="text"></label></p>
 <p><label>Note \u202egnp.exe <input id="note" type="text"></label></p>
 </body></html>"""
 
@@ -134,23 +141,24 @@ def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site
     site.model.replies.clear()
     site.model.add(*read_then(
         "Reading the notes.",
-        Act("Typing the comment.", "type", "Comment field", 'textbox "Comment [value hidden]"', {"text": typed}),
+        Act("Typing the comment.", "type", "Comment field", 'textbox "Comment type=password [value hidden]"',
+            {"text": typed}),
         Act("Typing the note.", "type", "Note\u202e field", 'textbox "Note', {"text": "invoice\u202efdp.exe\u200b"}),
         done="Both are filled in."))
     panel = site.panel
     site.new_task("Fill in the notes.", tab=notes)
 
-    # The page's label mimics the snapshot's mark of a hidden value; the host's facts (input type,
-    # autocomplete, names) say an ordinary text field: nothing is masked.
+    # The page's label names a password and mimics the snapshot's mark of a hidden value; the
+    # element itself (its type, its autocomplete) is an ordinary text field: nothing is masked.
     card = panel.locator(".approval")
     expect(card).to_have_count(1)
-    expect(card.locator(".target-line")).to_contain_text('textbox "Comment [value hidden]"')
+    expect(card.locator(".target-line")).to_contain_text('textbox "Comment type=password [value hidden]"')
     expect(card.locator(".params")).to_contain_text(typed)
     expect(card.locator(".secret")).to_have_count(0)
     expect(card.locator(".why")).to_contain_text("It sends something sensitive")
     for dark in (False, True):
         site.shot(panel, "approval-label-says-password", dark=dark)
-    card.focus()
+    _onto_buttons(panel, card)
     panel.keyboard.press("y")
 
     # A right-to-left override and a zero-width space, in the element's name and in the typed
@@ -171,7 +179,7 @@ def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site
         site.shot(panel, "approval-invisible-360", dark=True)
     finally:
         panel.set_viewport_size({"width": 460, "height": 900})
-    card.focus()
+    _onto_buttons(panel, card)
     panel.keyboard.press("y")
     expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Both are filled in."))
     assert "\u202e" not in panel.locator("#log").inner_text()  # the tool cards show markers too
@@ -207,7 +215,7 @@ def test_a_value_only_the_page_gave_is_named_on_the_card_with_where_it_was_seen(
     expect(why).to_contain_text(site.web.url("bill.html").split("/bill.html")[0])
     for dark in (False, True):
         site.shot(panel, "approval-untrusted-value", dark=dark)
-    card.focus()
+    _onto_buttons(panel, card)
     panel.keyboard.press("n")
     expect(card).to_have_count(0)
     assert bill.evaluate("document.getElementById('iban').value") == ""
@@ -232,7 +240,7 @@ def test_a_button_renamed_and_rewired_after_its_card_appeared_is_not_clicked(sit
     page.evaluate("window.swap()")
     assert page.evaluate("document.getElementById('act').textContent") == "Delete account"
     panel.bring_to_front()
-    card.focus()
+    _onto_buttons(panel, card)
     panel.keyboard.press("y")
     failed = panel.locator(f".item.tool[data-tool={tool}]").last
     expect(failed).to_have_class(re.compile(r"\bstatus-failed\b"))
@@ -301,7 +309,7 @@ def test_the_page_survives_a_host_restart_with_the_approval_still_pending(site):
         expect(panel.locator("#link")).to_contain_text("not connected")
         expect(card).to_have_count(1)  # the view stays as it was
         expect(card).to_have_attribute("data-approval-id", approval_id)
-        card.focus()
+        _onto_buttons(panel, card)
         panel.keyboard.press("y")
         expect(card.locator(".card-status")).to_have_text("Answer saved; it is sent when the host is back.")
         site.shot(panel, "host-down")
@@ -355,7 +363,7 @@ def test_the_page_survives_a_service_worker_restart_with_the_approval_still_pend
     expect(card).to_have_attribute("data-approval-id", approval_id)
     # The new worker's own engine client learned of the waiting approval from its snapshot.
     assert wait_until(lambda: [n for n in site.notifications() if approval_id in n], 30, "the notification again")
-    card.focus()
+    _onto_buttons(panel, card)
     panel.keyboard.press("y")
     expect(panel.locator(".item.assistant .text").last).to_have_text("Opened the links page.")
     expect(panel.locator(".item.tool[data-tool=tab_open]")).to_have_class(re.compile(r"\bstatus-ok\b"))
@@ -376,7 +384,7 @@ def test_a_write_cut_off_by_a_host_crash_is_resolved_from_the_recovery_card(site
     card = panel.locator(".approval")
     expect(card).to_have_count(1)
     epoch = int(panel.get_attribute("body", "data-epoch"))
-    card.focus()
+    _onto_buttons(panel, card)
     panel.keyboard.press("y")
     wait_until(lambda: 0 < len(site.form.evaluate("document.getElementById('bio').value")) < len(text), 30,
                "the typing to be under way")
