@@ -29,8 +29,6 @@ export class Composer {
         h("label", { class: "policy" }, h("span", { text: t("composer.policy") }), this.policy),
         h("span", { class: "grow" }), this.stopButton, this.queueButton, this.sendButton),
       this.hint);
-    this.typed = false; // typed into since the last send: the user is writing, even if it is empty now
-    this.input.addEventListener("input", () => { this.typed = true; });
     this.input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
@@ -66,11 +64,6 @@ export class Composer {
     this.input.placeholder = t(running ? "composer.placeholderRunning" : "composer.placeholder");
   }
 
-  // Whether the user is writing a message (a card must not take the focus from it).
-  inUse() {
-    return this.typed || this.input.value.trim() !== "";
-  }
-
   // The Stop chord: Ctrl+Shift+S (Cmd+Shift+S on a Mac).
   isStopKey(event) {
     return (event.ctrlKey || event.metaKey) && event.shiftKey && !event.altKey && event.key.toLowerCase() === "s";
@@ -80,7 +73,6 @@ export class Composer {
     const text = this.input.value.trim();
     if (!text) return null;
     this.input.value = "";
-    this.typed = false;
     return { text, policy: this.policy.value };
   }
 

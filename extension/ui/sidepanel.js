@@ -7,7 +7,7 @@ import { browserContext } from "./browser-context.js";
 import { ThreadModel } from "./chat-model.js";
 import { ChatView } from "./chat-view.js";
 import { Composer } from "./composer.js";
-import { clear, h, isEditable } from "./dom.js";
+import { clear, h } from "./dom.js";
 import { EngineClient } from "./engine-client.js";
 import { FirstRun, foldModelMissing, openSettings } from "./first-run.js";
 import { linkText } from "./link-text.js";
@@ -235,8 +235,7 @@ function drawRequests() {
     if (cards.has(id)) continue;
     const card = new ApprovalCard(approval, (kind, note) => decide(approval, kind, note), { leave: backToComposer });
     cards.set(id, card);
-    root.append(card.el);
-    if (!isEditable(document.activeElement)) card.el.focus();
+    root.append(card.el); // it never takes the focus: the user moves to it (see dom.js, CardKeys)
   }
   // The other cards are kept while their request stands (so a half-typed answer survives redraws).
   const wanted = new Map();
@@ -252,10 +251,7 @@ function drawRequests() {
     if (root.querySelector(`[data-request-key="${CSS.escape(key)}"]`)) continue;
     const el = make();
     el.dataset.requestKey = key;
-    root.append(el);
-    // A question takes the focus (its number keys answer it) only while the composer is idle.
-    const active = document.activeElement;
-    if (key.startsWith("ask:") && !composer.inUse() && (!isEditable(active) || active === composer.input)) el.focus();
+    root.append(el); // a question, like an approval, waits for the user to move to it
   }
   // The next waiting card if there is one (the user is answering cards), else the composer: never
   // the bare page, where a card arriving later would take the focus and the next typed letter.
