@@ -95,6 +95,27 @@ export function watchFrames(tabId) {
 
 let nextRequest = 1;
 
+// Run in the executor's own (isolated) world of the written frame: the names of the events this
+// write's main-world patch sends, which the settle wait listens for; then, after the answer, their
+// end. A page sees neither call.
+function useWriteChannels(channels) {
+  const TW = globalThis.__tabwarden;
+  if (TW && typeof TW.useWriteChannels === "function") TW.useWriteChannels(channels);
+}
+
+function dropWriteChannels(channels) {
+  const TW = globalThis.__tabwarden;
+  if (TW && typeof TW.dropWriteChannels === "function") TW.dropWriteChannels(channels);
+}
+
+// Tell the written document's executor; without the names it settles as where no patch is in
+// place (it waits for a frame after every write and hears of no work in flight), so a failure
+// here never stops the write.
+function tellExecutor(tabId, frameId, patched, func) {
+  const target = patched.documentId ? { tabId, documentIds: [patched.documentId] } : { tabId, frameIds: [frameId] };
+  return chrome.scripting.executeScript({ target, func, args: [patched.channels] }).catch(() => {});
+}
+
 function send(tabId, frameId, type, fields) {
   return chrome.tabs.sendMessage(tabId, CONTENT.message(type, fields), { frameId });
 }
@@ -153,6 +174,7 @@ export async function callContent(message, signal) {
   const problem = CONTENT.problem({ type: TYPES.EXECUTOR_EXECUTE, ...fields });
   if (problem) throw failure(CODES.INVALID_MESSAGE, problem, "precheck", false, { dispatched: false });
   const patched = message.write ? await installDialogPatch(tabId, frameId) : null;
+  if (patched) await tellExecutor(tabId, frameId, patched, useWriteChannels);
   const onAbort = () => send(tabId, frameId, TYPES.EXECUTOR_CANCEL, { requestId: `c${nextRequest++}`, cancelRequestId: requestId }).catch(() => {});
   signal.addEventListener("abort", onAbort, { once: true });
   let reply = null;
@@ -164,7 +186,9 @@ export async function callContent(message, signal) {
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
-  const restore = patched ? await restoreDialogPatch(tabId, frameId) : null;
+  const [restore] = patched
+    ? await Promise.all([restoreDialogPatch(tabId, frameId), tellExecutor(tabId, frameId, patched, dropWriteChannels)])
+    : [null];
   if (channelError || !reply) {
     const err = noReply(channelError || "the page closed the channel without an answer", message.tool, message.write);
     if (restore && !restore.ok) err.details.dialogInterceptionMayRemain = true;

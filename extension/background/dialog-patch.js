@@ -3,10 +3,9 @@
 // functions are put back. Reads never patch. One write at a time per tab runs under the patch: a
 // write that finds another's patch still in place (one the host gave up waiting for) waits for
 // its restore. While it is in place it also counts the page's work in flight (requests, short
-// timers; see the counting below) and announces each change as a `tabwarden:pending` event on
-// the window (detail: the count), which the page executor's settle wait hears in its own world:
-// it waits for what the write set off, not a fixed time. A page can fake the event; that only
-// changes how long its own write waits.
+// timers; see the counting below) and announces each change as an event on the window (detail:
+// the count), which the page executor's settle wait hears in its own world: it waits for what the
+// write set off, not a fixed time.
 //
 // The page shares the main world with the patch, so nothing of the patch's is left where a page
 // can find it by name or set it beforehand: its state lives in the closure of the injected
@@ -18,20 +17,28 @@
 // the replacements look native: Function.prototype.toString (itself replaced for the write) gives
 // the text of the function each one stands for, and each has its name and length.
 //
+// The events between the patch and the executor (the work in flight, a frame asked for, the
+// executor's probe and the patch's answer) are named afresh for every write, with random names
+// the worker gives both sides (content-relay.js tells the executor): a page cannot listen for
+// them without knowing them, and events it sends under a fixed, guessed or earlier write's name
+// reach nobody.
+//
 // What a page can still see: that alert and the others are not the functions it kept from before
-// the write (an identity check), the write's events above (content/actionability.js names them),
-// and our source through a toString of a realm we did not patch (a frame it makes during the
-// write). A page that replaced built-ins before we ran (a Proxy for alert, a setter on
-// Array.prototype) can watch and upset what runs in its world, the restore included; it could as
-// well keep its own alert and open a real dialog. The guard is for pages that do not fight it.
+// the write (an identity check); the write's events, under names that mean nothing, if it hooked
+// dispatchEvent, addEventListener or CustomEvent before we ran (and then it could send them
+// itself for the rest of that write, which only changes how long its own write waits); and our
+// source through a toString of a realm we did not patch (a frame it makes during the write). A
+// page that replaced built-ins before we ran (a Proxy for alert, a setter on Array.prototype) can
+// watch and upset what runs in its world, the restore included; it could as well keep its own
+// alert and open a real dialog. The guard is for pages that do not fight it.
 import { CODES, failure } from "./failures.js";
 
 const RESTORE_ATTEMPTS = 2;
 // The longest a write waits for another write's patch in the same tab to be restored.
 const SECTION_WAIT_MS = 10000;
 
-// Per tab while a patch is in place: { secret, documents (ids of the documents patched), done
-// (settles when it is restored or given up), release }.
+// Per tab while a patch is in place: { secret, channels (the write's event names), documents (ids
+// of the documents patched), done (settles when it is restored or given up), release }.
 const sections = new Map();
 
 function newSecret() {
@@ -39,8 +46,14 @@ function newSecret() {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
+// One write's event names, each random on its own: none says what it is or whose it is, and none
+// can be told from another write's.
+function newChannels() {
+  return { pending: newSecret(), frame: newSecret(), probe: newSecret(), patched: newSecret() };
+}
+
 // Runs in the page's MAIN world (serialised by chrome.scripting: nothing outside it survives).
-function installInPage(secret) {
+function installInPage(secret, channels) {
   "use strict";
   const isDialog = (name) => name === "alert" || name === "confirm" || name === "prompt" || name === "open";
   let closed = false;
@@ -95,7 +108,7 @@ function installInPage(secret) {
   const undoAll = () => {
     if (onProbe) {
       try {
-        window.removeEventListener("tabwarden:probe", onProbe);
+        window.removeEventListener(channels.probe, onProbe);
       } catch (_) {
         // the probe goes on being answered, nothing more
       }
@@ -195,7 +208,7 @@ function installInPage(secret) {
   const announce = (change) => {
     pending = Math.max(0, pending + change);
     try {
-      window.dispatchEvent(new CustomEvent("tabwarden:pending", { detail: pending }));
+      window.dispatchEvent(new CustomEvent(channels.pending, { detail: pending }));
     } catch (_) {
       // the page broke CustomEvent: the executor settles on mutations alone
     }
@@ -261,7 +274,7 @@ function installInPage(secret) {
     requestAnimationFrame(...args) {
       if (args[0] === secret && !closed) return controls;
       try {
-        window.dispatchEvent(new CustomEvent("tabwarden:frame"));
+        window.dispatchEvent(new CustomEvent(channels.frame));
       } catch (_) {
         // the page broke CustomEvent: the executor waits for a frame anyway (no patch answered)
       }
@@ -272,13 +285,13 @@ function installInPage(secret) {
   // the frames the page asks for).
   onProbe = () => {
     try {
-      window.dispatchEvent(new CustomEvent("tabwarden:patched"));
+      window.dispatchEvent(new CustomEvent(channels.patched));
     } catch (_) {
       // unanswered: the executor assumes no patch
     }
   };
   try {
-    window.addEventListener("tabwarden:probe", onProbe);
+    window.addEventListener(channels.probe, onProbe);
   } catch (_) {
     // unanswered: the executor waits for a frame after every write
   }
@@ -338,7 +351,7 @@ async function openSection(tabId) {
   }
   let release = null;
   const done = new Promise((resolve) => { release = resolve; });
-  const section = { secret: newSecret(), documents: new Set(), done, release };
+  const section = { secret: newSecret(), channels: newChannels(), documents: new Set(), done, release };
   sections.set(tabId, section);
   return section;
 }
@@ -351,7 +364,8 @@ function closeSection(tabId, section) {
 // Install before a write. Throws safety_boundary_unavailable (precheck, not dispatched).
 export async function installDialogPatch(tabId, frameId) {
   const section = await openSection(tabId);
-  const run = (target) => chrome.scripting.executeScript({ target, world: "MAIN", func: installInPage, args: [section.secret] });
+  const run = (target) => chrome.scripting.executeScript({ target, world: "MAIN", func: installInPage,
+    args: [section.secret, section.channels] });
   let results;
   try {
     // Every frame we may access, so a dialog from a same-origin child frame is caught too.
@@ -370,8 +384,10 @@ export async function installDialogPatch(tabId, frameId) {
     const reason = (outcome && outcome.reason) || "no answer from the page";
     throw safetyFailure(`the dialog guard could not be installed (${reason}); the action was not sent`, "precheck", { dispatched: false });
   }
-  // The patched document: a caller that must act on exactly this document targets it by id.
-  return { frames: installed.map((r) => r.frameId), documentId: (own && own.documentId) || null };
+  // The patched document: a caller that must act on exactly this document targets it by id. The
+  // write's event names go to the executor that runs it (and nowhere else).
+  return { frames: installed.map((r) => r.frameId), documentId: (own && own.documentId) || null,
+           channels: { ...section.channels } };
 }
 
 // The documents of the section that are still in the tab (a frame may have navigated since).

@@ -16,12 +16,23 @@
   const MAX_SETTLE_MS = 5000;
   // A navigation that has not taken the page away by then may never (a 204 answer, a download).
   const NAVIGATION_WAIT_MS = 2000;
-  // Announced by the main-world write patch (background/dialog-patch.js): the page's work in
-  // flight (requests and short timers).
-  const PENDING_EVENT = "tabwarden:pending";
-  const FRAME_EVENT = "tabwarden:frame";
-  const PROBE_EVENT = "tabwarden:probe";
-  const PATCHED_EVENT = "tabwarden:patched";
+  // The events of the main-world write patch (background/dialog-patch.js): the page's work in
+  // flight (requests and short timers), a frame it asked for, and the probe and its answer. Their
+  // names are random and new for every write; the worker sets them here before it sends the
+  // write and drops them after its answer (content-relay.js), so only the running write's patch
+  // is heard, and a page cannot listen for names it does not know. Without them no patch is
+  // heard: the settle wait then waits as it does where none is in place.
+  const CHANNEL_NAME = /^[0-9a-f]{32}$/;
+  const CHANNELS = ["pending", "frame", "probe", "patched"];
+  let channels = null;
+  TW.useWriteChannels = (given) => {
+    const valid = given && typeof given === "object" && CHANNELS.every((key) => CHANNEL_NAME.test(given[key]));
+    channels = valid ? Object.freeze(Object.fromEntries(CHANNELS.map((key) => [key, given[key]]))) : null;
+  };
+  TW.dropWriteChannels = (given) => {
+    // Only the write's own: a later write may have set its names already.
+    if (channels && given && CHANNELS.every((key) => channels[key] === given[key])) channels = null;
+  };
 
   // The element whose box decides visibility (an option's box is its select's, an image map
   // area's its image's).
@@ -189,17 +200,21 @@
         this.pending = count;
         this.lastMutation = Date.now();
       };
-      window.addEventListener(PENDING_EVENT, this.onPending);
       // Whether the write patch is in place (it answers the probe at once) and whether the page
       // has asked for an animation frame since the action began.
       this.patched = false;
       this.frameRequested = false;
-      const onPatched = () => { this.patched = true; };
-      window.addEventListener(PATCHED_EVENT, onPatched);
-      window.dispatchEvent(new CustomEvent(PROBE_EVENT));
-      window.removeEventListener(PATCHED_EVENT, onPatched);
       this.onFrame = () => { this.frameRequested = true; };
-      window.addEventListener(FRAME_EVENT, this.onFrame);
+      // The names of the write running now, kept so stop() removes exactly these listeners.
+      this.channels = channels;
+      if (this.channels) {
+        window.addEventListener(this.channels.pending, this.onPending);
+        const onPatched = () => { this.patched = true; };
+        window.addEventListener(this.channels.patched, onPatched);
+        window.dispatchEvent(new CustomEvent(this.channels.probe));
+        window.removeEventListener(this.channels.patched, onPatched);
+        window.addEventListener(this.channels.frame, this.onFrame);
+      }
       // A download or a same-document change does not take the page away; the rest does.
       this.onNavigate = (event) => {
         if (event.downloadRequest == null && !(event.destination && event.destination.sameDocument)) {
@@ -241,8 +256,10 @@
         this.absorb(observer.takeRecords());
         observer.disconnect();
       }
-      window.removeEventListener(PENDING_EVENT, this.onPending);
-      window.removeEventListener(FRAME_EVENT, this.onFrame);
+      if (this.channels) {
+        window.removeEventListener(this.channels.pending, this.onPending);
+        window.removeEventListener(this.channels.frame, this.onFrame);
+      }
       if (window.navigation) window.navigation.removeEventListener("navigate", this.onNavigate);
     }
   };

@@ -8,6 +8,13 @@
 // appears, then stays still: while anything on a shown page animates, Chromium renders every
 // frame and runs the page's next task only after one (the agent's every trusted input would wait
 // for a frame, and the page would be redrawn for as long as the turn lasts).
+//
+// A press on it is taken at the window, in the capture phase, by the takeover watcher's listener
+// (takeover-watch.js calls TW.indicatorEvent), not on the buttons: every event inside a shadow
+// root passes the window first, where a page's capture listener could stop it before it got to
+// the buttons. The watcher runs before any page script, so its listener comes first; it also
+// stops our presses there, so the page's listeners never see them. Where the watcher came late
+// (a document open before it was registered), a page's capture listener on window still can.
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("indicator")) return;
@@ -17,7 +24,42 @@
   const { TYPES } = CONTENT;
   const SWALLOWED = ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "auxclick", "contextmenu",
     "keydown", "keyup", "keypress", "touchstart", "touchend"];
+  const OWN_TYPES = new Set(SWALLOWED);
   let host = null;
+  let shadow = null;
+  const actions = new Map(); // our buttons -> their action
+
+  function tell(action) {
+    const message = CONTENT.message(TYPES.INDICATOR_ACTION, { action });
+    try {
+      chrome.runtime.sendMessage(message).catch(() => {});
+    } catch (_) {
+      // the extension was reloaded: nobody to tell
+    }
+  }
+
+  // The button a click was on. From the window the event names only our host (the shadow root is
+  // closed), so a pointer's click is placed by a hit test inside our own root, and a click made
+  // with a key (detail 0, no position) is the focused button's.
+  function pressedButton(event) {
+    const focused = shadow.activeElement;
+    if (event.detail === 0 && actions.has(focused)) return focused;
+    const hit = shadow.elementFromPoint(event.clientX, event.clientY);
+    return actions.has(hit) ? hit : null;
+  }
+
+  // A press on the indicator, heard at the window before the page's listeners (takeover-watch.js).
+  // A trusted click on a button is the user's; a page script's synthetic one is not. Answers
+  // whether the event was ours and taken, to stop there; a click not placed on a button goes on
+  // to the buttons' own listeners.
+  TW.indicatorEvent = (event) => {
+    if (!host || event.target !== host || !event.isTrusted || !OWN_TYPES.has(event.type)) return false;
+    if (event.type !== "click") return true;
+    const pressed = pressedButton(event);
+    if (!pressed) return false;
+    tell(actions.get(pressed));
+    return true;
+  };
 
   function button(label, action) {
     const node = document.createElement("button");
@@ -25,14 +67,10 @@
     node.dataset.label = label;
     node.className = action;
     node.setAttribute("aria-label", `${label} the Tabwarden task`);
+    actions.set(node, action);
+    // Reached only by a click nothing took at the window (see TW.indicatorEvent).
     node.addEventListener("click", (event) => {
-      if (!event.isTrusted) return; // a page script's synthetic click is not the user's
-      const message = CONTENT.message(TYPES.INDICATOR_ACTION, { action });
-      try {
-        chrome.runtime.sendMessage(message).catch(() => {});
-      } catch (_) {
-        // the extension was reloaded: nobody to tell
-      }
+      if (event.isTrusted) tell(action);
     });
     return node;
   }
@@ -41,7 +79,8 @@
     // A plain element without attributes, styled from inside its closed shadow root: nothing a
     // page can read names us (see TW.ownHost).
     const element = TW.ownHost();
-    const shadow = element.attachShadow({ mode: "closed" });
+    shadow = element.attachShadow({ mode: "closed" });
+    actions.clear();
     const style = document.createElement("style");
     style.textContent = `
       :host { all: initial !important; position: fixed !important; right: 12px !important; bottom: 12px !important;
@@ -71,7 +110,8 @@
     label.className = "label";
     pill.append(dot, label, button("Pause", "pause"), button("Stop", "stop"));
     shadow.append(style, pill);
-    // Our own presses end here: the page's bubbling listeners never see them.
+    // Should one of our presses get past the window, it ends here: the page's bubbling listeners
+    // never see it.
     for (const type of SWALLOWED) shadow.addEventListener(type, (event) => event.stopPropagation());
     return element;
   }
@@ -85,6 +125,8 @@
   function hide() {
     if (host) host.remove();
     host = null;
+    shadow = null;
+    actions.clear();
   }
 
   chrome.runtime.onMessage.addListener((message, sender, sendResponse) => {

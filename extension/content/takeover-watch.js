@@ -14,11 +14,12 @@
 //
 // A document already open when the script was registered (or before its site was granted) gets
 // the watcher late, as the executor arrives, after the page's own listeners: there a page can
-// still stop the events before us. For those the watcher also looks, a few times a second while
-// the page is shown, for a new user activation that none of its listeners heard: the browser
-// grants one for a person's press whatever the page's listeners do. What remains unheard there: a
-// press while an earlier activation (less than about five seconds old) is still active, and a
-// page that consumes the activation at once (by opening a pop-up, say) before we look.
+// still stop the events before us (a press on the page indicator's buttons too). For those the
+// watcher also looks, a few times a second while the page is shown, for a new user activation
+// that none of its listeners heard: the browser grants one for a person's press whatever the
+// page's listeners do. What remains unheard there: a press while an earlier activation (less than
+// about five seconds old) is still active, and a page that consumes the activation at once (by
+// opening a pop-up, say) before we look.
 (() => {
   // Kept in this isolated world, where the page cannot see or pre-set it.
   const existing = globalThis.__tabwardenWatch;
@@ -87,8 +88,23 @@
     }, ACTIVATION_POLL_MS);
   }
 
+  // A press on the page indicator (indicator.js) is taken here, first of all, for the same
+  // reason: a page's capture listener on window would otherwise stop it before it reached the
+  // buttons in the indicator's shadow root. Ours stop there, unseen by the page. After `heard`,
+  // which leaves our own elements out.
+  function indicatorPress(event) {
+    const TW = globalThis.__tabwarden;
+    if (event.isTrusted && TW && typeof TW.indicatorEvent === "function" && TW.indicatorEvent(event)) {
+      event.stopImmediatePropagation();
+    }
+  }
+
   const options = { capture: true, passive: true };
   for (const type of ["pointerdown", "mousedown", "keydown"]) window.addEventListener(type, heard, options);
+  for (const type of ["pointerdown", "pointerup", "mousedown", "mouseup", "click", "dblclick", "auxclick", "contextmenu",
+    "keydown", "keyup", "keypress", "touchstart", "touchend"]) {
+    window.addEventListener(type, indicatorPress, options);
+  }
   // A frame (re)loaded: its new document needs arming. Load does not bubble and never reaches
   // the window, but the document sees it while capturing.
   document.addEventListener("load", (event) => {

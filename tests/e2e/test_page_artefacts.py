@@ -1,13 +1,15 @@
 """Nothing of ours that a page can see or set, in a real browser: pages that look for the agent
-(our elements by name, our state on `window`, a patched `alert` by its text), that pre-seed the
-dialog guard's state to switch it off, that forge dialog and pop-up reports, and that stop a
-person's input before our takeover watcher hears it. Every page here is hostile on purpose; each
-does its looking from its own main-world scripts, as a real page would."""
+(our elements by name, our state on `window`, a patched `alert` by its text, the write's events),
+that pre-seed the dialog guard's state to switch it off, that forge dialog and pop-up reports and
+the write's events, and that stop a person's input (on the page, or on the indicator's Stop)
+before our listeners hear it. Every page here is hostile on purpose; each does its looking from
+its own main-world scripts, as a real page would."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from contextlib import contextmanager
 from typing import Any, Iterator
 from urllib.parse import urlencode
@@ -17,8 +19,10 @@ import websockets
 
 from tests.support.browser import BrowserRun
 from tests.support.browser_tools import Driver, hooks_enabled, module_fixtures, new_driver, ref_of
-from tests.support.cdp import debugging_port, evaluate_in_worker, our_elements, page_targets
-from tests.support.hosts import tabwarden_home
+from tests.support.cdp import PageSession, debugging_port, evaluate_in_worker, our_elements, page_targets
+from tests.support.engine_control import EngineOverControl, open_tab, tab_of
+from tests.support.fake_model import FakeOpenAI, Reply
+from tests.support.hosts import tabwarden_home, write_settings
 from tests.support.scripted_site import Site, html
 from tests.support.waiting import until
 
@@ -91,6 +95,38 @@ window.look = () => {
   }
   window.looks.toString = Function.prototype.toString.call(Function.prototype.toString);
 };
+</script>"""
+
+# Hears every event type that passes through the page's own functions, from its first script on:
+# made (CustomEvent), sent (dispatchEvent) or listened for (addEventListener), and listens for the
+# names our write events once had. `ears.types` lists each type once; `ears.foreign()` those that
+# are no DOM event's (a DOM event's name is letters only).
+EARS = """<script>
+(() => {
+  const types = [];
+  const note = (type) => { if (!types.includes(String(type))) types.push(String(type)); };
+  const dispatch = EventTarget.prototype.dispatchEvent;
+  EventTarget.prototype.dispatchEvent = function dispatchEvent(event) {
+    note(event && event.type);
+    return dispatch.call(this, event);
+  };
+  const listen = EventTarget.prototype.addEventListener;
+  EventTarget.prototype.addEventListener = function addEventListener(type, ...rest) {
+    note(type);
+    return listen.call(this, type, ...rest);
+  };
+  const Custom = window.CustomEvent;
+  window.CustomEvent = class CustomEvent extends Custom {
+    constructor(type, init) {
+      note(type);
+      super(type, init);
+    }
+  };
+  for (const type of ["tabwarden:pending", "tabwarden:frame", "tabwarden:probe", "tabwarden:patched"]) {
+    listen.call(window, type, () => note(`heard ${type}`));
+  }
+  window.ears = { types, foreign: () => types.filter((type) => /[^A-Za-z]/.test(type)) };
+})();
 </script>"""
 
 PAGES = {
@@ -170,6 +206,32 @@ for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup", "click",
 <input id="name" aria-label="Name">
 <p id="out"></p>
 </body></html>""",
+    # (g): the page listens for the write's events by every means it has; its click sets off a
+    # short timer, which the patch announces.
+    "/ears.html": f"""<!doctype html><html><head><meta charset="utf-8"><title>Ears</title>{EARS}</head><body>
+<h1>Ears</h1>
+<button onclick="setTimeout(() => {{ document.getElementById('out').textContent = 'heard'; }}, 20)">Listen</button>
+<p id="out"></p>
+</body></html>""",
+    # (h): at its click the page sets off a timer that changes it a quarter second later, then
+    # sends, with a count of nothing in flight, every event name it knows (the old fixed ones, the
+    # ones it heard in earlier writes and this one's so far) and names it made up.
+    "/forge-names.html": f"""<!doctype html><html><head><meta charset="utf-8"><title>Forge names</title>{EARS}
+<script>
+window.sends = 0;
+window.send = () => {{
+  const made = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const names = [...ears.foreign(), "tabwarden:pending", "tabwarden:frame", "tabwarden:probe", "tabwarden:patched",
+                 made(), made()];
+  const count = ++window.sends;
+  setTimeout(() => {{ document.getElementById('out').textContent = 'Saved ' + count; }}, 250);
+  for (const name of names) window.dispatchEvent(new CustomEvent(name, {{ detail: 0 }}));
+}};
+</script></head><body>
+<h1>Forge names</h1>
+<button onclick="send()">Save</button>
+<p id="out">Not saved</p>
+</body></html>""",
     # Styles every element it can away, under a policy that lets only its own styles in.
     "/styled.html": """<!doctype html><html><head><meta charset="utf-8"><title>Styled</title>
 <style nonce="page">
@@ -185,11 +247,13 @@ HEADERS = {"/styled.html": {"Content-Security-Policy": "style-src 'nonce-page'"}
 
 
 class Pages:
-    """The hostile pages on one loopback site, and the browser run, as the Driver wants them."""
+    """The hostile pages on one loopback site, and the browser run, as the Driver wants them; the
+    fake model the host's engine talks to, for the tests that need an agent turn."""
 
-    def __init__(self, run: BrowserRun, site: Site):
+    def __init__(self, run: BrowserRun, site: Site, model: FakeOpenAI):
         self.run = run
         self.site = site
+        self.model = model
 
     def url(self, page: str, **query: str) -> str:
         return self.site.url("127.0.0.1", f"/{page}") + (f"?{urlencode(query)}" if query else "")
@@ -198,13 +262,14 @@ class Pages:
 @contextmanager
 def pages_site(run_dir) -> Iterator[Pages]:
     routes = {path: html(body, **HEADERS.get(path, {})) for path, body in PAGES.items()}
-    with Site("127.0.0.1", routes) as site, hooks_enabled():
+    with Site("127.0.0.1", routes) as site, FakeOpenAI() as model, hooks_enabled():
         run = BrowserRun(run_dir, host_permissions=["http://127.0.0.1/*"], start_url="about:blank")
         run.prepare()
+        write_settings(run.tw_home, model.url)
         run.start()
         with tabwarden_home(run.tw_home):
             try:
-                yield Pages(run, site)
+                yield Pages(run, site, model)
             except BaseException:
                 print(run.diagnostics())
                 raise
@@ -311,6 +376,30 @@ async def test_the_patched_dialogs_look_native_during_a_write_and_are_the_pages_
                                  " && Function.prototype.toString === own.toString")
 
 
+async def test_a_page_hears_no_event_of_ours_by_name_and_no_two_writes_alike(driver):
+    _, where, page = await fresh(driver, "ears.html")
+    heard = []
+    for _ in range(2):
+        before = set(await driver.evaluate(where, "ears.foreign()"))
+        await driver.ok("click", element="Listen", ref=ref_of(page, 'button "Listen"'))
+        heard.append(set(await driver.evaluate(where, "ears.foreign()")) - before)
+    types = await driver.evaluate(where, "ears.types")
+    assert not [t for t in types if "tabwarden" in t.lower()], types
+    # What a page that hooks its own functions still sees: the write's events, under names that
+    # say nothing and are new for every write.
+    assert heard[0] and heard[1] and not heard[0] & heard[1], heard
+
+
+async def test_events_a_page_sends_under_our_old_names_or_any_it_knows_do_not_cut_the_settle_short(driver):
+    _, where, page = await fresh(driver, "forge-names.html")
+    for count in (1, 2):  # the second write also tries the names the page heard during the first
+        result = await driver.ok("click", element="Save", ref=ref_of(page, 'button "Save"'))
+        # The settle waited for the timer the click set off: the write reports what it did.
+        assert f"Saved {count}" in result["text"], result["text"]
+        assert result["details"].get("pageStabilized") is not False, result["details"]
+    assert await driver.evaluate(where, "window.sends") == 2
+
+
 # ---------------------------------------------------------------- setting our state
 
 
@@ -393,6 +482,39 @@ async def test_a_page_open_before_the_watcher_was_registered_is_still_heard(driv
     finally:
         await session.close()
     assert (await driver.control.call("browser.resume", thread_id=driver.thread_id))["resumed"] is True
+
+
+async def test_the_indicators_stop_works_through_a_page_that_stops_every_press_first(driver):
+    # The page's first script stops every press at the window in the capture phase, as in (f):
+    # our listener there comes before it and takes the press on Stop.
+    port = debugging_port(driver.site.run.profile)
+    model = driver.site.model
+    url = driver.site.url("swallow.html", indicator="1")
+    open_tab(port, url)
+    engine = await EngineOverControl.attach()
+    hold = threading.Event()
+    page = await PageSession.open(port, "indicator=1")
+    try:
+        await until(lambda: page.evaluate("document.readyState === 'complete'"), 10, "the page to load", interval=0.05)
+        model.replies.clear()
+        model.add(Reply(tool_calls=[("read_page", {})]), Reply(text="Thinking", hold=hold))
+        thread = await engine.start("look at the page", await tab_of(engine, "indicator=1"))
+
+        async def indicator() -> list[dict]:
+            return [box for box in await our_elements(port, "indicator=1") if box["bottom"] == "12px"]
+
+        [box] = await until(indicator, 30, "the page indicator", interval=0.1)
+        await page.trusted_click(box["x"] + box["w"] - 30, box["y"] + box["h"] / 2)  # Stop: the last 52 px
+        done = await engine.wait("turn.complete", thread, timeout=15)
+        assert done["stopReason"] == "interrupted"
+        notices = [n["body"]["text"] for n in (await engine.control.call("engine.snapshot", thread_id=thread))["nodes"]
+                   if n["kind"] == "system_notice"]
+        assert notices == ["Stopped from the page indicator."]
+        assert await page.evaluate("window.swallowed") == []  # the page never saw the press
+    finally:
+        hold.set()
+        await page.close()
+        await engine.control.close()
 
 
 async def test_the_watcher_is_quiet_in_a_page_nobody_drives(driver):
