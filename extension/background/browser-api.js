@@ -2,6 +2,8 @@
 // worker decides nothing here: the host ran the gatekeeper before sending the call.
 import { CODES, failure } from "./failures.js";
 
+// The tab is looked at again when the browser says it changed, and at the latest this long after
+// the last look (a change can come between a look and the listener; a held load reports nothing).
 const LOAD_POLL_MS = 100;
 // A navigation that did not start: Chromium holds a request while the declarativeNetRequest
 // rules change and now and then never lets it go (status "complete" with only a pendingUrl), and
@@ -19,10 +21,12 @@ async function waitForLoad(tabId, options = {}) {
   let heldSince = 0;
   let resent = false;
   for (;;) {
+    const change = nextChange(tabId, LOAD_POLL_MS); // listening before the look: nothing slips between
     let tab;
     try {
       tab = await chrome.tabs.get(tabId);
     } catch (_) {
+      change.cancel();
       return { closed: true, timedOut: false };
     }
     const url = tab.url || tab.pendingUrl || "";
@@ -39,10 +43,35 @@ async function waitForLoad(tabId, options = {}) {
     } else {
       heldSince = 0;
     }
-    if (tab.status === "complete" && moved && !held) return { closed: false, timedOut: false, tab };
-    if (Date.now() >= deadline) return { closed: false, timedOut: true, tab };
-    await new Promise((resolve) => setTimeout(resolve, LOAD_POLL_MS));
+    if (tab.status === "complete" && moved && !held) {
+      change.cancel();
+      return { closed: false, timedOut: false, tab };
+    }
+    if (Date.now() >= deadline) {
+      change.cancel();
+      return { closed: false, timedOut: true, tab };
+    }
+    await change.promise;
   }
+}
+
+// Resolves when the browser reports a change of `tabId` (its status, its URL, or its removal),
+// or after `ms`; `cancel` stops listening.
+function nextChange(tabId, ms) {
+  let finish = () => {};
+  const promise = new Promise((resolve) => { finish = resolve; });
+  const onUpdated = (id) => { if (id === tabId) done(); };
+  const onRemoved = (id) => { if (id === tabId) done(); };
+  const timer = setTimeout(done, ms);
+  function done() {
+    clearTimeout(timer);
+    chrome.tabs.onUpdated.removeListener(onUpdated);
+    chrome.tabs.onRemoved.removeListener(onRemoved);
+    finish();
+  }
+  chrome.tabs.onUpdated.addListener(onUpdated);
+  chrome.tabs.onRemoved.addListener(onRemoved);
+  return { promise, cancel: done };
 }
 
 // How long a reload may take to start before the wait for its load goes on regardless.

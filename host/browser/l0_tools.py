@@ -144,12 +144,13 @@ async def navigate(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     for the page again expects) and return the new page's snapshot."""
     assert isinstance(call.params, NavigateParams) and call.target is not None
     href = _loadable(call.params.url)
+    # A redirect to another site waits for a judgement of its own (see host/calls/hops.py); the
+    # hold also replaces one left from a call that just ended (its release is not waited for).
+    await browser.guard.hold_hops(call.tab_id, href)  # type: ignore[arg-type]
     if call.target.url == href:
         await browser.bridge.api("tabs.reload", call.tab_id)
         return await _after_navigation(call, browser, call.tab_id, href, f"Reloaded {href} (the tab already showed it)",  # type: ignore[arg-type]
                                        reload=True)
-    # A redirect to another site waits for a judgement of its own (see host/calls/hops.py).
-    await browser.guard.hold_hops(call.tab_id, href)  # type: ignore[arg-type]
     await browser.bridge.api("tabs.update", call.tab_id, {"url": href})
     return await _after_navigation(call, browser, call.tab_id, call.target.url, f"Navigated to {href}")  # type: ignore[arg-type]
 

@@ -69,6 +69,19 @@ class PageSession:
             raise AssertionError(f"page error: {result['exceptionDetails']}")
         return result["result"].get("value")
 
+    async def navigate(self, url: str) -> None:
+        """`Page.navigate` to `url` and wait for the new page's load event (Page domain enabled)."""
+        msg_id = next(self._ids)
+        await self._ws.send(json.dumps({"id": msg_id, "method": "Page.navigate", "params": {"url": url}}))
+        answered = loaded = False
+        while not (answered and loaded):
+            message = json.loads(await asyncio.wait_for(self._ws.recv(), 30))
+            if message.get("id") == msg_id:
+                if "error" in message or message.get("result", {}).get("errorText"):
+                    raise AssertionError(f"Page.navigate {url}: {message}")
+                answered = True
+            loaded = loaded or message.get("method") == "Page.loadEventFired"
+
     async def trusted_click(self, x: float, y: float) -> None:
         """A real (isTrusted) mouse click at viewport coordinates."""
         for kind in ("mousePressed", "mouseReleased"):
