@@ -130,7 +130,7 @@ def judged(call: Call, ctx: Context) -> Judged:
     return state
 
 
-# -- 1-2: what is never judged as a write ------------------------------------------------------------
+# -- 1 and 5: what is never judged as a write (5, reads, runs after the blocked list) ----------------
 
 def always_allowed(s: Judged) -> Decision | None:
     spec = lookup(s.call.tool)
@@ -156,7 +156,7 @@ def read(s: Judged) -> Decision | None:
     return s.done("ask", "read_ask", f"{s.named} asks before {s.name} reads {s.where}", flags=flags)
 
 
-# -- 3-5: where the call goes -----------------------------------------------------------------------
+# -- 2-4: where the call goes (a read has no destination URL: only 4 applies to it) ------------------
 
 def bad_destination(s: Judged) -> Decision | None:
     dest = s.dest
@@ -193,8 +193,11 @@ def blocked_origin(s: Judged) -> Decision | None:
     if pattern is not None:
         s.step("sensitive_origin", "hit", f"{s.where} matches the blocked pattern {pattern.text}")
         subject = "the destination" if s.dest is not None else "the target"
-        return s.done("deny", "sensitive_origin",
-                      f"{subject} {s.where} is on the blocked list ({pattern.text}): writes there are never allowed")
+        mine = pattern.text in s.ctx.lists.blocked_extra
+        change = (f"to change that, remove {pattern.text} from Blocked sites in Settings → Sites, or run "
+                  f"tw.unblock({pattern.text!r}) at the REPL" if mine else "built-in blocked sites cannot be removed")
+        return s.done("deny", "sensitive_origin", f"{subject} {s.where} is on {'your' if mine else 'the built-in'} "
+                      f"blocked list ({pattern.text}): no access, the agent can neither read nor change it; {change}")
     s.step("sensitive_origin", "pass", "not a blocked origin")
     return None
 
@@ -233,7 +236,11 @@ def rule_deny(s: Judged) -> Decision | None:
     rule = s.rule
     if rule is not None and rule.verdict == "deny":
         s.step("rule_deny", "hit", f"denied by {rule.describe()}")
-        return s.done("deny", "rule_deny", f"denied by rule {rule.describe()}", rule=rule)
+        change = ("your administrator's policy file sets it" if rule.source == "managed" else
+                  f"to change that, delete it in Settings → Permission rules, or run tw.remove_rule({rule.id!r}) at "
+                  "the REPL" if rule.id else "to change that, edit your policy.json")
+        named = f", id {rule.id}" if rule.id else ""
+        return s.done("deny", "rule_deny", f"denied by rule {rule.describe()}{named}; {change}", rule=rule)
     s.step("rule_deny", "pass", "no deny rule wins")
     return None
 
@@ -246,7 +253,8 @@ def scope_lock(s: Judged) -> Decision | None:
     if lock.match(s.origin) is None:
         allowed = ", ".join(p.text for p in lock.patterns) or "nothing"
         s.step("scope_lock", "hit", f"{s.where} is outside the scope lock ({allowed})")
-        return s.done("deny", "scope_lock", f"{s.where} is outside this task's scope lock ({allowed})")
+        return s.done("deny", "scope_lock", f"{s.where} is outside this task's scope lock ({allowed}); to change "
+                      "that, edit the lock in Settings → Scope lock, or run tw.unlock() at the REPL")
     s.step("scope_lock", "pass", f"{s.where} is inside the scope lock")
     return None
 

@@ -30,7 +30,10 @@ def test_the_readme_example_answers_like_the_host(home):
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout)
     assert (answer["verdict"], answer["code"]) == ("deny", "rule_deny")
-    assert answer["reason"] == "denied by rule run_javascript @ * (built-in)"
+    # The rule by its id and pattern, and where to change it.
+    assert answer["reason"] == ("denied by rule run_javascript @ * (built-in), id default:run_javascript-deny; to change "
+                                "that, delete it in Settings → Permission rules, or run "
+                                "tw.remove_rule('default:run_javascript-deny') at the REPL")
     assert result.stderr.startswith("rules: installed (0 user rules + the built-in run_javascript deny;")
     assert not home.exists()  # asking creates nothing: the host makes its own database
 
