@@ -125,6 +125,11 @@ class EngineConfig(_Model):
         return None
 
 
+def valid_name(name: str) -> bool:
+    """Whether `name` can name a provider (1-64 of A-Z a-z 0-9 _ . -)."""
+    return bool(_PROVIDER_NAME.match(name))
+
+
 def _problems(exc: ValidationError) -> list[tuple[str, str]]:
     out = []
     for error in exc.errors():

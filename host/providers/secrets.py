@@ -1,6 +1,7 @@
 """Where provider API keys live: the OS keyring when one is usable, else a JSON file with mode
 0600 in a 0700 folder under the data dir. Never in the SQLite file (which is copied into bug
-reports and backups far more casually than a keyring)."""
+reports and backups far more casually than a keyring). Every store can say where a key is
+(`where`), for the commands that report it without showing the key."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ class KeyStore(Protocol):
     """Get, set and delete a provider's API key by provider name."""
 
     backend: str
+    label: str  # the store in words: `the OS keyring (...)`, `the file ... (mode 0600)`
 
     def get(self, name: str) -> str | None:
         """The key of provider `name`, or None."""
@@ -37,6 +39,9 @@ class KeyStore(Protocol):
 
     def delete(self, name: str) -> None:
         """Forget the key of provider `name` (no error when absent)."""
+
+    def where(self, name: str) -> str | None:
+        """Where the key of provider `name` is, in words (None when there is none)."""
 
 
 class FileKeyStore:
@@ -92,62 +97,131 @@ class FileKeyStore:
         if data.pop(name, None) is not None:
             self._write(data)
 
+    @property
+    def label(self) -> str:
+        """The file as people read it."""
+        return f"the file {self.path} (mode 0600)"
+
+    def where(self, name: str) -> str | None:
+        """Where the key of `name` is, in words (None when there is none)."""
+        return self.label if self.get(name) is not None else None
+
 
 class KeyringKeyStore:
-    """Keys in the OS keyring (macOS Keychain, Windows Credential Locker, Secret Service)."""
+    """Keys in the OS keyring (macOS Keychain, Windows Credential Locker, Secret Service).
+
+    `fallback`, the 0600 file, is still read: keys stored there before the keyring was usable
+    keep working, and a key moves into the keyring when it is stored again. A keyring that
+    refuses a key (locked, or its service gone) leaves it in the file instead, and `where`
+    says so."""
 
     backend = "keyring"
 
-    def __init__(self, keyring_module) -> None:
+    def __init__(self, keyring_module, fallback: FileKeyStore | None = None) -> None:
         self._keyring = keyring_module
+        self.fallback = fallback
 
-    def get(self, name: str) -> str | None:
-        """The key of provider `name`, or None."""
+    @property
+    def label(self) -> str:
+        """The keyring as people know it: `the OS keyring (SecretService Keyring)`."""
+        try:
+            name = getattr(self._keyring.get_keyring(), "name", "") or type(self._keyring.get_keyring()).__name__
+        except Exception:
+            name = ""
+        return f"the OS keyring ({name})" if name else "the OS keyring"
+
+    def _in_keyring(self, name: str) -> str | None:
         try:
             return self._keyring.get_password(SERVICE, name)
         except Exception as exc:
             raise SecretError(f"keyring: {exc}") from None
 
+    def get(self, name: str) -> str | None:
+        """The key of provider `name`, or None."""
+        found = self._in_keyring(name)
+        if found is None and self.fallback is not None:
+            return self.fallback.get(name)
+        return found
+
     def set(self, name: str, key: str) -> None:
-        """Store the key of provider `name`."""
+        """Store the key of provider `name` (in the file when the keyring refuses it)."""
         try:
             self._keyring.set_password(SERVICE, name, key)
         except Exception as exc:
-            raise SecretError(f"keyring: {exc}") from None
+            if self.fallback is None:
+                raise SecretError(f"keyring: {exc}") from None
+            log.warning("the keyring refused the key of %s (%s); it goes to %s", name, exc, self.fallback.path)
+            self.fallback.set(name, key)
+            return
+        if self.fallback is not None:
+            self.fallback.delete(name)  # moved: a key lives in one place
 
     def delete(self, name: str) -> None:
-        """Forget the key of provider `name`."""
+        """Forget the key of provider `name` (in the keyring and in the file)."""
         try:
             self._keyring.delete_password(SERVICE, name)
         except Exception:
             pass  # absent already
+        if self.fallback is not None:
+            self.fallback.delete(name)
+
+    def where(self, name: str) -> str | None:
+        """Where the key of `name` is, in words (None when there is none)."""
+        if self._in_keyring(name) is not None:
+            return f"{self.label}, service {SERVICE!r}, entry {name!r}"
+        return self.fallback.where(name) if self.fallback is not None else None
 
 
 def _usable_keyring():
+    """The `keyring` module when its backend really keeps secrets, else None: not the fail or
+    null backends, nor a plain-text file (keyring ranks those below 1), as on a headless Linux
+    without a Secret Service."""
     try:
         import keyring
-        from keyring.backends import fail
     except Exception:
         return None
     try:
         backend = keyring.get_keyring()
+        priority = float(getattr(backend, "priority", 0))
     except Exception:
         return None
-    if isinstance(backend, fail.Keyring) or "null" in type(backend).__module__.lower():
+    module = type(backend).__module__.lower()
+    if priority < 1 or module.endswith((".fail", ".null")):
         return None
     return keyring
 
 
 def default_key_store(*, prefer_keyring: bool = True) -> KeyStore:
-    """The keyring when a real backend is available, else `<data dir>/secrets/provider-keys.json`."""
-    # A TABWARDEN_HOME (tests, dedicated profiles) keeps its keys with it, out of the user's keyring.
-    if prefer_keyring and os.environ.get("TABWARDEN_HOME") is None:
-        module = _usable_keyring()
-        if module is not None:
-            return KeyringKeyStore(module)
+    """The keyring when a real backend is available (the 0600 file behind it), else
+    `<data dir>/secrets/provider-keys.json`."""
     from host.paths import dirs
 
-    return FileKeyStore(dirs().data / "secrets" / FILE_NAME)
+    file_store = FileKeyStore(dirs().data / "secrets" / FILE_NAME)
+    # A TABWARDEN_HOME (tests, dedicated profiles) keeps its keys with it, out of the user's
+    # keyring, unless a keyring backend is named for it (PYTHON_KEYRING_BACKEND).
+    separate = os.environ.get("TABWARDEN_HOME") is not None and not os.environ.get("PYTHON_KEYRING_BACKEND")
+    if prefer_keyring and not separate:
+        module = _usable_keyring()
+        if module is not None:
+            return KeyringKeyStore(module, fallback=file_store)
+    return file_store
+
+
+def key_location(store: KeyStore | None, name: str, api_key_env: str | None = None) -> str:
+    """Where provider `name`'s key comes from, in words, never the key: the keyring, the file,
+    an environment variable (and whether it is set), or nowhere."""
+    stored = None
+    if store is not None:
+        try:
+            stored = store.where(name)  # type: ignore[attr-defined]
+        except SecretError as exc:
+            return f"unknown: the key store cannot be read ({exc})"
+    if stored:
+        return stored
+    if api_key_env:
+        state = "set" if os.environ.get(api_key_env) else "not set now"
+        return f"the environment variable {api_key_env} ({state})"
+    return "no key stored"
 
 
 def resolve_key(name: str, api_key_env: str | None, store: KeyStore | None) -> str | None:
