@@ -17,7 +17,7 @@ from host.paths import dirs
 from protocol.constants import HOST_NAME
 
 from install import installation, launcher, registrations, repoint
-from install.browsers import Browser, resolve
+from install.browsers import BROWSERS, Browser, resolve
 from install.extension_id import default_extension_id, origin_of
 from install.layout import Placement, default_profile_dir, os_family, placement
 from install.registry import HostRegistry, system_registry
@@ -77,6 +77,23 @@ def is_installed(browser: Browser, envr: Environment) -> bool:
     return False
 
 
+def not_found(name: str, envr: Environment) -> str:
+    """"" when browser `name` is installed; otherwise that it was not found and where
+    `is_installed` looked, in one sentence."""
+    browser = BROWSERS[name]
+    if is_installed(browser, envr):
+        return ""
+    places = [f"no profile folder {default_profile_dir(browser, envr.platform, envr.home, envr.env)}"]
+    if envr.family == "linux" and envr.platform == sys.platform:
+        places.append(f"no {' or '.join(browser.linux_commands)} on PATH")
+    return f"{browser.display} was not found: {' and '.join(places)}."
+
+
+def installed_browsers(envr: Environment) -> list[str]:
+    """The keys of the browsers `is_installed` finds."""
+    return [key for key, browser in BROWSERS.items() if is_installed(browser, envr)]
+
+
 def plan(browser_names: list[str] | None, user_data_dir: Path | None, envr: Environment) -> list[Placement]:
     """Where install will write, without writing anything."""
     if user_data_dir is not None:
@@ -109,8 +126,10 @@ def install(
     ids = extension_ids or [default_extension_id()]
     placements = plan(browser_names, user_data_dir, envr)
     if not placements:
+        looked = " ".join(not_found(key, envr) for key in BROWSERS)
         raise InstallError(
-            "no supported browser found; name one with --browser, or use --user-data-dir for a dedicated profile"
+            f"no supported browser found. {looked} Install one (or start it once, so that it makes its profile "
+            "folder), name one with --browser, or use --user-data-dir for a dedicated profile"
         )
     registry = envr.the_registry() if envr.family == "win32" else None
     if envr.family == "win32" and registry is None:

@@ -264,7 +264,7 @@ def test_cli_install_and_doctor_round_trip(tmp_path, tw_home):
     env = dict(os.environ, TABWARDEN_HOME=str(tw_home), HOME=str(tmp_path / "home"))
     profile = tmp_path / "profile"
     run = lambda *a: subprocess.run([sys.executable, "-m", "host", *a], env=env, capture_output=True, text=True, cwd=ROOT, timeout=60)
-    out = run("install", "--user-data-dir", str(profile))
+    out = run("install", "--user-data-dir", str(profile), "--create")
     assert out.returncode == 0, out.stderr
     assert "registered for chromium" in out.stdout
     doc = run("doctor")
@@ -280,7 +280,7 @@ def test_cli_install_and_doctor_round_trip(tmp_path, tw_home):
 def test_doctor_names_a_bad_settings_file_and_its_field(tmp_path, tw_home):
     env = dict(os.environ, TABWARDEN_HOME=str(tw_home), HOME=str(tmp_path / "home"))
     run = lambda *a: subprocess.run([sys.executable, "-m", "host", *a], env=env, capture_output=True, text=True, cwd=ROOT, timeout=60)
-    assert run("install", "--user-data-dir", str(tmp_path / "profile")).returncode == 0
+    assert run("install", "--user-data-dir", str(tmp_path / "profile"), "--create").returncode == 0
     config = tw_home / "config"
     config.mkdir(parents=True, exist_ok=True)
     (config / "mcp.json").write_text('{"servers": {"gh": {"url": "ftp://example.com"}}}')
