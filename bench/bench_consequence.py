@@ -145,7 +145,7 @@ class Run:
     expected_asks: int = 0  # from the set's own labels, where it has them
     missed: int = 0  # labelled "ask" but allowed
     extra: int = 0  # labelled "allow" but asked
-    refused: bool = False  # a write was denied by the blocked list: the task stops there
+    refused: bool = False  # a call (a read too: no access) was denied by the blocked list: the task stops there
     labelled: bool = False  # its lines carry the set's expected answers
 
     @property

@@ -2,11 +2,12 @@
 
 Order (the first step that hits decides; each is one function of `steps`):
    1 always-allowed built-ins                     allow  always_allowed
-   2 reads (never denied; ask only under `always`) allow  read_allowed | ask read_ask
+   2 script-executing or invalid destination       deny   script_scheme | invalid_destination
+   3 host-side fetch of a private address          deny   ssrf_blocked
+   4 blocked origin (incl. every extension page):  deny   sensitive_origin
+     no access, reads included
+   5 reads (ask only under `always`)               allow  read_allowed | ask read_ask
      --- writes from here on ---
-   3 script-executing or invalid destination       deny   script_scheme | invalid_destination
-   4 host-side fetch of a private address          deny   ssrf_blocked
-   5 blocked origin (incl. every extension page)   deny   sensitive_origin
    6 deny rule                                     deny   rule_deny
    7 outside the thread's scope lock               deny   scope_lock
    8 ask rule                                      ask    rule_ask
@@ -21,6 +22,12 @@ Order (the first step that hits decides; each is one function of `steps`):
   14 session grant                                 allow  session_grant
   15 allow rule                                    allow  rule_allow
   16 the policy's default                          ask | allow  policy_default
+Only writes carry a destination URL (steps 2-3), so a read meets the blocked list first. The
+blocked list is no access: a read there is denied as a write is, under every policy and whatever
+a rule, a grant or the user's own call (`direct`) says, so nothing of a blocked page reaches the
+model. Anywhere else a read is never denied (deny rules and the scope lock hold writes).
+Origin-less reads (tabs, history, bookmarks, top sites, closed tabs, tab groups) act on no page:
+they list a blocked site's title and URL, as the browser's tab strip shows them, never its content.
 Rule conditions (steps 6, 8, 15) match the host's facts about the element (role, name,
 destination: `rule_subject`), never the model's words for it; a rule's tool part may name an
 effect class (`effect:delete`) as it names a category.
@@ -67,7 +74,7 @@ CODES: tuple[str, ...] = (
 _STRICTNESS = {"allow": 0, "ask": 1, "deny": 2}
 _MAX_CARRIED = 8  # URLs carried inside one URL that are judged as destinations
 # Steps 1-5 need nothing but the call; the facts (payload, effect, rule) are gathered before 6.
-_BEFORE_FACTS = (S.always_allowed, S.read, S.bad_destination, S.private_fetch, S.blocked_origin)
+_BEFORE_FACTS = (S.always_allowed, S.bad_destination, S.private_fetch, S.blocked_origin, S.read)
 _AFTER_FACTS = (S.rule_deny, S.scope_lock, S.rule_ask, S.untrusted_value, S.sensitive_payload, S.commit,
                 S.guarded_origin, S.definition_changed, S.session_grant, S.rule_allow)
 STEPS = (*_BEFORE_FACTS, S.gather_facts, *_AFTER_FACTS, S.policy_default)

@@ -1,7 +1,7 @@
 """Where a thread may not send a tab, as origin patterns a network filter can hold.
 
 `decision.check` denies a write at a destination for three reasons that depend on the
-destination's origin alone: the blocked list (step 5), a deny rule (step 6) and the thread's
+destination's origin alone: the blocked list (step 4), a deny rule (step 6) and the thread's
 scope lock (step 7); nothing later in the order can turn those into an allow. `Reach` is that
 part of the decision for one thread and one tool (`navigate` for what a page does by itself,
 `download` for a download's redirect hops), in a form the browser can enforce without asking the

@@ -1,4 +1,5 @@
-"""Built-in origin lists: *blocked* (writes denied) and *guarded* (writes always ask).
+"""Built-in origin lists: *blocked* (no access: the agent neither reads nor changes anything there)
+and *guarded* (asks before changes).
 
 Users may add patterns to either list; built-ins cannot be removed. Blocked covers browser
 internals, stores, payments, banks, brokers, government and every extension page (ours included:

@@ -251,3 +251,38 @@ async def test_an_address_with_an_underscore_seen_only_on_a_page_asks(env):
     asked = await asked_before_sending(env, "/mail.html", f"http://{B_UNDERSCORE}:{env.b.port}/file.txt",
                                        "get the report my mail talks about")
     assert B_UNDERSCORE in json.dumps(asked), asked
+
+
+# ---------------------------------------------------------------- B on the blocked list: no access, reads included
+
+
+async def test_a_blocked_sites_page_is_neither_read_nor_sent_to_the_model(env):
+    # B's page is open in a tab (the user's), then B goes on the blocked list and the tab becomes
+    # the thread's: read_page and screenshot of it are refused by the list, asked for directly and
+    # by the model in a turn, and no request the model gets holds anything of the page's content.
+    from tests.support.fake_model import tool_results
+
+    opened = await free_call(env, "tab_open", url=f"{env.b_origin}/news.html")
+    assert opened["ok"], opened
+    seen = len(env.model.requests)
+    try:
+        async with held_thread(env, "blocked") as thread:
+            await thread.control.call("browser.bind_target", thread_id=thread.thread_id, tab_id=opened["tabId"])
+            for tool in ("read_page", "screenshot"):
+                result = await thread.call(tool)
+                assert not result["ok"] and result["error"]["code"] == "denied", result
+                details = result["error"]["details"]
+                assert details["dispatched"] is False and details["reasonCode"] == "sensitive_origin", details
+                assert details["targetOrigin"] == thread.b_origin, details
+                message = result["error"]["message"]
+                assert "blocked list" in message and "neither read nor change" in message, message
+                assert "Today's news" not in json.dumps(result)
+                in_turn = await thread.in_turn(tool)
+                assert not in_turn["ok"] and in_turn["details"]["reasonCode"] == "sensitive_origin", in_turn
+        sent = env.model.requests[seen:]
+        assert len(sent) >= 4, len(sent)  # each turn: the request that asked for the read, and the one after it
+        results = [text for request in sent for text in tool_results(request["body"])]
+        assert sum("blocked list" in text for text in results) >= 2, results
+        assert not [request for request in sent if "Today's news" in json.dumps(request["body"])]
+    finally:
+        await free_call(env, "tab_close", tabId=opened["tabId"])

@@ -58,7 +58,9 @@ def test_check_answers_every_line_in_order(home):
     assert first["rule"]["tool"] == "click" and first["rule"]["source"] == "user_setting"
     assert out[1]["error"]["code"] == "invalid_json" and out[1]["error"]["line"] == 2
     assert (out[2]["verdict"], out[2]["code"], out[2]["target_origin"]) == ("deny", "sensitive_origin", "https://www.chase.com")
-    assert (out[3]["verdict"], out[3]["code"]) == ("allow", "read_allowed")
+    # The blocked list is no access: a read there is denied too.
+    assert (out[3]["verdict"], out[3]["code"], out[3]["target_origin"]) == ("deny", "sensitive_origin",
+                                                                              "https://www.chase.com")
     assert out[4]["error"] == {"code": "unknown_tool", "message": out[4]["error"]["message"], "line": 6,
                                "path": "$.effects"}
     assert out[5]["error"]["code"] == "invalid_rule" and out[5]["error"]["path"] == "$.rules[0].verdict"

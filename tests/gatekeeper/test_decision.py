@@ -4,6 +4,8 @@ import pytest
 
 from host.gatekeeper.decision import CODES
 from host.gatekeeper.patterns import OriginSet
+from host.gatekeeper.sensitive import OriginLists
+from host.tools.catalog import CATALOG
 
 from .conftest import decide
 
@@ -18,16 +20,19 @@ def test_always_allowed_builtins(tool, policy):
 
 
 @pytest.mark.parametrize("policy", ["untrusted", "auto"])
-@pytest.mark.parametrize("origin", [SHOP, "https://www.chase.com", "chrome://settings"])
-def test_reads_are_allowed_anywhere_outside_always(policy, origin):
+@pytest.mark.parametrize("origin", [SHOP, "https://mail.google.com", "http://127.0.0.1:8000"])
+def test_reads_are_allowed_anywhere_off_the_blocked_list_outside_always(policy, origin):
     for tool in ("read_page", "screenshot", "extract"):
         d = decide(tool, policy=policy, origin=origin, rules=[dict(tool="*", origin="*", verdict="deny")])
         assert (d.verdict, d.code) == ("allow", "read_allowed")
 
 
-def test_reads_under_always_ask_unless_granted_and_are_never_denied():
-    d = decide("screenshot", policy="always", origin="https://www.chase.com")
+def test_reads_under_always_ask_unless_granted_and_are_denied_only_on_the_blocked_list():
+    d = decide("screenshot", policy="always", origin=SHOP)
     assert (d.verdict, d.code, d.flags) == ("ask", "read_ask", ("escalation_l2",))
+    bank = "https://www.chase.com"
+    d = decide("screenshot", policy="always", origin=bank, grants={("screenshot", bank)})
+    assert (d.verdict, d.code) == ("deny", "sensitive_origin")
     d = decide("read_page", policy="always", grants={("read_page", SHOP)})
     assert (d.verdict, d.code) == ("allow", "session_grant")
 
@@ -249,7 +254,7 @@ def test_originless_rule_only_matches_originless_calls():
 def test_trace_explains_every_step_and_ends_with_the_deciding_one():
     d = decide("click", {"ref": "s1"}, rules=[dict(tool="click", origin="*", verdict="allow")])
     steps = [s.step for s in d.trace]
-    assert steps == ["always_allowed", "read", "destination", "sensitive_origin", "rule_deny", "scope_lock",
+    assert steps == ["always_allowed", "destination", "sensitive_origin", "read", "rule_deny", "scope_lock",
                      "rule_ask", "untrusted_value", "sensitive_payload", "commit", "guarded_origin", "session_grant",
                      "rule_allow"]
     assert d.trace[-1].outcome == "hit" and all(s.outcome != "hit" for s in d.trace[:-1])
@@ -260,3 +265,91 @@ def test_every_code_is_reachable_and_listed():
     assert set(CODES) >= {"always_allowed", "read_allowed", "read_ask", "script_scheme", "sensitive_origin",
                           "guarded_origin", "rule_deny", "rule_ask", "sensitive_payload", "scope_lock",
                           "session_grant", "rule_allow", "policy_default", "ssrf_blocked", "untrusted_value"}
+
+
+# -- the blocked list is no access: reads are refused there as writes are ------------------------------
+
+BANK = "https://www.chase.com"
+PAGE_READS = sorted(name for name, spec in CATALOG.items()
+                    if spec.effects == "read" and not spec.originless and not spec.always_allowed)
+LISTINGS = sorted(name for name, spec in CATALOG.items()
+                  if spec.effects == "read" and spec.originless and not spec.always_allowed)
+
+
+def test_the_catalogs_page_reads_are_the_ones_expected():
+    # A new read tool of the catalog joins the tests below by itself; these must be among them.
+    assert {"read_page", "read_page_deep", "screenshot", "find_in_page", "extract", "get_selection",
+            "watch_page"} <= set(PAGE_READS)
+    assert {"tabs_list", "history_search", "bookmarks_search"} <= set(LISTINGS)
+
+
+@pytest.mark.parametrize("policy", ["always", "untrusted", "auto"])
+@pytest.mark.parametrize("tool", PAGE_READS)
+def test_a_read_on_a_blocked_origin_is_denied_under_every_policy(tool, policy):
+    d = decide(tool, policy=policy, origin=BANK)
+    assert (d.verdict, d.code, d.target_origin) == ("deny", "sensitive_origin", BANK)
+    # Step 4 decides before the read step is reached.
+    assert [(s.step, s.outcome) for s in d.trace] == [("always_allowed", "pass"), ("destination", "skip"),
+                                                      ("sensitive_origin", "hit")]
+
+
+def test_a_read_on_a_blocked_origin_is_denied_like_a_write_whatever_allows_it():
+    rules = [dict(tool="*", origin="*.chase.com", verdict="allow", source="user_setting"),
+             dict(tool="read_page", origin=BANK, verdict="allow", source="managed")]
+    opened = dict(rules=rules, grants={("read_page", BANK), ("click", BANK)}, scope_origins={BANK}, direct=True,
+                  scope_lock=OriginSet.parse(["*.chase.com"]))
+    for policy in ("always", "untrusted", "auto"):
+        read = decide("read_page", origin=BANK, policy=policy, **opened)
+        write = decide("click", {"ref": "s1"}, origin=BANK, policy=policy, **opened)
+        assert (read.verdict, read.code) == (write.verdict, write.code) == ("deny", "sensitive_origin")
+    # A read the what-if marks as one (an unknown tool) is judged the same way.
+    assert decide("frobnicate", origin=BANK, effects="read").code == "sensitive_origin"
+
+
+def test_built_in_banks_payments_and_government_are_no_access_by_default():
+    for origin in (BANK, "https://www.bankofamerica.com", "https://www.hsbc.com", "https://www.paypal.com",
+                   "https://checkout.stripe.com", "https://pay.google.com", "https://www.fidelity.com",
+                   "https://www.irs.gov", "https://www.gov.uk", "https://www.gov.cn",
+                   "chrome-extension://abcdefghijklmnopabcdefghijklmnop/sidepanel.html"):
+        for tool, params in (("read_page", {}), ("screenshot", {}), ("click", {"ref": "s1"})):
+            d = decide(tool, params, origin=origin, policy="auto")
+            assert (d.verdict, d.code) == ("deny", "sensitive_origin"), (origin, tool)
+
+
+def test_the_reason_names_the_list_and_where_it_is_changed():
+    d = decide("screenshot", origin=BANK)
+    assert "blocked list (*.chase.com): no access, the agent can neither read nor change it" in d.reason, d.reason
+    assert "built-in" in d.reason and "cannot be removed" in d.reason
+    lists = OriginLists(blocked=["https://bank.example"])
+    d = decide("read_page", origin="https://bank.example", lists=lists)
+    assert (d.verdict, d.code) == ("deny", "sensitive_origin")
+    assert "blocked list (https://bank.example): no access" in d.reason and "Settings → Sites" in d.reason, d.reason
+    d = decide("navigate", {"url": "https://bank.example/login"}, origin=SHOP, lists=lists, policy="auto")
+    assert d.reason.startswith('the destination "https://bank.example" is on') and "neither read nor change" in d.reason
+
+
+def test_listings_of_the_browser_show_a_blocked_sites_title_and_url():
+    # They act on no page: a tab, a history entry or a bookmark of the bank is listed by its title
+    # and URL (what the tab strip shows), never read.
+    for tool in LISTINGS:
+        d = decide(tool, origin=BANK, policy="auto")
+        assert (d.verdict, d.code, d.target_origin) == ("allow", "read_allowed", ""), tool
+
+
+def test_reads_off_the_blocked_list_are_unchanged():
+    deny_all = [dict(tool="*", origin="*", verdict="deny")]
+    for origin in (SHOP, "https://mail.google.com", "https://evilchase.com"):
+        assert decide("read_page", origin=origin, rules=deny_all,
+                      scope_lock=OriginSet.parse(["*.example.org"])).code == "read_allowed"
+        assert decide("screenshot", origin=origin, policy="always").code == "read_ask"
+    # The guarded list still asks before changes only.
+    assert decide("click", {"ref": "s1"}, origin="https://mail.google.com", policy="untrusted").code == \
+        "guarded_origin"
+
+
+def test_the_order_puts_the_blocked_list_before_reads():
+    from host.gatekeeper import steps as S
+    from host.gatekeeper.decision import STEPS
+
+    assert STEPS.index(S.blocked_origin) < STEPS.index(S.read) < STEPS.index(S.rule_deny)
+    assert STEPS.index(S.bad_destination) < STEPS.index(S.blocked_origin)

@@ -23,6 +23,9 @@ ORIGINS = ["https://shop.example.com", "https://www.chase.com", "http://WWW.CHAS
 BLOCKED = ["https://www.chase.com", "http://WWW.CHASE.COM.:80", "chrome://settings", "CHROME://flags",
            "view-source:https://www.paypal.com", "chrome-extension://abc/p.html", "https://x.gov", "about:blank",
            "https://pay.google.com:8443", "blob:https://secure.chase.com/1"]
+OPEN = [origin for origin in ORIGINS if OriginLists().blocked(normalize_origin(origin)) is None]
+# Reads that act on a page (listings of tabs, history and bookmarks act on none).
+PAGE_READS = sorted(n for n, s in CATALOG.items() if s.effects == "read" and not s.always_allowed and not s.originless)
 GUARDED = ["https://mail.google.com", "https://drive.google.com", "https://team.slack.com",
            "https://accounts.google.com", "https://console.aws.amazon.com"]
 
@@ -115,10 +118,26 @@ def test_sensitive_payload_is_never_silently_allowed(tool, rules, secret, policy
 
 
 @fast
-@given(tool=st.sampled_from(READS), origin=st.sampled_from(ORIGINS + BLOCKED), rules=rules_st, policy=policy_st,
+@given(tool=st.sampled_from(READS), origin=st.sampled_from(OPEN), rules=rules_st, policy=policy_st,
        params=params_st)
-def test_reads_are_never_denied(tool, origin, rules, policy, params):
+def test_reads_off_the_blocked_list_are_never_denied(tool, origin, rules, policy, params):
     assert check(Call(tool, params), Context(origin=origin, policy=policy, rules=RuleSet(rules))).verdict != "deny"
+
+
+@fast
+@given(tool=st.sampled_from(PAGE_READS + ["frobnicate"]), origin=st.sampled_from(BLOCKED + ["https://bank.example"]),
+       rules=rules_st, extra=allow_rules_st, policy=policy_st, params=params_st, direct=st.booleans(),
+       locked=st.booleans())
+def test_no_policy_rule_grant_or_direct_call_lets_a_read_reach_a_blocked_origin(tool, origin, rules, extra, policy,
+                                                                                params, direct, locked):
+    # The blocked list is no access: a read there is denied as a write is, whatever else allows it.
+    ctx = Context(origin=origin, policy=policy, rules=RuleSet(rules + extra),
+                  lists=OriginLists(["https://bank.example"]), direct=direct,
+                  grants=grants_for(READS + WRITES, BLOCKED + ["https://bank.example"]),
+                  scope_origins={normalize_origin(origin).text},
+                  scope_lock=OriginSet.parse(["*"]) if locked else None)
+    decision = check(Call(tool, params, effects="read" if tool == "frobnicate" else None), ctx)
+    assert (decision.verdict, decision.code) == ("deny", "sensitive_origin")
 
 
 @settings(max_examples=500, deadline=None)

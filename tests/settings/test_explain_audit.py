@@ -21,7 +21,7 @@ async def explain(settings, tool, url, **extra):
 async def test_explain_follows_the_live_rules_and_lists(settings):
     asked = await explain(settings, "click", "https://shop.example/cart")
     assert (asked["verdict"], asked["code"], asked["targetOrigin"]) == ("ask", "policy_default", "https://shop.example")
-    assert [s["step"] for s in asked["trace"]][:2] == ["always_allowed", "read"]
+    assert [s["step"] for s in asked["trace"]][:4] == ["always_allowed", "destination", "sensitive_origin", "read"]
     await settings.op({"type": "rules.add", "tool": "click", "origin": "*.shop.example", "verdict": "allow"})
     allowed = await explain(settings, "click", "https://shop.example/cart")
     assert allowed["verdict"] == "allow" and allowed["code"] == "rule_allow"
@@ -37,8 +37,11 @@ async def test_explain_judges_url_tools_by_their_destination_and_flags_payloads(
                          policy="auto")
     assert card["verdict"] == "ask" and "sensitive_payload" in card["flags"] and "card_number" in card["findings"]
     assert card["policy"] == "auto"
-    read = await explain(settings, "read_page", "https://www.paypal.com")
+    read = await explain(settings, "read_page", "https://shop.example")
     assert read["verdict"] == "allow" and read["code"] == "read_allowed"
+    # The blocked list is no access: reading a blocked site is refused too.
+    read = await explain(settings, "read_page", "https://www.paypal.com")
+    assert read["verdict"] == "deny" and read["code"] == "sensitive_origin"
     unknown = await settings.op({"type": "policy.explain", "tool": "teleport", "url": "https://a.example"})
     assert unknown["type"] == "command.rejected" and unknown["code"] == "unknown_tool"
 
