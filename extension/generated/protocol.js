@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "357416d55f511f72d16d81ea3509adb13e364c54594a23beca7bc22f152dac1f";
+export const SCHEMA_HASH = "616f46fbc287bb5274179a334c46fd19f3d2efd2f49a0c49035e228648ec18d0";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

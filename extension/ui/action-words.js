@@ -58,6 +58,26 @@ export function actionFacts(call, { fallbackField = false } = {}) {
   };
 }
 
+// The facts of each action of a multi-action call (`params.actions`: batch_actions, or any tool
+// that takes a list of actions), in order, each named by the host's facts for its element
+// (`actionTargets`); null for a call of one action. Without those facts an action's element is
+// unnamed, and its typed text is masked when the call types into a password field anywhere.
+export function stepFacts(request) {
+  const actions = request.params && Array.isArray(request.params.actions) ? request.params.actions : null;
+  const named = (action) => action && typeof action === "object" && typeof (action.action ?? action.tool) === "string";
+  if (!actions || !actions.length || !actions.every(named)) return null; // no list of actions we can read
+  const targets = Array.isArray(request.actionTargets) && request.actionTargets.length === actions.length
+    ? request.actionTargets : null;
+  return actions.map((action, i) => {
+    const tool = action.action ?? action.tool;
+    const target = targets ? targets[i] || {} : {};
+    return actionFacts({
+      tool, label: tool, params: action, targetName: target.name || "",
+      passwordTarget: targets ? target.passwordTarget === true : request.passwordTarget === true,
+    });
+  });
+}
+
 function secretIn(params, tool) {
   if (tool === "type" || tool === "select_option") return Object.keys(params).some((k) => isSecretKey(k));
   return false;
@@ -84,14 +104,14 @@ function valueNodes(facts) {
   return quotedNodes(cut(facts.value));
 }
 
-function quotedNodes(text) {
+export function quotedNodes(text) {
   if (!text) return "";
   return h("span", { class: "quoted" }, "“", h("span", { class: "param-text" }, visibleNodes(text)), "”");
 }
 
-function cut(text) {
+export function cut(text, max = MAX_VALUE) {
   const s = String(text || "");
-  return s.length > MAX_VALUE ? `${s.slice(0, MAX_VALUE - 1)}…` : s;
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
 // A template ("Type {value} into {field}") with its placeholders replaced by nodes or text.

@@ -1,23 +1,41 @@
 // The approval card: one plain sentence (what, with which value, into which field, on which
-// site), why it asks in words, three answers (allow once, allow for this task, decline) and a
-// menu for the rest; tool, level, element line, parameters and codes under Details. The card
-// only sends the user's answer; the host decides what it means (and refuses anything else).
+// site) and, for a call of several actions, each action on a line of its own; that the agent
+// leaves the page's site for another, when it does; why it asks, in words; what "allow for this
+// task" grants; three answers (allow once, allow for this task, decline) and a menu for the rest;
+// tool, level, element line, parameters and codes under Details. The card only sends the user's
+// answer; the host decides what it means (and refuses anything else).
+//
+// A card whose call would send values from content the user did not give (possible fraud) is a
+// warning: its own head, icon and colour, each such value with where it was seen and the user's
+// own value of that kind beside it, Decline first and filled, and only "allow once" to allow
+// (no letter key: a reflex Y must not pass a fraud).
 //
 // The card never takes the focus. Its keys work only from its own buttons, where the user put
 // the focus (Tab, a click), and only once the card has settled and the user is not typing
 // (AnswerGuard in dom.js, which also drops a click begun before the card was there): Y, S, N
 // answer; A opens a confirmation first, because it adds a lasting rule; Esc leaves the card and
 // declines nothing. Each answer is announced in the card's status line.
-import { actionFacts, actionSentence, siteOf } from "./action-words.js";
-import { whyLines } from "./approval-why.js";
+import { actionFacts, actionSentence, cut, fill, quotedNodes, siteOf, stepFacts } from "./action-words.js";
+import { grantWords, whyLines } from "./approval-why.js";
 import { AnswerGuard, clock, h, isEditable } from "./dom.js";
 import { renderParams } from "./params-view.js";
-import { t } from "./strings.js";
+import { t, template } from "./strings.js";
 import { visibleNodes } from "./visible.js";
 
 const KEY_ACTIONS = { y: "accept", s: "acceptForSession", n: "decline", a: "confirmSite" };
+const WARNING_KEYS = { n: "decline" };
 const SHOWS = new Set(["note", "confirmSite"]); // these open part of the card and answer nothing
+const CLICKS = new Set(["click", "click_trusted", "click_xy"]);
+const MAX_STEPS = 8; // actions listed on the face; the rest are under Details
+const MAX_VALUES = 6; // values from content listed on a warning's face
+const MAX_URL = 80;
 let serial = 0;
+
+// Whether the call would send values from content that the user did not give.
+export function isWarning(request) {
+  return (request.untrustedValues || []).length > 0 || request.code === "untrusted_value"
+    || (request.flags || []).includes("untrusted_value");
+}
 
 export class ApprovalCard {
   // `decide(kind, note)` sends the answer and returns a promise of the host's reply; `leave()`
@@ -47,26 +65,34 @@ export class ApprovalCard {
     const request = this.approval.request;
     const origin = request.targetOrigin;
     const site = siteOf(origin);
+    this.warning = isWarning(request);
+    this.keys = this.warning ? WARNING_KEYS : KEY_ACTIONS;
     this.status = h("p", { class: "card-status", role: "status", "aria-live": "polite" });
     this.remaining = h("span", { class: "remaining" });
     const sentence = h("h3", { class: "sentence", id: `${this.uid}-sentence` },
       actionSentence(actionFacts(request), "ask"));
-    const why = whyLines(request);
-    const button = (kind, label, key, cls = "") => h("button", {
+    const why = whyLines(request, { values: !this.warning });
+    const button = (kind, label, key, cls = "", more = {}) => h("button", {
       type: "button", class: `answer ${cls}`, dataset: SHOWS.has(kind) ? { kind, shows: "" } : { kind },
       onclick: () => this.press(kind),
-      "aria-keyshortcuts": key || null,
+      "aria-keyshortcuts": key || null, ...more,
     }, label, key ? [" ", h("kbd", { text: key })] : null);
     this.moreButton = h("button", { type: "button", class: "answer more", dataset: { shows: "" }, "aria-expanded": "false",
       "aria-controls": `${this.uid}-menu`, "aria-label": t("approval.more"), title: t("approval.more"), text: "⋯",
       onclick: () => this.toggleMenu() });
-    this.buttons = h("div", { class: "answers" },
+    const grant = this.warning ? "" : t("approval.grantLine", { grant: grantWords(request) });
+    // On a warning, Decline comes first and filled; allowing is the deliberate, lesser choice.
+    this.buttons = h("div", { class: "answers" }, this.warning ? [
+      button("decline", t("approval.declineNow"), "N", "primary danger"),
+      button("accept", t("approval.allowOnceAnyway"), ""),
+    ] : [
       button("accept", t("approval.allowOnce"), "Y", "primary"),
-      button("acceptForSession", t("approval.allowSession"), "S"),
+      button("acceptForSession", t("approval.allowSession"), "S", "",
+        { "aria-describedby": `${this.uid}-grant`, title: grant }),
       button("decline", t("approval.declineNow"), "N", "danger"),
-      this.moreButton);
+    ], this.moreButton);
     this.menu = h("div", { class: "menu", id: `${this.uid}-menu`, role: "group", "aria-label": t("approval.more"), hidden: true },
-      button("confirmSite", t(origin ? "approval.allowSite" : "approval.allowSiteNoOrigin"), "A"),
+      this.warning ? null : button("confirmSite", t(origin ? "approval.allowSite" : "approval.allowSiteNoOrigin"), "A"),
       button("note", t("approval.declineNote")),
       button("cancel", t("approval.stopTask"), "", "danger"));
     this.confirm = h("div", { class: "confirm", role: "group", tabindex: "-1", hidden: true,
@@ -83,10 +109,16 @@ export class ApprovalCard {
     this.noteSend = h("button", { type: "button", class: "danger", hidden: true, text: t("approval.sendDecline"),
       onclick: () => this.answer("decline") });
     this.noteBox.addEventListener("keydown", (event) => this.noteKey(event));
-    return h("section", { class: "card approval", dataset: { approvalId: this.id },
-      "aria-labelledby": sentence.id, "aria-describedby": `${this.uid}-why`, "aria-keyshortcuts": "Escape" },
+    const head = this.warning ? h("p", { class: "warning-head", id: `${this.uid}-warning`, text: t("approval.warnHead") }) : null;
+    return h("section", { class: `card approval${this.warning ? " warning" : ""}`, dataset: { approvalId: this.id },
+      "aria-labelledby": head ? `${head.id} ${sentence.id}` : sentence.id, "aria-describedby": `${this.uid}-why`,
+      "aria-keyshortcuts": "Escape" },
+      head,
       sentence,
-      why.length ? h("ul", { class: "why", id: `${this.uid}-why` }, why.map((line) => h("li", { text: line }))) : null,
+      steps(request),
+      leaves(request),
+      whyList(this.warning ? untrusted(request) : [], why, `${this.uid}-why`),
+      grant ? h("p", { class: "grant", id: `${this.uid}-grant`, text: grant }) : null,
       this.buttons,
       this.menu,
       this.confirm,
@@ -140,7 +172,7 @@ export class ApprovalCard {
       return;
     }
     if (!this.confirm.hidden) return; // the lasting rule is added by its button only
-    const action = KEY_ACTIONS[event.key.toLowerCase()];
+    const action = this.keys[event.key.toLowerCase()];
     if (!action || !this.guard.takesKey(event)) return;
     event.preventDefault();
     this.press(action);
@@ -156,6 +188,7 @@ export class ApprovalCard {
       this.noteBox.focus();
       return;
     }
+    if (this.warning && (kind === "acceptForSession" || kind === "confirmSite")) return; // allow once only
     if (kind === "confirmSite") {
       this.toggleMenu(false);
       this.confirm.hidden = false;
@@ -239,4 +272,69 @@ export class ApprovalCard {
     this.guard.stop();
     this.el.remove();
   }
+}
+
+// Each action of a multi-action call on a line of its own, as the one-action card would say it.
+function steps(request) {
+  const all = stepFacts(request);
+  if (!all) return null;
+  return h("ol", { class: "steps" },
+    all.slice(0, MAX_STEPS).map((facts) => h("li", {}, actionSentence(facts, "todo"))),
+    all.length > MAX_STEPS ? h("li", { class: "more-steps", text: t("approval.moreSteps", { count: all.length - MAX_STEPS }) })
+      : null);
+}
+
+// "The agent leaves 127.0.0.1 for b.example (“https://pay.b.example/checkout”)": the registrable
+// domains in bold, the URL (which a page or the model chose) quoted as data.
+function leaves(request) {
+  const others = request.pageSite ? request.otherSites || [] : [];
+  if (!others.length) return null;
+  const to = others.slice(0, 3).map((other, i) => [i ? t("approval.leavesAnd") : "",
+    fill(template("approval.leavesTo"), {
+      site: h("strong", { class: "site-name" }, visibleNodes(other.site)),
+      url: quotedNodes(cut(other.url, MAX_URL)),
+    })]);
+  const key = request.tool === "tab_open" ? "approval.leaves.tab" : CLICKS.has(request.tool) ? "approval.leaves.click"
+    : "approval.leaves";
+  return h("p", { class: "leaves" },
+    fill(template(key), { from: h("strong", { class: "site-name" }, visibleNodes(request.pageSite)), to }));
+}
+
+// Why it asks: on a warning, each value from content first, with where it was seen and the
+// user's own value of that kind beside it when their words hold one.
+function whyList(values, lines, id) {
+  if (!values.length && !lines.length) return null;
+  return h("ul", { class: "why", id }, values, lines.map((line) => h("li", { text: line })));
+}
+
+function untrusted(request) {
+  // A value typed into a payment field is named twice by the host (as a value, and as what the
+  // field holds): shown once.
+  const seen = new Set();
+  const values = (request.untrustedValues || []).filter((v) => {
+    const key = JSON.stringify([v.what, v.value, v.seenAt || ""]);
+    return !seen.has(key) && seen.add(key);
+  });
+  if (!values.length) return [h("li", { class: "untrusted-value", text: t("why.untrusted_value") })];
+  const mine = request.usersValues || {};
+  const shown = values.slice(0, MAX_VALUES).map((v) => {
+    const users = Array.isArray(mine[v.what]) ? mine[v.what] : [];
+    return h("li", { class: "untrusted-value", dataset: { kind: v.kind || "" } },
+      h("p", { class: "uv-line" }, fill(template(v.seenAt ? "why.untrustedSeen" : "why.untrustedUnseen"), {
+        what: v.what, value: valueNodes(v.value, "from-content"),
+        origin: h("strong", { class: "uv-origin" }, visibleNodes(v.seenAt || "")),
+      })),
+      users.length ? h("p", { class: "uv-line users" }, fill(template("approval.warn.yours"), {
+        what: v.what, values: users.map((one, i) => [i ? ", " : "", "“", valueNodes(one, "users"), "”"]),
+      })) : null);
+  });
+  if (values.length > MAX_VALUES) {
+    shown.push(h("li", { class: "untrusted-value more-values", text: t("approval.warn.more", { count: values.length - MAX_VALUES }) }));
+  }
+  return shown;
+}
+
+// A value as data: invisible characters shown, right-to-left text isolated, long ones cut.
+function valueNodes(text, kind) {
+  return h("span", { class: `uv-value ${kind} param-text` }, visibleNodes(cut(text, 200)));
 }

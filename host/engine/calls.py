@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 import msgspec
 
 from protocol import ui
+from protocol.ui.approvals import ActionTarget, OtherSite
 
 from host.calls.authorize import commit_of
 from host.calls.authorize import (Approved, Changed, Context, Denied, Ending, NoSiteAccess, Ran, Refused, Stopped,
@@ -56,6 +57,8 @@ STORAGE_UNAVAILABLE = ("Denied: storage is unavailable, so nothing ran ({reason}
                        "once its database answers; try the call again in a little while.")
 INTERRUPTED_TOOL = "The task was interrupted while this call was running; it may have taken effect."
 NOT_ALONE = "{tool} must be the only tool call of its answer; call it again on its own."
+_WEB = frozenset({"http", "https"})
+_MAX_OTHER_SITES = 8
 
 
 def call_node_id(turn_id: str, step: int, ordinal: int) -> str:
@@ -241,6 +244,7 @@ class _Call:
         decision = judgement.decision
         role, name = call.target.element() if call.target else ("", "")
         target_origin = decision.target_origin or call.origin
+        page_site, other_sites = other_sites_of(call)
         request = ui.ApprovalRequestPayload(
             tool=spec.name, label=spec.label, params=call.wire_params(),
             target_origin=target_origin, flags=sorted(set(judgement.flags)),
@@ -250,7 +254,9 @@ class _Call:
             untrusted_values=[dict(v) for v in decision.untrusted],
             target_role=role, target_name=name, policy=self._policy(),
             page_origin=call.origin if call.origin != target_origin else "", effect=commit_of(decision)[0],
-            effect_words=commit_of(decision)[1], effect_chosen_by=self._chosen_by(decision))
+            effect_words=commit_of(decision)[1], effect_chosen_by=self._chosen_by(decision),
+            page_site=page_site, other_sites=other_sites, users_values=self._users_values(decision),
+            action_targets=action_targets(call))
         with engine.store.transaction() as conn:
             engine.store.append_node(conn, runner.thread_id, "tool_call", self.body, turn_id=runner.turn_id,
                                      node_id=self.node_id)
@@ -261,6 +267,20 @@ class _Call:
                 run_revision=run.revision, pending=self._pending(call))
         engine.offer(approval)
         return await self.settle(approval, None)
+
+    def _users_values(self, decision) -> dict[str, list[str]]:
+        """The user's own values of each kind the card shows from content (their IBAN beside the
+        page's), for the card; none when the thread's history cannot be read (the card then shows
+        the page's values alone)."""
+        if not decision.untrusted:
+            return {}
+        from host.gatekeeper.provenance_check import users_values
+
+        try:
+            return users_values(self.engine.provenance.of(self.runner.thread_id), decision.untrusted)
+        except Exception:
+            log.debug("the user's values of thread %s not read", self.runner.thread_id, exc_info=True)
+            return {}
 
     def _policy(self) -> str:
         """The policy the call was judged under, for the card to name ("" when the gatekeeper
@@ -469,6 +489,58 @@ def leaving(call: ToolCall) -> list[str]:
         url = str(lead.get("url") or "")
         if destination(url).origin.text != here:
             out.append(f"{str(lead.get('method') or 'GET').upper()} {url}")
+    return out
+
+
+def other_sites_of(call: ToolCall) -> tuple[str, list[OtherSite]]:
+    """The registrable domain of the page a call acts on and each place on another site it takes
+    that page to (a URL it loads, where its element leads, a history entry), for the card to say
+    that the agent leaves one site for another; ("", []) when it leaves no web page for another
+    site. A fetch or a download loads nothing into the page."""
+    from host.gatekeeper.facts.values import site_of
+    from host.gatekeeper.origins import destination, normalize_origin
+
+    spec, target = call.spec, call.target
+    page = normalize_origin(call.origin) if call.origin else None
+    if (page is None or page.scheme not in _WEB or not page.host or target is None or target.start_page
+            or spec.target == "destination"):
+        return "", []
+    here = site_of(page.host)
+    urls = []
+    if spec.url_param is not None:
+        urls.append(str(call.wire_params().get(spec.url_param) or ""))
+    urls += [lead.split(" ", 1)[-1] for lead in leaving(call)]
+    found: list[OtherSite] = []
+    for url in urls:
+        where = destination(url)
+        if not where.valid or where.script or where.origin.scheme not in _WEB or not where.origin.host:
+            continue
+        site = site_of(where.origin.host)
+        if site != here and all(other.url != where.href for other in found):
+            found.append(OtherSite(url=where.href, site=site))
+    return (here, found[:_MAX_OTHER_SITES]) if found else ("", [])
+
+
+def action_targets(call: ToolCall) -> list[ActionTarget]:
+    """Each action's element of a multi-action call (`actions`), as the host's ref map names it,
+    for the card's line per action; an action whose element the host cannot name masks what it
+    types when any element of the call is a password field."""
+    actions = call.wire_params().get("actions")
+    if not isinstance(actions, list):
+        return []
+    from host.tools.call import Target
+
+    facts = call.target.facts if call.target is not None else None
+    hints = {str(hint.get("ref")): hint for hint in (facts or {}).get("hints") or () if isinstance(hint, dict)}
+    anywhere = hides_typed_value(facts)
+    out = []
+    for action in actions:
+        hint = hints.get(str(action.get("ref"))) if isinstance(action, dict) else None
+        if hint is None:
+            out.append(ActionTarget(password_target=anywhere))
+            continue
+        role, name = Target(facts={"hints": [hint]}).element()
+        out.append(ActionTarget(role=role, name=name, password_target=hides_typed_value({"hints": [hint]})))
     return out
 
 

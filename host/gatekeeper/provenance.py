@@ -14,18 +14,29 @@ name the user never wrote asks even when it is no longer known where it was seen
 
 from __future__ import annotations
 
+import re
 from collections import OrderedDict, deque
 from typing import NamedTuple
 
 from host.gatekeeper.consent import TaskConsent
-from host.gatekeeper.facts.values import (EMAIL, NUMBER, WEB, Value, compact_digits, name_pattern, number_forms, scan,
-                                          scannable, site_of, web_value, word_key, words_form)
+from host.gatekeeper.facts.values import (EMAIL, NUMBER, WEB, Value, compact_digits, is_card, name_pattern, names_in,
+                                          number_forms, scan, scannable, site_of, web_value, word_key, words_form)
 
 MAX_UNTRUSTED = 20_000
 MAX_TEXT_CHARS = 2_000_000
 MAX_TRUSTED_CHARS = 2_000_000
 # A number with a country code (up to three digits) or a trunk `0` is the same number without it.
 _MAX_PREFIX_DIGITS = 3
+# The user's own values kept per kind for a card to show (the newest).
+MAX_USERS_SHOWN = 3
+# An amount as people write one: a number with a currency sign or code before or after it.
+_FIGURE = r"\d+(?:[.,' ]\d{3}(?!\d))*(?:[.,]\d{1,2}(?!\d))?"
+_CURRENCY = r"(?:[€$£¥]|\b(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|CZK|euros?|dollars?|pounds?)\b)"
+_AMOUNT = re.compile(rf"[€$£¥] ?{_FIGURE}|(?<![\w.,]){_FIGURE} ?{_CURRENCY}", re.IGNORECASE)
+# An untrusted value's kind (a field's by the field's kind) -> the kind of the user's values
+# shown beside it; a kind missing here has nothing of the user's to compare with.
+_FIELD_SORTS = {"amount": "amount", "IBAN": "iban", "account number": "number", "wallet address": "wallet",
+                "payee": "name"}
 
 
 class Seen(NamedTuple):
@@ -38,7 +49,7 @@ class Provenance:
     """The provenance index of one thread (or of one what-if case)."""
 
     __slots__ = ("_trusted", "_sites", "_paths", "_trusted_words", "_trusted_chars", "_places", "_untrusted", "_untrusted_sites", "_numbers", "_texts", "_text_chars", "_in_fields",
-                 "max_untrusted", "max_text_chars", "dropped", "texts", "consent")
+                 "_said", "max_untrusted", "max_text_chars", "dropped", "texts", "consent")
 
     def __init__(self, *, max_untrusted: int = MAX_UNTRUSTED, max_text_chars: int = MAX_TEXT_CHARS) -> None:
         self._trusted: set[str] = set()
@@ -52,6 +63,8 @@ class Provenance:
         self._numbers: set[str] = set()  # digit forms of the numbers the user wrote (amounts, codes)
         # Values accepted on a card for one kind of payment field (an amount, a payee): theirs there only.
         self._in_fields: dict[str, set[str]] = {}
+        # The values the user wrote, per kind: comparison key -> as last written (newest last).
+        self._said: dict[str, OrderedDict[str, str]] = {}
         # Untrusted texts as names are searched in (lowered), newest last, with their origin.
         self._texts: deque[tuple[str, Seen]] = deque()
         self._text_chars = 0
@@ -71,6 +84,13 @@ class Provenance:
         self.texts += 1
         for value in scan(text):
             self.trust(value)
+            self._say("card" if is_card(value) else value.kind, value.key, value.shown)
+        for amount in _AMOUNT.finditer(scannable(text)[:20_000]):
+            shown = amount.group(0).strip()
+            self._say("amount", word_key(shown), shown)
+        for name in names_in(text):
+            if not any(c.isdigit() for c in name):  # "IBAN DE89" is no one's name
+                self._say("name", name, name.title())
         self._numbers.update(number_forms(text))
         form = words_form(text)
         self._trusted_words.append(form)
@@ -78,6 +98,13 @@ class Provenance:
         while self._trusted_chars > MAX_TRUSTED_CHARS and len(self._trusted_words) > 1:
             # Forgetting the user's oldest words can only make the gatekeeper ask more.
             self._trusted_chars -= len(self._trusted_words.pop(0))
+
+    def _say(self, kind: str, key: str, shown: str) -> None:
+        said = self._said.setdefault(kind, OrderedDict())
+        said.pop(key, None)
+        said[key] = shown
+        while len(said) > MAX_USERS_SHOWN:
+            said.popitem(last=False)
 
     def add_own(self, text: str) -> None:
         """One of the user's own details from settings (their name, addresses, phone, accounts):
@@ -248,6 +275,20 @@ class Provenance:
             return None
         key = word_key(scannable(text))
         return self.name_seen_at(key) if key else None
+
+    def users_values(self, kind: str, what: str) -> list[str]:
+        """The values of the kind of an untrusted value (`kind` and `what` as its fact names them)
+        that the user wrote in their own words, as written, newest last ("DE89 3704 …" beside a
+        page's IBAN, "800 EUR" beside a bill's amount); empty when they wrote none."""
+        if kind == "field":
+            sort = _FIELD_SORTS.get(what)
+        elif kind == NUMBER:
+            sort = "card" if what == "card number" else NUMBER
+        elif kind == "name":
+            sort = "name" if what == "name" else None  # an account handle is no name a person writes
+        else:
+            sort = kind
+        return list(self._said[sort].values()) if sort in self._said else []
 
     def site_seen_at(self, site: str) -> str | None:
         """The origin where untrusted content last named this registrable domain in a web address

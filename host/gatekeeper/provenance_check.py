@@ -54,6 +54,21 @@ class UntrustedValue:
         return {"kind": self.kind, "what": self.what, "value": self.shown, "seenAt": self.seen_at}
 
 
+def users_values(prov: Provenance, facts: Iterable[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """For each kind of value from content that a card shows (a fact's `what`), the values of that
+    kind the user wrote themselves (`Provenance.users_values`), for the card to set the user's
+    IBAN beside the page's. Apart from the facts, which say only what the call would send (the
+    audit, `policy check` and an accepted card read them as that)."""
+    out: dict[str, list[str]] = {}
+    for fact in facts:
+        what = str(fact.get("what") or "")
+        if what and what not in out:
+            mine = prov.users_values(str(fact.get("kind") or ""), what)
+            if mine:
+                out[what] = mine
+    return out
+
+
 def untrusted_values(spec: ToolSpec | None, tool: str, params: Mapping[str, Any], prov: Provenance,
                      tab_origin: str, held: Iterable[str] = (), *, names: bool = True,
                      page_chosen: bool = False, field: str | None = None,

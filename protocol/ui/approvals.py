@@ -78,6 +78,23 @@ class InteractionResponse(UiMessage, tag="interaction.response", kw_only=True):
 # ---------------------------------------------------------------- views
 
 
+class OtherSite(Shape, kw_only=True):
+    """A place a call takes the page to (or opens in a new tab) on another site than the page's."""
+
+    url: str  # as the host judged it
+    site: str  # its registrable domain
+
+
+class ActionTarget(Shape, kw_only=True):
+    """The element of one action of a multi-action call, as the host's ref map describes it."""
+
+    role: str = ""
+    name: str = ""
+    # The element is a password input (or carries a credential autocomplete token): its typed
+    # text is masked, as `password_target` masks a single call's.
+    password_target: bool = False
+
+
 class ApprovalRequestPayload(Shape, kw_only=True):
     """What the user is asked about: the complete parameters, where, and why it was asked."""
 
@@ -118,6 +135,16 @@ class ApprovalRequestPayload(Shape, kw_only=True):
     # The user's own words that handed the commit's choice to something the agent read ("do the
     # tasks on my TODO list"), when they did: the card says the choice came from there.
     effect_chosen_by: str = ""
+    # When the call takes the page to another site (a navigation, a link, a form, a history
+    # move, a new tab): the page's registrable domain and each other-site place, for the card to
+    # say that the agent leaves the one for the other.
+    page_site: str = ""
+    other_sites: list[OtherSite] = []
+    # For each kind of value in `untrusted_values` (its `what`) that the user's own words also
+    # hold: the user's values of that kind as they wrote them (newest last), shown beside the page's.
+    users_values: dict[str, list[str]] = {}
+    # A multi-action call (`params.actions`): each action's element, in the actions' order.
+    action_targets: list[ActionTarget] = []
 
 
 class PendingApproval(Shape, kw_only=True):

@@ -5,7 +5,8 @@ A card arriving while the user writes takes neither the focus nor a letter; its 
 from its own buttons, once it has settled (tests/e2e/test_card_keys.py covers the accidents that
 must not answer it); "always allow" needs a second, deliberate step; Esc leaves a card and
 declines nothing; the card's first line is one plain sentence (no ref, level or code) and fits a
-360 px panel with the agent's latest line still in view; tool cards say in one line what was done
+360 px panel with the agent's latest line still in view, and says what "Allow for this task"
+grants; a click that leaves the site says so; tool cards say in one line what was done
 (and a stopped call says so once); a question's choices answer to number keys. Screenshots go to
 test-output/sidepanel-approvals/.
 """
@@ -168,6 +169,7 @@ def test_the_card_is_one_plain_sentence_that_fits_a_narrow_panel(site, width):
         for internal in ("ref", "L1", "type @", "policy_default", "untrusted", "[", "_"):
             assert internal not in first, internal
         expect(card.locator(".why")).to_have_text("“Ask before changes” asks before changes on a site.")
+        expect(card.locator(".grant")).to_have_text(f"“Allow for this task” allows typing on {host} until the task ends.")
         for dark in (False, True):
             site.shot(panel, f"approval-{width}", dark=dark)
         # The tool, level, element line and codes are one click away, not on the face of the card.
@@ -205,7 +207,7 @@ PAY = """<!doctype html><html><head><meta charset="utf-8"><title>Basket</title><
 <p><a id="pay" href="https://pay.b.example/checkout">Pay now</a></p></body></html>"""
 
 
-def test_a_click_that_leaves_the_site_says_where_it_leads(site):
+def test_a_click_that_leaves_the_site_says_it_leaves_it_and_for_where(site):
     from playwright.sync_api import expect
 
     (site.web_dir / "basket.html").write_text(PAY, encoding="utf-8")
@@ -220,7 +222,10 @@ def test_a_click_that_leaves_the_site_says_where_it_leads(site):
     expect(card).to_have_count(1)
     host = site.web.url("")[:-1].split("://", 1)[1]
     expect(card.locator(".sentence")).to_have_text(f"Click “Pay now” on {host}?")
-    expect(card.locator(".why li").first).to_have_text("This click leads to pay.b.example.")
+    # Another site: said once, in words, with the sites in bold and the address quoted.
+    expect(card.locator(".leaves")).to_have_text("This click leaves 127.0.0.1 for b.example (“https://pay.b.example/checkout”).")
+    expect(card.locator(".leaves .site-name")).to_have_text(["127.0.0.1", "b.example"])
+    assert "leads to" not in card.inner_text()
     expect(card.locator(".destination")).to_have_text("GET https://pay.b.example/checkout")  # under Details
     site.shot(panel, "approval-leads")
     _onto_buttons(panel, card)
