@@ -1,4 +1,5 @@
-// Settings: the blocked and guarded site lists. Built-ins are listed (folded) and cannot be
+// Settings: the blocked sites (no access: the agent neither reads nor changes them) and the guarded
+// sites (ask before changes). Built-ins are listed (folded) and cannot be
 // removed; entries from policy files are marked; the user's own entries can be removed.
 import { clear, h } from "./dom.js";
 import { t } from "./strings.js";
