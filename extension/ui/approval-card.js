@@ -12,8 +12,9 @@
 //
 // The card never takes the focus. Its keys work only from its own buttons, where the user put
 // the focus (Tab, a click), and only once the card has settled and the user is not typing
-// (AnswerGuard in dom.js, which also drops a click begun before the card was there): Y, S, N
-// answer; A opens a confirmation first, because it adds a lasting rule; Esc leaves the card and
+// (AnswerGuard in dom.js, which also drops a click begun before the card was there): Y and N
+// answer; a grant is never on a bare letter: "for this task" is its button (Enter or Space on it),
+// and A opens a confirmation first, because it adds a lasting rule; Esc leaves the card and
 // declines nothing. Each answer is announced in the card's status line.
 import { actionFacts, actionSentence, cut, fill, quotedNodes, siteOf, stepFacts } from "./action-words.js";
 import { grantWords, whyLines } from "./approval-why.js";
@@ -22,7 +23,7 @@ import { renderParams } from "./params-view.js";
 import { t, template } from "./strings.js";
 import { visibleNodes } from "./visible.js";
 
-const KEY_ACTIONS = { y: "accept", s: "acceptForSession", n: "decline", a: "confirmSite" };
+const KEY_ACTIONS = { y: "accept", n: "decline", a: "confirmSite" };
 const WARNING_KEYS = { n: "decline" };
 const SHOWS = new Set(["note", "confirmSite"]); // these open part of the card and answer nothing
 const CLICKS = new Set(["click", "click_trusted", "click_xy"]);
@@ -87,7 +88,7 @@ export class ApprovalCard {
       button("accept", t("approval.allowOnceAnyway"), ""),
     ] : [
       button("accept", t("approval.allowOnce"), "Y", "primary"),
-      button("acceptForSession", t("approval.allowSession"), "S", "",
+      button("acceptForSession", t("approval.allowSession"), "", "",
         { "aria-describedby": `${this.uid}-grant`, title: grant }),
       button("decline", t("approval.declineNow"), "N", "danger"),
     ], this.moreButton);

@@ -15,8 +15,25 @@ from host.ui.client import Client
 from host.ui.op_context import OpContext
 
 
+# A card about values from content the user did not give (possible fraud) allows once at most:
+# a grant would let the same kind of value through unasked for the rest of the task.
+ONCE_ONLY_CODES = frozenset({"untrusted_value"})
+GRANTS = frozenset({"acceptForSession", "acceptForSite"})
+
+
 def approval_response(ctx: OpContext, client: Client, op: ui.ApprovalResponse, mark: str) -> Any:
-    """approval.response: decide an approval (first decision stands) and wake its run."""
+    """approval.response: decide an approval (first decision stands) and wake its run. A grant
+    on a card that allows once at most is refused, whatever the page sent."""
+    decision = msgspec.to_builtins(op.decision)
+    if decision.get("kind") in GRANTS:
+        try:
+            request = ctx.engine.approvals.row(op.approval_id).request
+        except NotFound:
+            request = {}
+        if isinstance(request, dict) and request.get("code") in ONCE_ONLY_CODES:
+            return ctx.reject(client, op, mark, "invalid_command",
+                              "this approval is about values the user did not give: it can be allowed once, "
+                              "never for the task or always")
     return _answer(ctx, client, op, mark, ctx.engine.approvals, op.approval_id, msgspec.to_builtins(op.decision),
                    missing="approval_not_found",
                    refused=lambda prior: (f"Approval {op.approval_id} was already decided with a different decision "

@@ -16,7 +16,7 @@ import pytest
 
 from tests.support.fake_model import Reply, tool_results
 from tests.support.hosts import control_call
-from tests.support.sidepanel_site import Act, latest_ref, open_site, read_then
+from tests.support.sidepanel_site import Act, allow_for_the_task, latest_ref, open_site, read_then
 
 pytestmark = pytest.mark.browser
 
@@ -185,8 +185,7 @@ def test_allow_for_this_task_names_the_grant_and_the_host_grants_exactly_that(si
         session = card.locator("button[data-kind=acceptForSession]")
         expect(session).to_have_attribute("aria-describedby", grant.get_attribute("id"))
         _shots(site, card, "single")
-        _onto_buttons(panel, card)
-        panel.keyboard.press("s")
+        allow_for_the_task(panel, card)
         expect(card).to_have_count(0)
         expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Done."))
         assert _grants(site) == [("type", site.origin)]
@@ -211,8 +210,7 @@ def test_allow_for_this_task_names_the_grant_and_the_host_grants_exactly_that(si
             f"“Allow for this task” allows clicks on {_host(web)}, and payments and purchases there (any other form sent "
             "there too) until the task ends.")
         _shots(site, card, "commit")
-        _onto_buttons(panel, card)
-        panel.keyboard.press("s")
+        allow_for_the_task(panel, card)
         expect(card).to_have_count(0)
         expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Paid."))
         assert _grants(site) == sorted([("type", site.origin), ("click", web), ("effect:pay", web)])

@@ -25,6 +25,7 @@ from tests.support.hosts import write_settings
 from tests.support.mcp_server import McpTestServer
 from tests.support.playwright_run import extension_context
 from tests.support.screenshots import save_shots
+from tests.support.sidepanel_site import allow_for_the_task
 
 pytestmark = pytest.mark.browser
 
@@ -170,10 +171,7 @@ def test_a_call_reads_as_one_line_the_chain_verifies_and_export_saves_the_rows(s
     panel.press("#message", "Enter")
     expect(panel.locator(".approval")).to_have_count(1)
     card = panel.locator(".approval")  # a card's keys work from its buttons, once they show their keys
-    card.locator(".sentence").click()
-    panel.keyboard.press("Tab")
-    expect(card.locator(".answers kbd").first).to_be_visible()
-    panel.keyboard.press("s")  # allow for this session
+    allow_for_the_task(panel, card)
     expect(panel.locator(".item.assistant .text").last).to_have_text("The tool answered.")
     sent = site.model.requests[0]["body"]["tools"]
     assert len(sent) == 128

@@ -20,7 +20,7 @@ import pytest
 from install.extension_id import default_extension_id
 from tests.support.fake_model import Reply, tool_results
 from tests.support.hosts import control_call
-from tests.support.sidepanel_site import Act, open_site, read_then
+from tests.support.sidepanel_site import Act, allow_for_the_task, open_site, read_then
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.browser
@@ -81,7 +81,7 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
     expect(params).to_contain_text("Grace Hopper")
     expect(params).to_contain_text("Full name field")
     expect(params).to_contain_text("ref")
-    for kind, words in (("accept", "Allow once Y"), ("acceptForSession", "Allow for this task S"),
+    for kind, words in (("accept", "Allow once Y"), ("acceptForSession", "Allow for this task"),
                         ("decline", "Decline N"), ("confirmSite", "Always allow on this site… A"),
                         ("note", "Decline with a note…"), ("cancel", "Decline and stop the task")):
         expect(card.locator(f"button[data-kind={kind}]")).to_have_text(words)
@@ -109,8 +109,7 @@ def test_a_task_with_keyboard_approvals_tool_cards_and_a_final_answer(site):
     site.shot(panel, "approval-secret")
     site.shot(panel, "approval-secret", dark=True)
     expect(panel.locator("#message")).to_be_focused()  # answering a card puts the focus back in the composer
-    _onto_buttons(panel, card)
-    panel.keyboard.press("s")
+    allow_for_the_task(panel, card)
 
     answer = panel.locator(".item.assistant").last
     expect(answer).to_have_text(re.compile("Done: the name and the password are filled in."))
@@ -158,8 +157,8 @@ def test_masking_follows_the_hosts_facts_and_invisible_characters_are_shown(site
     expect(card.locator(".why")).to_contain_text("It sends something sensitive")
     for dark in (False, True):
         site.shot(panel, "approval-label-says-password", dark=dark)
-    _onto_buttons(panel, card)
-    panel.keyboard.press("y")
+    # The card number and address are not the user's: a warning, allowed once by its button only.
+    card.locator("button[data-kind=accept]").click()
 
     # A right-to-left override and a zero-width space, in the element's name and in the typed
     # text, are shown as markers; the rest stays as typed.

@@ -156,3 +156,21 @@ async def test_a_storage_fault_is_the_calls_own_denied_result_and_the_next_call_
     await harness.turn_done(2)
     assert [t for t, _ in harness.executor.executed] == ["read_page"]
     assert harness.engine.engine_snapshot().storage_unavailable == ""
+
+
+async def test_a_card_about_a_value_from_content_allows_once_at_most(harness, server):
+    on_bank(harness)
+    server.add(Reply(tool_calls=[("read_page", {})]), Reply(tool_calls=[typing(ATTACKER_IBAN)]), Reply(text="done"))
+    thread = await harness.new_thread(permissionPolicy="auto")
+    await harness.submit(thread, TASK)
+    request = await harness.recorder.wait_for("approval.request")
+    assert request["request"]["code"] == "untrusted_value"
+    for grant in ("acceptForSession", "acceptForSite"):  # whatever a page sends, no grant comes of it
+        refused = await harness.answer(request["approvalId"], grant)
+        assert refused["type"] == "command.rejected" and "allowed once" in refused["message"], refused
+    accepted = await harness.answer(request["approvalId"], "accept")
+    assert accepted["type"] == "command.ack", accepted
+    await harness.turn_done()
+    assert [p.get("text") for t, p in harness.executor.executed if t == "type"] == [ATTACKER_IBAN]
+    assert harness.gatekeeper.grants.snapshot().get(thread, []) == []
+    assert [v.rule for v in harness.gatekeeper.list_rules() if v.rule.source == "approval_persist"] == []

@@ -36,6 +36,16 @@ def latest_ref(results: list[str], line_part: str) -> str:
     raise AssertionError(f"no ref for {line_part!r}")
 
 
+def allow_for_the_task(panel: Any, card: Any) -> None:
+    """Answer `card` "Allow for this task" by keyboard, as a person must (no letter grants):
+    the focus on that button, its keys live (the card shows its key letters), then Enter."""
+    from playwright.sync_api import expect
+
+    card.locator("button[data-kind=acceptForSession]").focus()
+    expect(card).to_have_class(re.compile(r"\bkeys-live\b"))
+    panel.keyboard.press("Enter")
+
+
 @dataclass(frozen=True)
 class Act:
     """One scripted model step after the read: say `say` and call `tool` on the element whose line
