@@ -30,7 +30,7 @@ def describe_policy(value: str | None) -> str:
 Verdict = Literal["allow", "ask", "deny"]
 VERDICTS: tuple[str, ...] = get_args(Verdict)
 
-# Where writes are never allowed, and where they always ask.
+# Where the agent has no access (no reads, no changes), and where changes ask.
 OriginList = Literal["blocked", "guarded"]
 ORIGIN_LISTS: tuple[str, ...] = get_args(OriginList)
 
