@@ -80,17 +80,17 @@ def _open(path: Path | None, keys: Path | None = None):
 
     path = path or default_path()
     if not path.exists():
-        return None, path
+        return None, path, None
     store = Store(path)
     store.migrate(COMPONENT, MIGRATIONS)
-    return AuditLog(store, keys=AuditKeys(keys) if keys is not None else None), path
+    return AuditLog(store, keys=AuditKeys(keys) if keys is not None else None), path, store
 
 
 def run(args: argparse.Namespace) -> int:
     from host.store import StoreError
 
     try:
-        audit, path = _open(args.db, getattr(args, "keys", None))
+        audit, path, store = _open(args.db, getattr(args, "keys", None))
         if audit is None:
             print(f"tabwarden audit: there is no audit log at {path} yet; the host starts it when it judges its "
                   "first call (`tabwarden doctor` checks that the browser can start the host)", file=sys.stderr)
@@ -102,14 +102,35 @@ def run(args: argparse.Namespace) -> int:
     except StoreError as exc:
         print(f"tabwarden audit: the audit log cannot be read: {exc}", file=sys.stderr)
         return 2
+    titles = _titles(store)
     if args.action == "export":
         import msgspec
 
+        from host.gatekeeper.audit_trail import words
+
         for entry in entries:
-            sys.stdout.write(json.dumps(msgspec.to_builtins(entry), ensure_ascii=False) + "\n")
+            row = msgspec.to_builtins(entry)
+            # Beside the row as written (which the chain covers): its words and its thread's title.
+            row["words"] = words(entry)
+            if entry.thread_id in titles:
+                row["thread_title"] = titles[entry.thread_id]
+            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
         return 0
-    _table(entries)
+    _table(entries, titles)
     return 0
+
+
+def _titles(store) -> dict[str, str]:
+    """Thread id -> title, from the engine's threads in the same database (none when it has none)."""
+    import sqlite3
+
+    from host.store import StoreError
+
+    try:
+        rows = store.query("SELECT id, title FROM eng_threads")
+    except (StoreError, sqlite3.Error):  # a log without the engine's tables (a gatekeeper-only database)
+        return {}
+    return {str(row["id"]): str(row["title"]) for row in rows if row["title"]}
 
 
 # What each failure means, in a few words, before the details `verify` gives.
@@ -159,20 +180,29 @@ def _coverage(result) -> str:
     return f"  {keyed}; {anchored}"
 
 
-def _table(entries) -> None:
+def _table(entries, titles: dict[str, str]) -> None:
+    """The entries as aligned columns; each code is followed by its words."""
+    from host.gatekeeper.audit_trail import answer_words, decision_words, outcome_words, with_words
+
     header = ("seq", "time", "thread", "kind", "tool", "origin", "result")
     rows = []
     for e in entries:
         when = datetime.fromtimestamp(e.at).isoformat(sep=" ", timespec="seconds")
         if e.kind == "decision":
             result = f"{e.verdict} ({e.code})"
+            said = decision_words(e.code, e.verdict)
+            result += f": {said}" if said else ""
+            if e.detail == "dispatch":
+                result += " (checked again just before it ran)"
         elif e.kind == "approval":
-            result = f"user: {e.approval_decision}"
+            result = f"user: {with_words(e.approval_decision, answer_words(e.approval_decision))}"
         elif e.kind == "outcome":
-            result = f"outcome: {e.tool_outcome}"
+            result = f"outcome: {with_words(e.tool_outcome, outcome_words(e.tool_outcome))}"
+            result += f"; {e.detail}" if e.detail else ""
         else:
             result = e.detail or e.kind
-        rows.append((str(e.seq), when, e.thread_id, e.kind, e.tool, e.target_origin or "-", result))
+        thread = f"{e.thread_id} {titles[e.thread_id]!r}" if e.thread_id in titles else e.thread_id
+        rows.append((str(e.seq), when, thread, e.kind, e.tool, e.target_origin or "-", result))
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     for row in [header, *rows]:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())

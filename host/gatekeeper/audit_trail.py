@@ -1,8 +1,18 @@
-"""What the gatekeeper writes to the audit log (decisions, approvals, outcomes, alerts) and the
-denial-burst monitor that raises the alerts. Without a store nothing is written. A write that
-fails makes the gatekeeper unavailable (fail closed): an unaudited call must not run. What was
-refused while the log could not be written is kept (bounded) and written once storage answers
-again (`write_late`), each row saying when it happened, so the log shows the fault's refusals.
+"""What the gatekeeper writes to the audit log (decisions, approvals, outcomes, alerts), the
+denial-burst monitor that raises the alerts, and the words every reader of the log shows for its
+codes. Without a store nothing is written. A write that fails makes the gatekeeper unavailable
+(fail closed): an unaudited call must not run. What was refused while the log could not be
+written is kept (bounded) and written once storage answers again (`write_late`), each row saying
+when it happened, so the log shows the fault's refusals.
+
+Each decision is written once: a read is judged again just before it runs, and when that second
+judgement is the first one over again it adds no row. A navigation's outcome names where the
+call went (the destination it was judged for) and says where the tab was before.
+
+The rows keep their codes (`acceptForSession`, `sensitive_origin`, `refused:target_changed`),
+which the hash chain covers; `words` gives each its plain words at display time, in one
+vocabulary for the CLI, the REPL and the demo: "allowed once", "allowed for this task",
+"declined", and the policies by the names the pages give them.
 """
 
 from __future__ import annotations
@@ -20,6 +30,127 @@ from host.gatekeeper.storage.audit import AuditKeyError, AuditLog
 from host.store.db import Store, StoreError
 
 MAX_LATE_ROWS = 1000
+MAX_OPEN_CALLS = 512  # calls judged but not ended yet, remembered to write each decision once
+# Tools that move a tab somewhere else: their outcome happens at the destination they were judged for.
+_MOVES = frozenset({"navigate", "tab_open", "go_back", "go_forward", "session_restore"})
+# Outcomes a navigation guard writes about a request it stopped: they name that request's origin already.
+_NOT_MOVED = frozenset({"navigation_blocked"})
+
+# -- words for the codes ---------------------------------------------------------------------------
+
+VERDICT_WORDS = {"allow": "allowed", "ask": "asks you first", "deny": "denied"}
+# What each decision code means, as a person reads it after the code.
+DECISION_WORDS = {
+    "always_allowed": "a built-in that is always allowed",
+    "read_allowed": "it only reads",
+    "read_ask": "“Ask always” asks before reading too",
+    "script_scheme": "the address would run a script",
+    "invalid_destination": "not a valid address",
+    "ssrf_blocked": "a private network address the host may not fetch",
+    "sensitive_origin": "the site is on the blocked list",
+    "guarded_origin": "a guarded site: changes there are confirmed",
+    "rule_deny": "a permission rule denies it",
+    "rule_ask": "a permission rule asks first",
+    "rule_allow": "a permission rule allows it",
+    "sensitive_payload": "it carries sensitive data",
+    "scope_lock": "outside this task's scope lock",
+    "session_grant": "you allowed it for this task",
+    "policy_default": "the policy's default",
+    "unknown_destination": "the page could not say where it leads",
+    "definition_changed": "the MCP tool changed since you allowed it",
+    "untrusted_value": "a value that came from a page, not from you",
+    "commit": "it commits something your request did not ask for",
+}
+# The user's answers to a question.
+ANSWER_WORDS = {
+    "accept": "allowed once",
+    "acceptForSession": "allowed for this task",
+    "acceptForSite": "always allowed on this site",
+    "decline": "declined",
+    "cancel": "declined, and the task stopped",
+    "timeout": "nobody answered in time",
+}
+# How calls end (an outcome is a code, or `refused:<code>` / `failed:<code>`).
+OUTCOME_WORDS = {
+    "ok": "done",
+    "denied": "not run: denied",
+    "declined": "not run: you declined it",
+    "cancelled": "not run: cancelled",
+    "timed_out": "not run: nobody answered in time",
+    "interrupted": "not run: the task was stopped",
+    "approval_required": "not run: it needs your approval",
+    "uncertain": "may or may not have happened (the host stopped)",
+    "storage_unavailable": "not run: storage was unavailable",
+    "navigation_blocked": "stopped: the navigation guard blocked a request there",
+    "answered": "answered",
+    "unanswered": "not answered",
+    "escalated": "handed to the user",
+}
+# Why a call that was allowed did not run after all (`refused:<code>`).
+REFUSAL_WORDS = {
+    "target_changed": "the tab or element changed after the check",
+    "gatekeeper_unavailable": "the permission state could not be read",
+    "storage_unavailable": "storage was unavailable",
+    "denied": "denied at the final check",
+    "authorization_changed": "the rules changed after your answer",
+    "no_site_access": "Tabwarden has no access to the site",
+    "redirect_held": "a redirect to another site was not followed",
+    "tab_closed": "the tab was closed",
+    "not_web_page": "the tab does not show a web page",
+    "no_target": "no tab to act on",
+}
+PHASE_WORDS = {"initial": "first check", "dispatch": "checked again just before it ran"}
+
+
+def decision_words(code: str | None, verdict: str | None = None) -> str:
+    """The words for a decision code ("" for an unknown one); the policy's default says which
+    way it went when `verdict` is given."""
+    if code == "policy_default" and verdict in ("allow", "ask"):
+        return "the policy allows it" if verdict == "allow" else "the policy asks first"
+    return DECISION_WORDS.get(code or "", "")
+
+
+def answer_words(kind: str | None) -> str:
+    """The words for a user's answer ("" for an unknown one)."""
+    return ANSWER_WORDS.get(kind or "", "")
+
+
+def outcome_words(outcome: str | None) -> str:
+    """The words for how a call ended: `ok` is "done", `failed:tab_closed` "failed (tab_closed)"."""
+    text = outcome or ""
+    if text in OUTCOME_WORDS:
+        return OUTCOME_WORDS[text]
+    head, _, code = text.partition(":")
+    if head == "refused":
+        return f"not run: {REFUSAL_WORDS.get(code, code.replace('_', ' '))}"
+    if head == "failed":
+        return f"ran and failed ({code})" if code else "ran and failed"
+    return ""
+
+
+def with_words(code: str | None, words: str) -> str:
+    """`code (words)`, or the code alone when there are no words."""
+    return f"{code} ({words})" if words else str(code or "")
+
+
+def words(row: Any) -> str:
+    """What an audit row (an `AuditEntry` or its JSON) says, in words after its codes:
+    `denied: sensitive_origin (the site is on the blocked list)`, `your answer: acceptForSession
+    (allowed for this task)`, `outcome: refused:target_changed (not run: ...)`."""
+    get = row.get if isinstance(row, dict) else (lambda key: getattr(row, key, None))
+    kind = get("kind")
+    if kind == "decision":
+        verdict, code = get("verdict"), get("code")
+        text = f"{VERDICT_WORDS.get(verdict, verdict)}: {with_words(code, decision_words(code, verdict))}"
+        if get("detail") == "dispatch":
+            text += f", {PHASE_WORDS['dispatch']}"
+        return text
+    if kind == "approval":
+        return f"your answer: {with_words(get('approval_decision'), answer_words(get('approval_decision')))}"
+    if kind == "outcome":
+        text = f"outcome: {with_words(get('tool_outcome'), outcome_words(get('tool_outcome')))}"
+        return f"{text}; {get('detail')}" if get("detail") else text
+    return str(get("detail") or kind or "")
 
 
 class AuditTrail:
@@ -35,6 +166,9 @@ class AuditTrail:
                                           on_alert=self._alert)
         # (thread, call) -> the refusal to write once storage answers again; oldest dropped first.
         self._late: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
+        # (thread, call id, tool) -> the last decision on that call: what a second judgement is
+        # compared with, and where the call went; oldest dropped first.
+        self._open: OrderedDict[tuple[str, str, str], tuple[Any, ...]] = OrderedDict()
 
     def open(self, store: Store) -> None:
         """Write to `store`'s audit log from now on (its tables must exist); the log written
@@ -90,12 +224,35 @@ class AuditTrail:
 
     def decision(self, decision: Decision, *, thread_id: str, turn_id: str | None, call_id: str | None,
                  params: dict[str, Any], target: dict[str, Any] | None, phase: str) -> None:
-        """Audit a decision, and count a denial towards the thread's burst alert."""
+        """Audit a decision (once: see `_repeats`), and count a denial towards the thread's
+        burst alert."""
+        key = (thread_id, call_id or "", decision.tool)
+        judged = (decision.verdict, decision.code, decision.target_origin, tuple(decision.flags),
+                  getattr(decision.rule, "id", None), _digest(params))
+        repeated = phase == "dispatch" and self._repeats(key, judged)
+        self._remember(key, judged)
+        if repeated:
+            return
         self._append(kind="decision", thread_id=thread_id, turn_id=turn_id, call_id=call_id, tool=decision.tool,
                      target_origin=decision.target_origin, params=params, target=target, verdict=decision.verdict,
                      code=decision.code, rule=decision.rule, flags=list(decision.flags), detail=phase)
         if decision.verdict == "deny":
             self.monitor.note_denial(thread_id, decision.code)
+
+    def _repeats(self, key: tuple[str, str, str], judged: tuple[Any, ...]) -> bool:
+        """Whether a read's judgement just before it runs is its first one over again: the same
+        call, verdict, code, origin, flags and rule (a write's second judgement, taken once its
+        tab is held and its guard in place, is kept as evidence of that check)."""
+        from host.tools.catalog import lookup
+
+        spec = lookup(key[2])
+        return spec is not None and spec.effects == "read" and self._open.get(key) == judged
+
+    def _remember(self, key: tuple[str, str, str], judged: tuple[Any, ...]) -> None:
+        self._open[key] = judged
+        self._open.move_to_end(key)
+        while len(self._open) > MAX_OPEN_CALLS:
+            self._open.popitem(last=False)
 
     def approval(self, *, thread_id: str, turn_id: str | None, call_id: str | None, tool: str, target_origin: str,
                  approval_id: str, kind: str) -> None:
@@ -105,7 +262,14 @@ class AuditTrail:
 
     def outcome(self, *, thread_id: str, tool: str, outcome: str, target_origin: str, turn_id: str | None,
                 call_id: str | None, detail: str | None) -> None:
-        """Audit how a tool call ended."""
+        """Audit how a tool call ended. A navigation's row names the destination it was judged
+        for, and where the tab was before (the call's own origin is the tab's old one)."""
+        judged = self._open.pop((thread_id, call_id or "", tool), None)
+        went = judged[2] if judged is not None else ""
+        if tool in _MOVES and outcome not in _NOT_MOVED and went and went != target_origin:
+            before = f"the tab was at {target_origin}" if target_origin else "the tab showed no site"
+            detail = f"{before}; {detail}" if detail else before
+            target_origin = went
         self._append(kind="outcome", thread_id=thread_id, turn_id=turn_id, call_id=call_id, tool=tool,
                      target_origin=target_origin, tool_outcome=outcome, detail=detail)
 
@@ -117,3 +281,12 @@ class AuditTrail:
                 self._availability.fail(exc)  # the alert still goes out; later checks fail closed
         if self._on_alert is not None:
             self._on_alert(alert)
+
+
+def _digest(params: Any) -> str:
+    """A short fingerprint of a call's parameters (two judgements of one call compare them)."""
+    import hashlib
+    import json
+
+    text = json.dumps(params, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
