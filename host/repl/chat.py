@@ -94,7 +94,7 @@ class EventPrinter:
         if kind == "approval.request":
             return approval_card(event, s, self.answer_hint)
         if kind == "approval.resolved":
-            return f"approval {event.get('approvalId')}: {event.get('decision')} (by {event.get('by')})"
+            return resolved_line(event)
         if kind == "interaction.request":
             return interactions.card(event, s, self.answer_hint)
         if kind == "interaction.resolved":
@@ -125,9 +125,24 @@ def approval_card(event: dict[str, Any], style: Style, answer_hint: bool = True)
     if request.get("flags"):
         lines.append(f"  flags: {', '.join(request['flags'])}")
     if answer_hint:
-        lines.append(f"  answer: tw.approve('{event.get('approvalId')}', 'accept' | 'acceptForSession' | "
-                     "'acceptForSite') or tw.decline(...)")
+        lines.append("  answer: " + answers(str(event.get("approvalId"))))
     return "\n".join(lines)
+
+
+def answers(approval: str) -> str:
+    """How to answer an approval from the REPL, each answer in the side panel's words."""
+    return (f"tw.approve('{approval}') allows it once; tw.approve('{approval}', 'acceptForSession') allows it for "
+            f"this task; tw.approve('{approval}', 'acceptForSite') always allows it on this site; "
+            f"tw.decline('{approval}', note='why') declines it")
+
+
+def resolved_line(event: dict[str, Any]) -> str:
+    """An `approval.resolved` event: the answer's code, then its words, and who gave it."""
+    from host.gatekeeper.audit_trail import answer_words, with_words
+
+    decision = event.get("decision")
+    kind = decision.get("kind") if isinstance(decision, dict) else decision
+    return f"approval {event.get('approvalId')}: {with_words(kind, answer_words(kind))}, by {event.get('by')}"
 
 
 async def follow(client: ControlClient, thread_id: str, style: Style, start: Any = None,
@@ -166,9 +181,10 @@ def waiting_card(result: dict[str, Any], style: Style) -> str:
     details = result.get("details") or {}
     approval = str(details.get("approvalId"))
     card = approval_card({"approvalId": approval, "request": details.get("request") or {}}, style, answer_hint=False)
-    return (f"{card}\n  waiting {render.duration(details.get('remainingMs'))} for your answer; to run it type:\n"
+    return (f"{card}\n  waiting {render.duration(details.get('remainingMs'))} for your answer; to run it once type:\n"
             f"    tw.approve('{approval}')\n"
-            f"  (or tw.approve('{approval}', 'acceptForSession'), tw.decline('{approval}', note='why'))")
+            f"  (or tw.approve('{approval}', 'acceptForSession') to allow it for this task, "
+            f"tw.decline('{approval}', note='why') to decline it)")
 
 
 def approvals_table(items: list[dict[str, Any]], style: Style) -> str:
@@ -193,7 +209,7 @@ def conversation(snapshot: dict[str, Any], style: Style) -> str:
         body = node.get("body") or {}
         calls = ", ".join(str(c.get("name")) for c in body.get("calls") or [] if isinstance(c, dict))
         text = body.get("text") or (f"calls {calls}" if calls else "") or body.get("tool") or \
-            json.dumps(body, ensure_ascii=False)
+            "; ".join(f"{key}: {render.cell(value)}" for key, value in body.items())
         lines.append(f"  {node.get('kind'):<18} {' '.join(str(text).split())[:120]}")
     pending = snapshot.get("pendingApprovals") or []
     if pending:

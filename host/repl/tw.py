@@ -37,6 +37,7 @@ tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
             tw.rules()  tw.allow/ask/deny(tool, origin)  tw.remove_rule(id)
             tw.block(pattern)  tw.guard(pattern)  tw.unblock(pattern)  tw.unguard(pattern)
             tw.grants()  tw.revoke(thread=None)  tw.set_policy(policy, thread=None)
+            tw.lock(*sites, thread=None)  tw.unlock(thread=None)   (this task's scope lock)
   audit     tw.audit(last=20, **filters)  tw.tail(**filters)  tw.verify_audit()
   chat      tw.chat(text, thread=None, policy=None)  tw.follow(thread=None)  tw.threads()
             tw.new_thread(title=None, policy=None)  tw.conversation(thread=None)
@@ -45,13 +46,15 @@ tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
   waits     tw.interactions(thread=None)   (questions, actions for you, page watches, scheduled resumes)
             tw.reply("answer")  tw.reply(choice=N)  tw.reply(done=True)  tw.reply(cancel=True, note=None)
             (add interaction_id=... when several wait)
-  providers tw.remove_provider(name)   (and its stored API key; add them on the settings page)
+  providers tw.remove_provider(name)   (and its stored API key; add one with `tabwarden provider add` or on
+            the settings page)
   memory    tw.memory(query=None)  tw.remember(key, value)  tw.forget(key)  tw.clear_memory()
   mcp       tw.mcp(server=None)   (MCP servers from mcp.json, their state and tools)
             tw.mcp_token(server)  (asks for a bearer token without echo)  tw.mcp_token(server, clear=True)
   events    tw.watch(*topics, count=None, timeout=None)   (topics: names, `family.*`, `*`)
   raw       tw.call(method, **params)  tw.methods()  tw.info()  tw.clients()
-  settings  tw.thread = "repl"   tw.policy = None | "always" | "untrusted" | "auto"
+  settings  tw.thread = "repl"   tw.policy = None | "always" (Ask always) | "untrusted" (Ask before changes)
+            | "auto" (Automatic)
 Ctrl-C stops a running call (or a tail/watch); Ctrl-D leaves."""
 
 
@@ -94,7 +97,7 @@ class Tabwarden:
 
     async def info(self) -> View:
         """The host: pid, extension, browser session."""
-        return self._view(await self.client.call("host.info"), _key_values)
+        return self._view(await self.client.call("host.info"), render.readable)
 
     async def clients(self) -> View:
         """Clients attached to the host and refused connections by reason."""
@@ -134,10 +137,13 @@ class Tabwarden:
         return await self.run("read_page", tab, **params)
 
     async def use(self, tab: int) -> View:
-        """Make `tab` the default tab of `tw.thread`."""
+        """Make `tab` the default tab of `tw.thread` (one of the open tabs: `tw.tabs()`)."""
+        tabs = await self.client.call("browser.tabs")
+        if not any(item.get("id") == tab for item in tabs):
+            raise UsageError(f"there is no tab {tab!r}; the open tabs are:\n{_tab_lines(tabs)}")
         routes = await self.client.call("browser.bind_target", thread_id=self.thread, tab_id=tab)
         self.last_tab = tab
-        return self._view(routes, _key_values)
+        return self._view(routes, render.readable)
 
     async def tools(self) -> View:
         """The browser tools with their level and effects."""
@@ -256,7 +262,7 @@ class Tabwarden:
         if args:
             params["args"] = args
         rule = await self.client.call("gatekeeper.add_rule", **params)
-        return self._view(rule, _key_values)
+        return self._view(rule, render.readable)
 
     async def allow(self, tool: str, origin: str, **args: str) -> View:
         """Store an allow rule."""
@@ -270,60 +276,99 @@ class Tabwarden:
         """Store a deny rule."""
         return await self.add_rule(tool, origin, "deny", **args)
 
-    async def remove_rule(self, rule_id: str) -> Any:
+    async def remove_rule(self, rule_id: str) -> Text:
         """Remove a stored rule by id (see tw.rules())."""
-        return await self.client.call("gatekeeper.remove_rule", id=rule_id)
+        answer = await self.client.call("gatekeeper.remove_rule", id=rule_id)
+        return Text(f"Removed rule {answer.get('removed', rule_id)}.")
 
-    async def block(self, pattern: str) -> Any:
+    async def block(self, pattern: str) -> Text:
         """Add an origin pattern to the blocked list."""
-        return await self.client.call("gatekeeper.add_origin", pattern=pattern, list="blocked")
+        answer = await self.client.call("gatekeeper.add_origin", pattern=pattern, list="blocked")
+        return Text(f"Added {answer.get('pattern', pattern)} to your blocked list (tw.unblock to undo).")
 
-    async def guard(self, pattern: str) -> Any:
+    async def guard(self, pattern: str) -> Text:
         """Add an origin pattern to the guarded list (writes there always ask)."""
-        return await self.client.call("gatekeeper.add_origin", pattern=pattern, list="guarded")
+        answer = await self.client.call("gatekeeper.add_origin", pattern=pattern, list="guarded")
+        return Text(f"Added {answer.get('pattern', pattern)} to your guarded list (tw.unguard to undo).")
 
-    async def unblock(self, pattern: str) -> Any:
+    async def unblock(self, pattern: str) -> Text:
         """Remove a user pattern from the blocked list."""
-        return await self.client.call("gatekeeper.remove_origin", pattern=pattern, list="blocked")
+        answer = await self.client.call("gatekeeper.remove_origin", pattern=pattern, list="blocked")
+        return Text(f"Removed {answer.get('removed', pattern)} from your blocked list.")
 
-    async def unguard(self, pattern: str) -> Any:
+    async def unguard(self, pattern: str) -> Text:
         """Remove a user pattern from the guarded list."""
-        return await self.client.call("gatekeeper.remove_origin", pattern=pattern, list="guarded")
+        answer = await self.client.call("gatekeeper.remove_origin", pattern=pattern, list="guarded")
+        return Text(f"Removed {answer.get('removed', pattern)} from your guarded list.")
 
     async def grants(self, thread: str | None = None) -> View:
-        """Session grants (acceptForSession answers), by thread."""
+        """What each thread was allowed "for this task" (the cards' Allow for this task)."""
         return self._view(await self.client.call("gatekeeper.grants", **_maybe(thread_id=thread)), _grants)
 
     async def revoke(self, thread: str | None = None) -> View:
-        """Drop the session grants of one thread, or of every thread."""
+        """Take back what one thread (or every thread) was allowed for its task."""
         return self._view(await self.client.call("gatekeeper.revoke_grants", **_maybe(thread_id=thread)), _grants)
 
-    async def set_policy(self, policy: str | None, thread: str | None = None) -> Any:
+    async def set_policy(self, policy: str | None, thread: str | None = None) -> Text:
         """Set (None clears) a thread's policy override on the host."""
-        return await self.client.call("gatekeeper.set_policy", thread_id=thread or self.thread, policy=policy)
+        thread = thread or self.thread
+        answer = await self.client.call("gatekeeper.set_policy", thread_id=thread, policy=policy)
+        effective = answer.get("policy") if isinstance(answer, dict) else answer
+        return Text(f"Thread {thread} now runs under {describe_policy(effective)}.")
+
+    async def lock(self, *sites: str, thread: str | None = None) -> Text:
+        """Confine a thread's changes and navigations to `sites` (its scope lock)."""
+        if not sites:
+            raise UsageError("which sites? tw.lock('https://shop.example', '*.shop.example'); tw.unlock() lifts it")
+        return await self._scope_lock(list(sites), thread)
+
+    async def unlock(self, thread: str | None = None) -> Text:
+        """Lift a thread's scope lock."""
+        return await self._scope_lock(None, thread)
+
+    async def _scope_lock(self, patterns: list[str] | None, thread: str | None) -> Text:
+        thread = thread or self.thread
+        answer = await self.client.call("gatekeeper.set_scope_lock", thread_id=thread, patterns=patterns)
+        held = answer.get("patterns") if isinstance(answer, dict) else None
+        if held:
+            return Text(f"Thread {thread} may change things only on: {', '.join(held)}.")
+        return Text(f"Thread {thread} has no scope lock.")
 
     # ------------------------------------------------------------------ audit
 
     async def audit(self, last: int = 20, **filters: Any) -> View:
-        """The newest audit rows (filters: thread_id, tool, verdict)."""
+        """The newest audit rows (filters: thread_id, tool, verdict), each code followed by its
+        words and each row by its thread's title."""
         rows = await self.client.call("gatekeeper.audit", last=last, **filters)
-        return self._view(rows, render.audit_rows)
+        titles = await self._titles()
+        return self._view(rows, lambda data, style: render.audit_rows(data, style, titles))
+
+    async def _titles(self) -> dict[str, str]:
+        """Thread id -> title (none from a host without an engine)."""
+        try:
+            threads = await self.client.call("engine.threads")
+        except RequestError:
+            return {}
+        return {str(t.get("id")): str(t.get("title")) for t in threads if t.get("title")}
 
     async def verify_audit(self) -> View:
         """Recompute the audit log's hash chain."""
-        return self._view(await self.client.call("gatekeeper.verify_audit"), _key_values)
+        return self._view(await self.client.call("gatekeeper.verify_audit"), render.readable)
 
     async def tail(self, last: int = 10, **filters: Any) -> None:
         """Print the newest audit rows, then each new one as it is written, until Ctrl-C."""
         rows = await self.client.call("gatekeeper.audit", last=last, **filters)
+        titles = await self._titles()
         if rows:
-            print(render.audit_rows(rows, self.style), flush=True)
+            print(render.audit_rows(rows, self.style, titles), flush=True)
         after = rows[-1]["seq"] if rows else await self._audit_head()
         while True:
             await asyncio.sleep(TAIL_INTERVAL_S)
             rows = await self.client.call("gatekeeper.audit", after=after, **filters)
             if rows:
-                print(render.audit_rows(rows, self.style), flush=True)
+                if any(row.get("thread_id") not in titles for row in rows):
+                    titles = await self._titles()  # a thread started since
+                print(render.audit_rows(rows, self.style, titles), flush=True)
                 after = rows[-1]["seq"]
 
     async def _audit_head(self) -> int:
@@ -491,7 +536,7 @@ class Tabwarden:
             status = {**status, "servers": [s for s in status["servers"] if s["id"] == server]}
         return self._view({"status": status, "tools": tools}, mcp_view.servers)
 
-    async def mcp_token(self, server: str, *, clear: bool = False) -> Any:
+    async def mcp_token(self, server: str, *, clear: bool = False) -> View:
         """Store (asked without echo) or, with clear=True, forget an MCP server's bearer token;
         the token never appears on screen or in the history."""
         import getpass
@@ -501,7 +546,7 @@ class Tabwarden:
             token = await asyncio.to_thread(getpass.getpass, f"bearer token for MCP server {server!r} (not shown): ")
             if not token:
                 raise UsageError("no token typed; nothing changed (use clear=True to forget the stored one)")
-        return await self.client.call("mcp.set_token", server=server, token=token)
+        return self._view(await self.client.call("mcp.set_token", server=server, token=token), render.readable)
 
     # ------------------------------------------------------------------ events
 
@@ -539,11 +584,11 @@ def _maybe(**params: Any) -> dict[str, Any]:
     return {k: v for k, v in params.items() if v is not None}
 
 
-def _key_values(data: Any, style: Style) -> str:
-    if not isinstance(data, dict):
-        return repr(data)
-    width = max((len(str(k)) for k in data), default=0)
-    return "\n".join(f"{style(str(k).ljust(width), 'bold')}  {render.cell(v)}" for k, v in data.items())
+def _tab_lines(tabs: list[dict[str, Any]]) -> str:
+    """The open tabs, one line each: id, title and address."""
+    lines = [f"  {t.get('id')}  {render.cell(t.get('title') or '(untitled)')}  {t.get('url') or ''}".rstrip()
+             for t in tabs]
+    return "\n".join(lines) or "  (none)"
 
 
 def _clients(data: dict[str, Any], style: Style) -> str:
@@ -580,4 +625,5 @@ def _permissions(data: dict[str, Any], style: Style) -> str:
 def _grants(data: dict[str, Any], style: Style) -> str:
     rows = [(thread, g["tool"], g["origin"] or "(no origin)") for thread, items in data.get("grants", {}).items()
             for g in items]
-    return f"browser session {data.get('browserSession') or '-'}\n" + render.table(rows, ("thread", "tool", "origin"), style)
+    head = "allowed for this task (each thread's “Allow for this task” answers, until the browser closes)"
+    return head + "\n" + render.table(rows, ("thread", "tool", "origin"), style)

@@ -29,7 +29,7 @@ def test_colour_highlights_refs_and_verdicts_only_when_enabled():
 def test_a_write_result_shows_its_diff_and_a_failure_its_decision():
     ok = render.tool_result({"ok": True, "tool": "click", "tabId": 3, "text": "[tabId=3] Clicked.\n\n" + DIFF,
                              "details": {"decision": {"verdict": "allow", "code": "rule_allow"}}})
-    assert ok.startswith("ok click [tab 3]  gatekeeper ALLOW (rule_allow)\nClicked.")
+    assert ok.startswith("ok click [tab 3]  gatekeeper ALLOW (rule_allow): a permission rule allows it\nClicked.")
     assert '+ - text "Saved"' in ok
     failed = render.tool_result({"ok": False, "tool": "type", "tabId": 3, "text": "...",
                                  "error": {"code": "approval_required", "message": "needs the user's approval",
@@ -38,7 +38,7 @@ def test_a_write_result_shows_its_diff_and_a_failure_its_decision():
                                              "flags": ["sensitive_payload"]}})
     assert failed.split("\n") == ["failed type [tab 3]: approval_required (phase authorize)",
                                   "  needs the user's approval",
-                                  "  gatekeeper ASK (sensitive_payload): a card number",
+                                  "  gatekeeper ASK (sensitive_payload): it carries sensitive data - a card number",
                                   "  flags: sensitive_payload"]
 
 
@@ -47,7 +47,8 @@ def test_a_decision_lists_every_step_of_its_trace():
                             "code": "rule_deny", "reason": "denied by a rule", "policy": "untrusted", "threadId": "t",
                             "trace": [{"step": "read", "outcome": "pass", "detail": "the call writes"},
                                       {"step": "rule_deny", "outcome": "hit", "detail": "denied"}]})
-    assert text.split("\n")[0] == "click @ https://x.example -> DENY (rule_deny)   policy Ask before changes (untrusted), thread t"
+    assert text.split("\n")[0] == ("click @ https://x.example -> DENY (rule_deny): a permission rule denies it   policy "
+                                   "Ask before changes (untrusted), thread t")
     assert "   1. read       pass  the call writes" in text
     assert "   2. rule_deny  HIT   denied" in text
 

@@ -40,7 +40,7 @@ def test_a_turn_meets_an_approval_that_the_repl_accepts(chat_repl, model):
     assert "type  https://shop.example  policy_default" in chat_repl.expect("tw> ")
     chat_repl.line("tw.approve()")
     out = chat_repl.expect("tw> ")
-    assert ": accept (by user)" in out and "assistant: Typed it." in out and "turn complete (end)" in out
+    assert ": accept (allowed once), by user" in out and "assistant: Typed it." in out and "turn complete (end)" in out
     chat_repl.line("tw.audit(3, tool='type')")
     out = chat_repl.expect("tw> ")
     assert "approval accept" in out and "ALLOW (policy_default)" in out and "outcome ok" in out
@@ -53,7 +53,7 @@ def test_a_declined_approval_reaches_the_model_as_a_refusal(chat_repl, model):
     assert "answer: tw.approve(" in chat_repl.expect("tw> ")
     chat_repl.line("tw.decline(note='not now')")
     out = chat_repl.expect("tw> ")
-    assert ": decline (by user)" in out and "assistant: Understood, I will not type." in out
+    assert ": decline (declined), by user" in out and "assistant: Understood, I will not type." in out
     last_tool_message = [m for m in model.requests[-1]["body"]["messages"] if m.get("role") == "tool"][-1]
     assert "declin" in str(last_tool_message["content"]).lower() and "not now" in str(last_tool_message["content"])
     chat_repl.line("tw.approvals()")

@@ -55,11 +55,41 @@ def test_a_denial_is_a_structured_result_not_a_crash(repl):
     repl.line("tw.run('click', tab=7, ref='sdoc_1_1', element='Pay button', policy='auto')")
     out = repl.expect("tw> ")
     assert "failed click [tab 7]: denied (phase authorize)" in out
-    assert "gatekeeper DENY (rule_deny)" in out
+    assert "gatekeeper DENY (rule_deny): a permission rule denies it - denied by rule click @ https://shop.example" in out
+    # The rule by its id, and where to change it.
+    assert re.search(r"id rule:[0-9a-f-]+; to change that, delete it in Settings → Permission rules, or run\s+"
+                     r"tw\.remove_rule\('rule:[0-9a-f-]+'\) at the REPL", out), out
     repl.line("tw.explain('click', tab=7, ref='sdoc_1_1', element='Pay button')")
     out = repl.expect("tw> ")
     assert "click @ https://shop.example -> DENY (rule_deny)" in out
     assert re.search(r"\d\. rule_deny +HIT +denied by click @ https://shop.example", out), out
+
+
+def test_use_refuses_a_tab_that_is_not_open_and_names_the_open_ones(repl):
+    repl.line("tw.use(70)")
+    out = repl.expect("tw> ")
+    assert "there is no tab 70; the open tabs are:" in out and "  7  Cart  https://shop.example/cart" in out, out
+    repl.line("tw.use(7)")
+    out = repl.expect("tw> ")
+    assert "{" not in out and "Traceback" not in out, out  # readable lines, not a dict
+
+
+def test_the_scope_lock_and_the_audit_speak_in_words(repl):
+    repl.line("tw.lock('https://elsewhere.example', thread='locked')")
+    assert "Thread locked may change things only on: https://elsewhere.example." in repl.expect("tw> ")
+    repl.line("tw.run('type', tab=7, ref='sdoc_1_2', element='Card', text='x', thread='locked', policy='auto')")
+    out = repl.expect("tw> ")
+    assert "gatekeeper DENY (scope_lock): outside this task's scope lock" in out
+    assert "edit the lock in Settings → Scope lock, or run tw.unlock() at the REPL" in " ".join(out.split())
+    repl.line("tw.unlock(thread='locked')")
+    assert "Thread locked has no scope lock." in repl.expect("tw> ")
+    repl.line("await tw.snapshot(tab=7, thread='once')")
+    repl.expect("tw> ")
+    repl.line("tw.audit(10, thread_id='once')")
+    out = repl.expect("tw> ")
+    # A read is judged again just before it runs; the same decision is written once.
+    assert out.count("ALLOW (read_allowed): it only reads") == 1, out
+    assert "outcome ok (done)" in out
 
 
 def test_host_errors_print_one_line_with_their_code(repl):
