@@ -41,6 +41,24 @@ async def test_deep_read_crosses_same_origin_and_nested_out_of_process_frames(dr
     assert nested["parent"] in {s["sessionId"] for s in state["sessions"]}  # attached from the cross-site frame
 
 
+async def test_a_frame_of_a_blocked_site_is_withheld_from_the_deep_read(driver):
+    blocked = driver.other_site()
+    await driver.open_l2("frames.html", other=blocked)
+    assert "cross button" in (await driver.deep())["text"]
+    # Blocked once its frame is there (the guard keeps a blocked site's frame from loading in a
+    # driven tab; one the page had before is withheld from the read).
+    await driver.control.call("gatekeeper.add_origin", pattern=blocked, list="blocked")
+    try:
+        text = (await driver.deep())["text"]
+        # The tab's own site is read; the blocked site's frame, and the frame nested in it, are not.
+        assert 'button "Top button"' in text and 'button "same button"' in text
+        assert "cross button" not in text and "nested button" not in text
+        assert "[withheld: this site is on the blocked list (no access)]" in text, text
+    finally:
+        await driver.control.call("gatekeeper.remove_origin", pattern=blocked, list="blocked")
+    assert "cross button" in (await driver.deep())["text"]  # lifted: read again
+
+
 async def test_trusted_clicks_land_in_every_frame(driver):
     await driver.open_l2("frames.html", other=driver.other_site())
     text = (await driver.deep())["text"]

@@ -6,7 +6,8 @@ roots included (the tree is built on the flattened DOM). Each iframe node is lin
 content frame through `DOM.describeNode` (the owner's `frameId`), and each frame carries the
 origin actions in it are judged at, which the text names where it is not the tab's. Password
 inputs are found with a DOM search, so their values are never shown and the gatekeeper knows
-what a fill targets.
+what a fill targets. A frame of a site the thread may not read (the blocked list: no access) is
+left out whole, its frames with it, and its iframe line says why (`withheld`).
 Nodes the tree does not call interactive are asked for event listeners, at most 120 of them.
 The whole read is repeated (up to three times) when the page changes while it is read, so the
 refs it mints carry the epoch of the page they describe.
@@ -18,6 +19,7 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 from host.browser.l2.ax_tree import (FrameAX, RefMark, build_lines, fit, frame_from_nodes, innermost_candidates,
@@ -193,14 +195,40 @@ async def _scan_listeners(client: TabClient, frames: list[FrameAX], taken: set[t
     return len(candidates), hits
 
 
-async def read_deep(client: TabClient, manager: CdpManager, refs: DeepRefMap, *, max_tokens: int = 3000) -> DeepRead:
-    """Read the tab deeply, mint the refs of a new generation and make it current."""
+def _withhold(collected: _Frames, withheld: Callable[[str], str | None]) -> _Frames:
+    """`collected` without the frames whose origin `withheld` names a reason for (and every frame
+    under them): their iframe lines say the reason instead, and nothing of them is scanned."""
+    links = dict(collected.links)
+    kept: dict[str, FrameAX] = {}
+    todo = [collected.root]
+    while todo:
+        frame = todo.pop()
+        kept[frame.key] = frame
+        for node in frame.walk():
+            link = (frame.key, str(node.get("nodeId")))
+            child = links.get(link)
+            if not isinstance(child, FrameAX) or child.key in kept:
+                continue
+            reason = withheld(child.origin) if child.origin else None
+            if reason:
+                links[link] = reason
+            else:
+                todo.append(child)
+    return _Frames({key: frame for key, frame in collected.frames.items() if key in kept}, links, collected.root)
+
+
+async def read_deep(client: TabClient, manager: CdpManager, refs: DeepRefMap, *, max_tokens: int = 3000,
+                    withheld: Callable[[str], str | None] | None = None) -> DeepRead:
+    """Read the tab deeply, mint the refs of a new generation and make it current. `withheld`:
+    the reason a frame of this origin may not be read, or None when it may."""
     stable = False
     clock = time.perf_counter
     for _ in range(READ_ATTEMPTS):
         epoch = client.epoch
         started = clock()
         collected = await _collect(client, manager)
+        if withheld is not None:
+            collected = _withhold(collected, withheld)
         order = list(collected.frames.values())
         collected_at = clock()
         passwords = await _password_fields(client, {frame.session_id for frame in order})

@@ -143,14 +143,34 @@ async def read_page_deep(call: ToolCall, browser: "BrowserGateway") -> ToolResul
     """The accessibility tree across frames and shadow roots, with deep refs."""
     params = call.params
     assert isinstance(params, ReadPageDeepParams) and call.tab_id is not None
+    withheld = _withheld_frames(browser, call.thread_id)
     read = await _read_retrying(call, browser, lambda client: read_deep(client, browser.cdp, browser.deep_refs,
-                                                                max_tokens=params.max_tokens))
+                                                                max_tokens=params.max_tokens, withheld=withheld))
     browser.routes.touch(call.thread_id, call.tab_id, wrote=False)
     details = {**call.details, "generation": read.generation.prefix[:-1], "refCount": len(read.generation.nodes),
                "frames": read.frames, "outOfProcessFrames": read.out_of_process_frames,
                "unreachableFrames": read.unreachable_frames, "listenerCandidates": read.scanned,
                "listenerRefs": read.listener_refs, "truncatedLines": read.dropped_lines, "stable": read.stable}
     return success(call.tool, read.text, tab_id=call.tab_id, details=details)
+
+
+def _withheld_frames(browser: "BrowserGateway", thread_id: str) -> Any:
+    """Why a frame of an origin may not be read by this thread (the blocked list: no access, as
+    for the tab itself), or None; judged by the gatekeeper, failing closed."""
+    gatekeeper = getattr(getattr(browser, "guard", None), "gatekeeper", None)
+    if gatekeeper is None:
+        return None
+
+    def reason(origin: str) -> str | None:
+        try:
+            decision = gatekeeper.destination_denied(thread_id, "read_page", origin)
+        except Exception:
+            return "withheld: whether this site may be read cannot be judged now"
+        if decision is not None and decision.code == "sensitive_origin":
+            return "withheld: this site is on the blocked list (no access)"
+        return None
+
+    return reason
 
 
 async def screenshot(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
