@@ -26,7 +26,7 @@ COMMANDS: dict[str, Command] = {
     "doctor": Command("host.cli.doctor_cmd", "check every registration and talk to the host"),
     "policy": Command("host.cli.policy_cmd", "check, explain and test permission decisions"),
     "audit": Command("host.cli.audit_cmd", "list, export and verify the audit log"),
-    "provider": Command("host.cli.provider_cmd", "list, add or remove model providers (keys in the OS keyring or a 0600 file)"),
+    "provider": Command("host.cli.provider_cmd", "list, add or remove model providers and their API keys"),
     "launch": Command("host.cli.launch_cmd", "start a browser with the extension and open the REPL"),
     "repl": Command("host.cli.repl_cmd", "attach a debug REPL to the running host"),
     "demo": Command("host.cli.demo_cmd", "run the scripted demo on bundled local pages"),

@@ -165,7 +165,8 @@ def test_with_a_keyring_the_key_goes_there_and_a_key_from_the_file_still_works(h
     assert json.loads(ring.read_text()) == {"tabwarden/work": KEY} and json.loads(keys.read_text()) == {"old": "sk-old"}
     listed = tabwarden(home, "list", "--json", keyring=OUR_KEYRING)
     assert {p["name"]: p["key"] for p in json.loads(listed.stdout)["providers"]} == {
-        "old": f"the file {keys} (mode 0600)", "work": "the OS keyring (a test keyring), service 'tabwarden', entry 'work'"}
+        "old": f"the file {keys} (mode 0600)",
+        "work": "the OS keyring (a test keyring), service 'tabwarden', entry 'work'"}
     moved = tabwarden(home, "add", "openai", "old", "m", "--replace", stdin="sk-new", keyring=OUR_KEYRING)
     assert moved.returncode == 0 and "the OS keyring" in moved.stdout
     assert json.loads(keys.read_text()) == {} and json.loads(ring.read_text())["tabwarden/old"] == "sk-new"
