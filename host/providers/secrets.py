@@ -137,8 +137,15 @@ class KeyringKeyStore:
             raise SecretError(f"keyring: {exc}") from None
 
     def get(self, name: str) -> str | None:
-        """The key of provider `name`, or None."""
-        found = self._in_keyring(name)
+        """The key of provider `name`, or None. A keyring that cannot answer (locked, its
+        service gone) is an error only when the file has no key of that name either."""
+        try:
+            found = self._in_keyring(name)
+        except SecretError:
+            kept = self.fallback.get(name) if self.fallback is not None else None
+            if kept is None:
+                raise
+            return kept
         if found is None and self.fallback is not None:
             return self.fallback.get(name)
         return found
@@ -167,9 +174,14 @@ class KeyringKeyStore:
 
     def where(self, name: str) -> str | None:
         """Where the key of `name` is, in words (None when there is none)."""
-        if self._in_keyring(name) is not None:
-            return f"{self.label}, service {SERVICE!r}, entry {name!r}"
-        return self.fallback.where(name) if self.fallback is not None else None
+        kept = self.fallback.where(name) if self.fallback is not None else None
+        try:
+            found = self._in_keyring(name)
+        except SecretError:
+            if kept is None:
+                raise
+            return kept
+        return f"{self.label}, service {SERVICE!r}, entry {name!r}" if found is not None else kept
 
 
 def _usable_keyring():

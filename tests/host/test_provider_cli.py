@@ -211,3 +211,37 @@ def test_on_a_terminal_the_key_is_asked_for_without_echo(home):
         session.close()
     assert KEY not in out
     assert json.loads(folders(home)[1].read_text()) == {"work": KEY}
+
+
+class LockedKeyring(KeyringBackend):
+    """A keyring that cannot answer, as a locked one or one whose service went away."""
+
+    priority = 5  # type: ignore[assignment]
+
+    def get_password(self, service: str, username: str) -> str | None:
+        raise RuntimeError("the keyring is locked")
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        raise RuntimeError("the keyring is locked")
+
+    def delete_password(self, service: str, username: str) -> None:
+        raise RuntimeError("the keyring is locked")
+
+
+def test_a_keyring_that_cannot_answer_leaves_the_key_in_the_file_and_says_so(tmp_path):
+    import keyring
+
+    from host.providers.secrets import FileKeyStore, KeyringKeyStore, SecretError, key_location
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(LockedKeyring())
+    try:
+        store = KeyringKeyStore(keyring, fallback=FileKeyStore(tmp_path / "keys.json"))
+        store.set("work", KEY)  # refused by the keyring: kept in the file
+        assert store.get("work") == KEY and json.loads((tmp_path / "keys.json").read_text()) == {"work": KEY}
+        with pytest.raises(SecretError, match="the keyring is locked"):
+            store.get("other")  # no key to fall back on: the keyring's failure is the answer
+        assert key_location(store, "work") == f"the file {tmp_path / 'keys.json'} (mode 0600)"
+        assert key_location(store, "other").startswith("unknown: the key store cannot be read")
+    finally:
+        keyring.set_keyring(previous)
