@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "616f46fbc287bb5274179a334c46fd19f3d2efd2f49a0c49035e228648ec18d0";
+export const SCHEMA_HASH = "65ba76a8b316128378103f7bf3218008436bfaf5b4c28ef3ca5ea7e3b004a014";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

@@ -104,9 +104,9 @@ function serverShown(result) {
   return out;
 }
 
-// One line says what the call did (or was to do) and how it ended; the parameters, ids, element
-// line, result and the user's answer are under Details. MCP servers' text and images for the user
-// stay visible.
+// One line says what the call did (or was to do) and how it ended, with the user's decline note
+// under it; the parameters, ids, element line, result and the user's answer are under Details.
+// MCP servers' text and images for the user stay visible.
 function toolCard(item) {
   const status = item.status || "running";
   const result = item.result || null;
@@ -119,6 +119,7 @@ function toolCard(item) {
     : item.summary && item.summary !== "{}" ? maskSummary(item.summary, password) : "");
   const facts = actionFacts({ ...item, params: item.params || parsed(item.summary) }, { fallbackField: true });
   const ended = endedAs(item, status);
+  const note = status === "declined" && item.decision && item.decision.kind === "decline" ? item.decision.note : "";
   const details = h("div", { class: "tool-details", id: `details-${item.id}`, hidden: true },
     h("p", { class: "small" }, h("strong", { text: item.label || item.tool }), " ",
       h("code", { class: "muted", text: item.tool }), item.level ? h("span", { class: "badge", text: item.level }) : null),
@@ -140,6 +141,9 @@ function toolCard(item) {
       h("span", { class: "what" }, actionSentence(facts, status === "ok" ? "done" : "todo")),
       ended ? h("span", { class: `status status-${status}`, text: ended }) : null,
       toggle),
+    // The user's note goes under the line at the card's width: beside it, a long one would leave
+    // the call's own words a one-word column.
+    note ? h("p", { class: "decline-note", text: t("tool.declinedNote", { note }) }) : null,
     item.progress ? h("p", { class: "muted small", text: item.progress }) : null,
     ...serverShown(result),
     details);
@@ -149,7 +153,6 @@ function toolCard(item) {
 function endedAs(item, status) {
   const decision = item.decision || {};
   if (decision.kind === "cancel" || (item.result && item.result.code === "cancelled")) return t("tool.stopped");
-  if (status === "declined" && decision.kind === "decline" && decision.note) return t("tool.declinedNote", { note: decision.note });
   if (status === "ok") return "";
   return t(`tool.${status}`);
 }

@@ -2,6 +2,7 @@
 // took (the same decision code `tabwarden policy explain` uses). Nothing runs, nothing is logged.
 import { clear, h } from "./dom.js";
 import { t } from "./strings.js";
+import { threadLabel } from "./thread-list.js";
 
 export class ExplainSection {
   constructor(root, context) {
@@ -65,7 +66,7 @@ export class ExplainSection {
     }
     const chosen = this.thread.value;
     clear(this.thread).append(h("option", { value: "", text: t("settings.explain.anyThread") }));
-    for (const meta of this.context.threads) this.thread.append(h("option", { value: meta.id, text: meta.title || t("threads.untitled") }));
+    for (const meta of this.context.threads) this.thread.append(h("option", { value: meta.id, text: threadLabel(meta) }));
     this.thread.value = chosen;
   }
 }

@@ -2,6 +2,7 @@
 // the sites the user has accepted actions on in it.
 import { clear, h } from "./dom.js";
 import { t } from "./strings.js";
+import { threadLabel } from "./thread-list.js";
 
 export class ScopeSection {
   constructor(root, context, refresh) {
@@ -46,7 +47,7 @@ export class ScopeSection {
     const chosen = this.context.scopeThread || (threads[0] && threads[0].id) || "";
     clear(this.thread);
     if (!threads.length) this.thread.append(h("option", { value: "", text: t("settings.scope.noThread") }));
-    for (const meta of threads) this.thread.append(h("option", { value: meta.id, text: meta.title || t("threads.untitled") }));
+    for (const meta of threads) this.thread.append(h("option", { value: meta.id, text: threadLabel(meta) }));
     this.thread.value = chosen;
     if (chosen && !this.context.scopeThread) {
       this.context.scopeThread = chosen;

@@ -14,7 +14,7 @@ import { linkText } from "./link-text.js";
 import { PendingSends } from "./pending-sends.js";
 import { budgetCard, interactionCard, recoveryCard } from "./request-cards.js";
 import { applyStrings, t } from "./strings.js";
-import { ThreadList } from "./thread-list.js";
+import { ThreadList, lockMark } from "./thread-list.js";
 
 const $ = (selector) => document.querySelector(selector);
 const THREAD_KEY = "tabwarden:sidepanel:thread";
@@ -171,7 +171,15 @@ function drawThread() {
 
 function drawThreads() {
   threads.render(current, approvals);
-  $("#thread-title").textContent = current ? threads.title(current) : t("appName");
+  const title = $("#thread-title");
+  title.textContent = current ? threads.title(current) : t("appName");
+  title.title = current ? title.textContent : ""; // the whole title, where the header cuts it short
+  // The open thread's scope lock, named by its sites.
+  const lock = current ? threads.lock(current) : [];
+  const mark = $("#thread-lock");
+  clear(mark);
+  if (lock.length) mark.append(lockMark(lock));
+  mark.hidden = !lock.length;
 }
 
 function drawState() {

@@ -29,6 +29,7 @@ from host.store.db import StoreError
 from host.ui.client import Client
 from host.ui.handlers import HANDLERS
 from host.ui.op_context import OpContext
+from host.ui.ops_threads import listed
 from host.ui.opqueue import OpQueues, QueueFull
 
 log = logging.getLogger("tabwarden.engine")
@@ -119,6 +120,9 @@ class Commands:
             client.subscribe(thread_id)
         try:
             snapshot = self.engine.engine_snapshot(thread_id)
+            snapshot.threads = [listed(self.engine, meta) for meta in snapshot.threads]
+            if snapshot.thread is not None:
+                snapshot.thread.meta = listed(self.engine, snapshot.thread.meta)
         except StoreError as exc:
             client.send(ui.ErrorEvent(submission_id=op.submission_id, code="storage_unavailable", message=str(exc)))
             return

@@ -18,6 +18,7 @@ from protocol import ui
 
 from host.ui.client import Client
 from host.ui.op_context import OpContext
+from host.ui.ops_threads import listing_changed
 from host.config_files import EditRefused
 from host.ui.settings_files import set_default_policy
 from host.ui.settings_state import broadcast_settings, scope_lock, snapshot
@@ -199,5 +200,8 @@ def scope_set_lock(ctx: OpContext, client: Client, op: ui.ScopeSetLock, mark: st
     missing = ctx.thread_missing(client, op, mark)
     if missing is not None:
         return missing
-    return change(ctx, client, op, mark, lambda: ctx.engine.gatekeeper.set_scope_lock(op.thread_id, op.patterns),
-                  thread_id=op.thread_id)
+    response = change(ctx, client, op, mark, lambda: ctx.engine.gatekeeper.set_scope_lock(op.thread_id, op.patterns),
+                      thread_id=op.thread_id)
+    if isinstance(response, ui.CommandAck):
+        listing_changed(ctx.engine, op.thread_id)  # the panel's list and header show the lock
+    return response

@@ -1,13 +1,19 @@
-"""Thread ops: create, subscribe (snapshot), delete, fork (a copy of a branch), select a branch."""
+"""Thread ops: create, subscribe (snapshot), delete, fork (a copy of a branch), select a branch;
+and what the thread list shows of a thread beside its title (`listed`, `listing_changed`)."""
 
 from __future__ import annotations
 
 import logging
 from typing import Any
+from urllib.parse import urlsplit
+
+import msgspec
 
 from protocol import ui
 
+from host.engine import runs
 from host.engine.store import NotFound
+from host.store.db import StoreError
 from host.ui.client import Client
 from host.ui.op_context import OpContext
 
@@ -43,8 +49,9 @@ def thread_subscribe(ctx: OpContext, client: Client, op: ui.ThreadSubscribe, mar
                                   message=f"no thread {op.thread_id!r}", thread_id=op.thread_id)
     client.subscribe(op.thread_id)
     engine.bus.flush(op.thread_id)
-    return ui.ThreadSnapshotEvent(thread_id=op.thread_id, submission_id=op.submission_id,
-                                  snapshot=engine.thread_snapshot(op.thread_id),
+    snapshot = engine.thread_snapshot(op.thread_id)
+    snapshot.meta = listed(engine, snapshot.meta)
+    return ui.ThreadSnapshotEvent(thread_id=op.thread_id, submission_id=op.submission_id, snapshot=snapshot,
                                   stream=engine.bus.current(op.thread_id))
 
 
@@ -144,3 +151,59 @@ def consent_remove(ctx: OpContext, client: Client, op: ui.ConsentRemove, mark: s
         return ctx.reject(client, op, mark, "invalid_command", f"this task's consent holds no {op.item_id!r}")
     engine.consent_changed(op.thread_id)
     return ctx.commit(client, op, mark, lambda conn: ctx.ack(op, thread_id=op.thread_id))
+
+
+# -- what the thread list shows -------------------------------------------------------------------
+
+
+def listed(engine: Any, meta: ui.ThreadMeta) -> ui.ThreadMeta:
+    """`meta` with what the thread list shows beside the title: the site of the tab the thread's
+    first task was sent from, how many tasks were sent to it (queued ones too; not those taken
+    off the queue) and its scope lock. Unchanged when the thread's runs cannot be read."""
+    try:
+        sent = [r for r in engine.store.runs(meta.id) if r.turn_id or r.state == runs.QUEUED]
+    except StoreError:
+        log.warning("the runs of thread %s cannot be read for the thread list", meta.id, exc_info=True)
+        return meta
+    site = next((found for found in map(_site_of, sent) if found), "")
+    return msgspec.structs.replace(meta, site=site, turns=len(sent), scope_lock=_lock_of(engine, meta.id))
+
+
+def listing_changed(engine: Any, thread_id: str) -> None:
+    """Tell every page what the thread list now shows of the thread (after a task was sent to it
+    or taken off its queue, or its scope lock changed)."""
+    from host.engine.views import thread_meta
+
+    try:
+        meta = listed(engine, thread_meta(engine.store.thread(thread_id)))
+    except (NotFound, StoreError):
+        return  # deleted meanwhile, or unreadable: the next snapshot says
+    engine.bus.emit(ui.ThreadUpdated, thread_id, revision=meta.revision,
+                    patch=ui.ThreadPatch(site=meta.site, turns=meta.turns, scope_lock=meta.scope_lock))
+
+
+def _site_of(run: Any) -> str:
+    """The host (with a port other than the scheme's) of the web page a run was sent from, or ""."""
+    browser = run.input.get("browserContext") if isinstance(run.input, dict) else None
+    tab = browser.get("defaultTab") if isinstance(browser, dict) else None
+    url = tab.get("url") if isinstance(tab, dict) else None
+    if not isinstance(url, str):
+        return ""
+    try:
+        parts = urlsplit(url)
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        return ""
+    if parts.scheme not in ("http", "https") or not host:
+        return ""
+    host = f"[{host}]" if ":" in host else host
+    return f"{host}:{port}" if port else host
+
+
+def _lock_of(engine: Any, thread_id: str) -> list[str]:
+    try:
+        lock = engine.gatekeeper.scope_lock(thread_id)
+    except Exception:  # GatekeeperUnavailable: the list shows no lock it cannot read
+        log.warning("the scope lock of thread %s cannot be read for the thread list", thread_id, exc_info=True)
+        return []
+    return [p.text for p in lock.patterns] if lock is not None else []

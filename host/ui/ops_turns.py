@@ -3,6 +3,7 @@ queued turn; resume a budget pause; resolve a write that may have happened befor
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -15,6 +16,7 @@ from host.engine.records import ToolResultBody, UserBody
 from host.engine.store import NotFound
 from host.ui.client import Client
 from host.ui.op_context import OpContext
+from host.ui.ops_threads import listing_changed
 
 log = logging.getLogger("tabwarden.engine")
 
@@ -35,7 +37,17 @@ def queue_run(ctx: OpContext, client: Client, op: Any, mark: str, *, anchor_id: 
     client.subscribe(op.thread_id)
     engine.start_next(op.thread_id)
     engine.queue_changed(op.thread_id)
+    _after_first_step(listing_changed, engine, op.thread_id)
     return response
+
+
+def _after_first_step(callback: Any, *args: Any) -> None:
+    """Call `callback` once a run just started has taken its first step, in which its turn names
+    the thread: the thread list's count follows the turn's own events, as a page sees them."""
+    try:
+        asyncio.get_running_loop().call_soon(callback, *args)
+    except RuntimeError:  # no loop (a synchronous caller): nothing to wait for
+        callback(*args)
 
 
 def turn_submit(ctx: OpContext, client: Client, op: ui.TurnSubmit, mark: str) -> Any:
@@ -157,6 +169,7 @@ def queue_remove(ctx: OpContext, client: Client, op: ui.QueueRemove, mark: str) 
 
     response = ctx.commit(client, op, mark, write)
     ctx.engine.queue_changed(op.thread_id)
+    listing_changed(ctx.engine, op.thread_id)  # one task fewer
     return response
 
 

@@ -10,6 +10,7 @@ import msgspec
 from protocol.permissions import PolicyName
 from protocol.ui.approvals import PendingApproval, PendingInteraction
 from protocol.ui.common import Count, Epoch, Id, Label, Shape, StreamCursor, SubmissionId, TabRef, UiMessage
+from protocol.ui.settings import Pattern
 from protocol.ui.turns import RunState, RunView
 
 
@@ -70,6 +71,10 @@ class ConsentItemView(Shape, kw_only=True):
     words: str = ""  # the user's words that asked for it
 
 
+# The sites a thread's scope lock holds it to (empty: not locked).
+LockPatterns = Annotated[list[Pattern], msgspec.Meta(max_length=256)]
+
+
 class ThreadMeta(Shape, kw_only=True):
     id: Id
     title: str
@@ -79,6 +84,12 @@ class ThreadMeta(Shape, kw_only=True):
     leaf_id: str | None = None
     parent_thread_id: str | None = None
     permission_policy: PolicyName | None = None
+    # What the thread list shows beside the title, so that threads of the same title can be told
+    # apart and a locked one shows its lock (filled in by the op server): the site of the tab its
+    # first task was sent from, how many tasks were sent to it, and its scope lock.
+    site: Label = ""
+    turns: Count = 0
+    scope_lock: LockPatterns = []
 
 
 class NodeView(Shape, kw_only=True):
@@ -132,6 +143,9 @@ class ThreadPatch(Shape, kw_only=True):
     leaf_id: str | None = None
     permission_policy: PolicyName | None = None
     updated_at: Epoch | None = None
+    site: Label | None = None
+    turns: Count | None = None
+    scope_lock: LockPatterns | None = None  # [] when the lock was lifted
 
 
 # ---------------------------------------------------------------- events (engine → page)

@@ -611,7 +611,10 @@ def test_rules_added_in_settings_change_the_next_decision(site):
     entry.locator("button").click()
     expect(entry).to_have_count(0)
     # The scope lock of the thread that just ran.
-    settings.select_option("#scope-thread", label="Put Ada in the name and save.")
+    # The chooser names each thread with when it started, its site and its turns.
+    chosen = settings.locator("#scope-thread option", has_text="Put Ada in the name and save.")
+    expect(chosen).to_have_count(1)
+    settings.select_option("#scope-thread", chosen.get_attribute("value"))
     settings.fill("#scope-patterns", site.origin)
     settings.locator("#scope button", has_text="Lock to these sites").click()
     expect(settings.locator("#scope")).to_contain_text(f"Locked to: {site.origin}")
@@ -633,7 +636,7 @@ def test_rules_added_in_settings_change_the_next_decision(site):
     # Opened as a wide tab, the panel shows the thread list beside the chat.
     panel.set_viewport_size({"width": 1200, "height": 800})
     expect(panel.locator("#sidebar")).to_be_visible()
-    expect(panel.locator("#threads button.thread.current")).to_have_text("Put Ada in the name and save.")
+    expect(panel.locator("#threads button.thread.current .title")).to_have_text("Put Ada in the name and save.")
     # Listed once, however many threads earlier tests of this module left.
     expect(panel.locator("#threads button.thread", has_text="Put Ada in the name and save.")).to_have_count(1)
     site.shot(panel, "panel-wide")
