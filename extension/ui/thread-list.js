@@ -62,7 +62,7 @@ export class ThreadList {
     for (const meta of sorted) {
       const activity = this.activity.get(meta.id) || {};
       const waiting = [...approvals.values()].some((a) => a.threadId === meta.id) || activity.pendingApprovals > 0;
-      const facts = threadFacts(meta, now);
+      const facts = factsOf(meta, now);
       this.root.append(h("li", {},
         h("button", { type: "button", class: `thread${meta.id === currentId ? " current" : ""}`,
           "aria-current": meta.id === currentId ? "true" : null, onclick: () => this.onSelect(meta.id) },
@@ -70,7 +70,9 @@ export class ThreadList {
           h("span", { class: "thread-head" },
             (meta.scopeLock || []).length ? lockMark(meta.scopeLock) : null,
             h("span", { class: "title", text: meta.title || t("threads.untitled") })),
-          facts ? h("span", { class: "thread-facts", text: facts, title: startedFull(meta.createdAt) }) : null),
+          // Each fact kept whole: a narrow list breaks the line between them.
+          facts.length ? h("span", { class: "thread-facts", title: startedFull(meta.createdAt) },
+            facts.flatMap((fact, i) => [i ? " · " : "", h("span", { class: "fact", text: fact })])) : null),
         waiting ? h("span", { class: "badge warn", text: t("threads.waiting") })
           : activity.running ? h("span", { class: "badge", text: t("threads.running") }) : null)));
     }
@@ -86,23 +88,23 @@ export class ThreadList {
   }
 }
 
-// "today 14:02 · shop.example · 3 turns": what tells a thread from others of the same title.
-export function threadFacts(meta, now = new Date()) {
+// "today 14:02", "shop.example", "3 turns": what tells a thread from others of the same title.
+function factsOf(meta, now) {
   const turns = meta.turns || 0;
   return [started(meta.createdAt, now), meta.site || "",
-    turns ? t(turns === 1 ? "threads.turn" : "threads.turns", { count: turns }) : ""].filter(Boolean).join(" · ");
+    turns ? t(turns === 1 ? "threads.turn" : "threads.turns", { count: turns }) : ""].filter(Boolean);
 }
 
 // A thread as one line of text, for a <select> (the settings page's thread choosers).
 export function threadLabel(meta, now = new Date()) {
-  const facts = threadFacts(meta, now);
+  const facts = factsOf(meta, now).join(" · ");
   const lock = (meta.scopeLock || []).length ? ` · ${t("threads.lockedShort")}` : "";
   return `${meta.title || t("threads.untitled")}${facts ? ` — ${facts}` : ""}${lock}`;
 }
 
 // When the thread started, relative to today while that reads better than a date: "today 14:02",
 // "yesterday 09:15", "Mon 18:40", then "3 Dec" (with the year when it is not this one).
-export function started(seconds, now = new Date()) {
+function started(seconds, now = new Date()) {
   if (!seconds) return "";
   const date = new Date(seconds * 1000);
   const time = date.toLocaleTimeString(undefined, { hour: "numeric", minute: "2-digit" });
