@@ -182,7 +182,7 @@ def _coverage(result) -> str:
 
 def _table(entries, titles: dict[str, str]) -> None:
     """The entries as aligned columns; each code is followed by its words."""
-    from host.gatekeeper.audit_trail import answer_words, decision_words, outcome_words, with_words
+    from host.gatekeeper.audit_trail import answer_words, decision_words, outcome_words, rule_words, with_words
 
     header = ("seq", "time", "thread", "kind", "tool", "origin", "result")
     rows = []
@@ -192,6 +192,8 @@ def _table(entries, titles: dict[str, str]) -> None:
             result = f"{e.verdict} ({e.code})"
             said = decision_words(e.code, e.verdict)
             result += f": {said}" if said else ""
+            rule = rule_words(e.rule)
+            result += f", {rule}" if rule else ""
             if e.detail == "dispatch":
                 result += " (checked again just before it ran)"
         elif e.kind == "approval":

@@ -128,6 +128,15 @@ def outcome_words(outcome: str | None) -> str:
     return ""
 
 
+def rule_words(rule: Any) -> str:
+    """The rule a row names, by id and pattern (`rule rule:1f0c…: click @ *`), "" for none; where
+    it is changed goes with it: the settings page's Permission rules, or `tw.remove_rule(id)`."""
+    if not isinstance(rule, dict) or not rule.get("tool"):
+        return ""
+    pattern = f"{rule.get('tool')} @ {rule.get('origin') or '(no origin)'}"
+    return f"rule {rule['id']}: {pattern}" if rule.get("id") else f"rule {pattern} (from a policy file)"
+
+
 def with_words(code: str | None, words: str) -> str:
     """`code (words)`, or the code alone when there are no words."""
     return f"{code} ({words})" if words else str(code or "")
@@ -142,6 +151,8 @@ def words(row: Any) -> str:
     if kind == "decision":
         verdict, code = get("verdict"), get("code")
         text = f"{VERDICT_WORDS.get(verdict, verdict)}: {with_words(code, decision_words(code, verdict))}"
+        rule = rule_words(get("rule"))
+        text += f", {rule}" if rule else ""
         if get("detail") == "dispatch":
             text += f", {PHASE_WORDS['dispatch']}"
         return text
@@ -290,3 +301,4 @@ def _digest(params: Any) -> str:
 
     text = json.dumps(params, sort_keys=True, default=str, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+

@@ -12,7 +12,8 @@ from protocol.permissions import describe_policy
 
 from host.browser.diff import CONTEXT_MARK
 from host.browser.results import NEW_PAGE_DIVIDER
-from host.gatekeeper.audit_trail import VERDICT_WORDS, answer_words, decision_words, outcome_words, with_words
+from host.gatekeeper.audit_trail import (VERDICT_WORDS, answer_words, decision_words, outcome_words, rule_words,
+                                        with_words)
 from host.repl.style import PLAIN, Style
 
 _REF = re.compile(r"\[ref=[^\]]+\]")
@@ -250,6 +251,8 @@ def audit_rows(rows: Iterable[dict[str, Any]], style: Style = PLAIN, titles: dic
         outcome = ""
         if row.get("verdict"):
             outcome = _judged(row["verdict"], row.get("code"), style)
+            rule = rule_words(row.get("rule"))
+            outcome += f", {rule}" if rule else ""
             if row.get("detail") == "dispatch":
                 outcome += " (checked again just before it ran)"
         elif row.get("approval_decision"):

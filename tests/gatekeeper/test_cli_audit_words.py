@@ -29,6 +29,9 @@ def _seed(home: Path) -> Path:
     gk.check(CheckRequest(**read))
     gk.check(CheckRequest(**read, phase="dispatch"))  # the same judgement again: no second row
     gk.record_outcome(thread_id="t1", tool="read_page", outcome="ok", target_origin="https://a.example", call_id="c1")
+    gk.add_rule({"tool": "type", "origin": "https://a.example", "verdict": "deny"})
+    typed = dict(thread_id="t1", tool="type", params={"ref": "a", "text": "x"}, origin="https://a.example", call_id="c0")
+    gk.check(CheckRequest(**typed))  # denied: the rule is named on the row by its id and pattern
     click = dict(thread_id="t1", tool="click", params={"ref": "a"}, origin="https://a.example", call_id="c2",
                  policy="auto")
     gk.check(CheckRequest(**click))
@@ -49,17 +52,19 @@ def test_each_decision_once_and_a_navigation_ends_where_it_went(tmp_path):
     _seed(home)
     rows = [json.loads(line) for line in tabwarden("audit", "export", home=home).stdout.splitlines()]
     assert [(r["kind"], r["tool"], r.get("detail")) for r in rows] == [
-        ("decision", "read_page", "initial"), ("outcome", "read_page", None),
+        ("decision", "read_page", "initial"), ("outcome", "read_page", None), ("decision", "type", "initial"),
         ("decision", "click", "initial"), ("decision", "click", "dispatch"),
         ("decision", "navigate", "initial"), ("decision", "navigate", "dispatch"),
         ("outcome", "navigate", "the tab was at https://a.example"), ("approval", "click", None)]
-    went = rows[6]
+    went = rows[7]
     assert went["target_origin"] == "https://b.example" and went["tool_outcome"] == "ok"
     assert rows[0]["words"] == "allowed: read_allowed (it only reads)"
-    assert rows[7]["words"] == "your answer: acceptForSession (allowed for this task)"
+    assert rows[8]["words"] == "your answer: acceptForSession (allowed for this task)"
+    rule = rows[2]["rule"]["id"]
+    assert rows[2]["words"] == f"denied: rule_deny (a permission rule denies it), rule {rule}: type @ https://a.example"
     assert rows[0]["thread_title"] == "Find flights" and "thread_title" not in went
     verified = tabwarden("audit", "verify", home=home)
-    assert verified.returncode == 0 and "8 rows" in verified.stdout
+    assert verified.returncode == 0 and "9 rows" in verified.stdout
 
 
 def test_list_says_each_code_in_words_and_names_the_thread(tmp_path):
@@ -73,4 +78,6 @@ def test_list_says_each_code_in_words_and_names_the_thread(tmp_path):
     assert "t1 'Find flights'" in lines[1]
     assert "outcome: ok (done); the tab was at https://a.example" in lines[2] and "https://b.example" in lines[2]
     assert lines[-1].endswith("allow (read_allowed): it only reads") and "t1 'Find flights'" in lines[-1]
+    assert "deny (rule_deny): a permission rule denies it, rule rule:" in lines[-3] and "type @ https://a.example" \
+        in lines[-3]
     assert "acceptForSession" not in listed.stdout.replace("acceptForSession (allowed for this task)", "")
