@@ -2,7 +2,7 @@
 
 Each test starts from something a person really does while a card arrives (clicks Send and types
 on, clicks the card's text and types, has a header button focused, writes in the empty composer,
-presses a key the instant a card appears, double-clicks) and checks that no answer reached the
+presses a key the instant a card appears, holds a key down, double-clicks) and checks that no answer reached the
 host: the card still waits, silent, and the model was asked nothing more. Then the deliberate
 way answers it: Tab onto the card's buttons and, once its keys work (their hints show), one key.
 Screenshots of the hints at 360 and 460 px go to test-output/card-keys/.
@@ -155,6 +155,29 @@ def test_a_card_arriving_while_a_header_button_has_the_focus_takes_neither_it_no
     expect(header).to_be_focused()
     _deliberately(site, card, "n")
     expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Done."))
+
+
+def test_a_key_held_down_answers_nothing(site):
+    from playwright.sync_api import expect
+
+    panel = site.panel
+    _fill_in_my_name(site)
+    site.new_task("Fill in my name.")
+    card = panel.locator(APPROVAL)
+    expect(card).to_have_count(1)
+    asked = len(site.model.requests)
+    card.locator("h3").first.click()
+    panel.keyboard.press("Tab")
+    expect(card.locator("button").first).to_be_focused()  # on "Allow once", whose key is Y
+    panel.keyboard.down("y")
+    for _ in range(30):  # held: the keyboard repeats it, past the card's pause
+        panel.wait_for_timeout(40)
+        panel.keyboard.down("y")
+    panel.keyboard.up("y")
+    _still_waiting(site, card, asked)
+    _deliberately(site, card, "n")
+    expect(panel.locator(".item.assistant").last).to_have_text(re.compile("Done."))
+    assert site.form.evaluate("document.getElementById('name').value") == ""
 
 
 def test_a_question_takes_no_digit_from_the_empty_composer(site):

@@ -14,16 +14,29 @@ from pathlib import Path
 
 import pytest
 from keyring.backend import KeyringBackend
+from keyring.compat import properties
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-test-0123456789abcdef"
 OUR_KEYRING = "tests.host.test_provider_cli.FileKeyring"
 
 
-class FileKeyring(KeyringBackend):
+class _OnlyWhereUsed(KeyringBackend):
+    """A test backend that keyring never picks by itself: merely imported, a subclass joins
+    keyring's registry, and ranked as a desktop keyring it would become every later test's."""
+
+    in_use = False  # set by the test that hands it to keyring itself
+
+    @properties.classproperty
+    def priority(cls) -> float:  # type: ignore[override]
+        if not (cls.in_use or os.environ.get("TW_TEST_KEYRING")):
+            raise RuntimeError("a test keyring, used only where a test names it")
+        return 5  # as a desktop keyring ranks itself
+
+
+class FileKeyring(_OnlyWhereUsed):
     """A keyring backend for the tests: its secrets in the JSON file `TW_TEST_KEYRING` names."""
 
-    priority = 5  # type: ignore[assignment]  # as a desktop keyring ranks itself
     name = "a test keyring"  # type: ignore[assignment]
 
     def _load(self) -> dict[str, str]:
@@ -213,10 +226,8 @@ def test_on_a_terminal_the_key_is_asked_for_without_echo(home):
     assert json.loads(folders(home)[1].read_text()) == {"work": KEY}
 
 
-class LockedKeyring(KeyringBackend):
+class LockedKeyring(_OnlyWhereUsed):
     """A keyring that cannot answer, as a locked one or one whose service went away."""
-
-    priority = 5  # type: ignore[assignment]
 
     def get_password(self, service: str, username: str) -> str | None:
         raise RuntimeError("the keyring is locked")
@@ -234,6 +245,7 @@ def test_a_keyring_that_cannot_answer_leaves_the_key_in_the_file_and_says_so(tmp
     from host.providers.secrets import FileKeyStore, KeyringKeyStore, SecretError, key_location
 
     previous = keyring.get_keyring()
+    LockedKeyring.in_use = True
     keyring.set_keyring(LockedKeyring())
     try:
         store = KeyringKeyStore(keyring, fallback=FileKeyStore(tmp_path / "keys.json"))
@@ -244,4 +256,5 @@ def test_a_keyring_that_cannot_answer_leaves_the_key_in_the_file_and_says_so(tmp
         assert key_location(store, "work") == f"the file {tmp_path / 'keys.json'} (mode 0600)"
         assert key_location(store, "other").startswith("unknown: the key store cannot be read")
     finally:
+        LockedKeyring.in_use = False
         keyring.set_keyring(previous)
