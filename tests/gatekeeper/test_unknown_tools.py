@@ -78,7 +78,9 @@ def test_the_seeded_rule_is_labelled_built_in(store, make_gatekeeper):
     assert view.provenance == "builtin" and view.removable
     decision = gk.check(CheckRequest(thread_id="t", tool="run_javascript", params={"code": "1"},
                                      origin="https://a.example"))
-    assert decision.reason == "denied by rule run_javascript @ * (built-in)"
+    assert decision.reason == ("denied by rule run_javascript @ * (built-in), id default:run_javascript-deny; to "
+                               "change that, delete it in Settings → Permission rules, or run "
+                               "tw.remove_rule('default:run_javascript-deny') at the REPL")
     added = gk.add_rule({"tool": "click", "origin": "*", "verdict": "deny"})
     assert added.describe() == "click @ * (user_setting)"
 
