@@ -17,7 +17,7 @@ export function groupCalls(rows) {
   return [...groups.values()];
 }
 
-// "Type on https://shop.example: asked you (the policy), you allowed it for this session, done."
+// "Type on https://shop.example: asked you (the policy), you allowed it for this task, done."
 export function summary(call, labels = new Map()) {
   const rows = call.rows;
   const alert = rows.find((row) => row.kind === "alert");

@@ -185,7 +185,7 @@ def test_a_call_reads_as_one_line_the_chain_verifies_and_export_saves_the_rows(s
     expect(call).to_have_count(1)
     line = call.locator("summary .audit-line")
     expect(line).to_have_text(f"mcp__many__t00 on {site.server.origin}: asked you (the policy), "
-                              "you allowed it for this session, done.")
+                              "you allowed it for this task, done.")
     rows = call.locator("table.audit tbody tr")
     expect(rows.first).to_be_hidden()  # folded until opened
     call.locator("summary").click()
