@@ -1,10 +1,14 @@
 """The snapshot diff shown after every write: which lines appeared, which went, which only moved,
-and every ref the page offers now (with the lines it is nested under). Ordered: lines are matched in sequence, so a line that went
+and nothing else. Refs the page kept stay valid, so they are not repeated: only the refs that
+are new (on added lines, or on lines whose element was replaced) and where the focus went when it
+moved. The answer keeps to about a thousand tokens: longer change lists are cut, each saying how
+much it left out, and a change across most of the page is answered with the page's new snapshot
+instead. Ordered: lines are matched in sequence, so a line that went
 once is removed even when an identical one stays, and rows that only changed order (a table
 sorted by a click) are a change, shown in their new order. Blind to ref generations:
 `[ref=s<doc>_<snap>_<n>]` is compared as `[ref]`, so re-numbering alone is never a change; nor is
-the focus moving alone (the `[focused]`/`[active]` after a ref; the refs listed show where it
-is now). Nor is a line the snapshot budget merely left out: each snapshot carries the hashes of
+the focus moving alone (the `[focused]`/`[active]` after a ref; the answer says where it is
+now). Nor is a line the snapshot budget merely left out: each snapshot carries the hashes of
 the lines it left out (`line_hash`, the page executor's too), and a line that only went out of,
 or came into, the budget is neither removed nor added. An element whose states changed (the same
 role and name at the same depth, with a ref on both sides) is one changed line that says what its
@@ -34,6 +38,18 @@ MAX_MOVED_ALONE = 10
 MAX_MOVED_RUNS = 6
 # After a line shown in a change list only to place the changes under it.
 CONTEXT_MARK = "  (unchanged)"
+# What a write's answer keeps to, in characters (about 1k tokens); the change lists share it.
+ANSWER_CHARS = 4000
+# Removed lines are worth less than added ones (their refs are gone): they get at most this share.
+REMOVED_SHARE = 0.3
+# A change to more than this share of the page's lines is answered with the new snapshot.
+PAGE_WIDE_SHARE = 0.5
+KEPT_REFS_NOTE = "Refs not listed here are unchanged and still valid."
+ADDED = "Added/changed:"
+REMOVED = "Removed:"
+RENEWED = "The same lines with new refs (the elements were replaced; their old refs no longer work):"
+FOCUS = "The focus is now on:"
+READ_FOR_REST = "read_page shows the whole page"
 
 
 class SnapshotDiff(msgspec.Struct, frozen=True):
@@ -268,6 +284,43 @@ def _moved_section(after: list[str], edits: _Edits) -> str:
             "Each run of moved lines below the line now before it:\n" + "\n…\n".join(shown))
 
 
+def _within(lines: list[str], room: int) -> tuple[list[str], int]:
+    """The first of `lines` that fit in `room` characters (one at least), and how many of the
+    lines left out are changes (not context)."""
+    kept: list[str] = []
+    used = 0
+    for index, line in enumerate(lines):
+        used += len(line) + 1
+        if kept and used > room:
+            return kept, sum(1 for rest in lines[index:] if not rest.endswith(CONTEXT_MARK))
+        kept.append(line)
+    return kept, 0
+
+
+def _section(title: str, lines: list[str], room: int) -> str:
+    shown, left = _within(lines, room)
+    more = f"\n… and {left} more (this answer keeps to about {ANSWER_CHARS // 4} tokens; {READ_FOR_REST})" if left else ""
+    return f"{title}\n" + "\n".join(shown) + more
+
+
+_FOCUS = re.compile(r"\[ref=(s[0-9a-z]+_\d+_\d+)\] \[(?:focused|active)\]", re.ASCII)
+
+
+def _focus_moved(before: list[str], after: list[str], added: set[int]) -> list[int]:
+    """The lines that hold the focus (or the active descendant) now and did not before, when
+    they are not among the added lines already."""
+    held = {match.group(1) for line in before if (match := _FOCUS.search(line))}
+    return [j for j, line in enumerate(after) if j not in added and (match := _FOCUS.search(line))
+            and match.group(1) not in held]
+
+
+def _renewed(after: list[str], added: set[int], generation: str) -> list[int]:
+    """Lines not added whose ref is new in this snapshot: the same line, another element (a list
+    re-rendered), so the ref given before no longer works."""
+    mark = f"[ref={generation}_"
+    return [j for j, line in enumerate(after) if j not in added and mark in line] if generation else []
+
+
 def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Iterable[str] = (),
                    hidden: Iterable[str] = ()) -> SnapshotDiff:
     """Compare two snapshot texts of the same document. With no previous snapshot the whole
@@ -285,26 +338,52 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
     pairs = _paired(old, new, removed, added)
     restated_old = set(pairs.values())
     removed = [i for i in removed if i not in restated_old]
-    refs = _in_context(after, (j for j, line in enumerate(after) if "[ref=" in line))
-    sections = [f"# Page Changes ({generation_of(current)})"]
-    if added:
-        shown = list(after)
-        for j, i in pairs.items():
-            shown[j] = after[j] + _was(old[i], after[j])
-        sections.append("Added/changed:\n" + "\n".join(_in_context(shown, added, CONTEXT_MARK)))
-    if removed:
-        sections.append("Removed:\n" + "\n".join(_in_context(old, removed, CONTEXT_MARK)))
-    if moved:
-        sections.append(_moved_section(after, edits))
+    generation = generation_of(current)
+    header = f"# Page Changes ({generation})"
     changed = bool(added or removed or moved)
-    if not changed:
-        sections.append("No structural change detected.")
-    if refs:
-        sections.append("Current interactive refs:\n" + "\n".join(refs))
     restated = tuple(found.group(1) for j in pairs if (found := _REF_OF.search(after[j])))
     focus_restated = any("] [focused]" in after[j] for j in pairs)
     opened = tuple(after[j].strip() for j in added if j not in pairs and _DIALOG.match(after[j]))
     closed = sum(1 for i in removed if _DIALOG.match(old[i]))
-    return SnapshotDiff(text="\n\n".join(sections), changed=changed, added=len(added), removed=len(removed),
-                        moved=len(moved), restated=restated, focus_restated=focus_restated, dialogs_opened=opened,
-                        dialogs_closed=closed)
+    facts = dict(changed=changed, added=len(added), removed=len(removed), moved=len(moved), restated=restated,
+                 focus_restated=focus_restated, dialogs_opened=opened, dialogs_closed=closed)
+    sections = _change_sections(before, after, old, edits, pairs, removed, generation)
+    text = "\n\n".join([header, *sections, KEPT_REFS_NOTE])
+    if len(text) > ANSWER_CHARS and len(added) + len(removed) > PAGE_WIDE_SHARE * max(len(after), len(before), 1):
+        text = (f"{header}\nThe page changed throughout ({len(added)} lines added, {len(removed)} removed); "
+                f"its snapshot now, where every ref from before that is not in it no longer works:\n\n{current}")
+    return SnapshotDiff(text=text, **facts)
+
+
+def _change_sections(before: list[str], after: list[str], old: list[str], edits: _Edits, pairs: dict[int, int],
+                     removed: list[int], generation: str) -> list[str]:
+    """The sections of a diff's answer within its budget: added or changed lines, removed ones,
+    lines that moved, refs renewed on lines that did not change, where the focus went."""
+    added = edits.added
+    sections: list[str] = []
+    room = ANSWER_CHARS
+    if added:
+        shown = list(after)
+        for j, i in pairs.items():
+            shown[j] = after[j] + _was(old[i], after[j])
+        sections.append(_section(ADDED, _in_context(shown, added, CONTEXT_MARK), room))
+        room -= len(sections[-1])
+    if removed:
+        share = max(int(ANSWER_CHARS * REMOVED_SHARE), 200) if added else room
+        sections.append(_section(REMOVED, _in_context(old, removed, CONTEXT_MARK), min(max(room, 200), share)))
+        room -= len(sections[-1])
+    if edits.moved:
+        sections.append(_moved_section(after, edits))
+        room -= len(sections[-1])
+    if not sections:
+        sections.append("No structural change detected.")
+    taken = set(added)
+    renewed = _renewed(after, taken, generation)
+    if renewed:
+        sections.append(_section(RENEWED, _in_context(after, renewed, CONTEXT_MARK), max(room, 400)))
+        room -= len(sections[-1])
+        taken.update(renewed)
+    focus = _focus_moved(before, after, taken)
+    if focus:
+        sections.append(f"{FOCUS}\n" + "\n".join(after[j].strip() for j in focus[:3]))
+    return sections

@@ -21,10 +21,11 @@ answer that says what you did and what you found.
 
 How to work with pages
 - Look before you act: read_page returns a snapshot whose interactive elements carry refs such \
-as [ref=s1ab_3_7]. Use a ref from the latest snapshot of that tab; refs from older snapshots go \
-stale. When a tool reports stale_ref, call read_page again and use the new ref.
-- Writes (click, type, select_option, navigation, ...) return what changed on the page. Check \
-that the change is the one you wanted before the next step.
+as [ref=s1ab_3_7]. A ref stays good while its element is on the page unchanged. When a tool \
+reports stale_ref, call read_page again and use the new ref.
+- Writes (click, type, select_option, navigation, ...) return what changed on the page, with the \
+refs that are new; the other refs you have still hold. Check that the change is the one you \
+wanted before the next step.
 - Every page tool names its tab as [tabId=N]. Without a tabId, tools act on the tab the user was \
 on when they wrote to you.
 

@@ -10,7 +10,7 @@ from typing import Any, Iterable, Sequence
 
 from protocol.permissions import describe_policy
 
-from host.browser.diff import CONTEXT_MARK
+from host.browser.diff import ADDED, CONTEXT_MARK, FOCUS, REMOVED, RENEWED
 from host.browser.results import NEW_PAGE_DIVIDER
 from host.gatekeeper.audit_trail import (VERDICT_WORDS, answer_words, decision_words, outcome_words, rule_words,
                                         with_words)
@@ -35,13 +35,13 @@ def snapshot(text: str, style: Style = PLAIN) -> str:
 
 
 def diff(text: str, style: Style = PLAIN) -> str:
-    """A snapshot diff: added lines marked `+`, removed lines `-`, current refs as they are."""
+    """A snapshot diff: added lines marked `+`, removed lines `-`, renewed refs and the focus as they are."""
     out, section = [], ""
     for line in text.split("\n"):
         if line.startswith(DIFF_HEADER):
             out.append(style(line, "bold"))
             continue
-        if line in ("Added/changed:", "Removed:", "Current interactive refs:") or line.startswith("Order changed"):
+        if line in (ADDED, REMOVED, RENEWED, FOCUS) or line.startswith("Order changed"):
             section = line if not line.startswith("Order changed") else "Order changed"
             out.append(style(line, "bold"))
             continue
@@ -49,9 +49,9 @@ def diff(text: str, style: Style = PLAIN) -> str:
             out.append(line)
         elif line.endswith(CONTEXT_MARK) or section == "Order changed":  # context, or lines that only moved
             out.append(snapshot(line, style))
-        elif section == "Added/changed:":
+        elif section == ADDED:
             out.append(style("+ " + line, "green"))
-        elif section == "Removed:":
+        elif section == REMOVED:
             out.append(style("- " + line, "red"))
         else:
             out.append(snapshot(line, style))

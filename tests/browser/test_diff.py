@@ -14,25 +14,64 @@ def test_no_previous_snapshot_returns_the_whole_snapshot():
     assert diff.text == current and diff.changed
 
 
-def test_generation_changes_alone_are_no_change():
+def test_generation_changes_alone_are_no_change_and_kept_refs_are_not_repeated():
     before = snap(1, '- button "Go" [ref=sdoc_1_1]', '- text: "Hello"')
-    after = snap(2, '- button "Go" [ref=sdoc_2_1]', '- text: "Hello"')
+    after = snap(2, '- button "Go" [ref=sdoc_1_1]', '- text: "Hello"')
     diff = diff_snapshots(before, after)
     assert not diff.changed
-    assert diff.text.startswith("# Page Changes (sdoc_2)")
-    assert "No structural change detected." in diff.text
-    assert 'Current interactive refs:\n- button "Go" [ref=sdoc_2_1]' in diff.text
+    assert diff.text == ("# Page Changes (sdoc_2)\n\nNo structural change detected.\n\n"
+                         "Refs not listed here are unchanged and still valid.")
 
 
-def test_the_focus_moving_alone_is_no_change_but_the_refs_say_where_it_is():
+def test_a_line_whose_element_was_replaced_lists_its_new_ref():
+    # A list re-rendered: the same line, another element, a ref of the new snapshot.
+    before = snap(1, '- button "Go" [ref=sdoc_1_1]', '- button "Stop" [ref=sdoc_1_2]')
+    after = snap(2, '- button "Go" [ref=sdoc_2_3]', '- button "Stop" [ref=sdoc_1_2]')
+    diff = diff_snapshots(before, after)
+    assert not diff.changed
+    renewed = diff.text.split("their old refs no longer work):\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert renewed == ['- button "Go" [ref=sdoc_2_3]']
+    assert "Stop" not in diff.text
+
+
+def test_the_focus_moving_alone_is_no_change_but_the_answer_says_where_it_is():
     before = snap(1, '- listbox "Fruit" [ref=sdoc_1_1] [focused]', '- button "Save" [ref=sdoc_1_2]')
-    after = snap(2, '- listbox "Fruit" [ref=sdoc_2_1]', '- button "Save" [ref=sdoc_2_2] [focused]')
+    after = snap(2, '- listbox "Fruit" [ref=sdoc_1_1]', '- button "Save" [ref=sdoc_1_2] [focused]')
     diff = diff_snapshots(before, after)
     assert not diff.changed and "No structural change detected." in diff.text
-    assert '- button "Save" [ref=sdoc_2_2] [focused]' in diff.text.split("Current interactive refs:\n", 1)[1]
+    assert 'The focus is now on:\n- button "Save" [ref=sdoc_1_2] [focused]' in diff.text
+    assert "Fruit" not in diff.text
+    # Where it stayed, nothing is said.
+    assert "focus" not in diff_snapshots(after, snap(3, '- listbox "Fruit" [ref=sdoc_1_1]',
+                                                      '- button "Save" [ref=sdoc_1_2] [focused]')).text
     # A state that moves with it is still a change.
-    after = snap(3, '- listbox "Fruit" [ref=sdoc_3_1]', '- button "Save" [pressed] [ref=sdoc_3_2] [focused]')
+    after = snap(3, '- listbox "Fruit" [ref=sdoc_1_1]', '- button "Save" [pressed] [ref=sdoc_1_2] [focused]')
     assert diff_snapshots(before, after).changed
+
+
+def test_a_long_change_list_is_cut_to_the_answers_budget_saying_how_much_it_left():
+    from host.browser.diff import ANSWER_CHARS
+
+    rows = [f'- link "Existing result number {n}" [ref=sdoc_1_{n}]' for n in range(400)]
+    more = [f'- link "Loaded result number {n}" [ref=sdoc_2_{n}]' for n in range(150)]
+    diff = diff_snapshots(snap(1, *rows), snap(2, *rows, *more))
+    assert diff.added == 150 and len(diff.text) <= ANSWER_CHARS + 400
+    shown = diff.text.split("Added/changed:\n", 1)[1].split("\n…", 1)[0].split("\n")
+    assert shown == more[:len(shown)] and 40 < len(shown) < 150
+    assert f"… and {150 - len(shown)} more (this answer keeps to about 1000 tokens; read_page shows the whole page)" in diff.text
+
+
+def test_a_change_across_most_of_the_page_is_answered_with_its_new_snapshot():
+    rows = [f'- link "Inbox message about topic {n}" [ref=sdoc_1_{n}]' for n in range(120)]
+    other = [f'- link "Sent message about topic {n}" [ref=sdoc_2_{n}]' for n in range(120)]
+    current = snap(2, '- heading "Sent"', *other)
+    diff = diff_snapshots(snap(1, '- heading "Inbox"', *rows), current)
+    assert diff.changed and diff.added == 121 and diff.removed == 121
+    assert diff.text.startswith("# Page Changes (sdoc_2)\nThe page changed throughout (121 lines added, 121 removed)")
+    assert diff.text.endswith(current)
+    # A small page changed throughout is still a diff: it fits.
+    small = diff_snapshots(snap(1, '- button "A" [ref=sdoc_1_1]'), snap(2, '- button "B" [ref=sdoc_2_1]'))
+    assert "Added/changed:" in small.text and "changed throughout" not in small.text
 
 
 def test_added_lines_keep_new_refs_and_removed_lines_are_normalised():
@@ -123,14 +162,17 @@ def test_one_line_inserted_among_rows_alike_is_an_addition_not_a_move():
     assert (diff.added, diff.removed, diff.moved) == (0, 1, 0), diff.text
 
 
-def test_the_refs_listed_keep_the_lines_they_are_nested_under():
-    lines = ('- button "Actions" [expanded] [ref=sdoc_2_1]', '- menu "Actions"', '  - menuitem "Archive" [ref=sdoc_2_2]',
+def test_new_lines_keep_the_lines_they_are_nested_under():
+    lines = ('- button "Actions" [expanded] [ref=sdoc_1_1]', '- menu "Actions"', '  - menuitem "Archive" [ref=sdoc_2_2]',
              '- main', '  - heading "Inbox" [level=1]', '    - text: "3 messages"', '  - list',
              '    - listitem', '      - link "Hello" [ref=sdoc_2_3]', '- text: "Footer"')
-    diff = diff_snapshots(snap(1, *lines[:1]), snap(2, *lines))
-    refs = diff.text.split("Current interactive refs:\n", 1)[1].split("\n")
-    assert refs == ['- button "Actions" [expanded] [ref=sdoc_2_1]', '- menu "Actions"', '  - menuitem "Archive" [ref=sdoc_2_2]',
-                    '- main', '  - list', '    - listitem', '      - link "Hello" [ref=sdoc_2_3]']
+    diff = diff_snapshots(snap(1, '- button "Actions" [expanded] [ref=sdoc_1_1]', '- main', '  - list', '    - listitem'),
+                          snap(2, *lines))
+    added = diff.text.split("Added/changed:\n", 1)[1].split("\n\n", 1)[0].split("\n")
+    assert added == ['- menu "Actions"', '  - menuitem "Archive" [ref=sdoc_2_2]', '- main  (unchanged)',
+                     '  - heading "Inbox" [level=1]', '    - text: "3 messages"', '  - list  (unchanged)',
+                     '    - listitem  (unchanged)', '      - link "Hello" [ref=sdoc_2_3]', '- text: "Footer"'], diff.text
+    assert '- button "Actions"' not in diff.text
 
 
 def test_lines_the_budget_left_out_are_neither_added_nor_removed():

@@ -38,15 +38,15 @@ def ref_in(text: str, line_part: str) -> str:
 
 
 def form_filler(body: dict) -> Reply:
-    """Read the page, type the name, click Save, report. Each step uses the refs of the
-    previous result, as a model would."""
+    """Read the page, type the name, click Save, report. Each step uses the newest ref shown for
+    its element, as a model would (a write's answer lists only the refs that are new)."""
     results = tool_results(body)
     if not results:
         return Reply(text="Let me read the page.", tool_calls=[("read_page", {})])
     last = results[-1]
     if "Typed" in last and "Saved" not in last:
         return Reply(text="Now Save.", tool_calls=[("click", {"element": "Save button",
-                                                              "ref": ref_in(last.split("Current interactive refs:")[-1],
+                                                              "ref": ref_in("\n".join(reversed(results)),
                                                                             'button "Save"')})])
     if "Saved Grace Hopper" in last:
         return Reply(text="Done: the form says Saved Grace Hopper.")

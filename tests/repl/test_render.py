@@ -9,14 +9,15 @@ from tests.support.fake_snapshot import ref_line, snapshot_text
 
 SNAPSHOT = snapshot_text("ab", 1, [ref_line("button", "Go", "sab_1_1")], url="https://x.example/", title="X")
 DIFF = ("# Page Changes (sab_2)\n\nAdded/changed:\n- text \"Saved\"\n\nRemoved:\n- button \"Save\" [ref]\n\n"
-        "Current interactive refs:\n- button \"Go\" [ref=sab_2_1]")
+        "The same lines with new refs (the elements were replaced; their old refs no longer work):\n"
+        "- button \"Go\" [ref=sab_2_1]")
 
 
 def test_diff_marks_added_and_removed_lines():
     out = render.diff(DIFF)
     assert '+ - text "Saved"' in out
     assert '- - button "Save" [ref]' in out
-    assert 'Current interactive refs:\n- button "Go" [ref=sab_2_1]' in out
+    assert 'their old refs no longer work):\n- button "Go" [ref=sab_2_1]' in out
 
 
 def test_colour_highlights_refs_and_verdicts_only_when_enabled():

@@ -26,10 +26,10 @@ WAIT_MS = 30_000
 
 
 def latest_ref(results: list[str], line_part: str) -> str:
-    """The ref of the element on a line containing `line_part`, from the newest snapshot."""
+    """The ref of the element on a line containing `line_part`, from the newest answer that shows
+    one (a write's answer lists only the refs that are new; the others stay valid)."""
     for text in reversed(results):
-        current = text.split("Current interactive refs:")[-1]
-        for line in current.split("\n"):
+        for line in text.split("\n"):
             found = re.search(REF, line) if line_part in line else None
             if found:
                 return found.group(1)

@@ -91,7 +91,7 @@ async def report_input(call: ToolCall, browser: "BrowserGateway", client: TabCli
             parts.append(f"The tab now shows {now.url}; every earlier ref is invalid. Read the page again.")
         elif settled.page_changed and not landing.in_other_origin:
             # The page changed in place (a tree item opened, a cell saved): what changed, and
-            # the refs to go on with, as a synthetic write's answer has them.
+            # the refs that are new, as a synthetic write's answer has them.
             diff = await snapshots.changes_since_last(browser.bridge, browser.refs, tab_id)
             if diff is not None:
                 evidence["observedEffects"].append("dom_mutated")
