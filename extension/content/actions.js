@@ -30,8 +30,8 @@
   function stateOf(el) {
     return JSON.stringify([
       el.checked, el.value, el.open, el.selectedIndex,
-      el.getAttribute("aria-expanded"), el.getAttribute("aria-pressed"), el.getAttribute("aria-selected"), el.getAttribute("aria-checked"),
-      el.getAttribute("aria-current"),
+      TW.ariaOf(el, "aria-expanded"), TW.ariaOf(el, "aria-pressed"), TW.ariaOf(el, "aria-selected"), TW.ariaOf(el, "aria-checked"),
+      TW.ariaOf(el, "aria-current"),
     ]);
   }
 
@@ -106,7 +106,7 @@
       notice = took[1];
     }
     if (effectState !== "verified" && effects.length) effectState = "observed";
-    const snap = TW.takeSnapshot({ maxTokens: POST_WRITE_TOKENS });
+    const snap = TW.takeSnapshot({ maxTokens: POST_WRITE_TOKENS, keepNew: true });
     const lines = [actionText, notice || NOTICES[effectState], ...warnings];
     return {
       resultText: lines.join("\n"),
@@ -206,7 +206,7 @@
   // takes a round trip a key, and a long text would outlast the write's deadline.
   const SUGGEST_KEYED_CHARS = 64;
   function suggests(el, text) {
-    const autocomplete = (el.getAttribute("aria-autocomplete") || "none").trim().toLowerCase();
+    const autocomplete = (TW.ariaOf(el, "aria-autocomplete") || "none").trim().toLowerCase();
     return text.length <= SUGGEST_KEYED_CHARS && (TW.roleOf(el) === "combobox" || autocomplete !== "none" && autocomplete !== "");
   }
 

@@ -15,6 +15,10 @@
   // The hashes of left-out lines sent with a snapshot, at most (a very large page's diff may
   // then list a line the budget left out as added or removed).
   const MAX_HIDDEN_HASHES = 20000;
+  // A write's snapshot keeps the lines that are new since the one before against its budget (the
+  // write's effect: a status text, a state), at most this many; a page that changed throughout
+  // is fitted as any other.
+  const MAX_NEW_KEPT = 200;
   const TEXT_LIMIT = 120;
   // read_page's `full` mode: a text run is cut only past this many characters.
   const FULL_TEXT_LIMIT = 4000;
@@ -340,18 +344,36 @@
     return `${"  ".repeat(entry.depth)}- ${entry.body}`;
   }
 
-  // The entries that hold a ref, landmark or frame line (their ancestors): without them those
-  // lines would read as nested under whatever line came before (a grid's cells under a button).
-  function holders(entries) {
+  // The entries that hold a ref, landmark, frame or kept new line (their ancestors): without
+  // them those lines would read as nested under whatever line came before (a grid's cells under
+  // a button). Kept new lines are held themselves.
+  function holders(entries, fresh) {
     const holds = new Uint8Array(entries.length);
     const chain = [];
     for (let i = 0; i < entries.length; i++) {
       const depth = entries[i].depth;
       while (chain.length && entries[chain[chain.length - 1]].depth >= depth) chain.pop();
-      if (entries[i].kind !== "text" && entries[i].kind !== "struct") for (const at of chain) holds[at] = 1;
+      const isNew = fresh && fresh[i];
+      if (isNew) holds[i] = 1;
+      if (isNew || (entries[i].kind !== "text" && entries[i].kind !== "struct")) for (const at of chain) holds[at] = 1;
       chain.push(i);
     }
     return holds;
+  }
+
+  // Which entries render to a line the snapshot before did not have (null when none is kept:
+  // too many are new, or there is no snapshot of this document to compare with).
+  function newSince(entries, before) {
+    if (!before) return null;
+    const seen = new Set(before.lines);
+    const fresh = new Uint8Array(entries.length);
+    let count = 0;
+    for (let i = 0; i < entries.length; i++) {
+      if (seen.has(render(entries[i]))) continue;
+      fresh[i] = 1;
+      if (++count > MAX_NEW_KEPT) return null;
+    }
+    return count ? fresh : null;
   }
 
   const BARE_ROLE = /^[a-z]+$/;
@@ -377,11 +399,11 @@
   // structure, on-screen text, on-screen structure (each from the end of the page); structure
   // that holds what stays is kept. Ref, landmark and frame lines stay, except off-screen ref
   // lines far past the budget. Returns the kept lines and what was dropped.
-  function fit(entries, budget) {
+  function fit(entries, budget, fresh = null) {
     const costs = entries.map((entry) => entry.depth * 2 + entry.body.length + 3);
     let total = costs.reduce((sum, cost) => sum + cost, 0);
     const dropped = new Uint8Array(entries.length);
-    const holds = total > budget ? holders(entries) : dropped;
+    const holds = total > budget ? holders(entries, fresh) : dropped;
     let nodes = 0;
     let refs = 0;
     const passes = [["text", false], ["struct", false], ["text", true], ["struct", true]];
@@ -398,7 +420,7 @@
     }
     const ceiling = budget + REF_OVERFLOW_CHARS;
     for (let i = entries.length - 1; i >= 0 && total > ceiling; i--) {
-      if (entries[i].kind === "ref" && !entries[i].inView && !dropped[i]) {
+      if (entries[i].kind === "ref" && !entries[i].inView && !dropped[i] && !(fresh && fresh[i])) {
         dropped[i] = 1;
         total -= costs[i];
         nodes += 1;
@@ -482,7 +504,9 @@
   // `full`: text runs whole (up to FULL_TEXT_LIMIT characters each), not cut at 120.
   // The elements the current snapshot has refs for keep them while their role and name stay
   // (refs an agent holds stay good across reads and writes; a changed element gets a new one).
-  TW.takeSnapshot = ({ maxTokens = 3000, full = false } = {}) => {
+  // `keepNew` (a write's snapshot): the lines new since the snapshot before stay within the
+  // budget, so a write's answer shows its effect even on a page larger than the budget.
+  TW.takeSnapshot = ({ maxTokens = 3000, full = false, keepNew = false } = {}) => {
     const token = TW.documentToken();
     const snapshotId = ++TW.state.snapshotCounter;
     const current = TW.state.snapshot;
@@ -491,7 +515,8 @@
     const walker = walk(token, snapshotId, false, full ? FULL_TEXT_LIMIT : TEXT_LIMIT, keep);
     const id = `s${token}_${snapshotId}`;
     const all = walker.entries.map(render);
-    const { lines, nodes, refs, hidden } = fit(walker.entries, maxTokens * 4);
+    const before = keepNew && current && current.token === token ? current : null;
+    const { lines, nodes, refs, hidden } = fit(walker.entries, maxTokens * 4, newSince(walker.entries, before));
     const marker = truncationMarker(nodes, refs);
     const head = header(id);
     const text = head.concat(lines).join("\n") + (marker ? `\n\n${marker}` : "");

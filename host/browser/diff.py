@@ -44,7 +44,7 @@ ANSWER_CHARS = 4000
 REMOVED_SHARE = 0.3
 # A change to more than this share of the page's lines is answered with the new snapshot.
 PAGE_WIDE_SHARE = 0.5
-KEPT_REFS_NOTE = "Refs not listed here are unchanged and still valid."
+KEPT_REFS_NOTE = "Other refs still hold."
 ADDED = "Added/changed:"
 REMOVED = "Removed:"
 RENEWED = "The same lines with new refs (the elements were replaced; their old refs no longer work):"
@@ -306,10 +306,11 @@ def _section(title: str, lines: list[str], room: int) -> str:
 _FOCUS = re.compile(r"\[ref=(s[0-9a-z]+_\d+_\d+)\] \[(?:focused|active)\]", re.ASCII)
 
 
-def _focus_moved(before: list[str], after: list[str], added: set[int]) -> list[int]:
+def _focus_moved(before: list[str], after: list[str], added: set[int], acted: Iterable[str]) -> list[int]:
     """The lines that hold the focus (or the active descendant) now and did not before, when
-    they are not among the added lines already."""
-    held = {match.group(1) for line in before if (match := _FOCUS.search(line))}
+    they are not among the added lines already nor the elements the write acted on (the answer
+    names those)."""
+    held = {match.group(1) for line in before if (match := _FOCUS.search(line))} | set(acted)
     return [j for j, line in enumerate(after) if j not in added and (match := _FOCUS.search(line))
             and match.group(1) not in held]
 
@@ -322,10 +323,10 @@ def _renewed(after: list[str], added: set[int], generation: str) -> list[int]:
 
 
 def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Iterable[str] = (),
-                   hidden: Iterable[str] = ()) -> SnapshotDiff:
+                   hidden: Iterable[str] = (), acted: Iterable[str] = ()) -> SnapshotDiff:
     """Compare two snapshot texts of the same document. With no previous snapshot the whole
     current one is the answer. `previous_hidden` / `hidden`: the hashes of the lines each one's
-    budget left out."""
+    budget left out. `acted`: the refs the write acted on."""
     if not previous:
         return SnapshotDiff(text=current, changed=True)
     before = _body(previous)
@@ -347,7 +348,7 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
     closed = sum(1 for i in removed if _DIALOG.match(old[i]))
     facts = dict(changed=changed, added=len(added), removed=len(removed), moved=len(moved), restated=restated,
                  focus_restated=focus_restated, dialogs_opened=opened, dialogs_closed=closed)
-    sections = _change_sections(before, after, old, edits, pairs, removed, generation)
+    sections = _change_sections(before, after, old, edits, pairs, removed, generation, tuple(acted))
     text = "\n\n".join([header, *sections, KEPT_REFS_NOTE])
     if len(text) > ANSWER_CHARS and len(added) + len(removed) > PAGE_WIDE_SHARE * max(len(after), len(before), 1):
         text = (f"{header}\nThe page changed throughout ({len(added)} lines added, {len(removed)} removed); "
@@ -356,7 +357,7 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
 
 
 def _change_sections(before: list[str], after: list[str], old: list[str], edits: _Edits, pairs: dict[int, int],
-                     removed: list[int], generation: str) -> list[str]:
+                     removed: list[int], generation: str, acted: tuple[str, ...]) -> list[str]:
     """The sections of a diff's answer within its budget: added or changed lines, removed ones,
     lines that moved, refs renewed on lines that did not change, where the focus went."""
     added = edits.added
@@ -383,7 +384,7 @@ def _change_sections(before: list[str], after: list[str], old: list[str], edits:
         sections.append(_section(RENEWED, _in_context(after, renewed, CONTEXT_MARK), max(room, 400)))
         room -= len(sections[-1])
         taken.update(renewed)
-    focus = _focus_moved(before, after, taken)
+    focus = _focus_moved(before, after, taken, acted)
     if focus:
         sections.append(f"{FOCUS}\n" + "\n".join(after[j].strip() for j in focus[:3]))
     return sections

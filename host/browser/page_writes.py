@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Awaitable, Iterable
 import msgspec
 
 from host.browser import snapshots
+from host.browser.described import refs_used
 from host.browser.expected import expected_elements
 from host.browser.results import NEW_PAGE_DIVIDER, SNAPSHOT_DIVIDER, UNSTABLE_NOTICE, dialog_lines
 from host.browser.target import get_tab
@@ -134,7 +135,7 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     if not result.page_stabilized:
         parts.append(UNSTABLE_NOTICE)
     if snapshot is not None:
-        diff = snapshots.changes(before, snapshot)
+        diff = snapshots.changes(before, snapshot, tuple(refs_used(call)))
         details["changed"] = diff.changed
         parts.append(f"{SNAPSHOT_DIVIDER}\n{diff.text}")
     opened = _opened_urls(result)

@@ -54,14 +54,14 @@ def baseline(refs: RefMap, tab_id: int) -> Baseline:
     return Baseline(token, text, refs.last_hidden(tab_id))
 
 
-def changes(before: Baseline, snapshot: PageSnapshot) -> "SnapshotDiff":
+def changes(before: Baseline, snapshot: PageSnapshot, acted: tuple[str, ...] = ()) -> "SnapshotDiff":
     """What `snapshot` shows changed since `before`: the whole snapshot when that was of
-    another document (or there was none)."""
+    another document (or there was none). `acted`: the refs the write acted on."""
     from host.browser.diff import diff_snapshots  # only a write's answer needs it
 
     same_document = bool(before.doc_token) and before.doc_token == snapshot.doc_token
     return diff_snapshots(before.text if same_document else None, snapshot.text, previous_hidden=before.hidden,
-                          hidden=snapshot.hidden)
+                          hidden=snapshot.hidden, acted=acted)
 
 
 async def changes_since_last(bridge: Bridge, refs: RefMap, tab_id: int,

@@ -20,7 +20,7 @@ def test_generation_changes_alone_are_no_change_and_kept_refs_are_not_repeated()
     diff = diff_snapshots(before, after)
     assert not diff.changed
     assert diff.text == ("# Page Changes (sdoc_2)\n\nNo structural change detected.\n\n"
-                         "Refs not listed here are unchanged and still valid.")
+                         "Other refs still hold.")
 
 
 def test_a_line_whose_element_was_replaced_lists_its_new_ref():
@@ -279,3 +279,10 @@ def test_a_header_whose_sort_moved_is_one_changed_line_each():
     # Two alike on each side are not guessed at: they stay an addition and a removal each.
     removed = diff.text.split("Removed:\n", 1)[1].split("\n\n", 1)[0]
     assert removed.count('columnheader "Day"') == 2 and "Date" not in removed, diff.text
+
+
+def test_the_focus_moving_onto_the_element_acted_on_is_not_said_again():
+    before = snap(1, '- textbox "Name" [ref=sdoc_1_1] [focused]', '- button "Save" [ref=sdoc_1_2]')
+    after = snap(2, '- textbox "Name" [ref=sdoc_1_1]', '- button "Save" [ref=sdoc_1_2] [focused]')
+    assert "focus" not in diff_snapshots(before, after, acted=["sdoc_1_2"]).text
+    assert "The focus is now on:" in diff_snapshots(before, after, acted=["sdoc_1_1"]).text

@@ -35,7 +35,7 @@ async def test_type_then_click_with_verification_and_diff(driver):
     assert await driver.evaluate("form.html", "document.getElementById('name').value") == "Grace Hopper"
     assert await driver.evaluate("form.html", "window.eventLog") == ["name:input", "name:change"]
     # The refs the page kept are not repeated: the read's ref of Save is still good.
-    assert 'button "Save"' not in typed["text"] and "Refs not listed here are unchanged and still valid." in typed["text"]
+    assert 'button "Save"' not in typed["text"] and "Other refs still hold." in typed["text"]
     saved = await driver.ok("click", element="Save button", ref=ref_of(page, 'button "Save"'))
     assert '- text: "Saved Grace Hopper"' in saved["text"]
     assert saved["details"]["evidence"]["outcome"] == "uncertain"  # a click never claims more
