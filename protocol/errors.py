@@ -77,6 +77,7 @@ class ToolCode:
     NOT_VISIBLE = "not_visible"
     DISABLED = "disabled"
     NOT_EDITABLE = "not_editable"
+    NOT_FOCUSABLE = "not_focusable"  # keys were asked for on an element that cannot take the focus
     NOT_STABLE = "not_stable"
     OCCLUDED = "occluded"
     UNSUPPORTED_FRAME = "unsupported_frame"

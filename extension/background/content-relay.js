@@ -16,6 +16,7 @@ export const EXECUTOR_FILES = [
   "generated/tools.js",
   "generated/roles.js",
   "content/core.js",
+  "content/internals-link.js",
   "content/element-role.js",
   "content/accessible-name.js",
   "content/dom-info.js",
@@ -36,22 +37,34 @@ export const EXECUTOR_FILES = [
 // The manual-takeover watcher: part of the executor in the top frame, injected alone elsewhere.
 const FRAME_TAKEOVER_FILES = [CONTENT_PROTOCOL_FILE, "content/takeover-watch.js"];
 const TAKEOVER_SCRIPT_ID = "takeover-watch";
+// The ElementInternals observer (page's MAIN world) and its link in our isolated world, at
+// document_start beside the watcher: components call attachInternals() as soon as they are
+// defined, so only an observer there before them sees it (internals-observer.js).
+const INTERNALS_SCRIPTS = [
+  { id: "internals-observer", js: ["content/internals-observer.js"], world: "MAIN" },
+  { id: "internals-link", js: ["content/internals-link.js"], world: "ISOLATED" },
+];
 
 // The watcher also runs at document_start in every frame of every site we may script, before
 // any page script, so a page's own listeners cannot stop a person's press before it hears it
 // (see takeover-watch.js); it stays quiet until armed. A registered script runs only where the
 // extension has host access, as injection does: registering it grants nothing. The registration
 // outlives the worker; it is refreshed whenever the worker starts (an update may change files).
-async function registerTakeoverWatcher() {
-  const script = {
-    id: TAKEOVER_SCRIPT_ID, js: FRAME_TAKEOVER_FILES, matches: ["<all_urls>"], allFrames: true,
-    matchOriginAsFallback: true, runAt: "document_start", world: "ISOLATED", persistAcrossSessions: true,
+async function registerDocumentStartScripts() {
+  const everywhere = {
+    matches: ["<all_urls>"], allFrames: true, matchOriginAsFallback: true, runAt: "document_start", persistAcrossSessions: true,
   };
-  const known = await chrome.scripting.getRegisteredContentScripts({ ids: [TAKEOVER_SCRIPT_ID] });
-  if (known.length) await chrome.scripting.updateContentScripts([script]);
-  else await chrome.scripting.registerContentScripts([script]);
+  const scripts = [
+    { ...everywhere, id: TAKEOVER_SCRIPT_ID, js: FRAME_TAKEOVER_FILES, world: "ISOLATED" },
+    ...INTERNALS_SCRIPTS.map((script) => ({ ...everywhere, ...script })),
+  ];
+  const known = new Set((await chrome.scripting.getRegisteredContentScripts({ ids: scripts.map((s) => s.id) })).map((s) => s.id));
+  const fresh = scripts.filter((script) => !known.has(script.id));
+  const update = scripts.filter((script) => known.has(script.id));
+  if (update.length) await chrome.scripting.updateContentScripts(update);
+  if (fresh.length) await chrome.scripting.registerContentScripts(fresh);
 }
-registerTakeoverWatcher().catch((err) => console.warn("Tabwarden: the takeover watcher was not registered:", err));
+registerDocumentStartScripts().catch((err) => console.warn("Tabwarden: the document_start scripts were not registered:", err));
 
 const FRAME_WATCH_DEBOUNCE_MS = 200;
 const FRAME_WATCH_MAX_WAIT_MS = 1000; // a page that loads frames without pause still gets watchers

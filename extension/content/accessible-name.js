@@ -15,7 +15,7 @@
   const SKIPPED = new Set(["script", "style", "noscript", "template", "title", "desc"]);
 
   function hiddenForNames(el) {
-    if (el.getAttribute("aria-hidden") === "true" || el.hasAttribute("hidden")) return true;
+    if (TW.ariaOf(el, "aria-hidden") === "true" || el.hasAttribute("hidden")) return true;
     // An area is never rendered itself (its image shows it): its display says nothing.
     if (el.localName === "area") return false;
     const style = el.ownerDocument.defaultView.getComputedStyle(el);
@@ -53,14 +53,18 @@
       return [...chosen].map((option) => TW.collapse(option.textContent)).join(" ");
     }
     if (TW.roles.range.has(role)) {
-      return el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow") || (tag === "input" ? el.value : "");
+      return TW.ariaOf(el, "aria-valuetext") || TW.ariaOf(el, "aria-valuenow") || (tag === "input" ? el.value : "");
     }
     return null;
   }
 
+  // CSS generated content counts unless it is hidden (a bold copy of a tab's text kept only to
+  // reserve its width, say).
   function pseudo(el, which) {
-    const content = el.ownerDocument.defaultView.getComputedStyle(el, which).content;
+    const style = el.ownerDocument.defaultView.getComputedStyle(el, which);
+    const content = style.content;
     if (!content || content === "none" || content === "normal") return "";
+    if (style.visibility === "hidden" || style.visibility === "collapse" || style.display === "none") return "";
     const match = /^"(.*)"$/.exec(content);
     return match ? match[1] : "";
   }
@@ -148,12 +152,20 @@
         .join(" ");
       if (TW.collapse(text)) return text;
     }
+    // A custom element's ElementInternals: the elements it is labelled by, at the step of its
+    // aria-labelledby (the attribute wins); the labels of a form-associated one, as a native
+    // control's.
+    const internals = TW.internalsOf(el);
+    if (!walk.inLabelledBy && internals && internals.labelledby && !el.hasAttribute("aria-labelledby")) {
+      if (TW.collapse(internals.labelledby)) return internals.labelledby;
+    }
     if (walk.recursing && el !== walk.root) {
       const value = embeddedValue(el, role);
       if (value !== null) return value;
     }
-    const aria = el.getAttribute("aria-label");
+    const aria = TW.ariaOf(el, "aria-label");
     if (aria && aria.trim()) return aria;
+    if (internals && internals.labels && TW.collapse(internals.labels)) return internals.labels;
     const native = nativeLabel(el, role, inner);
     if (TW.collapse(native)) return native;
     const contentCounts = TW.roles.nameFromContent.has(role) || walk.fromContent || walk.direct ||

@@ -152,7 +152,7 @@
         if (hidden) failure = TW.fail(CODES.NOT_VISIBLE, `the element is not visible: ${hidden}`, "precheck", true);
       }
       if (!failure) {
-        if (el.closest("[inert]") || el.getAttribute("aria-disabled") === "true" || el.matches(":disabled")) {
+        if (el.closest("[inert]") || TW.ariaOf(el, "aria-disabled") === "true" || el.matches(":disabled")) {
           throw TW.fail(CODES.DISABLED, `the element (${TW.describe(el)}) is disabled`, "precheck", false);
         }
         const edit = editProblem(el, kind);

@@ -28,7 +28,7 @@
 
   // Hidden for the snapshot: the whole subtree goes.
   TW.isHidden = (el, style) =>
-    el.getAttribute("aria-hidden") === "true" ||
+    TW.ariaOf(el, "aria-hidden") === "true" ||
     el.hasAttribute("hidden") ||
     style.display === "none" ||
     style.visibility === "hidden" ||
@@ -84,7 +84,7 @@
     const tag = el.localName;
     const heading = /^h([1-6])$/.exec(tag);
     if (heading) attrs.push(`level=${heading[1]}`);
-    else if (role === "heading" && el.getAttribute("aria-level")) attrs.push(`level=${Number.parseInt(el.getAttribute("aria-level"), 10) || 2}`);
+    else if (role === "heading" && TW.ariaOf(el, "aria-level")) attrs.push(`level=${Number.parseInt(TW.ariaOf(el, "aria-level"), 10) || 2}`);
     if (tag === "input" || tag === "textarea" || tag === "select") {
       const type = tag === "input" ? el.type : "";
       if (type && !TYPES_SAID_BY_ROLE.has(type)) attrs.push(`type=${type}`);
@@ -96,26 +96,26 @@
       }
       if (el.readOnly) attrs.push("readonly");
     }
-    if (el.matches(":disabled") || el.getAttribute("aria-disabled") === "true") attrs.push("disabled");
-    const expanded = el.getAttribute("aria-expanded");
+    if (el.matches(":disabled") || TW.ariaOf(el, "aria-disabled") === "true") attrs.push("disabled");
+    const expanded = TW.ariaOf(el, "aria-expanded");
     if (expanded === "true") attrs.push("expanded");
     else if (expanded === "false") attrs.push("collapsed");
     else if (tag === "summary" && el.parentElement && el.parentElement.localName === "details") {
       attrs.push(el.parentElement.open ? "expanded" : "collapsed");
     }
-    if (el.getAttribute("aria-selected") === "true" || (tag === "option" && el.selected)) attrs.push("selected");
-    if (el.getAttribute("aria-checked") === "true" && !attrs.includes("checked")) attrs.push("checked");
+    if (TW.ariaOf(el, "aria-selected") === "true" || (tag === "option" && el.selected)) attrs.push("selected");
+    if (TW.ariaOf(el, "aria-checked") === "true" && !attrs.includes("checked")) attrs.push("checked");
     // A switch is a toggle by its role: off is a state to say, as a toggle button's is.
     if (role === "switch" && !attrs.includes("checked")) attrs.push("checked=false");
     // A modal dialog: what is behind it cannot be used while it is open.
     if ((role === "dialog" || role === "alertdialog")
-        && (el.getAttribute("aria-modal") === "true" || (tag === "dialog" && el.matches(":modal")))) attrs.push("modal");
-    const invalid = el.getAttribute("aria-invalid");
+        && (TW.ariaOf(el, "aria-modal") === "true" || (tag === "dialog" && el.matches(":modal")))) attrs.push("modal");
+    const invalid = TW.ariaOf(el, "aria-invalid");
     if (invalid && invalid !== "false") attrs.push("invalid");
-    const current = el.getAttribute("aria-current");
+    const current = TW.ariaOf(el, "aria-current");
     if (current && current !== "false") attrs.push("current");
     // A feed or a region still loading (more articles on their way): wait before reading on.
-    if ((el.getAttribute("aria-busy") || "").trim().toLowerCase() === "true") attrs.push("busy");
+    if ((TW.ariaOf(el, "aria-busy") || "").trim().toLowerCase() === "true") attrs.push("busy");
     attrs.push(...ariaStates(el, role, attrs));
     attrs.push(...declaredSize(el, role));
     return attrs;
@@ -137,8 +137,8 @@
 
   function rangeValue(el, role) {
     if (!TW.roles.range.has(role) || el.localName === "input") return [];
-    const text = TW.collapse(el.getAttribute("aria-valuetext"));
-    const now = el.getAttribute("aria-valuenow");
+    const text = TW.collapse(TW.ariaOf(el, "aria-valuetext"));
+    const now = TW.ariaOf(el, "aria-valuenow");
     const shown = [];
     const numeric = now !== null && now.trim() !== "" && Number.isFinite(Number(now));
     if (text) {
@@ -147,14 +147,24 @@
       if (numeric && text !== String(Number(now))) shown.push(`now=${Number(now)}`);
     } else if (numeric) shown.push(`value=${Number(now)}`);
     else if (el.localName === "progress" || el.localName === "meter") shown.push(`value=${el.value}`);
+    else if (role === "slider" || role === "scrollbar") {
+      // Without a value, ARIA gives these the middle of their range (as the browser reports it).
+      const number = (attr, fallback) => {
+        const value = TW.ariaOf(el, attr);
+        return value !== null && value.trim() !== "" && Number.isFinite(Number(value)) ? Number(value) : fallback;
+      };
+      const low = number("aria-valuemin", 0);
+      const high = number("aria-valuemax", 100);
+      if (high >= low) shown.push(`value=${low + (high - low) / 2}`);
+    }
     return shown;
   }
 
   function bounds(el, role) {
     if (!TW.roles.range.has(role) || role === "progressbar") return [];
     const native = el.localName === "input" && (el.type === "range" || el.type === "number");
-    const min = el.getAttribute("aria-valuemin") ?? (native ? el.getAttribute("min") : null);
-    const max = el.getAttribute("aria-valuemax") ?? (native ? el.getAttribute("max") : null);
+    const min = TW.ariaOf(el, "aria-valuemin") ?? (native ? el.getAttribute("min") : null);
+    const max = TW.ariaOf(el, "aria-valuemax") ?? (native ? el.getAttribute("max") : null);
     const shown = [];
     if (min !== null && min.trim() !== "" && Number.isFinite(Number(min))) shown.push(`min=${Number(min)}`);
     if (max !== null && max.trim() !== "" && Number.isFinite(Number(max))) shown.push(`max=${Number(max)}`);
@@ -164,7 +174,7 @@
   const SORTS = new Set(["ascending", "descending", "other"]);
 
   // A column or row header that says the table is sorted by it.
-  TW.isSortedHeader = (el, role) => (role === "columnheader" || role === "rowheader") && SORTS.has(el.getAttribute("aria-sort"));
+  TW.isSortedHeader = (el, role) => (role === "columnheader" || role === "rowheader") && SORTS.has(TW.ariaOf(el, "aria-sort"));
 
   // The focused element as its snapshot line shows it (role, name, states), and the option a
   // focused widget points at, for the answer of trusted input: "" when nothing has the focus.
@@ -178,7 +188,7 @@
       const attrs = TW.attributesOf(node, role).map((attr) => ` [${attr}]`).join("");
       return `${role}${name ? ` ${TW.quote(TW.clip(name, 80))}` : ""}${attrs}`;
     };
-    const id = el.getAttribute("aria-activedescendant");
+    const id = TW.ariaOf(el, "aria-activedescendant");
     const active = id ? el.ownerDocument.getElementById(id) : null;
     return active ? `${describe(el)}, at ${describe(active)}` : describe(el);
   };
@@ -217,23 +227,23 @@
   // bounds of range widgets, required and read-only fields.
   function ariaStates(el, role, before) {
     const out = [];
-    if (el.getAttribute("aria-checked") === "mixed" || (el.localName === "input" && el.type === "checkbox" && el.indeterminate)) {
+    if (TW.ariaOf(el, "aria-checked") === "mixed" || (el.localName === "input" && el.type === "checkbox" && el.indeterminate)) {
       const at = before.indexOf("checked");
       if (at >= 0) before.splice(at, 1);
       out.push("checked=mixed");
     }
     // A toggle button says so when it is off too: without it, Bold reads as a plain button.
-    const pressed = (el.getAttribute("aria-pressed") || "").trim().toLowerCase();
+    const pressed = (TW.ariaOf(el, "aria-pressed") || "").trim().toLowerCase();
     if (pressed === "true") out.push("pressed");
     else if (pressed === "mixed") out.push("pressed=mixed");
     else if (pressed === "false") out.push("pressed=false");
     out.push(...rangeValue(el, role), ...bounds(el, role));
-    if (TW.isSortedHeader(el, role)) out.push(`sort=${el.getAttribute("aria-sort")}`);
+    if (TW.isSortedHeader(el, role)) out.push(`sort=${TW.ariaOf(el, "aria-sort")}`);
     // A flat tree grid or tree says its nesting only through aria-level.
-    const level = Number.parseInt(el.getAttribute("aria-level"), 10);
+    const level = Number.parseInt(TW.ariaOf(el, "aria-level"), 10);
     if ((role === "treeitem" || role === "row") && level > 0) out.push(`level=${level}`);
-    if (el.required || el.getAttribute("aria-required") === "true") out.push("required");
-    if (el.getAttribute("aria-readonly") === "true" && !before.includes("readonly")) out.push("readonly");
+    if (el.required || TW.ariaOf(el, "aria-required") === "true") out.push("required");
+    if (TW.ariaOf(el, "aria-readonly") === "true" && !before.includes("readonly")) out.push("readonly");
     return out;
   }
 
@@ -273,7 +283,7 @@
   TW.hintOf = (el, role, name) => {
     const hint = { role, name, tag: el.localName };
     if (el.localName === "input") hint.inputType = el.type;
-    const label = el.getAttribute("aria-label");
+    const label = TW.ariaOf(el, "aria-label");
     if (label) hint.label = label.slice(0, 200);
     const placeholder = el.getAttribute("placeholder");
     if (placeholder) hint.placeholder = placeholder.slice(0, 200);

@@ -1,13 +1,37 @@
 // Tabwarden page executor, part 2a: an element's role as the browser computes it, from the
-// explicit role or the HTML element's implicit one (landmarks with their scoping and naming
-// rules, table cells inside grids, SVG graphics), and the role tables shared with the deep
-// read (generated/roles.js).
+// explicit role, the role a custom element set through ElementInternals, or the HTML element's
+// implicit one (landmarks with their scoping and naming rules, table cells inside grids, SVG
+// graphics), and the role tables shared with the deep read (generated/roles.js).
 (() => {
   const TW = globalThis.__tabwarden;
   if (TW.parts.has("element-role")) return;
   TW.parts.add("element-role");
 
   TW.roles = globalThis.__tabwardenRoles;
+
+  // What a custom element's ElementInternals hold ({role, "aria-checked", labels, labelledby...}),
+  // asked of the MAIN-world observer (internals-link.js) once per element per task: a snapshot
+  // asks each custom element once however many of its states it reads.
+  let known = null;
+  TW.internalsOf = (el) => {
+    const link = globalThis.__tabwardenInternals;
+    if (!link || !el.localName || !el.localName.includes("-")) return null;
+    if (!known) {
+      known = new Map();
+      queueMicrotask(() => { known = null; });
+    }
+    if (!known.has(el)) known.set(el, link.ask(el));
+    return known.get(el);
+  };
+
+  // An ARIA attribute as the browser reads it: the element's own attribute, else the default its
+  // ElementInternals set (null when neither).
+  TW.ariaOf = (el, attr) => {
+    const own = el.getAttribute(attr);
+    if (own !== null) return own;
+    const internals = TW.internalsOf(el);
+    return internals && typeof internals[attr] === "string" ? internals[attr] : null;
+  };
 
   const INPUT_ROLES = {
     checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton", search: "searchbox",
@@ -106,7 +130,7 @@
   // The element's role: the first token of its role attribute, unless that is presentational on
   // an element the browser must keep (focusable or labelled), then the implicit role.
   TW.roleOf = (el) => {
-    const explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0].toLowerCase();
+    const explicit = (TW.ariaOf(el, "role") || "").trim().split(/\s+/)[0].toLowerCase();
     if (explicit && explicit !== "none" && explicit !== "presentation") return explicit;
     if (explicit && !el.hasAttribute("tabindex") && !GLOBAL_STATES.some((attr) => el.hasAttribute(attr))) return "none";
     return implicitRole(el);

@@ -54,6 +54,7 @@
       "NAVIGATION_UNCERTAIN": "navigation_uncertain",
       "NOT_CONNECTED": "not_connected",
       "NOT_EDITABLE": "not_editable",
+      "NOT_FOCUSABLE": "not_focusable",
       "NOT_FOUND": "not_found",
       "NOT_STABLE": "not_stable",
       "NOT_VISIBLE": "not_visible",

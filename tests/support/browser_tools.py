@@ -66,11 +66,12 @@ def l1_site(run_dir: Path) -> Iterator[Site]:
 
 
 @contextmanager
-def browser_site(run_dir: Path, host_permissions: list[str], model_url: str | None = None) -> Iterator[Site]:
-    """Two page servers and one browser with the extension, granted `host_permissions` (and,
-    with `model_url`, an engine that talks to that fake model); the browser's diagnostics are
-    printed when the tests inside fail."""
-    with PageServer() as main, PageServer() as other, hooks_enabled():
+def browser_site(run_dir: Path, host_permissions: list[str], model_url: str | None = None,
+                 root: Path = FIXTURES) -> Iterator[Site]:
+    """Two page servers of `root` and one browser with the extension, granted `host_permissions`
+    (and, with `model_url`, an engine that talks to that fake model); the browser's diagnostics
+    are printed when the tests inside fail."""
+    with PageServer(root) as main, PageServer(root) as other, hooks_enabled():
         run = BrowserRun(run_dir, host_permissions=host_permissions, start_url="about:blank")
         run.prepare()
         if model_url is not None:

@@ -40,6 +40,19 @@ if TYPE_CHECKING:
 
 
 
+async def _focus_for_keys(writer: Writer, target: Any) -> None:
+    """Give `target` the focus before keys; an element that cannot take it is refused before any
+    key is sent (the browser's refusal changed nothing)."""
+    try:
+        await writer("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
+    except CdpError as exc:
+        if "not focusable" not in exc.cdp_message.lower():
+            raise
+        raise ToolFailure(ToolCode.NOT_FOCUSABLE, f"{target.describe()} cannot take the keyboard focus, so no key was "
+                          "sent; click it, or press keys without a ref on what holds the focus", phase="precheck",
+                          details={"dispatched": False}) from exc
+
+
 async def _scroll_into_view(client: TabClient, writer: Writer, target: NodeTarget) -> None:
     """Bring the element (and, for out-of-process frames, each owner iframe) into view."""
     for session, owner in reversed(await geometry.owner_chain(client, target.session_id)):
@@ -321,7 +334,7 @@ async def press_key(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
             writer = action.writer = Writer(client, target.epoch)
             await _scroll_into_view(client, writer, target)
             await confirm_shown(browser, client, target)  # before the focus, which the page may act on
-            await writer("DOM.focus", {"backendNodeId": target.backend_node_id}, target.session_id)
+            await _focus_for_keys(writer, target)
             check = _sent_before(writer, confirm_focus(client, landing, target.frame_id))
             session = target.session_id
             if params.repeat > 1:
