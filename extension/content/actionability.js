@@ -138,9 +138,20 @@
     if (!inside) owner.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
   };
 
+  // A label of `el` a click can go through instead (a covered radio or checkbox of a star widget
+  // or a styled switch): shown and not covered itself. Its click acts on `el` and nothing else.
+  function clickableLabel(el) {
+    for (const label of el.labels || []) {
+      if (label.isConnected && !visibilityProblem(label) && !occlusion(label)) return label;
+    }
+    return null;
+  }
+
   // Throws the first failing check: detached, not_visible, disabled, not_editable, not_stable
-  // (click and hover only), occluded. `kind` is click | type | select | hover.
-  TW.ensureActionable = async (el, kind, deadlineAt, signal) => {
+  // (click and hover only), occluded. `kind` is click | type | select | hover. Returns the label
+  // to click instead when the element is covered and `viaLabel` lets a label stand in (a plain
+  // click), else null.
+  TW.ensureActionable = async (el, kind, deadlineAt, signal, { viaLabel = false } = {}) => {
     const until = Math.min(Date.now() + ACTIONABLE_BUDGET_MS, deadlineAt);
     for (;;) {
       TW.checkAborted(signal);
@@ -164,12 +175,17 @@
           failure = TW.fail(CODES.NOT_STABLE, "the element is still moving (animation or layout shift)", "precheck", true);
         } else if (kind !== "type" || el.ownerDocument.activeElement !== el) {
           const blocker = occlusion(el);
+          const label = blocker && viaLabel ? clickableLabel(el) : null;
+          if (label) return label;
           if (blocker) {
-            failure = TW.fail(CODES.OCCLUDED, `another element covers it: ${TW.describe(blocker)}`, "precheck", true, { blocker: TW.describe(blocker) });
+            const escalation = viaLabel ? " and it has no label of its own that is clear to click; if the covering element is "
+              + "its visible part, click that element, or find the place on a screenshot and use click_xy" : "";
+            failure = TW.fail(CODES.OCCLUDED, `another element covers it: ${TW.describe(blocker)}${escalation}`, "precheck", true,
+              { blocker: TW.describe(blocker) });
           }
         }
       }
-      if (!failure) return;
+      if (!failure) return null;
       if (Date.now() + 100 > until) throw failure;
       await TW.sleep(100, signal);
     }

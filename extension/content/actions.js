@@ -125,12 +125,16 @@
     };
   }
 
-  // Resolve, reveal and check one target, keeping what the host expects of it (`expect`).
-  async function prepare(run, ref, kind, allowRecovery, expect) {
+  // A plain left click on a covered input may go through the input's own label.
+  const plainClick = (params) => !params.doubleClick && (params.button || "left") === "left";
+
+  // Resolve, reveal and check one target, keeping what the host expects of it (`expect`) and,
+  // for a covered input, the label its click goes through (`via`).
+  async function prepare(run, ref, kind, allowRecovery, expect, viaLabel = false) {
     const target = TW.resolveRef(ref, { allowRecovery });
     target.expect = expect;
     TW.revealElement(target.el);
-    await TW.ensureActionable(target.el, kind, run.deadlineAt, run.signal);
+    target.via = await TW.ensureActionable(target.el, kind, run.deadlineAt, run.signal, { viaLabel });
     TW.checkAborted(run.signal);
     highlight(target);
     return target;
@@ -181,13 +185,14 @@
     const dialogs = shownDialogs(doc);
     const focusBefore = doc.activeElement;
     dispatching(run, target);
-    TW.input.click(el, params);
+    TW.input.click(target.via || el, params);
     const effects = [];
     if (el.isConnected && stateOf(el) !== before) effects.push("target_state_changed");
     if (doc.activeElement !== focusBefore) effects.push("focus_changed");
     const how = params.doubleClick ? "Double-clicked" : params.button === "right" ? "Right-clicked" : "Clicked";
     const opens = newContextUrl(el);
-    return { actionText: `${how} ${label(target)}${recoveryNote(target)}`, effectState: "dispatched", effects, opens,
+    const through = target.via ? ` through its label "${TW.clip(TW.collapse(target.via.textContent), 60)}" (another element covers it)` : "";
+    return { actionText: `${how} ${label(target)}${through}${recoveryNote(target)}`, effectState: "dispatched", effects, opens,
       watch: { el, before, name, dialogs } };
   }
 
@@ -272,7 +277,7 @@
   TW.actions.click = async (params, request) => {
     const run = begin(request);
     try {
-      const target = await prepare(run, params.ref, "click", !!params.allowRecovery, params.expect);
+      const target = await prepare(run, params.ref, "click", !!params.allowRecovery, params.expect, plainClick(params));
       watchFrames(run, target);
       return await finish(run, await dispatchClick(run, target, params));
     } finally {
@@ -407,7 +412,7 @@
         let step;
         try {
           const kind = action.action === "select_option" ? "select" : action.action;
-          const target = await prepare(run, action.ref, kind, false, action.expect);
+          const target = await prepare(run, action.ref, kind, false, action.expect, kind === "click" && plainClick(action));
           if (action.action === "click") {
             step = await dispatchClick(run, target, action);
             if (step.opens) opens.push(step.opens);

@@ -376,3 +376,25 @@ async def test_a_change_made_in_the_next_animation_frame_is_in_the_answer(driver
     # Typing waits for a frame only when the page asks for one; this one does.
     typed = await driver.ok("type", element="Name", ref=ref_of(page, 'textbox "Name"'), text="Ada")
     assert 'text: "Hello Ada"' in typed["text"], typed["text"]
+
+
+async def test_a_covered_input_is_clicked_through_its_own_label_and_otherwise_refused_saying_what_to_do(driver):
+    page = await fresh(driver, "covered.html")
+    # The first star's radio lies under the third star's label; its own label is clear.
+    chose = await driver.ok("click", element="One star", ref=ref_of(page, 'radio "One star"'))
+    assert 'Clicked radio "One star"' in chose["text"] and 'through its label "One star" (another element covers it)' in chose["text"], chose["text"]
+    assert 'radio "One star" [checked]' in chose["text"], chose["text"]
+    assert await driver.evaluate("covered.html", "[...document.querySelectorAll('input[name=stars]')].map((r) => r.checked)") == \
+        [True, False, False]
+    # A batch click goes the same way.
+    both = await driver.ok("batch_actions", actions=[{"action": "click", "ref": ref_of(page, 'radio "Two stars"'),
+                                                      "element": "Two stars"}])
+    assert await driver.evaluate("covered.html", "document.getElementById('s2').checked") is True, both["text"]
+    # A double click is aimed at the place: it is not sent through the label.
+    twice = await driver.call("click", element="One star", ref=ref_of(page, 'radio "One star"'), doubleClick=True)
+    assert not twice["ok"] and twice["error"]["code"] == "occluded", twice
+    # With no label of its own, the refusal says what to do instead; nothing was clicked.
+    lone = await driver.call("click", element="Keep me posted", ref=ref_of(page, 'checkbox "Keep me posted"'))
+    assert not lone["ok"] and lone["error"]["code"] == "occluded", lone
+    assert "no label of its own" in lone["error"]["message"] and "click_xy" in lone["error"]["message"], lone
+    assert await driver.evaluate("covered.html", "document.getElementById('lone').checked") is False
