@@ -176,10 +176,26 @@ function noReply(err, tool, write) {
   });
 }
 
+// Nobody received the message: no executor in that frame (nothing ran).
+const NOT_RECEIVED = /Could not establish connection|Receiving end does not exist/i;
+
+// A read goes straight to the executor, without a ping first: where none answers (a page not
+// read yet, an executor of a reloaded extension), nothing was received, so it is injected and
+// the read sent again. A write pings first: its dialog patch must meet an executor in place.
+async function readWithoutPing(tabId, frameId, fields) {
+  try {
+    return await send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields);
+  } catch (err) {
+    if (!NOT_RECEIVED.test(String((err && err.message) || err))) throw err;
+  }
+  await ensureExecutor(tabId, frameId);
+  return send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields);
+}
+
 export async function callContent(message, signal) {
   const tabId = message.tabId;
   const frameId = message.frameId || 0;
-  await ensureExecutor(tabId, frameId);
+  if (message.write) await ensureExecutor(tabId, frameId);
   if (signal.aborted) throw failure(CODES.ABORTED, "cancelled before dispatch", "precheck", false, { dispatched: false });
   const requestId = `r${nextRequest++}`;
   const deadlineAt = Date.now() + (message.deadlineMs || 15000);
@@ -193,7 +209,7 @@ export async function callContent(message, signal) {
   let reply = null;
   let channelError = null;
   try {
-    reply = await send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields);
+    reply = message.write ? await send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields) : await readWithoutPing(tabId, frameId, fields);
   } catch (err) {
     channelError = err;
   } finally {
