@@ -1,5 +1,6 @@
 // L0: the extension APIs the host may call, by dotted name. Anything else is refused. The
 // worker decides nothing here: the host ran the gatekeeper before sending the call.
+import { ensureExecutor } from "./content-relay.js";
 import { CODES, failure } from "./failures.js";
 
 // The tab is looked at again when the browser says it changed, and at the latest this long after
@@ -100,6 +101,24 @@ function reloadTab(tabId) {
   });
 }
 
+// Load `options.url` in the tab and wait for it as waitForLoad does, in one call from the host
+// (the load, then its end, without a round trip between). The page executor goes into the new
+// document as soon as it is parsed, while its subresources load, so the snapshot the host asks
+// for next does not wait for it (where the extension may not script the page, nothing happens).
+async function navigateTab(tabId, options = {}) {
+  if (typeof options.url !== "string") throw failure(CODES.INVALID_MESSAGE, "tabs.navigate needs a url", "precheck", false);
+  const parsed = (details) => {
+    if (details.tabId === tabId && details.frameId === 0) ensureExecutor(tabId, 0).catch(() => {});
+  };
+  chrome.webNavigation.onDOMContentLoaded.addListener(parsed);
+  try {
+    const tab = await chrome.tabs.update(tabId, { url: options.url });
+    return await waitForLoad(tabId, { ...options, fromUrl: typeof options.fromUrl === "string" ? options.fromUrl : tab.url });
+  } finally {
+    chrome.webNavigation.onDOMContentLoaded.removeListener(parsed);
+  }
+}
+
 // Every tab, with the one the user is looking at (active tab of the last focused window).
 async function listTabs() {
   const [tabs, focused] = await Promise.all([chrome.tabs.query({}), chrome.windows.getLastFocused().catch(() => null)]);
@@ -123,6 +142,7 @@ const API = {
   "tabs.remove": (tabId) => chrome.tabs.remove(tabId),
   "tabs.group": (options) => chrome.tabs.group(options || {}),
   "tabs.waitForLoad": (tabId, options) => waitForLoad(tabId, options),
+  "tabs.navigate": (tabId, options) => navigateTab(tabId, options),
   "windows.getAll": (options) => chrome.windows.getAll(options || {}),
   "windows.getLastFocused": () => chrome.windows.getLastFocused(),
   "history.search": (query) => chrome.history.search(query || { text: "" }),

@@ -119,14 +119,18 @@ async def tab_close(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
 
 
 async def _after_navigation(call: ToolCall, browser: "BrowserGateway", tab_id: int, from_url: str, verb: str,
-                            *, reload: bool = False) -> ToolResult:
+                            *, reload: bool = False, loaded: dict[str, Any] | None = None) -> ToolResult:
     # A reload ends at the URL it started from: its load is waited for, not a change of URL.
-    loaded = await snapshots.wait_for_load(browser.bridge, tab_id, from_url=None if reload else from_url,
-                                           timeout_s=LOAD_TIMEOUT_S)
+    if loaded is None:
+        loaded = await snapshots.wait_for_load(browser.bridge, tab_id, from_url=None if reload else from_url,
+                                               timeout_s=LOAD_TIMEOUT_S)
     if loaded.get("closed"):
         raise ToolFailure(ToolCode.TAB_CLOSED, f"tab {tab_id} closed during {call.tool}", phase="settle",
                           details={"dispatched": True})
-    tab = await get_tab(browser.bridge, tab_id)
+    # The tab as the wait last saw it, loaded; asked again only when the wait did not say.
+    seen = loaded.get("tab")
+    tab = target_from_tab(seen) if isinstance(seen, dict) and isinstance(seen.get("id"), int) else \
+        await get_tab(browser.bridge, tab_id)
     browser.refs.forget(tab_id)
     browser.routes.touch(call.thread_id, tab_id, wrote=True)
     if tab.url == from_url and not reload:
@@ -151,8 +155,11 @@ async def navigate(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
         await browser.bridge.api("tabs.reload", call.tab_id)
         return await _after_navigation(call, browser, call.tab_id, href, f"Reloaded {href} (the tab already showed it)",  # type: ignore[arg-type]
                                        reload=True)
-    await browser.bridge.api("tabs.update", call.tab_id, {"url": href})
-    return await _after_navigation(call, browser, call.tab_id, call.target.url, f"Navigated to {href}")  # type: ignore[arg-type]
+    # The load and the wait for its end in one call to the extension.
+    loaded = await snapshots.navigate_and_wait(browser.bridge, call.tab_id, href, from_url=call.target.url,  # type: ignore[arg-type]
+                                               timeout_s=LOAD_TIMEOUT_S)
+    return await _after_navigation(call, browser, call.tab_id, call.target.url, f"Navigated to {href}",  # type: ignore[arg-type]
+                                   loaded=loaded)
 
 
 async def _move_in_history(call: ToolCall, browser: "BrowserGateway", verb: str) -> ToolResult:

@@ -80,6 +80,14 @@ async def changes_since_last(bridge: Bridge, refs: RefMap, tab_id: int,
     return changes(before, result.snapshot)
 
 
+async def navigate_and_wait(bridge: Bridge, tab_id: int, url: str, *, from_url: str, timeout_s: float = 10.0) -> dict:
+    """Load `url` in the tab and wait until it finished loading and left `from_url`, in one call
+    to the extension; its answer as `wait_for_load`'s."""
+    options = {"url": url, "fromUrl": from_url, "timeoutMs": int(timeout_s * 1000)}
+    answer = await bridge.api("tabs.navigate", tab_id, options, timeout=timeout_s + 5)
+    return answer if isinstance(answer, dict) else {}
+
+
 async def wait_for_load(bridge: Bridge, tab_id: int, *, from_url: str | None = None, timeout_s: float = 10.0,
                         url: str | None = None) -> dict:
     """Wait until the tab finished loading (and left `from_url`); returns the extension's answer

@@ -40,6 +40,7 @@ class PageServer:
 
     def __init__(self, root: Path = FIXTURES, host: str = "127.0.0.1"):
         # Every request line this server answered, in order ("GET /l1/form.html").
+        self.root = root
         self.requests: list[str] = []
         handler = functools.partial(type("_Handler", (_Quiet,), {"seen": self.requests}), directory=str(root))
         self.host = host
