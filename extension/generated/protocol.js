@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "65ba76a8b316128378103f7bf3218008436bfaf5b4c28ef3ca5ea7e3b004a014";
+export const SCHEMA_HASH = "6ffb22175991371c985b8d31d5d3deb68a04c628012b05be528842a036e93324";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -610,6 +610,7 @@ export const UI = Object.freeze({
     "end",
     "max_tokens",
     "content_filter",
+    "refusal",
     "interrupted",
     "error",
     "budget_pause"

@@ -128,7 +128,7 @@ export class ThreadModel {
         this.turnId = null;
         // A call the user stopped the task from already says so on its card: one line is enough.
         if (event.stopReason === "interrupted" && this.endsWithCancelledCall()) return "state";
-        if (["interrupted", "error", "budget_pause", "max_tokens"].includes(event.stopReason)) {
+        if (["interrupted", "error", "budget_pause", "max_tokens", "refusal"].includes(event.stopReason)) {
           this.put({ id: `end:${event.turnId}`, kind: "notice", noticeKind: `stop:${event.stopReason}`, text: "" });
           return `end:${event.turnId}`;
         }

@@ -83,7 +83,7 @@ function notice(item) {
   if (kind.startsWith("stop:")) {
     const reason = kind.slice(5);
     text = t({ interrupted: "chat.turnInterrupted", error: "chat.turnError", budget_pause: "chat.turnBudget",
-      max_tokens: "chat.turnMaxTokens" }[reason] || "chat.turnInterrupted");
+      max_tokens: "chat.turnMaxTokens", refusal: "chat.turnRefusal" }[reason] || "chat.turnInterrupted");
   } else if (kind === "alert") text = t("chat.alert", { message: item.text });
   return h("article", { class: `item notice notice-${kind.replace(/[^a-z_]/g, "")}`, dataset: { itemId: item.id } }, text);
 }

@@ -70,6 +70,7 @@ const EN = {
   "chat.turnError": "The turn ended with an error.",
   "chat.turnBudget": "The turn paused: it used its token budget.",
   "chat.turnMaxTokens": "The answer was cut off at the model's token limit.",
+  "chat.turnRefusal": "The model declined this request: the answer above is its refusal, and nothing it asked for ran.",
   "chat.usage": "Tokens: {input} in · {output} out",
   "chat.queue": "Queued next: {count}",
   "chat.queueRemove": "Remove",

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("tabwarden.engine")
 
 # Provider stop reasons that may not carry tool calls: the calls could be cut off or filtered.
-_UNSAFE_WITH_CALLS = frozenset({"max_tokens", "content_filter"})
+_UNSAFE_WITH_CALLS = frozenset({"max_tokens", "content_filter", "refusal"})
 
 
 def _title(text: str) -> str:

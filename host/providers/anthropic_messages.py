@@ -3,7 +3,8 @@ conversation merged into strictly alternating user/assistant turns as the API re
 
 Thinking blocks come back with their signatures (and redacted ones whole) at the head of their
 assistant message while its tool loop is in progress, as the API requires when thinking is on.
-A refusal ends the call as an error. `ping` events keep a stream alive but are not content."""
+A refusal (`stop_reason: refusal`) is the model's answer, ended as a refusal: its text is shown
+and none of its tool calls runs. `ping` events keep a stream alive but are not content."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from host.providers.model import (Completion, Image, ModelRequest, ProviderCall,
 from host.providers.openai_chat import current_loop_start
 
 API_VERSION = "2023-06-01"
+REFUSAL_WITHOUT_WORDS = "(The model declined to continue, without saying why.)"
 _STOP = {"end_turn": "end", "stop_sequence": "end", "pause_turn": "end", "tool_use": "tool_use",
          "max_tokens": "max_tokens", "model_context_window_exceeded": "max_tokens"}
 _ERROR_KINDS = {"authentication_error": "auth", "permission_error": "auth", "rate_limit_error": "rate_limit",
@@ -184,8 +186,12 @@ class AnthropicMessages:
         if not finished:
             raise ProviderError("network", "the stream ended before message_stop", provider=self.name)
         if stop == "refusal":
-            raise ProviderError("refused", "".join(text).strip()[:2000] or "the model declined to continue",
-                                provider=self.name, details={"refusal": True})
+            said = "".join(text)
+            if not said.strip():
+                said = REFUSAL_WITHOUT_WORDS
+                yield TextDelta(said)
+            yield Completion(said, (), "refusal", Usage(**usage), "".join(reasoning))
+            return
         calls = tuple(ProviderCall(b["id"], b["name"], "".join(b["json"]) or "{}")
                       for _, b in sorted(blocks.items()) if b["type"] == "tool_use")
         mapped = _STOP.get(stop or "", "tool_use" if calls else "end")

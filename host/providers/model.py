@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union
 
-StopReason = Literal["end", "tool_use", "max_tokens", "content_filter"]
+StopReason = Literal["end", "tool_use", "max_tokens", "content_filter", "refusal"]
 
 
 @dataclass(frozen=True, slots=True)

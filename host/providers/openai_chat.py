@@ -6,9 +6,10 @@ index, without one (each call's first fragment carries its id), or with an index
 reuses; arguments as a JSON string or as an object; reasoning as `reasoning_content` or
 `reasoning`; fields a server adds to a call (Gemini's `extra_content` with its thought signature)
 or to the message (DeepSeek's `reasoning_content`, OpenRouter's `reasoning_details` merged from
-their fragments by index), which go back exactly as they came; a refusal
-and an error object inside the stream (`{"error": …}`, vLLM's `{"object": "error", …}`, an
-`error` event, a finish reason `error`), which end the call as errors, never as answers."""
+their fragments by index), which go back exactly as they came; a refusal (`delta.refusal`), which
+is the model's answer, ended as a refusal (no tool call of it runs); and an error object inside
+the stream (`{"error": …}`, vLLM's `{"object": "error", …}`, an `error` event, a finish reason
+`error`), which ends the call as an error, never as an answer."""
 
 from __future__ import annotations
 
@@ -185,9 +186,13 @@ class OpenAIChat:
                         if finish == "error":
                             raise ProviderError("server", "the stream ended with finish reason \"error\"",
                                                 provider=self.name, details={"stream": True, "partial": "".join(text)[-200:]})
-        if "".join(refusal).strip():
-            raise ProviderError("refused", "".join(refusal).strip()[:2000], provider=self.name,
-                                details={"refusal": True})
+        declined = "".join(refusal).strip()
+        if declined:
+            # The model's own words for the user, shown as its answer; nothing it asked for runs.
+            shown = f"\n\n{declined}" if "".join(text).strip() else declined
+            yield TextDelta(shown)
+            yield Completion("".join(text) + shown, (), "refusal", usage, "".join(reasoning))
+            return
         if finish is None and not done:
             raise ProviderError("network", "the stream ended before the answer was complete", provider=self.name)
         ordered = calls.done()

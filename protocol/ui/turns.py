@@ -13,7 +13,7 @@ import msgspec
 from protocol.ui.common import Count, Epoch, Id, Shape, StreamCursor, SubmissionId, UiMessage
 from protocol.ui.user_input import TurnOverrides, UserInput
 
-StopReason = Literal["end", "max_tokens", "content_filter", "interrupted", "error", "budget_pause"]
+StopReason = Literal["end", "max_tokens", "content_filter", "refusal", "interrupted", "error", "budget_pause"]
 ItemKind = Literal["user_message", "assistant_message", "reasoning", "tool_call", "approval", "system_notice"]
 RunState = Literal[
     "queued", "preparing", "streaming_model", "waiting_approval", "waiting_interaction", "executing_tool",

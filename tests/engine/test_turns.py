@@ -534,3 +534,21 @@ async def test_an_approval_does_not_carry_over_to_an_element_that_leads_elsewher
     text = last_tool_result_text(server.requests[-1]["body"])
     assert "target_changed" in text
     assert '"https://collector.example/take"' in text and '"https://pay.partner.example/checkout"' in text
+
+
+async def test_a_refusal_reaches_the_user_as_the_answer_and_runs_nothing(harness, server):
+    server.add(Reply(tool_calls=[CLICK], refusal="I can't help with buying that."))
+    thread = await harness.new_thread()
+    await harness.submit(thread, "buy the thing")
+    done = await harness.turn_done()
+    assert done["stopReason"] == "refusal"
+    assert harness.executor.executed == []  # the call that came with the refusal never ran
+    final = [n for n in harness.engine.thread_snapshot(thread).nodes if n.kind == "assistant_message"][-1]
+    assert final.body["text"] == "I can't help with buying that." and final.body["stopReason"] == "refusal"
+    assert not final.body.get("calls")
+    # The conversation goes on: the next turn sends the refusal back as the assistant's words.
+    server.add(Reply(text="Here is what I can do instead."))
+    await harness.submit(thread, "then just tell me the price")
+    assert (await harness.turn_done(2))["stopReason"] == "end"
+    sent = server.requests[-1]["body"]["messages"]
+    assert any(m["role"] == "assistant" and "I can't help with buying that." in str(m.get("content")) for m in sent)

@@ -14,7 +14,7 @@ import pytest
 
 from host.providers.anthropic_messages import AnthropicMessages
 from host.providers.errors import ProviderError
-from host.providers.model import (Completion, Message, ModelRequest, RetryWait, Text, ToolCallPart, ToolResultPart,
+from host.providers.model import (Completion, Message, ModelRequest, RetryWait, Text, TextDelta, ToolCallPart, ToolResultPart,
                                   ToolSchema)
 from host.providers.openai_chat import OpenAIChat
 from tests.support.engine_harness import Harness
@@ -142,17 +142,36 @@ async def test_a_stream_without_its_last_blank_line_still_ends():
 # ---------------------------------------------------------------- errors, never answers
 
 
-async def test_an_openai_refusal_is_an_error_with_its_words():
+async def test_an_openai_refusal_is_the_models_answer_marked_as_a_refusal():
     with ReplayServer(Answer(transcript("openai-refusal.sse"))) as server:
-        error = await failure("openai", server)
-    assert error.kind == "refused" and "I'm sorry, I can't help with that." in error.message
-    assert 'provider "replayed"' in error.describe()
+        done, events = await answer("openai", server)
+    assert (done.text, done.stop_reason, done.tool_calls) == ("I'm sorry, I can't help with that.", "refusal", ())
+    # The user sees its words as they would see any answer.
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == done.text
 
 
-async def test_an_anthropic_refusal_is_an_error():
+async def test_an_anthropic_refusal_is_the_models_answer_marked_as_a_refusal():
     with ReplayServer(Answer(transcript("anthropic-refusal.sse"))) as server:
-        error = await failure("anthropic", server)
-    assert error.kind == "refused" and "can't help" in error.message
+        done, events = await answer("anthropic", server)
+    assert (done.text, done.stop_reason, done.tool_calls) == ("I can't help with that.", "refusal", ())
+
+
+async def test_a_refusal_after_a_started_tool_call_runs_nothing_and_a_wordless_one_says_so():
+    refused = transcript("anthropic-refusal.sse").decode().replace(
+        'data: {"type":"content_block_stop","index":0}',
+        'data: {"type":"content_block_stop","index":0}\n\nevent: content_block_start\n'
+        'data: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"click","input":{}}}\n\n'
+        'event: content_block_delta\n'
+        'data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\\"ref\\":\\"s1\\"}"}}\n\n'
+        'event: content_block_stop\ndata: {"type":"content_block_stop","index":1}', 1)
+    assert "toolu_1" in refused
+    with ReplayServer(Answer(refused.encode())) as server:
+        done, _ = await answer("anthropic", server)
+    assert done.stop_reason == "refusal" and done.tool_calls == ()
+    wordless = transcript("anthropic-refusal.sse").replace(b"I can't help with that.", b"")
+    with ReplayServer(Answer(wordless)) as server:
+        done, _ = await answer("anthropic", server)
+    assert done.stop_reason == "refusal" and done.text == "(The model declined to continue, without saying why.)"
 
 
 async def test_an_error_object_then_done_is_an_error_not_a_truncated_answer():

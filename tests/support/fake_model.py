@@ -35,6 +35,9 @@ class Reply:
     # Raw argument text for the first tool call (to send invalid JSON).
     raw_arguments: str | None = None
     reasoning: str = ""
+    # The model declines: its words as OpenAI's `delta.refusal` (after any text and calls), or
+    # Anthropic's text with `stop_reason: refusal`.
+    refusal: str = ""
 
 
 Script = Union[Reply, Callable[[dict[str, Any]], Reply]]
@@ -178,6 +181,8 @@ class FakeOpenAI(_Server):
             yield chunk({"tool_calls": [{"index": index, "id": f"call_{index}_x", "type": "function",
                                          "function": {"name": name, "arguments": raw[:half]}}]})
             yield chunk({"tool_calls": [{"index": index, "function": {"arguments": raw[half:]}}]})
+        for piece in _chunks(reply.refusal) if reply.refusal else ():
+            yield chunk({"refusal": piece})
         if reply.stream_error is not None:
             yield "data: " + json.dumps({"error": reply.stream_error}) + "\n\n"
             return
@@ -212,7 +217,7 @@ class FakeAnthropic(_Server):
             yield event("content_block_delta", index=index, delta={"type": "thinking_delta", "thinking": reply.reasoning})
             yield event("content_block_stop", index=index)
             index += 1
-        pieces = _chunks(reply.text)
+        pieces = _chunks(reply.text + reply.refusal)
         if pieces or reply.hold is not None:
             yield event("content_block_start", index=index, content_block={"type": "text", "text": ""})
             yield event("ping")
@@ -238,7 +243,7 @@ class FakeAnthropic(_Server):
             return
         if reply.truncate:
             return
-        finish = reply.finish or ("tool_use" if reply.tool_calls else "end_turn")
+        finish = reply.finish or ("refusal" if reply.refusal else "tool_use" if reply.tool_calls else "end_turn")
         yield event("message_delta", delta={"stop_reason": finish, "stop_sequence": None},
                     usage={"output_tokens": reply.usage[1]})
         yield event("message_stop")
