@@ -227,9 +227,11 @@ def _raise_stream_error(event_name: str, data: dict[str, Any], provider: str) ->
 class _Calls:
     """Tool calls assembled from their fragments.
 
-    A fragment names its call by `index`; without one, a fragment with a new id starts a call
-    and one without an id continues the last. A fragment whose index is taken by a call with
-    another id starts a new call (proxies that number every call 0)."""
+    A fragment with the id of a call already started belongs to that call, whatever its index
+    (proxies that number every call 0 and interleave their fragments). Otherwise it names its call
+    by `index`; without one, a fragment with a new id starts a call and one without an id
+    continues the last. A fragment whose index is taken by a call with another id starts a new
+    call."""
 
     MAX_CALLS = 128
 
@@ -268,10 +270,12 @@ class _Calls:
         return ToolCallDelta(position, entry["name"], sum(map(len, entry["args"])))
 
     def _position(self, index: int | None, call_id: str) -> int:
+        known = next((n for n, c in enumerate(self.calls) if call_id and c["id"] == call_id), None)
+        if known is not None:
+            if index is not None:
+                self.by_index[index] = known  # fragments without an id go on with it
+            return known
         if index is None:
-            known = next((n for n, c in enumerate(self.calls) if call_id and c["id"] == call_id), None)
-            if known is not None:
-                return known
             if self.calls and not call_id:
                 return len(self.calls) - 1
             return self._new()

@@ -317,3 +317,20 @@ async def test_a_broken_stream_keeps_what_was_shown_marked_as_cut_off(tmp_path):
         [kept] = [m for m in server.requests[1]["messages"] if m["role"] == "assistant"]
     assert kept["content"].startswith("The answer is\n\n[This answer was cut off: ")
     assert "longer than the maximum model length" in kept["content"]
+
+
+def test_fragments_are_assembled_by_call_id_when_a_proxy_interleaves_them_on_one_index():
+    from host.providers.openai_chat import _Calls
+
+    calls = _Calls("proxy")
+    for fragment in (
+        {"index": 0, "id": "call_a", "function": {"name": "click", "arguments": '{"ref": '}},
+        {"index": 0, "id": "call_b", "function": {"name": "type", "arguments": '{"text": "hi"'}},
+        {"index": 0, "id": "call_a", "function": {"arguments": '"s1_1_2"}'}},
+        {"index": 0, "id": "call_b", "function": {"arguments": ', "ref": "s1_1_3"}'}},
+        {"index": 0, "function": {"arguments": ""}},  # no id: goes on with the last one named
+    ):
+        calls.merge(fragment)
+    done = calls.done()
+    assert [(c.provider_id, c.name, c.arguments) for c in done] == [
+        ("call_a", "click", '{"ref": "s1_1_2"}'), ("call_b", "type", '{"text": "hi", "ref": "s1_1_3"}')]
