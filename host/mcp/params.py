@@ -1,5 +1,5 @@
 """A small structural check of call parameters against a server tool's input schema: an
-object, required keys present, no key outside the declared properties unless the schema opts in
+object, required keys present (but for those with a default, which the server fills in), no key outside the declared properties unless the schema opts in
 (`additionalProperties` true or a schema, or `patternProperties`), and each top-level property of
 the declared JSON type. The server validates fully; this catches the model's slips before the
 user is asked to approve a call that cannot work, and keeps a call to what the user approved:
@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from host.providers.tool_fit import defaulted
 from host.tools.quoting import quoted
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
@@ -37,8 +38,9 @@ def problems(schema: dict[str, Any], params: Any) -> list[str]:
         return ["$: expected an object"]
     found = []
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    optional = defaulted(schema)
     for key in schema.get("required") or ():
-        if isinstance(key, str) and key not in params:
+        if isinstance(key, str) and key not in params and key not in optional:
             found.append(f"{path(key)}: required")
     if not opens_extra_keys(schema):
         found += [f"{path(key)}: unknown parameter (the tool declares {_declared(properties)})"

@@ -5,7 +5,9 @@ refuses `allOf`/`anyOf`/`oneOf` there, and OpenAI's refuses more than 128 tools,
 outside `[A-Za-z0-9_-]{1,64}`. MCP servers write schemas of every shape, so one server's tool
 must never make every request fail: a top-level `$ref` is resolved, top-level combinators of
 object schemas are merged into one object (what every form may carry; required only what all
-require), and a tool that still cannot be declared is left out with the reason, logged once.
+require), a parameter with a default is optional (schemas generated from a validator's output
+type list such parameters as required, though the server fills them in), and a tool that still
+cannot be declared is left out with the reason, logged once.
 Past the limit, the built-in tools are kept first, then the servers' in their order.
 """
 
@@ -84,7 +86,28 @@ def fit_schema(schema: Any) -> tuple[dict[str, Any] | None, str]:
         return None, f"its input schema's top level is {kind!r}, not an object"
     if "type" not in fitted:
         fitted = {"type": "object", **fitted}
-    return fitted, ""
+    return _defaults_optional(fitted), ""
+
+
+def defaulted(schema: dict[str, Any]) -> set[str]:
+    """The top-level properties of `schema` that have a default: optional to whoever calls."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return set()
+    return {name for name, value in properties.items() if isinstance(value, dict) and "default" in value}
+
+
+def _defaults_optional(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` without its defaulted properties among the required ones (unchanged otherwise)."""
+    required = schema.get("required")
+    optional = defaulted(schema)
+    if not isinstance(required, list) or not optional.intersection(required):
+        return schema
+    kept = [name for name in required if name not in optional]
+    out = {k: v for k, v in schema.items() if k != "required"}
+    if kept:
+        out["required"] = kept
+    return out
 
 
 def _resolve(schema: dict[str, Any], ref: str) -> dict[str, Any] | None:

@@ -78,3 +78,19 @@ async def test_an_allowed_site_loads_in_the_servers_browser(router, gatekeeper, 
     assert isinstance(ending, Ran) and ending.result.ok, ending
     assert "GET /hello.html" in allowed.requests
     assert allowed.url("hello.html") in ending.result.text and "Hello fixture" in ending.result.text
+
+
+async def test_a_parameter_with_a_default_stays_optional(router, gatekeeper, sites):
+    # Its screenshot tool lists `scale` as required and gives it a default: called without it,
+    # the call goes through (the server fills it in), and the model is not told it must pass it.
+    allowed, _ = sites
+    assert isinstance(await navigate(router, gatekeeper, allowed.url("hello.html")), Ran)
+    [offered] = [t for t in router.offered() if t.name == "mcp__pw__browser_take_screenshot"]
+    from host.providers.tool_fit import fit_schema
+
+    assert "scale" in offered.input_schema["required"]  # as the server declares it
+    fitted, _ = fit_schema(offered.input_schema)
+    assert "scale" in fitted["properties"] and "scale" not in fitted.get("required", [])
+    decoded = router.decode("t1", "mcp__pw__browser_take_screenshot", {})
+    ending = await Authorizer(router, gatekeeper).process(decoded, Context("t1", policy="auto"), Answers(gatekeeper))
+    assert isinstance(ending, Ran) and ending.result.ok, ending

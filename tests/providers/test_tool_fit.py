@@ -77,3 +77,32 @@ async def test_the_request_carries_the_fitted_schema_and_not_the_unfit_tool(kind
     schema = sent[0]["input_schema"] if kind == "anthropic" else sent[0]["function"]["parameters"]
     assert schema["type"] == "object" and "oneOf" not in schema
     assert [item.name for item in provider.left_out] == ["mcp__s__word"]
+
+
+# Playwright MCP's screenshot tool as the server declares it (a validator's output type: the
+# defaulted `scale` listed as required).
+SCREENSHOT = {"type": "object", "properties": {
+    "type": {"type": "string", "enum": ["png", "jpeg", "webp"]}, "filename": {"type": "string"},
+    "scale": {"default": "css", "type": "string", "enum": ["css", "device"]}},
+    "required": ["scale"], "additionalProperties": False}
+
+
+def test_a_parameter_with_a_default_is_optional_and_keeps_its_default():
+    fitted, _ = fit_schema(SCREENSHOT)
+    assert "required" not in fitted and fitted["properties"] == SCREENSHOT["properties"]
+    assert fitted["additionalProperties"] is False
+    # Only the defaulted ones leave `required`; the original is not changed.
+    mixed = {**SCREENSHOT, "required": ["filename", "scale"]}
+    assert fit_schema(mixed)[0]["required"] == ["filename"] and mixed["required"] == ["filename", "scale"]
+    # After the other transformations too: a merged form and a resolved reference.
+    merged, _ = fit_schema({"anyOf": [SCREENSHOT, {**SCREENSHOT, "required": ["scale", "type"]}]})
+    assert "required" not in merged and merged["properties"]["scale"]["default"] == "css"
+    resolved, _ = fit_schema({"$ref": "#/$defs/Shot", "$defs": {"Shot": SCREENSHOT}})
+    assert "required" not in resolved
+
+
+def test_the_parameter_check_lets_a_defaulted_parameter_be_left_out():
+    from host.mcp.params import problems
+
+    assert problems(SCREENSHOT, {}) == []
+    assert problems({**SCREENSHOT, "required": ["filename", "scale"]}, {}) == ["$.filename: required"]
