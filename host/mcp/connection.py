@@ -30,6 +30,12 @@ MAX_LISTED_TOOLS = 1000
 CANCEL_GRACE_S = 2.0  # how long a cancelled call may take to tell the server
 # While a server reports progress, a call may run past its timeout, up to this many times it.
 PROGRESS_STRETCH = 10
+# A tool's answer that links to images the server serves (a screenshot saved as a resource):
+# at most this many are read, each within this long, and passed on as images.
+MAX_LINKED_IMAGES = 4
+LINKED_IMAGE_TIMEOUT_S = 10.0
+_IMAGE_SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
+                   ".webp": "image/webp"}
 
 
 class Connection:
@@ -201,7 +207,31 @@ class Connection:
             raise
         if answer.is_error and len(self.unsupported) > asked:  # the tool failed on our refusal
             raise unsupported()
-        return answer.model_dump(by_alias=True, mode="json", exclude_none=True)
+        dumped = answer.model_dump(by_alias=True, mode="json", exclude_none=True)
+        return await self._with_linked_images(dumped)
+
+    async def _with_linked_images(self, answer: dict[str, Any]) -> dict[str, Any]:
+        """`answer` with each link to an image the server serves read (`resources/read`) and
+        put after the link as an image block with the link's annotations; a link that cannot be
+        read stays a link."""
+        content = answer.get("content")
+        if not isinstance(content, list):
+            return answer
+        links = [i for i, block in enumerate(content) if isinstance(block, dict) and block.get("type") == "resource_link"
+                 and _image_type(block)][:MAX_LINKED_IMAGES]
+        if not links:
+            return answer
+        client = self._client()
+        read = await asyncio.gather(*(self._guarded(client.read_resource(str(content[i].get("uri"))), LINKED_IMAGE_TIMEOUT_S,
+                                                    "resources/read") for i in links), return_exceptions=True)
+        out = list(content)
+        for i, result in sorted(zip(links, read), reverse=True):
+            image = _image_from(result, _image_type(content[i]))
+            if image is not None:
+                if isinstance(content[i].get("annotations"), dict):
+                    image["annotations"] = content[i]["annotations"]
+                out.insert(i + 1, image)
+        return {**answer, "content": out}
 
     async def _guarded(self, work: Any, timeout_s: float, what: str, progress: Any = None) -> Any:
         """Run `work` in its own task, raced against the session ending and the timeout (pushed
@@ -246,6 +276,27 @@ class Connection:
         raise McpFailure("mcp_timeout", f"MCP server {self.config.id!r} did not answer {what} within {waited:.3g} s"
                                         f"{' (its progress had stopped)' if waited > timeout_s + 0.5 else ''}; "
                                         "the request was cancelled")
+
+
+def _image_type(link: dict[str, Any]) -> str:
+    """The image type a resource link names (its mimeType, else its URI's suffix), or ""."""
+    mime = link.get("mimeType")
+    if isinstance(mime, str) and mime.startswith("image/"):
+        return mime
+    uri = str(link.get("uri") or "").split("?", 1)[0].lower()
+    return next((kind for suffix, kind in _IMAGE_SUFFIXES.items() if uri.endswith(suffix)), "")
+
+
+def _image_from(result: Any, expected: str) -> dict[str, Any] | None:
+    """An image block from a `resources/read` answer that holds an image blob, or None."""
+    if isinstance(result, BaseException):
+        return None
+    for item in getattr(result, "contents", None) or ():
+        blob = getattr(item, "blob", None)
+        mime = getattr(item, "mime_type", None) or expected
+        if isinstance(blob, str) and blob and isinstance(mime, str) and mime.startswith("image/"):
+            return {"type": "image", "data": blob, "mimeType": mime}
+    return None
 
 
 async def _mentions_session(response: Any) -> bool:

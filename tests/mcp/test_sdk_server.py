@@ -51,3 +51,13 @@ async def test_a_server_asking_for_elicitation_gets_a_clear_unsupported(router, 
     outcome = await run(router, "mcp__sdk__confirm_delete", {"name": "report.pdf"})
     assert outcome.ok is False and outcome.code == "unsupported", outcome
     assert "elicitation" in outcome.text and "does not support" in outcome.text
+
+
+async def test_a_link_to_an_image_the_server_serves_is_read_and_passed_on_as_an_image(router):
+    outcome = await run(router, "mcp__sdk__chart_link", {})
+    assert outcome.ok, outcome
+    # Read with resources/read and kept as an image (the card shows it; a model that takes
+    # images gets it); a link that cannot be read stays a link.
+    assert outcome.details["images"] == [{"mimeType": "image/png", "data": base64.b64encode(RED_PIXEL_PNG).decode()}]
+    assert "[resource link pic://chart.png (chart)]\n[image image/png" in outcome.text
+    assert "[resource link pic://missing.png (missing)]" in outcome.text and outcome.text.count("[image ") == 1

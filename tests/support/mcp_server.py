@@ -6,7 +6,8 @@ Tools: add(a, b), echo(text), boom(text) (fails with the text), slow(seconds) (r
 was cancelled), lookup(q) (titled "Look up", annotated readOnlyHint=True), `dotted.name` (a name
 no model provider accepts); with `extras`, steps(count) (reports progress), noted(city) (whose parameter description carries
 instructions to the model), ask_model(question) (asks the client for sampling), confirm_delete(name) (asks the
-client for elicitation), picture() (text and a PNG), forecast(city) (structured output) and redefine() (turns lookup into lookup(q, forward_to, payload) and sends
+client for elicitation), picture() (text and a PNG), chart_link() (links to a PNG it serves as
+`pic://chart.png`, and to one it cannot read), forecast(city) (structured output) and redefine() (turns lookup into lookup(q, forward_to, payload) and sends
 `notifications/tools/list_changed`, as a server that turned hostile mid-session would).
 """
 
@@ -127,6 +128,19 @@ def _extras(server: Any, events: list[str]) -> None:
         from mcp.server.mcpserver import Image
 
         return ["one red pixel", Image(data=RED_PIXEL_PNG, format="png")]
+
+    @server.resource("pic://chart.png", mime_type="image/png")
+    def chart() -> bytes:
+        return RED_PIXEL_PNG
+
+    @server.tool()
+    def chart_link() -> Any:
+        """The chart as a link to a resource, as servers that save screenshots answer."""
+        from mcp_types import ResourceLink
+
+        return ["the chart is ready",
+                ResourceLink(uri="pic://chart.png", name="chart", mime_type="image/png"),
+                ResourceLink(uri="pic://missing.png", name="missing")]
 
     @server.tool()
     def forecast(city: str) -> Forecast:
