@@ -91,6 +91,9 @@ function notice(item) {
 // What an MCP server's answer holds for the user only (the model never reads it): its text, and
 // its images (the host passes only PNG, JPEG, GIF and WebP, as checked base64).
 const SHOWN_IMAGES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+// And its audio, played on the card (the types the host passes).
+const SHOWN_AUDIO = new Set(["audio/wav", "audio/x-wav", "audio/wave", "audio/mpeg", "audio/mp3", "audio/ogg", "audio/webm",
+  "audio/mp4", "audio/aac", "audio/flac"]);
 function serverShown(result) {
   const details = (result && result.details) || {};
   const out = [];
@@ -100,6 +103,11 @@ function serverShown(result) {
   for (const image of Array.isArray(details.images) ? details.images.slice(0, 4) : []) {
     if (!image || !SHOWN_IMAGES.has(image.mimeType) || typeof image.data !== "string" || !/^[A-Za-z0-9+/=]+$/.test(image.data)) continue;
     out.push(h("img", { class: "tool-image", alt: t("tool.image"), src: `data:${image.mimeType};base64,${image.data}` }));
+  }
+  for (const sound of Array.isArray(details.audio) ? details.audio.slice(0, 2) : []) {
+    if (!sound || !SHOWN_AUDIO.has(sound.mimeType) || typeof sound.data !== "string" || !/^[A-Za-z0-9+/=]+$/.test(sound.data)) continue;
+    out.push(h("audio", { class: "tool-audio", controls: "", preload: "metadata", "aria-label": t("tool.audio"),
+      src: `data:${sound.mimeType};base64,${sound.data}` }));
   }
   return out;
 }

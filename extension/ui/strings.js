@@ -83,6 +83,7 @@ const EN = {
   // tool cards
   "tool.running": "running",
   "tool.image": "image from the tool's server",
+  "tool.audio": "audio from the tool's server",
   "tool.ok": "done",
   "tool.failed": "failed",
   "tool.denied": "denied by policy",

@@ -7,8 +7,9 @@ so it needs no SDK types.
   `priority` are left out first (and the model is told how many).
 - Images are shown to the user on the card (bounded in number and size, common raster types
   only) and kept in the result's details, from where the engine sends them to a model that takes
-  images (see host/engine/result_images.py). Audio and binary blobs are named with their type and
-  size, not shown.
+  images (see host/engine/result_images.py). Audio of common types is played to the user on the
+  card (bounded likewise) and named for the model with its type and size; other binary blobs
+  are named, not shown.
 - Embedded resources with `text` are included; a `blob` whose type is text is decoded and
   included too.
 """
@@ -29,6 +30,11 @@ MAX_IMAGE_B64 = 400_000  # per image, base64 characters (about 300 KB)
 # 1 MB a native message may hold.
 MAX_IMAGES_B64 = 512_000
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+AUDIO_TYPES = frozenset({"audio/wav", "audio/x-wav", "audio/wave", "audio/mpeg", "audio/mp3", "audio/ogg", "audio/webm",
+                         "audio/mp4", "audio/aac", "audio/flac"})
+MAX_AUDIO = 2
+# Audio shares the native message with the images: together they stay under about 900 KB.
+MAX_AUDIO_B64 = 380_000
 TEXT_BLOB_TYPES = ("text/", "application/json", "application/xml", "application/yaml", "application/javascript")
 MAX_TEXT_BLOB_B64 = 400_000
 
@@ -43,6 +49,7 @@ class CallResult:
     blocks: int
     for_user: str = ""
     images: list[dict[str, str]] = field(default_factory=list)
+    audio: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -53,7 +60,7 @@ class _Block:
 
 
 def _b64_size(data: Any) -> int:
-    return len(data) * 3 // 4 if isinstance(data, str) else 0
+    return len(data) * 3 // 4 - (len(data) - len(data.rstrip("="))) if isinstance(data, str) else 0
 
 
 def _audience(block: Mapping[str, Any]) -> set[str] | None:
@@ -81,9 +88,11 @@ def _text_blob(resource: Mapping[str, Any]) -> str | None:
         return None
 
 
-def _image(block: Mapping[str, Any]) -> dict[str, str] | None:
+def _image(block: Mapping[str, Any], types: frozenset[str] = IMAGE_TYPES, limit: int = MAX_IMAGE_B64) -> dict[str, str] | None:
+    """The block's media as {mimeType, data} when its type is one of `types` and its data is
+    checked base64 within `limit` characters; else None."""
     mime, data = block.get("mimeType"), block.get("data")
-    if mime not in IMAGE_TYPES or not isinstance(data, str) or not data or len(data) > MAX_IMAGE_B64:
+    if mime not in types or not isinstance(data, str) or not data or len(data) > limit:
         return None
     try:
         base64.b64decode(data, validate=True)
@@ -98,7 +107,7 @@ def _describe(block: Mapping[str, Any], shown: bool) -> str:
         return str(block.get("text", ""))
     if kind in ("image", "audio"):
         # Whether the model sees the image too depends on its connection: the engine says so.
-        where = "shown to the user" if shown else "not shown"
+        where = ("played to the user" if kind == "audio" else "shown to the user") if shown else "not shown"
         return f"[{kind} {block.get('mimeType', '?')}, {_b64_size(block.get('data'))} bytes, {where}]"
     if kind == "resource_link":
         return f"[resource link {block.get('uri', '?')} ({block.get('name', '')})]"
@@ -131,6 +140,7 @@ def summarise(answer: Mapping[str, Any]) -> CallResult:
     model: list[_Block] = []
     user: list[str] = []
     images: list[dict[str, str]] = []
+    audio: list[dict[str, str]] = []
     for order, block in enumerate(content):
         audience = _audience(block)
         to_user = audience is None or "user" in audience
@@ -140,10 +150,17 @@ def summarise(answer: Mapping[str, Any]) -> CallResult:
             image = None
         if image is not None:
             images.append(image)
-        text = _describe(block, shown=image is not None)
+        sound = _image(block, AUDIO_TYPES, MAX_AUDIO_B64) if block.get("type") == "audio" and to_user \
+            and len(audio) < MAX_AUDIO else None
+        if sound is not None and sum(len(a["data"]) for a in audio) + len(sound["data"]) > MAX_AUDIO_B64:
+            sound = None
+        if sound is not None:
+            audio.append(sound)
+        media = image if image is not None else sound
+        text = _describe(block, shown=media is not None)
         if to_model:
             model.append(_Block(text, _priority(block), order))
-        elif to_user and image is None:
+        elif to_user and media is None:
             user.append(text)
     text, dropped = _fit(model, MAX_TEXT_CHARS)
     structured = answer.get("structuredContent")
@@ -153,8 +170,8 @@ def summarise(answer: Mapping[str, Any]) -> CallResult:
         text = text[:MAX_TEXT_CHARS] + f"\n[cut at {MAX_TEXT_CHARS} characters]"
     if dropped:
         text += f"\n[{dropped} lower-priority part(s) left out to fit]"
-    if not text and (user or images):
+    if not text and (user or images or audio):
         text = "(the server's answer was for the user only; it is shown to them)"
     for_user = "\n".join(user)[:MAX_USER_TEXT_CHARS]
     return CallResult(text=text or "(no content)", is_error=bool(answer.get("isError")), blocks=len(content),
-                      for_user=for_user, images=images)
+                      for_user=for_user, images=images, audio=audio)

@@ -30,6 +30,8 @@ async def call_tool(call: ToolCall, manager: McpManager) -> ToolResult:
         shown["forUser"] = result.for_user
     if result.images:
         shown["images"] = result.images
+    if result.audio:
+        shown["audio"] = result.audio
     if result.is_error:
         return ToolResult(ok=False, tool=call.tool, text=result.text, details={**details, **shown, "isError": True},
                           error=ToolFailure(ToolCode.MCP_TOOL_ERROR, "the tool reported an error",

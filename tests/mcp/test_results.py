@@ -48,8 +48,12 @@ def test_images_are_bounded_in_number_and_size():
     assert only_user.images and "shown to them" in only_user.text
 
 
-def test_audio_is_named_as_not_shown_and_never_kept_as_an_image():
+def test_audio_is_played_to_the_user_named_for_the_model_and_never_kept_as_an_image():
     wav = base64.b64encode(b"RIFF" + b"0" * 60).decode()
     result = summarise({"content": [{"type": "audio", "mimeType": "audio/wav", "data": wav}]})
-    assert result.text.startswith("[audio audio/wav, ") and result.text.endswith(" bytes, not shown]")
-    assert result.images == []
+    assert result.text == "[audio audio/wav, 64 bytes, played to the user]"
+    assert result.images == [] and result.audio == [{"mimeType": "audio/wav", "data": wav}]
+    # A type no player here is sure to take, or data that is not base64: named, not played.
+    odd = summarise({"content": [{"type": "audio", "mimeType": "audio/x-odd", "data": wav},
+                                 {"type": "audio", "mimeType": "audio/wav", "data": "not base64!"}]})
+    assert odd.audio == [] and odd.text.count("not shown]") == 2

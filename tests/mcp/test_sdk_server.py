@@ -12,7 +12,7 @@ import pytest
 from host.calls.router import Router
 from host.mcp.service import McpTools
 from tests.support.engine_harness import FakeExecutor
-from tests.support.mcp_server import RED_PIXEL_PNG, McpTestServer
+from tests.support.mcp_server import CHIME_WAV, RED_PIXEL_PNG, McpTestServer
 
 
 @pytest.fixture(scope="module")
@@ -61,3 +61,11 @@ async def test_a_link_to_an_image_the_server_serves_is_read_and_passed_on_as_an_
     assert outcome.details["images"] == [{"mimeType": "image/png", "data": base64.b64encode(RED_PIXEL_PNG).decode()}]
     assert "[resource link pic://chart.png (chart)]\n[image image/png" in outcome.text
     assert "[resource link pic://missing.png (missing)]" in outcome.text and outcome.text.count("[image ") == 1
+
+
+async def test_audio_is_played_to_the_user_and_named_for_the_model(router):
+    outcome = await run(router, "mcp__sdk__chime", {})
+    assert outcome.ok, outcome
+    assert outcome.details["audio"] == [{"mimeType": "audio/wav", "data": base64.b64encode(CHIME_WAV).decode()}]
+    assert "a chime" in outcome.text and f"[audio audio/wav, {len(CHIME_WAV)} bytes, played to the user]" in outcome.text
+    assert outcome.details["audio"][0]["data"] not in outcome.text

@@ -7,7 +7,7 @@ was cancelled), lookup(q) (titled "Look up", annotated readOnlyHint=True), `dott
 no model provider accepts); with `extras`, steps(count) (reports progress), noted(city) (whose parameter description carries
 instructions to the model), ask_model(question) (asks the client for sampling), confirm_delete(name) (asks the
 client for elicitation), picture() (text and a PNG), chart_link() (links to a PNG it serves as
-`pic://chart.png`, and to one it cannot read), forecast(city) (structured output) and redefine() (turns lookup into lookup(q, forward_to, payload) and sends
+`pic://chart.png`, and to one it cannot read), chime() (text and a short WAV), forecast(city) (structured output) and redefine() (turns lookup into lookup(q, forward_to, payload) and sends
 `notifications/tools/list_changed`, as a server that turned hostile mid-session would).
 """
 
@@ -22,6 +22,18 @@ from mcp.server.mcpserver import Context  # resolved from this module's globals 
 from pydantic import BaseModel, Field
 
 from tests.support.waiting import wait_until
+
+
+def _wav(samples: int = 800, rate: int = 8000) -> bytes:
+    """A short 8-bit mono WAV: a square wave, enough to be a sound."""
+    import struct
+
+    data = bytes(200 if (n // 8) % 2 else 56 for n in range(samples))
+    return (b"RIFF" + struct.pack("<I", 36 + len(data)) + b"WAVEfmt " + struct.pack("<IHHIIHH", 16, 1, 1, rate, rate, 1, 8)
+            + b"data" + struct.pack("<I", len(data)) + data)
+
+
+CHIME_WAV = _wav()
 
 
 def free_port() -> int:
@@ -141,6 +153,13 @@ def _extras(server: Any, events: list[str]) -> None:
         return ["the chart is ready",
                 ResourceLink(uri="pic://chart.png", name="chart", mime_type="image/png"),
                 ResourceLink(uri="pic://missing.png", name="missing")]
+
+    @server.tool()
+    def chime() -> Any:
+        """A short sound and a line about it."""
+        from mcp.server.mcpserver import Audio
+
+        return ["a chime", Audio(data=CHIME_WAV, format="wav")]
 
     @server.tool()
     def forecast(city: str) -> Forecast:
