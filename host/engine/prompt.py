@@ -11,6 +11,7 @@ from typing import Any
 from host.tools.fence import fence, stable_nonce
 from host.tools.quoting import quoted
 from host.engine.records import AssistantBody, NodeRow, NoticeBody, ToolResultBody, UserBody
+from host.engine.result_audio import audio_for
 from host.engine.result_images import images_for
 from host.providers.model import Image, Message, Text, ToolCallPart, ToolResultPart
 
@@ -141,12 +142,15 @@ def result_text(node: NodeRow, key: bytes) -> str:
     return body.text
 
 
-def build_messages(path: list[NodeRow], key: bytes, provider: str = "", images: bool = False) -> tuple[Message, ...]:
+def build_messages(path: list[NodeRow], key: bytes, provider: str = "", images: bool = False,
+                   audio: bool = False) -> tuple[Message, ...]:
     """The conversation for one model call from a branch (root first). The round-trip data a
-    provider left on its answers (`echo`) goes back only to that same provider. `images`: the
-    provider takes images, so tool results' images go with them (else a note says they did not)."""
+    provider left on its answers (`echo`) goes back only to that same provider. `images`, `audio`:
+    the provider takes them, so tool results' images and audio go with them (else a note says
+    they did not)."""
     results = {n.body.call_id: n for n in path if n.kind == "tool_result"}
     pictures = images_for(list(results.values()), images)
+    sounds = audio_for(list(results.values()), audio)
     messages: list[Message] = []
     for node in path:
         if node.kind == "user_message":
@@ -173,8 +177,10 @@ def build_messages(path: list[NodeRow], key: bytes, provider: str = "", images: 
                         replies.append(ToolResultPart(call.id, INTERRUPTED_CALL, True))
                     else:
                         sent, note = pictures.get(call.id, ((), ""))
-                        text = result_text(result, key) + (f"\n{note}" if note else "")
-                        replies.append(ToolResultPart(call.id, text, not result.body.ok, sent))
+                        clips, heard = sounds.get(call.id, ((), ""))
+                        notes = "\n".join(n for n in (note, heard) if n)
+                        text = result_text(result, key) + (f"\n{notes}" if notes else "")
+                        replies.append(ToolResultPart(call.id, text, not result.body.ok, sent, clips))
                 messages.append(Message("user", tuple(replies)))
         elif node.kind == "system_notice":
             notice: NoticeBody = node.body

@@ -227,7 +227,8 @@ class TurnRunner:
         provider = engine.providers.get(model.get("connectionId"))
         request = ModelRequest(model=model.get("modelId") or "", system=KERNEL_PROMPT,
                                messages=build_messages(path, engine.fence_key, provider.name,
-                                                       getattr(provider, "accepts_images", False)),
+                                                       getattr(provider, "accepts_images", False),
+                                                       getattr(provider, "accepts_audio", False)),
                                tools=() if finalising else tuple(engine.tool_schemas(self.overrides)), max_tokens=0)
         item_id = new_id()
         engine.bus.emit(ui.ItemStart, self.thread_id, turn_id=self.turn_id, item_id=item_id, kind="assistant_message")

@@ -86,6 +86,7 @@ class AnthropicMessages:
                  transport: httpx.AsyncBaseTransport | None = None, accepts_images: bool = True):
         self.name = name
         self.accepts_images = accepts_images
+        self.accepts_audio = False  # the Messages API takes no audio
         self.model = model
         self.max_tokens = max_tokens
         base = base_url.rstrip("/")

@@ -10,7 +10,8 @@
         "local": {"kind": "openai", "baseUrl": "http://127.0.0.1:8080/v1", "model": "qwen3", "headers": {"X-Team": "a"}},
         "claude": {"kind": "anthropic", "baseUrl": "https://api.anthropic.com", "model": "claude-sonnet-4-5",
                    "apiKeyEnv": "ANTHROPIC_API_KEY"},
-        "vision": {"kind": "openai", "baseUrl": "http://127.0.0.1:8000/v1", "model": "qwen2.5-vl", "images": true}
+        "vision": {"kind": "openai", "baseUrl": "http://127.0.0.1:8000/v1", "model": "qwen2.5-vl", "images": true},
+        "voice": {"kind": "openai", "baseUrl": "https://api.openai.com/v1", "model": "gpt-audio", "audio": true}
       }
     }
 
@@ -57,6 +58,18 @@ class ProviderConfig(_Model):
     # Anthropic and api.openai.com (but its text-only models), no for other OpenAI-compatible
     # servers, many of which refuse them.
     images: bool | None = None
+    # Whether the model takes audio (MCP tools' WAV and MP3 clips), which only OpenAI's audio
+    # models do among the kinds here. Unset: yes for OpenAI models named for audio on
+    # api.openai.com, else no (the clip is played to the user and the model told so).
+    audio: bool | None = None
+
+    def accepts_audio(self) -> bool:
+        """Whether tool results' audio is sent to this model (`audio`, else the known default)."""
+        if self.audio is not None:
+            return self.audio and self.kind == "openai"
+        import httpx
+
+        return self.kind == "openai" and httpx.URL(self.base_url).host == "api.openai.com" and "audio" in self.model
 
     def accepts_images(self) -> bool:
         """Whether images are sent to this model (`images`, else the kind's known default)."""

@@ -20,6 +20,7 @@ class Provider(Protocol):
     model: str
     kind: str
     accepts_images: bool  # tool results' images go to the model (else a note says they did not)
+    accepts_audio: bool  # tool results' audio likewise
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         """Stream one answer; the last event is the Completion."""
@@ -38,6 +39,7 @@ def make_provider(name: str, config: "ProviderConfig", api_key: str | None, *,
         from host.providers.anthropic_messages import AnthropicMessages
 
         return AnthropicMessages(name, **options)  # type: ignore[arg-type]
+    options["accepts_audio"] = config.accepts_audio()
     from host.providers.openai_chat import OpenAIChat
 
     return OpenAIChat(name, **options)  # type: ignore[arg-type]

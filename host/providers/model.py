@@ -34,6 +34,14 @@ class Image:
 
 
 @dataclass(frozen=True, slots=True)
+class Audio:
+    """A sound a tool returned, for a provider that takes audio (WAV or MP3)."""
+
+    mime: str
+    data: str  # base64
+
+
+@dataclass(frozen=True, slots=True)
 class ToolCallPart:
     """A call the model made; `id` is the engine's stable id (the provider's is replaced).
     `echo`: what the provider that made it requires back with it (see `Completion`)."""
@@ -46,12 +54,14 @@ class ToolCallPart:
 
 @dataclass(frozen=True, slots=True)
 class ToolResultPart:
-    """A tool's answer; `images` go with it only to a provider that takes images."""
+    """A tool's answer; `images` go with it only to a provider that takes images, `audio` only
+    to one that takes audio."""
 
     call_id: str
     text: str
     is_error: bool = False
     images: tuple[Image, ...] = ()
+    audio: tuple[Audio, ...] = ()
 
 
 Part = Union[Text, Image, ToolCallPart, ToolResultPart]

@@ -23,20 +23,26 @@ import httpx
 from host.providers.errors import ProviderError
 from host.providers.http import SseClient, decode_data
 from host.providers.tool_fit import LeftOut, fit_tools
-from host.providers.model import (Completion, Image, ModelRequest, ProviderCall, ReasoningDelta, RetryWait,
+from host.providers.model import (Audio, Completion, Image, ModelRequest, ProviderCall, ReasoningDelta, RetryWait,
                                   StreamEvent, Text, TextDelta, ToolCallPart, ToolCallDelta, ToolResultPart, Usage)
 
 _STOP = {"stop": "end", "tool_calls": "tool_use", "function_call": "tool_use", "length": "max_tokens",
          "content_filter": "content_filter"}
 
 
-def _user_content(parts: list[Text | Image]) -> str | list[dict[str, Any]]:
+# The audio formats Chat Completions takes (`input_audio.format`), by type.
+AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+
+
+def _user_content(parts: list[Text | Image | Audio]) -> str | list[dict[str, Any]]:
     if all(isinstance(p, Text) for p in parts):
         return "\n\n".join(p.text for p in parts)  # type: ignore[union-attr]
     out: list[dict[str, Any]] = []
     for part in parts:
         if isinstance(part, Text):
             out.append({"type": "text", "text": part.text})
+        elif isinstance(part, Audio):
+            out.append({"type": "input_audio", "input_audio": {"data": part.data, "format": AUDIO_FORMATS[part.mime]}})
         else:
             out.append({"type": "image_url", "image_url": {"url": f"data:{part.mime};base64,{part.data}"}})
     return out
@@ -54,8 +60,8 @@ def current_loop_start(request: ModelRequest) -> int:
 
 def to_messages(request: ModelRequest) -> list[dict[str, Any]]:
     """The request's conversation in Chat Completions form: tool results become `tool`
-    messages right after the assistant message that called them (their images, which a `tool`
-    message cannot hold, in the user message after them). A message's round-trip fields
+    messages right after the assistant message that called them (their images and audio, which a
+    `tool` message cannot hold, in the user message after them). A message's round-trip fields
     go back within the tool loop in progress (DeepSeek requires them there and ignores them in
     earlier turns); a call's always go back with it."""
     out: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
@@ -73,13 +79,17 @@ def to_messages(request: ModelRequest) -> list[dict[str, Any]]:
                 entry.update({k: v for k, v in message.echo.items() if k not in entry})
             out.append(entry)
             continue
-        rest: list[Text | Image] = []
+        rest: list[Text | Image | Audio] = []
         for part in message.parts:
             if isinstance(part, ToolResultPart):
                 out.append({"role": "tool", "tool_call_id": part.call_id, "content": part.text})
                 if part.images:  # a tool message holds text only: its images follow as the user's
                     rest.append(Text(f"[Tabwarden: the image(s) of the result of call {part.call_id}]"))
                     rest.extend(part.images)
+                sounds = [a for a in part.audio if a.mime in AUDIO_FORMATS]
+                if sounds:
+                    rest.append(Text(f"[Tabwarden: the audio of the result of call {part.call_id}]"))
+                    rest.extend(sounds)
         rest.extend(p for p in message.parts if isinstance(p, (Text, Image)))
         if rest:
             out.append({"role": "user", "content": _user_content(rest)})
@@ -93,9 +103,11 @@ class OpenAIChat:
 
     def __init__(self, name: str, *, base_url: str, model: str, api_key: str | None, headers: dict[str, str],
                  max_tokens: int = 4096, timeout_s: float = 120.0, max_retries: int = 2,
-                 transport: httpx.AsyncBaseTransport | None = None, accepts_images: bool = False):
+                 transport: httpx.AsyncBaseTransport | None = None, accepts_images: bool = False,
+                 accepts_audio: bool = False):
         self.name = name
         self.accepts_images = accepts_images
+        self.accepts_audio = accepts_audio
         self.model = model
         self.max_tokens = max_tokens
         self._url = base_url.rstrip("/") + "/chat/completions"

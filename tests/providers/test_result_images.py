@@ -32,14 +32,14 @@ def mcp_server():
         yield server
 
 
-async def second_body(tmp_path, mcp_server, fake, kind: str, **options) -> dict:
-    """One turn in which the model calls the server's `picture` tool: the second model request."""
+async def second_body(tmp_path, mcp_server, fake, kind: str, tool: str = "picture", **options) -> dict:
+    """One turn in which the model calls the server's `tool` (its `picture`): the second model request."""
     (tmp_path / "mcp.json").write_text(json.dumps({"servers": {"local": {"url": mcp_server.url}}}), encoding="utf-8")
     from host.mcp.config import load_mcp_config
 
     manager = McpManager(lambda: load_mcp_config(tmp_path / "mcp.json"),
                          key_store=lambda: FileKeyStore(tmp_path / "keys.json"))
-    fake.add(Reply(tool_calls=[("mcp__local__picture", {})]), Reply(text="A red pixel."))
+    fake.add(Reply(tool_calls=[(f"mcp__local__{tool}", {})]), Reply(text="A red pixel."))
     h = Harness(tmp_path, fake.url, kind=kind, services={"mcp": McpTools(manager)}, provider_options=options)
     await h.start()
     try:
@@ -166,3 +166,42 @@ def test_another_tools_result_naming_a_file_is_not_read(tmp_path):
 def test_without_image_support_the_model_is_told_and_no_file_is_read(tmp_path):
     [reply] = replies(nodes(shot("c1", tmp_path / "never-written.png")), images=False)
     assert reply.images == () and "not shown to you" in reply.text and "no longer there" not in reply.text
+
+
+# ---------------------------------------------------------------- audio
+
+
+async def test_an_openai_connection_set_to_take_audio_gets_the_tools_clip_as_input_audio(tmp_path, mcp_server):
+    from tests.support.mcp_server import CHIME_WAV
+
+    clip = base64.b64encode(CHIME_WAV).decode()
+    with FakeOpenAI() as fake:
+        body = await second_body(tmp_path, mcp_server, fake, "openai", tool="chime", audio=True)
+    tool, after = body["messages"][-2], body["messages"][-1]
+    assert tool["role"] == "tool" and "a chime" in tool["content"] and clip not in tool["content"]
+    assert "1 audio clip(s) of this result are attached" in tool["content"]
+    label, sound = after["content"]
+    assert tool["tool_call_id"] in label["text"]
+    assert sound == {"type": "input_audio", "input_audio": {"data": clip, "format": "wav"}}
+
+
+@pytest.mark.parametrize("kind, fake_type", [("openai", FakeOpenAI), ("anthropic", FakeAnthropic)])
+async def test_a_connection_without_audio_is_told_the_clip_was_played_to_the_user(tmp_path, mcp_server, kind, fake_type):
+    from tests.support.mcp_server import CHIME_WAV
+
+    with fake_type() as fake:
+        body = await second_body(tmp_path, mcp_server, fake, kind, tool="chime")
+    sent = json.dumps(body)
+    assert base64.b64encode(CHIME_WAV).decode() not in sent and "input_audio" not in sent
+    assert "audio clip(s) of this result were played to the user, not sent to you" in sent
+
+
+def test_the_audio_setting_is_validated_and_never_turns_audio_on_for_anthropic():
+    from host.providers.config import ProviderConfig
+
+    assert ProviderConfig(kind="openai", base_url="https://api.openai.com/v1", model="gpt-4o-audio-preview").accepts_audio()
+    assert not ProviderConfig(kind="openai", base_url="https://api.openai.com/v1", model="gpt-4o").accepts_audio()
+    assert ProviderConfig(kind="openai", base_url="http://127.0.0.1:8000/v1", model="m", audio=True).accepts_audio()
+    assert not ProviderConfig(kind="anthropic", base_url="https://api.anthropic.com", model="c", audio=True).accepts_audio()
+    with pytest.raises(Exception):
+        ProviderConfig(kind="openai", base_url="https://x.test/v1", model="m", audio="loud")
