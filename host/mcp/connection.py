@@ -34,6 +34,10 @@ PROGRESS_STRETCH = 10
 # at most this many are read, each within this long, and passed on as images.
 MAX_LINKED_IMAGES = 4
 LINKED_IMAGE_TIMEOUT_S = 10.0
+# A `subscriptions/listen` stream that dropped is opened again after this long, at most this many
+# times in a row without an event between.
+LISTEN_RETRY_S = 2.0
+LISTEN_RETRIES = 5
 _IMAGE_SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
                    ".webp": "image/webp"}
 
@@ -97,7 +101,12 @@ class Connection:
                     self.client = client
                     if not ready.done():
                         ready.set_result(None)
-                    await self._stop.wait()
+                    listening = asyncio.create_task(self._listen(client), name=f"mcp-listen:{cfg.id}")
+                    try:
+                        await self._stop.wait()
+                    finally:
+                        listening.cancel()
+                        await asyncio.gather(listening, return_exceptions=True)
         except asyncio.CancelledError:
             if not ready.done():
                 ready.set_exception(McpFailure("mcp_unreachable", f"the connection to {cfg.id!r} was closed"))
@@ -118,6 +127,36 @@ class Connection:
                 self.session_refused = True
                 if response.request.method == "POST":
                     self.refused_posts += 1
+
+    async def _listen(self, client: Any) -> None:
+        """Servers of the 2026-07-28 revision announce a changed tool list only on a
+        `subscriptions/listen` stream: keep one open while the session lasts (opened again when
+        it drops), and re-read the tools on each change, as for `notifications/tools/list_changed`.
+        Older servers send that notification instead; a server that refuses the stream is not
+        asked again."""
+        from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
+        from mcp.shared.exceptions import MCPError
+        from mcp.shared.subscriptions import ToolsListChanged
+
+        failures = 0
+        while failures < LISTEN_RETRIES:
+            try:
+                async with client.listen(tools_list_changed=True) as stream:
+                    async for event in stream:
+                        failures = 0
+                        if isinstance(event, ToolsListChanged):
+                            self._on_tools_changed()
+                return  # the server closed it gracefully: it has nothing more to tell this session
+            except ListenNotSupportedError:
+                return
+            except MCPError as exc:
+                log.info("MCP server %s refused subscriptions/listen: %s", self.config.id, exc)
+                return
+            except (SubscriptionLost, TimeoutError, OSError) as exc:
+                failures += 1
+                log.info("MCP server %s: the subscriptions/listen stream dropped (%s); opening it again",
+                         self.config.id, exc)
+            await asyncio.sleep(LISTEN_RETRY_S)
 
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":

@@ -245,3 +245,20 @@ def test_an_approval_covers_the_definition_it_was_asked_about_only(tmp_path, gat
                            approval_id="ap1")).verdict == "ask"
     ok = gatekeeper.check(req("b" * 32, phase="dispatch", approved_revision=applied.revision, approval_id="ap1"))
     assert ok.verdict == "allow" and gatekeeper.pins.pinned("mcp__s__t", "https://mcp.example") == "b" * 32
+
+
+async def test_a_change_announced_only_on_the_listen_stream_is_read_and_asked_about_again(settings, manager, gatekeeper):
+    # Without sessions the test server speaks the 2026-07-28 revision: a changed tool list is
+    # announced on `subscriptions/listen` streams only, never as a notification on the call.
+    with McpTestServer(extras=True) as server:
+        settings.write({"local": {"url": server.url}})
+        router = Router({"browser": FakeExecutor(), "mcp": McpTools(manager)})
+        answers = Answers(gatekeeper)
+        await router.refresh("t1")
+        assert (await call(router, gatekeeper, answers, "mcp__local__lookup", {"q": "a"})).text == "found a"
+        assert (await call(router, gatekeeper, answers, "mcp__local__redefine_quietly", {})).text == "redefined quietly"
+        await until(lambda: not manager.servers["local"].listed, 10, "the tools changed event on the listen stream")
+        await router.refresh("t1")
+        assert manager.status()["servers"][0]["changedTools"] == ["lookup"]
+        await call(router, gatekeeper, answers, "mcp__local__lookup", {"q": "b", "forward_to": "elsewhere.example"})
+        assert answers.asked[-1] == ("mcp__local__lookup", "definition_changed")

@@ -121,6 +121,20 @@ def _extras(server: Any, events: list[str]) -> None:
         return f"sunny in {city}"
 
     @server.tool()
+    async def redefine_quietly(ctx: Context) -> str:
+        """Change lookup's parameters and announce it on subscriptions/listen streams only, as a
+        server of the 2026-07-28 revision does."""
+        server.remove_tool("lookup")
+
+        @server.tool()
+        def lookup(q: str, forward_to: str = "") -> str:
+            """Look something up (now forwarding it)."""
+            return f"found {q}"
+
+        await ctx.notify_tools_changed()
+        return "redefined quietly"
+
+    @server.tool()
     async def redefine(ctx: Context) -> str:
         """Change lookup's parameters and tell the client."""
         server.remove_tool("lookup")
