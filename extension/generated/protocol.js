@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "6ffb22175991371c985b8d31d5d3deb68a04c628012b05be528842a036e93324";
+export const SCHEMA_HASH = "b6180402202e1271ca8ec5cae2ded15108122c9e0583206d8760340877717f66";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

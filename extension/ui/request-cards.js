@@ -4,6 +4,7 @@
 // number keys 1-9 from the card's own buttons, under the same guard as an approval's keys (the
 // card never takes the focus; see AnswerGuard in dom.js); Esc leaves the card and answers nothing.
 import { AnswerGuard, h, isEditable } from "./dom.js";
+import { elicitationCard } from "./elicitation-card.js";
 import { renderParams } from "./params-view.js";
 import { t } from "./strings.js";
 
@@ -17,6 +18,7 @@ const KINDS = {
 
 export function interactionCard(asked, send, { leave = () => {} } = {}) {
   const request = asked.request || {};
+  if (request.kind === "elicitation") return elicitationCard(asked, send);
   const kind = KINDS[request.kind] || KINDS.ask_user;
   const status = h("p", { class: "card-status", role: "status" });
   const isQuestion = request.kind === "ask_user";

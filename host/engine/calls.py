@@ -127,14 +127,19 @@ class CallProcessor:
 
     @contextlib.contextmanager
     def _progress_to_card(self, node_id: str) -> Iterator[None]:
-        """What the tool reports while it runs (an MCP server's progress) shows on its card."""
+        """What the tool reports while it runs (an MCP server's progress) shows on its card, and
+        what it asks the user (an MCP server's elicitation) on a card of its own."""
+        from host.tools.asking import reset_question_sink, set_question_sink
         from host.tools.progress import reset_progress_sink, set_progress_sink
 
-        engine, thread_id = self.engine, self.runner.thread_id
+        engine, runner = self.engine, self.runner
+        thread_id = runner.thread_id
         token = set_progress_sink(lambda line: engine.bus.delta(thread_id, node_id, progress=line))
+        asking = set_question_sink(engine.tool_questions.asker(thread_id, runner.turn_id, node_id))
         try:
             yield
         finally:
+            reset_question_sink(asking)
             reset_progress_sink(token)
 
     def context(self, node_id: str) -> Context:

@@ -57,6 +57,9 @@ class Engine:
         self.bus = EventBus(self.store.next_epoch(), coalesce_s)
         self.approvals = Waits(self.store, clock, APPROVAL)
         self.interactions = Waits(self.store, clock, INTERACTION)
+        from host.engine.tool_questions import ToolQuestions
+
+        self.tool_questions = ToolQuestions(self)
         self.fence_key = self.store.fence_key()
         self.runners: dict[str, TurnRunner] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -275,7 +278,8 @@ class Engine:
         live = [r for r in self.store.runs(thread_id) if r.state in runs.ACTIVE]
         return ui.Activity(thread_id=thread_id, running=thread_id in self._tasks,
                            pending_approvals=len(self.approvals.pending(thread_id)),
-                           pending_interactions=len(self.interactions.pending(thread_id)),
+                           pending_interactions=len(self.interactions.pending(thread_id))
+                           + len(self.tool_questions.pending(thread_id)),
                            state=live[0].state if live else None)  # type: ignore[arg-type]
 
     def queue_changed(self, thread_id: str) -> None:
@@ -298,7 +302,7 @@ class Engine:
             queue=[run_view(r) for r in all_runs if r.state == runs.QUEUED],
             pending_approvals=[pending_approval(a, self.clock()) for a in self.approvals.pending(thread_id)],
             pending_interactions=[pending_interaction(i, self.clock())
-                                  for i in self.interactions.pending(thread_id)],
+                                  for i in self.interactions.pending(thread_id)] + self.tool_questions.views(thread_id),
             cursor=self.bus.current(thread_id), consent=self.consent_views(thread_id))
 
     def consent_views(self, thread_id: str) -> list[ui.ConsentItemView]:

@@ -63,6 +63,9 @@ class ServerConfig:
     connect_timeout_seconds: float = 10.0
     tools: tuple[str, ...] | None = None  # the allow-list; None: every tool the server lists
     navigates: dict[str, str] | None = None  # tool -> its URL argument; None: DEFAULT_NAVIGATES
+    # The server may ask the user questions (MCP elicitation, form mode) on the side panel: only
+    # then is the capability declared to it.
+    elicitation: bool = False
 
     def url_argument(self, tool: str) -> str | None:
         """The argument of `tool` that holds an address the server's browser will load, if any."""
@@ -71,7 +74,7 @@ class ServerConfig:
     def fingerprint(self) -> str:
         """Equal for equal settings: a changed server is reconnected, an unchanged one kept."""
         return json.dumps([self.url, sorted(self.headers.items()), self.bearer_token_env, self.timeout_seconds,
-                           self.connect_timeout_seconds], sort_keys=True)
+                           self.connect_timeout_seconds, self.elicitation], sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ def _models():
         connect_timeout_seconds: float = Field(default=10.0, gt=0, le=120)
         tools: list[str] | None = Field(default=None, max_length=1000)
         navigates: dict[str, str] | None = Field(default=None, max_length=100)
+        elicitation: bool = False
 
         @field_validator("url")
         @classmethod
@@ -175,7 +179,8 @@ def parse_mcp_config(data: Any, source: str = "MCP settings") -> McpConfig:
                                 enabled=s.enabled, timeout_seconds=s.timeout_seconds,
                                 connect_timeout_seconds=s.connect_timeout_seconds,
                                 tools=tuple(s.tools) if s.tools is not None else None,
-                                navigates=dict(s.navigates) if s.navigates is not None else None)
+                                navigates=dict(s.navigates) if s.navigates is not None else None,
+                                elicitation=s.elicitation)
         for server_id, s in model.servers.items()
     }
     return McpConfig(servers)

@@ -57,6 +57,9 @@ class Connection:
         # What the server asked of us that the host does not do (sampling, elicitation): a call
         # that fails after such a request failed for that reason.
         self.unsupported: list[str] = []
+        # The calls in flight, each with who answers its questions and its progress line (a
+        # question arrives outside the call's context; it goes to the latest call that can ask).
+        self._askers: list[tuple[Any, Any]] = []
         self.client: Any = None
         self.error: McpFailure | None = None
         self.closed = asyncio.Event()
@@ -95,8 +98,10 @@ class Connection:
             async with httpx2.AsyncClient(headers=headers, timeout=timeout,
                                           event_hooks={"response": [self._saw_response]}) as http:
                 transport = streamable_http_client(cfg.url, http_client=http)
+                # The elicitation capability is declared only where the server's settings allow it.
+                asking = {"elicitation_callback": self._elicit} if cfg.elicitation else {}
                 async with Client(transport, cache=None, message_handler=self._on_message,
-                                  client_info=Implementation(name="tabwarden", version=__version__)) as client:
+                                  client_info=Implementation(name="tabwarden", version=__version__), **asking) as client:
                     self._note_refusals(client)
                     self.client = client
                     if not ready.done():
@@ -169,8 +174,29 @@ class Connection:
         session = getattr(client, "session", None)
         for attribute, refusal in (("_sampling_callback", self._refuse_sampling),
                                    ("_elicitation_callback", self._refuse_elicitation)):
+            if attribute == "_elicitation_callback" and self.config.elicitation:
+                continue
             if session is not None and hasattr(session, attribute):
                 setattr(session, attribute, refusal)
+
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        """A question from the server (form mode) to the user, through the running call's asker;
+        its answer as the spec says: accept with the content, decline, or cancel. URL mode, and a
+        question with no call that can ask (the REPL), are declined."""
+        from mcp_types import ElicitResult
+
+        from host.mcp.elicitation import ask_user
+
+        asker, progress = next(((a, p) for a, p in reversed(self._askers) if a is not None), (None, None))
+        if asker is None or getattr(params, "mode", "form") != "form":
+            why = "no one can answer here" if asker is None else "only form questions are supported"
+            log.info("MCP server %s asked the user a question, declined: %s", self.config.id, why)
+            return ElicitResult(action="decline")
+        schema = params.requested_schema
+        if hasattr(schema, "model_dump"):
+            schema = schema.model_dump(by_alias=True, mode="json", exclude_none=True)
+        action, content = await ask_user(asker, self.config.id, params.message, schema, progress)
+        return ElicitResult(action=action, content=content)
 
     async def _refuse_sampling(self, context: Any, params: Any) -> Any:
         return self._refuse("sampling (sampling/createMessage)")
@@ -223,12 +249,14 @@ class Connection:
         await self._guarded(fetch(), max(self.config.connect_timeout_seconds, 10.0), "tools/list")
         return tools[:MAX_LISTED_TOOLS]
 
-    async def call(self, tool: str, arguments: dict[str, Any],
-                   on_progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+    async def call(self, tool: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None = None,
+                   ask: Any = None) -> dict[str, Any]:
         """Call `tool` within the server's timeout, which progress from the server extends (up
-        to PROGRESS_STRETCH times it); each progress report goes to `on_progress` as a line.
-        The answer in JSON form. Cancelling the caller cancels the call on the server too.
-        Raises McpFailure."""
+        to PROGRESS_STRETCH times it); each progress report goes to `on_progress` as a line, and
+        a question the server asks meanwhile (elicitation, when the server's settings allow it)
+        to `ask` (see host/tools/asking.py); the time the user takes to answer does not count
+        against the timeout. The answer in JSON form. Cancelling the caller cancels the call on
+        the server too. Raises McpFailure."""
         from host.mcp.progress import ProgressLine
 
         client = self._client()
@@ -237,6 +265,7 @@ class Connection:
         unsupported = lambda: McpFailure(  # noqa: E731
             "unsupported", f"MCP server {self.config.id!r} asked for {self.unsupported[-1]}, which Tabwarden does "
                            f"not support; {tool!r} cannot be used here")
+        self._askers.append((ask, progress))
         try:
             answer = await self._guarded(client.call_tool(tool, arguments, progress_callback=progress),
                                          self.config.timeout_seconds, f"tool {tool!r}", progress=progress)
@@ -244,6 +273,8 @@ class Connection:
             if len(self.unsupported) > asked and failure.code == "mcp_protocol_error":
                 raise unsupported() from None
             raise
+        finally:
+            self._askers.remove((ask, progress))
         if answer.is_error and len(self.unsupported) > asked:  # the tool failed on our refusal
             raise unsupported()
         dumped = answer.model_dump(by_alias=True, mode="json", exclude_none=True)

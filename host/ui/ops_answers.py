@@ -41,7 +41,14 @@ def approval_response(ctx: OpContext, client: Client, op: ui.ApprovalResponse, m
 
 
 def interaction_response(ctx: OpContext, client: Client, op: ui.InteractionResponse, mark: str) -> Any:
-    """interaction.response: answer a question (first answer stands) and wake its run."""
+    """interaction.response: answer a question (first answer stands) and wake its run. A
+    running tool's question (not stored; see host/engine/tool_questions.py) is answered here."""
+    questions = ctx.engine.tool_questions
+    if questions.holds(op.interaction_id):
+        thread_id = questions.answer(op.interaction_id, msgspec.to_builtins(op.response))
+        if thread_id is None:
+            return ctx.reject(client, op, mark, "already_decided", f"Interaction {op.interaction_id} was already answered.")
+        return ctx.ack(op, thread_id=thread_id)
     return _answer(ctx, client, op, mark, ctx.engine.interactions, op.interaction_id,
                    msgspec.to_builtins(op.response), missing="invalid_state",
                    refused=lambda prior: (f"Interaction {op.interaction_id} was already answered ({prior.kind}, "

@@ -203,7 +203,9 @@ class InteractionRequest(UiMessage, tag="interaction.request", kw_only=True):
     it, then submits: the model learns only that it is done); watch_page {tabId, origin,
     textAppears?, textGone?, urlMatches?, note?, summary} (settled by the watcher; submit ends it
     early, cancel stops it); schedule_resume {delaySeconds, reason, summary} (continues at the
-    deadline; submit resumes now). Answered with `interaction.response`."""
+    deadline; submit resumes now); elicitation {server, message, fields} (an MCP server's
+    question while its tool runs: submit with the form's values as `value`, cancel with note
+    "decline" to decline, plain cancel to dismiss). Answered with `interaction.response`."""
 
     thread_id: Id
     turn_id: Id

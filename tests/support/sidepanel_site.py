@@ -131,9 +131,11 @@ class Site:
 
 
 @contextmanager
-def open_site(folder: Path, shots: str, viewport: dict[str, int] | None = None) -> Iterator[Site]:
+def open_site(folder: Path, shots: str, viewport: dict[str, int] | None = None,
+              mcp: dict[str, Any] | None = None) -> Iterator[Site]:
     """One browser for a test module: the form page open in a tab, the panel in another (as a
-    page of its own, `viewport` sized), screenshots under test-output/`shots`/."""
+    page of its own, `viewport` sized), screenshots under test-output/`shots`/; `mcp`: the
+    servers of the host's mcp.json."""
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=WAIT_MS)
@@ -146,6 +148,9 @@ def open_site(folder: Path, shots: str, viewport: dict[str, int] | None = None) 
         managed = run.tw_home / "managed" / "policy.json"
         managed.parent.mkdir(parents=True)
         managed.write_text(json.dumps({"version": 1, "rules": [{"tool": "download", "origin": "*", "verdict": "deny"}]}))
+        if mcp is not None:
+            (run.tw_home / "config").mkdir(parents=True, exist_ok=True)
+            (run.tw_home / "config" / "mcp.json").write_text(json.dumps({"servers": mcp}))
         with sync_playwright() as playwright, \
                 extension_context(playwright, run, viewport or {"width": 460, "height": 900}) as context:
             form = context.new_page()

@@ -1,0 +1,69 @@
+// The card for an MCP server's question to the user (elicitation): the server's name, its
+// message as its own words, and a form built from the fields the host read from the server's
+// schema (text, numbers, a yes/no box, a choice). Send answers with the values; Decline tells
+// the server no; Dismiss answers nothing it can use (cancel). The host checks the values again.
+import { AnswerGuard, h } from "./dom.js";
+import { t } from "./strings.js";
+
+const INPUT_TYPES = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" };
+
+function control(field) {
+  const id = `el-${Math.random().toString(36).slice(2)}`;
+  const label = h("label", { for: id }, field.title || field.name, field.required ? " *" : "");
+  let input;
+  if (field.type === "boolean") {
+    input = h("input", { id, type: "checkbox", checked: field.default === true });
+  } else if (Array.isArray(field.enum)) {
+    const names = Array.isArray(field.enumNames) ? field.enumNames : field.enum;
+    input = h("select", { id, required: !!field.required },
+      field.required ? null : h("option", { value: "", text: "" }),
+      field.enum.map((value, index) => h("option", { value, text: names[index] ?? value, selected: field.default === value })));
+  } else if (field.type === "number" || field.type === "integer") {
+    input = h("input", { id, type: "number", step: field.type === "integer" ? "1" : "any", required: !!field.required,
+      min: field.minimum ?? null, max: field.maximum ?? null, value: typeof field.default === "number" ? String(field.default) : null });
+  } else {
+    input = h("input", { id, type: INPUT_TYPES[field.format] || "text", required: !!field.required,
+      maxlength: field.maxLength ?? null, value: typeof field.default === "string" ? field.default : null });
+  }
+  const hint = field.description ? h("span", { class: "muted small", text: field.description }) : null;
+  const read = () => {
+    if (field.type === "boolean") return input.checked;
+    if (input.value === "") return null;
+    if (field.type === "number" || field.type === "integer") return Number(input.value);
+    return input.value;
+  };
+  return { row: h("div", { class: "field" }, label, input, hint), name: field.name, read };
+}
+
+export function elicitationCard(asked, send) {
+  const request = asked.request || {};
+  const status = h("p", { class: "card-status", role: "status" });
+  const respond = async (response) => {
+    status.textContent = t("approval.sent");
+    const reply = await send({ type: "interaction.response", interactionId: asked.interactionId, response });
+    if (reply && reply.type === "command.rejected") status.textContent = t("approval.rejected", { message: reply.message });
+  };
+  const controls = (Array.isArray(request.fields) ? request.fields : []).map(control);
+  const titleId = `ask-${asked.interactionId}`;
+  const form = h("form", { class: "elicitation-form", onsubmit: (event) => {
+    event.preventDefault();
+    const value = {};
+    for (const item of controls) {
+      const read = item.read();
+      if (read !== null) value[item.name] = read;
+    }
+    respond({ kind: "submit", value });
+  } }, controls.map((item) => item.row),
+  h("div", { class: "row" },
+    h("button", { type: "submit", class: "primary", text: t("elicit.send") }),
+    h("button", { type: "button", text: t("elicit.decline"), onclick: () => respond({ kind: "cancel", note: "decline" }) }),
+    h("button", { type: "button", text: t("elicit.dismiss"), onclick: () => respond({ kind: "cancel" }) })));
+  const card = h("section", { class: "card interaction elicitation", "aria-labelledby": titleId,
+    dataset: { interactionId: asked.interactionId, kind: "elicitation" } },
+  h("h3", { id: titleId }, t("elicit.title", { server: String(request.server || "?") })),
+  h("blockquote", { class: "server-words", "aria-label": t("elicit.serverWords") }, String(request.message || "")),
+  form, status);
+  new AnswerGuard(card); // the card's keys answer only from its own buttons, as every card's
+  setTimeout(() => card.setAttribute("tabindex", "-1"));
+  return card;
+}
