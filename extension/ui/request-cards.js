@@ -4,7 +4,7 @@
 // number keys 1-9 from the card's own buttons, under the same guard as an approval's keys (the
 // card never takes the focus; see AnswerGuard in dom.js); Esc leaves the card and answers nothing.
 import { AnswerGuard, h, isEditable } from "./dom.js";
-import { elicitationCard } from "./elicitation-card.js";
+import { elicitationCard, samplingCard } from "./server-request-cards.js";
 import { renderParams } from "./params-view.js";
 import { t } from "./strings.js";
 
@@ -19,6 +19,7 @@ const KINDS = {
 export function interactionCard(asked, send, { leave = () => {} } = {}) {
   const request = asked.request || {};
   if (request.kind === "elicitation") return elicitationCard(asked, send);
+  if (request.kind === "sampling") return samplingCard(asked, send);
   const kind = KINDS[request.kind] || KINDS.ask_user;
   const status = h("p", { class: "card-status", role: "status" });
   const isQuestion = request.kind === "ask_user";

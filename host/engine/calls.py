@@ -127,18 +127,22 @@ class CallProcessor:
 
     @contextlib.contextmanager
     def _progress_to_card(self, node_id: str) -> Iterator[None]:
-        """What the tool reports while it runs (an MCP server's progress) shows on its card, and
-        what it asks the user (an MCP server's elicitation) on a card of its own."""
-        from host.tools.asking import reset_question_sink, set_question_sink
+        """What the tool reports while it runs (an MCP server's progress) shows on its card, what
+        it asks the user (an MCP server's elicitation) on a card of its own, and a model answer it
+        asks for (sampling) comes from the thread's own connection."""
+        from host.engine.tool_sampling import sample
+        from host.tools.asking import reset_model_sink, reset_question_sink, set_model_sink, set_question_sink
         from host.tools.progress import reset_progress_sink, set_progress_sink
 
         engine, runner = self.engine, self.runner
         thread_id = runner.thread_id
         token = set_progress_sink(lambda line: engine.bus.delta(thread_id, node_id, progress=line))
         asking = set_question_sink(engine.tool_questions.asker(thread_id, runner.turn_id, node_id))
+        sampling = set_model_sink(lambda request: sample(runner, request))
         try:
             yield
         finally:
+            reset_model_sink(sampling)
             reset_question_sink(asking)
             reset_progress_sink(token)
 

@@ -25,6 +25,7 @@ class TurnContext(Protocol):
     thread_id: str
     turn_id: str
     policy: str | None
+    overrides: dict[str, Any]
 
 
 class EngineParts(Protocol):

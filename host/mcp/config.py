@@ -66,6 +66,8 @@ class ServerConfig:
     # The server may ask the user questions (MCP elicitation, form mode) on the side panel: only
     # then is the capability declared to it.
     elicitation: bool = False
+    # The server may ask for a model answer (MCP sampling), each request allowed on a card.
+    sampling: bool = False
 
     def url_argument(self, tool: str) -> str | None:
         """The argument of `tool` that holds an address the server's browser will load, if any."""
@@ -74,7 +76,7 @@ class ServerConfig:
     def fingerprint(self) -> str:
         """Equal for equal settings: a changed server is reconnected, an unchanged one kept."""
         return json.dumps([self.url, sorted(self.headers.items()), self.bearer_token_env, self.timeout_seconds,
-                           self.connect_timeout_seconds, self.elicitation], sort_keys=True)
+                           self.connect_timeout_seconds, self.elicitation, self.sampling], sort_keys=True)
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,7 @@ def _models():
         tools: list[str] | None = Field(default=None, max_length=1000)
         navigates: dict[str, str] | None = Field(default=None, max_length=100)
         elicitation: bool = False
+        sampling: bool = False
 
         @field_validator("url")
         @classmethod
@@ -180,7 +183,7 @@ def parse_mcp_config(data: Any, source: str = "MCP settings") -> McpConfig:
                                 connect_timeout_seconds=s.connect_timeout_seconds,
                                 tools=tuple(s.tools) if s.tools is not None else None,
                                 navigates=dict(s.navigates) if s.navigates is not None else None,
-                                elicitation=s.elicitation)
+                                elicitation=s.elicitation, sampling=s.sampling)
         for server_id, s in model.servers.items()
     }
     return McpConfig(servers)

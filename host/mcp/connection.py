@@ -99,7 +99,9 @@ class Connection:
                                           event_hooks={"response": [self._saw_response]}) as http:
                 transport = streamable_http_client(cfg.url, http_client=http)
                 # The elicitation capability is declared only where the server's settings allow it.
-                asking = {"elicitation_callback": self._elicit} if cfg.elicitation else {}
+                asking: dict[str, Any] = {"elicitation_callback": self._elicit} if cfg.elicitation else {}
+                if cfg.sampling:
+                    asking["sampling_callback"] = self._sample
                 async with Client(transport, cache=None, message_handler=self._on_message,
                                   client_info=Implementation(name="tabwarden", version=__version__), **asking) as client:
                     self._note_refusals(client)
@@ -174,7 +176,8 @@ class Connection:
         session = getattr(client, "session", None)
         for attribute, refusal in (("_sampling_callback", self._refuse_sampling),
                                    ("_elicitation_callback", self._refuse_elicitation)):
-            if attribute == "_elicitation_callback" and self.config.elicitation:
+            if (attribute == "_elicitation_callback" and self.config.elicitation) or \
+                    (attribute == "_sampling_callback" and self.config.sampling):
                 continue
             if session is not None and hasattr(session, attribute):
                 setattr(session, attribute, refusal)
@@ -187,7 +190,7 @@ class Connection:
 
         from host.mcp.elicitation import ask_user
 
-        asker, progress = next(((a, p) for a, p in reversed(self._askers) if a is not None), (None, None))
+        asker, progress = next(((a, p) for a, p, _ in reversed(self._askers) if a is not None), (None, None))
         if asker is None or getattr(params, "mode", "form") != "form":
             why = "no one can answer here" if asker is None else "only form questions are supported"
             log.info("MCP server %s asked the user a question, declined: %s", self.config.id, why)
@@ -197,6 +200,17 @@ class Connection:
             schema = schema.model_dump(by_alias=True, mode="json", exclude_none=True)
         action, content = await ask_user(asker, self.config.id, params.message, schema, progress)
         return ElicitResult(action=action, content=content)
+
+    async def _sample(self, context: Any, params: Any) -> Any:
+        """A model answer the server asks for, allowed on a card first (see sampling.py); the
+        user's time does not count against the call's timeout."""
+        from host.mcp.elicitation import kept_fresh
+        from host.mcp.sampling import sample_for_server
+
+        asker, progress, model = next(((a, p, m) for a, p, m in reversed(self._askers) if a is not None),
+                                      (None, None, None))
+        async with kept_fresh(progress):
+            return await sample_for_server(asker, model, self.config.id, params)
 
     async def _refuse_sampling(self, context: Any, params: Any) -> Any:
         return self._refuse("sampling (sampling/createMessage)")
@@ -250,12 +264,13 @@ class Connection:
         return tools[:MAX_LISTED_TOOLS]
 
     async def call(self, tool: str, arguments: dict[str, Any], on_progress: Callable[[str], None] | None = None,
-                   ask: Any = None) -> dict[str, Any]:
+                   ask: Any = None, model: Any = None) -> dict[str, Any]:
         """Call `tool` within the server's timeout, which progress from the server extends (up
         to PROGRESS_STRETCH times it); each progress report goes to `on_progress` as a line, and
         a question the server asks meanwhile (elicitation, when the server's settings allow it)
-        to `ask` (see host/tools/asking.py); the time the user takes to answer does not count
-        against the timeout. The answer in JSON form. Cancelling the caller cancels the call on
+        to `ask` (see host/tools/asking.py), and a model answer it asks for (sampling, likewise)
+        to `model` once the user allowed it through `ask`; the time the user takes to answer does
+        not count against the timeout. The answer in JSON form. Cancelling the caller cancels the call on
         the server too. Raises McpFailure."""
         from host.mcp.progress import ProgressLine
 
@@ -265,7 +280,7 @@ class Connection:
         unsupported = lambda: McpFailure(  # noqa: E731
             "unsupported", f"MCP server {self.config.id!r} asked for {self.unsupported[-1]}, which Tabwarden does "
                            f"not support; {tool!r} cannot be used here")
-        self._askers.append((ask, progress))
+        self._askers.append((ask, progress, model))
         try:
             answer = await self._guarded(client.call_tool(tool, arguments, progress_callback=progress),
                                          self.config.timeout_seconds, f"tool {tool!r}", progress=progress)
@@ -274,7 +289,7 @@ class Connection:
                 raise unsupported() from None
             raise
         finally:
-            self._askers.remove((ask, progress))
+            self._askers.remove((ask, progress, model))
         if answer.is_error and len(self.unsupported) > asked:  # the tool failed on our refusal
             raise unsupported()
         dumped = answer.model_dump(by_alias=True, mode="json", exclude_none=True)

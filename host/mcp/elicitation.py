@@ -12,8 +12,10 @@ kept fresh while the card waits), up to the question's own limit."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
+from collections.abc import AsyncIterator
 from typing import Any
 
 from host.tools.asking import Asker
@@ -98,14 +100,11 @@ async def ask_user(asker: Asker, server_id: str, message: str, schema: Any, prog
         log.info("MCP server %s asked a question whose form is not flat; declined", server_id)
         return "decline", None
     request = {"kind": "elicitation", "server": server_id, "message": str(message)[:MAX_MESSAGE], "fields": fields}
-    keep_alive = asyncio.ensure_future(_keep_fresh(progress)) if progress is not None else None
     try:
-        answer = await asyncio.wait_for(asker(request), QUESTION_TIMEOUT_S)
+        async with kept_fresh(progress):
+            answer = await asyncio.wait_for(asker(request), QUESTION_TIMEOUT_S)
     except asyncio.TimeoutError:
         return "cancel", None
-    finally:
-        if keep_alive is not None:
-            keep_alive.cancel()
     kind = answer.get("kind") if isinstance(answer, dict) else None
     if kind == "submit":
         content = checked(fields, answer.get("value"))
@@ -118,9 +117,18 @@ async def ask_user(asker: Asker, server_id: str, message: str, schema: Any, prog
     return "cancel", None
 
 
-async def _keep_fresh(progress: Any) -> None:
+@contextlib.asynccontextmanager
+async def kept_fresh(progress: Any) -> AsyncIterator[None]:
     """While the user answers, the call counts as making progress (its timeout waits)."""
-    loop = asyncio.get_running_loop()
-    while True:
-        progress.last = loop.time()
-        await asyncio.sleep(1.0)
+    async def touch() -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            progress.last = loop.time()
+            await asyncio.sleep(1.0)
+
+    keep = asyncio.ensure_future(touch()) if progress is not None else None
+    try:
+        yield
+    finally:
+        if keep is not None:
+            keep.cancel()

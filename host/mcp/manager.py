@@ -317,11 +317,12 @@ class McpManager:
         called. A session the server no longer knows is started again once and the call sent
         again (the server refused it unprocessed). Raises McpFailure; `sent` tells whether the
         request had gone out."""
-        from host.tools.asking import question_sink
+        from host.tools.asking import model_sink, question_sink
         from host.tools.progress import progress_sink
 
         sink = progress_sink()  # captured here: the SDK reports progress from its own task
         ask = question_sink()  # likewise for the questions the server asks during the call
+        model = model_sink()  # and the model answers it asks for
         if not self._loaded:
             await self.reload()
         for attempt in (1, 2):
@@ -341,7 +342,7 @@ class McpManager:
             connection = state.connection
             was_live = connection.live  # not live: the call fails before anything is sent
             try:
-                return await connection.call(tool, arguments, on_progress=sink, ask=ask)
+                return await connection.call(tool, arguments, on_progress=sink, ask=ask, model=model)
             except McpFailure as failure:
                 if failure.code == "mcp_session_expired":
                     log.info("MCP server %s: %s; starting a new session", server_id, failure.message)

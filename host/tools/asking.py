@@ -4,7 +4,10 @@ where they go before a call runs, as it does for progress, and a runner that is 
 no engine; without one (the REPL, a test) nobody can answer and the runner says so.
 
 An answer is {"kind": "submit", "value": …} | {"kind": "cancel", "note"?: "decline"} |
-{"kind": "timeout"}."""
+{"kind": "timeout"}.
+
+Beside it, the model sink: a running tool's request for a model answer (an MCP server's
+sampling), made with the thread's own connection once the user allowed it."""
 
 from __future__ import annotations
 
@@ -31,3 +34,23 @@ def set_question_sink(sink: Asker | None) -> object:
 def reset_question_sink(token: object) -> None:
     """Undo `set_question_sink`."""
     _sink.reset(token)  # type: ignore[arg-type]
+
+
+Sampler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+_models: ContextVar[Sampler | None] = ContextVar("tool_sampling", default=None)
+
+
+def model_sink() -> Sampler | None:
+    """Who answers the running call's model requests (None: no model here)."""
+    return _models.get()
+
+
+def set_model_sink(sink: Sampler | None) -> object:
+    """Send the model requests of calls made from this context to `sink`; returns the token for
+    `reset_model_sink`."""
+    return _models.set(sink)
+
+
+def reset_model_sink(token: object) -> None:
+    """Undo `set_model_sink`."""
+    _models.reset(token)  # type: ignore[arg-type]

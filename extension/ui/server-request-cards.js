@@ -1,7 +1,11 @@
-// The card for an MCP server's question to the user (elicitation): the server's name, its
-// message as its own words, and a form built from the fields the host read from the server's
-// schema (text, numbers, a yes/no box, a choice). Send answers with the values; Decline tells
-// the server no; Dismiss answers nothing it can use (cancel). The host checks the values again.
+// The cards for what an MCP server asks while its tool runs, each with the server's name:
+// - a question to the user (elicitation): its message as the server's own words and a form
+//   built from the fields the host read from its schema (text, numbers, a yes/no box, a choice).
+//   Send answers with the values; Decline tells the server no; Dismiss answers nothing it can
+//   use (cancel). The host checks the values again.
+// - a request for a model answer (sampling): the exact request (its system prompt and messages,
+//   as the server's words, and the token cap); Allow sends it with this thread's model, Refuse
+//   does not.
 import { AnswerGuard, h } from "./dom.js";
 import { t } from "./strings.js";
 
@@ -64,6 +68,32 @@ export function elicitationCard(asked, send) {
   h("blockquote", { class: "server-words", "aria-label": t("elicit.serverWords") }, String(request.message || "")),
   form, status);
   new AnswerGuard(card); // the card's keys answer only from its own buttons, as every card's
+  setTimeout(() => card.setAttribute("tabindex", "-1"));
+  return card;
+}
+
+export function samplingCard(asked, send) {
+  const request = asked.request || {};
+  const status = h("p", { class: "card-status", role: "status" });
+  const respond = async (response) => {
+    status.textContent = t("approval.sent");
+    const reply = await send({ type: "interaction.response", interactionId: asked.interactionId, response });
+    if (reply && reply.type === "command.rejected") status.textContent = t("approval.rejected", { message: reply.message });
+  };
+  const titleId = `ask-${asked.interactionId}`;
+  const words = (role, text) => h("div", { class: "sampled" }, h("span", { class: "muted small", text: t(`sample.${role}`) }),
+    h("blockquote", { class: "server-words" }, String(text || "")));
+  const card = h("section", { class: "card interaction sampling", "aria-labelledby": titleId,
+    dataset: { interactionId: asked.interactionId, kind: "sampling" } },
+  h("h3", { id: titleId }, t("sample.title", { server: String(request.server || "?") })),
+  h("p", { class: "small", text: t("sample.cap", { tokens: String(request.maxTokens || "?") }) }),
+  request.system ? words("system", request.system) : null,
+  (Array.isArray(request.messages) ? request.messages : []).map((m) => words(m.role === "assistant" ? "assistant" : "user", m.text)),
+  h("div", { class: "row" },
+    h("button", { type: "button", class: "primary", text: t("sample.allow"), onclick: () => respond({ kind: "submit" }) }),
+    h("button", { type: "button", text: t("sample.refuse"), onclick: () => respond({ kind: "cancel", note: "decline" }) })),
+  status);
+  new AnswerGuard(card);
   setTimeout(() => card.setAttribute("tabindex", "-1"));
   return card;
 }
