@@ -10,14 +10,11 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol import ui
 
 from host.engine.store import new_id
-
-if TYPE_CHECKING:
-    from host.engine.engine import Engine
 
 
 @dataclass
@@ -34,7 +31,7 @@ class _Question:
 class ToolQuestions:
     """The questions in flight, by interaction id."""
 
-    def __init__(self, engine: "Engine"):
+    def __init__(self, engine: Any):  # the Engine (its bus, approval timeout and activity)
         self._engine = engine
         self._open: dict[str, _Question] = {}
 
