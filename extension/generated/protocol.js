@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "b6180402202e1271ca8ec5cae2ded15108122c9e0583206d8760340877717f66";
+export const SCHEMA_HASH = "a58044283d33134b08329e535a55ec39f9f74eb2a3d07c4e866b574ce9ea0930";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

@@ -53,6 +53,8 @@ export class McpSection {
       enabled: field(h("input", { id: "mcp-enabled", type: "checkbox", checked: true })),
       tools: field(h("textarea", { id: "mcp-tools", rows: 3, autocomplete: "off", "aria-describedby": "mcp-error" })),
       timeout: field(h("input", { id: "mcp-timeout", type: "number", min: "0", step: "any", placeholder: "60", "aria-describedby": "mcp-error" })),
+      elicitation: field(h("input", { id: "mcp-elicitation", type: "checkbox" })),
+      sampling: field(h("input", { id: "mcp-sampling", type: "checkbox" })),
     };
     this.error = h("p", { id: "mcp-error", class: "bad small", role: "alert" });
     this.submit = h("button", { type: "submit", class: "primary" });
@@ -72,6 +74,8 @@ export class McpSection {
         h("label", { class: "row" }, f.enabled, t("settings.mcp.enabled")),
         h("label", {}, t("settings.mcp.allow"), f.tools),
         h("label", {}, t("settings.mcp.timeoutLabel"), f.timeout),
+        h("label", { class: "row" }, f.elicitation, t("settings.mcp.elicitation")),
+        h("label", { class: "row" }, f.sampling, t("settings.mcp.sampling")),
         this.error,
         h("div", { class: "row" }, this.submit, this.cancel)),
       this.formStatus);
@@ -120,6 +124,8 @@ export class McpSection {
       t(`settings.mcp.token.${server.token}`, { env: server.bearerTokenEnv }),
       server.allowList ? t("settings.mcp.allowList", { tools: server.allowList.join(", ") }) : null,
       t("settings.mcp.timeout", { seconds: server.timeoutSeconds }),
+      server.elicitation ? t("settings.mcp.asks") : null,
+      server.sampling ? t("settings.mcp.samples") : null,
       server.headerNames && server.headerNames.length ? t("settings.mcp.headers", { names: server.headerNames.join(", ") }) : null,
     ].filter(Boolean);
     const details = h("details", { class: "mcp-tools", open: this.openTools.has(id) },
@@ -227,6 +233,8 @@ export class McpSection {
     f.enabled.checked = server.enabled;
     f.tools.value = (server.allowList || []).join("\n");
     f.timeout.value = String(server.timeoutSeconds);
+    f.elicitation.checked = !!server.elicitation;
+    f.sampling.checked = !!server.sampling;
     this.formTitle.textContent = t("settings.mcp.editTitle", { server: server.id });
     this.submit.textContent = t("settings.mcp.save");
     this.cancel.hidden = false;
@@ -253,6 +261,8 @@ export class McpSection {
     f.enabled.checked = true;
     f.tools.value = "";
     f.timeout.value = "";
+    f.elicitation.checked = false;
+    f.sampling.checked = false;
     this.mark(null);
   }
 
@@ -266,7 +276,8 @@ export class McpSection {
     this.formStatus.textContent = "";
     this.submit.disabled = true;
     const reply = await this.client.send({ type: "mcp.saveServer", server, url: f.url.value.trim(), enabled: f.enabled.checked,
-      tools: tools.length ? tools : null, timeoutSeconds: f.timeout.value.trim() === "" ? null : Number(f.timeout.value), new: adding });
+      tools: tools.length ? tools : null, timeoutSeconds: f.timeout.value.trim() === "" ? null : Number(f.timeout.value),
+      elicitation: f.elicitation.checked, sampling: f.sampling.checked, new: adding });
     this.submit.disabled = false;
     if (reply.type !== "command.ack") {
       // The typed text stays for the user to fix; the fields the refusal names are marked.

@@ -66,9 +66,11 @@ def _write(path: Path, document: dict[str, Any]) -> None:
 
 
 def save_server(path: Path, server_id: str, *, url: str, enabled: bool, tools: list[str] | None,
-                timeout_seconds: float | None, new: bool, on_origin_change: Callable[[], None] | None = None) -> None:
+                timeout_seconds: float | None, new: bool, on_origin_change: Callable[[], None] | None = None,
+                elicitation: bool = False, sampling: bool = False) -> None:
     """Add or edit `server_id` in the file at `path` (raises EditRefused, writing nothing).
-    `tools` / `timeout_seconds` None drop the key (every tool; the default timeout).
+    `tools` / `timeout_seconds` None drop the key (every tool; the default timeout);
+    `elicitation` / `sampling` false drop theirs (off).
     `on_origin_change` runs, before the file changes, when an edit moves the server to another
     origin (the stored token was given for the old one); if it raises, nothing is written."""
     document = _read(path)
@@ -90,7 +92,8 @@ def save_server(path: Path, server_id: str, *, url: str, enabled: bool, tools: l
     entry["url"] = url
     entry["enabled"] = enabled
     entry.pop("timeout_seconds", None)  # the file may use the Python name; the camel one replaces it
-    for key, value in (("tools", tools), ("timeoutSeconds", timeout_seconds)):
+    for key, value in (("tools", tools), ("timeoutSeconds", timeout_seconds), ("elicitation", elicitation or None),
+                       ("sampling", sampling or None)):
         if value is None:
             entry.pop(key, None)
         else:

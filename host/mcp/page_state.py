@@ -39,6 +39,7 @@ def _entry(manager: "McpManager", state: "ServerState") -> ui.McpServerEntry:
     return ui.McpServerEntry(
         id=config.id, url=config.url, origin=destination(config.url).origin.text, enabled=config.enabled,
         state=state.state, timeout_seconds=config.timeout_seconds,  # type: ignore[arg-type]
+        elicitation=config.elicitation, sampling=config.sampling,
         allow_list=list(config.tools) if config.tools is not None else None, header_names=sorted(config.headers),
         bearer_token_env=config.bearer_token_env, token=_token(manager, state),  # type: ignore[arg-type]
         last_error=ui.McpError(code=state.last_error.code, message=state.last_error.message)

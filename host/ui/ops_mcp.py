@@ -72,7 +72,7 @@ async def mcp_save_server(ctx: OpContext, client: Client, op: ui.McpSaveServer, 
     async def save(manager: "McpManager") -> list[str]:
         save_server(manager.config_file(), op.server, url=op.url.strip(), enabled=op.enabled,
                     tools=[t.strip() for t in op.tools] if op.tools is not None else None,
-                    timeout_seconds=op.timeout_seconds, new=op.new,
+                    timeout_seconds=op.timeout_seconds, new=op.new, elicitation=op.elicitation, sampling=op.sampling,
                     on_origin_change=lambda: _forget_token(manager, op.server, "moved"))
         await manager.reload()
         return _enabled(manager, op.server)

@@ -28,8 +28,9 @@ class McpGet(UiMessage, tag="mcp.get", kw_only=True):
 class McpSaveServer(UiMessage, tag="mcp.saveServer", kw_only=True):
     """Add or edit a server in mcp.json, validated like the file; its other fields (headers,
     bearerTokenEnv, connectTimeoutSeconds) stay. `tools: null` offers every tool of the server,
-    `timeoutSeconds: null` the default. With `new`, an id already in use is refused
-    (`mcp_server_exists`) instead of replaced."""
+    `timeoutSeconds: null` the default. `elicitation` / `sampling`: whether the server may ask
+    the user questions / ask for a model answer, each on a card (off unless true). With `new`,
+    an id already in use is refused (`mcp_server_exists`) instead of replaced."""
 
     submission_id: SubmissionId
     server: McpServerId
@@ -37,6 +38,8 @@ class McpSaveServer(UiMessage, tag="mcp.saveServer", kw_only=True):
     enabled: bool = True
     tools: Annotated[list[Annotated[str, msgspec.Meta(max_length=256)]], msgspec.Meta(max_length=1000)] | None = None
     timeout_seconds: float | None = None
+    elicitation: bool = False
+    sampling: bool = False
     new: bool = False
 
 
@@ -93,6 +96,8 @@ class McpServerEntry(Shape, kw_only=True):
     enabled: bool
     state: Literal["disabled", "connected", "failed", "idle"]
     timeout_seconds: float
+    elicitation: bool = False  # it may ask the user questions (each on a card)
+    sampling: bool = False  # it may ask for a model answer (each allowed on a card)
     allow_list: list[str] | None = None
     header_names: list[str] = []  # never their values
     bearer_token_env: str | None = None

@@ -211,3 +211,19 @@ async def test_the_repl_setting_a_token_updates_open_pages(page):
     states = page.recorder.of("mcp.state")
     assert len(states) == before + 1 and states[-1]["servers"][0]["token"] == "stored"
     assert "from-the-repl" not in json.dumps(states)
+
+
+async def test_questions_and_model_answers_are_switched_on_and_off_from_the_page(page):
+    mcp_file(page).parent.mkdir(parents=True, exist_ok=True)
+    mcp_file(page).write_text(json.dumps({"servers": {"gh": {"url": "https://mcp.example.com/mcp"}}}))
+    ack = await page.op({"type": "mcp.saveServer", "server": "gh", "url": "https://mcp.example.com/mcp",
+                         "elicitation": True, "sampling": True})
+    assert ack["type"] == "command.ack"
+    assert written(page)["servers"]["gh"] == {"url": "https://mcp.example.com/mcp", "enabled": True,
+                                              "elicitation": True, "sampling": True}
+    entry = page.recorder.of("mcp.state")[-1]["servers"][0]
+    assert entry["elicitation"] is True and entry["sampling"] is True
+    # Off again: the keys go (off is the default), the rest stays.
+    await page.op({"type": "mcp.saveServer", "server": "gh", "url": "https://mcp.example.com/mcp"})
+    assert written(page)["servers"]["gh"] == {"url": "https://mcp.example.com/mcp", "enabled": True}
+    assert "elicitation" not in page.recorder.of("mcp.state")[-1]["servers"][0]
