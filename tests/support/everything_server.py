@@ -14,7 +14,8 @@ from collections.abc import Iterator
 
 from tests.support.mcp_server import free_port
 
-PACKAGE = "@modelcontextprotocol/server-everything"
+# Pinned: the tests check this version's tools and answers.
+PACKAGE = "@modelcontextprotocol/server-everything@2026.8.31"
 START_TIMEOUT_S = 180.0  # the first run downloads the package
 
 

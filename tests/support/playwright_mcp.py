@@ -9,7 +9,7 @@ import tempfile
 
 from tests.support.everything_server import EverythingServer, EverythingUnavailable
 
-PLAYWRIGHT_MCP = "@playwright/mcp"
+PLAYWRIGHT_MCP = "@playwright/mcp@0.0.86"  # pinned: the tests and benchmarks read its answers
 CHROMIUM = ("chromium", "chromium-browser", "google-chrome")
 
 __all__ = ["PlaywrightMcpServer", "EverythingUnavailable"]
