@@ -191,7 +191,8 @@ async def interactions_list(params: dict[str, Any], conn: "ControlConnection") -
 
     p = _params(_MaybeThread, params)
     engine = _engine(conn)
-    return [to_wire(pending_interaction(row, engine.clock())) for row in engine.interactions.pending(p.thread_id)]
+    stored = [to_wire(pending_interaction(row, engine.clock())) for row in engine.interactions.pending(p.thread_id)]
+    return stored + [to_wire(view) for view in engine.tool_questions.views(p.thread_id)]
 
 
 def register(server: "ControlServer") -> None:

@@ -78,14 +78,14 @@ class ToolQuestions:
         """The ids of the thread's questions still waiting."""
         return [qid for qid, q in self._open.items() if q.thread_id == thread_id and not q.answer.done()]
 
-    def views(self, thread_id: str) -> list[ui.PendingInteraction]:
-        """The thread's waiting questions as a thread snapshot lists them (a page that opens
-        after they were asked)."""
+    def views(self, thread_id: str | None) -> list[ui.PendingInteraction]:
+        """The thread's waiting questions (every thread's with None) as a thread snapshot lists
+        them (a page that opens after they were asked)."""
         now = time.time()
         return [ui.PendingInteraction(interaction_id=qid, thread_id=q.thread_id, turn_id=q.turn_id, item_id=q.item_id,
                                       request=q.request, requested_at=q.asked_at, deadline_at=q.deadline_at,
                                       remaining_ms=max(0, int((q.deadline_at - now) * 1000)))
-                for qid, q in self._open.items() if q.thread_id == thread_id and not q.answer.done()]
+                for qid, q in self._open.items() if thread_id in (None, q.thread_id) and not q.answer.done()]
 
     def _offer(self, question_id: str, question: _Question) -> None:
         remaining = max(0, int((question.deadline_at - time.time()) * 1000))

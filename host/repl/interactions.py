@@ -5,6 +5,9 @@ the answer for the right one (the host's `interactions.list` / `interactions.ans
     request_user_action  something only the user may do    tw.reply(done=True) once it is done
     watch_page           a page condition on one tab       tw.reply(done=True) ends the wait early
     schedule_resume      continue after a delay            tw.reply(done=True) resumes now
+    elicitation          an MCP server's question (a form) tw.reply({"field": value, ...});
+                                                           tw.reply(cancel=True, note="decline") declines
+    sampling             an MCP server's model request     tw.reply(done=True) allows it once
 
 Any of them: tw.reply(cancel=True, note="why") (the note reaches the model for a question).
 """
@@ -19,10 +22,12 @@ from host.repl.errors import UsageError
 from host.repl.style import Style
 
 QUESTION = "ask_user"
+FORM = "elicitation"
+ANSWERED = frozenset({QUESTION, FORM})  # the kinds answered with a value, not done=True
 TITLES = {"ask_user": "question", "request_user_action": "action needed", "watch_page": "watching page",
-          "schedule_resume": "scheduled resume"}
+          "schedule_resume": "scheduled resume", "elicitation": "server question", "sampling": "server model request"}
 _DONE_MEANS = {"request_user_action": "when it is done", "watch_page": "to end the wait early",
-               "schedule_resume": "to resume now"}
+               "schedule_resume": "to resume now", "sampling": "to allow it once"}
 
 
 def what(request: dict[str, Any]) -> str:
@@ -33,6 +38,14 @@ def what(request: dict[str, Any]) -> str:
         options = request.get("options") or []
         choices = "  ".join(f"({n}) {o}" for n, o in enumerate(options, start=1))
         return str(request.get("question", "")) + (f"  choices: {choices}" if choices else "")
+    if kind == FORM:
+        fields = ", ".join(f"{f.get('name')} ({f.get('type')}{', required' if f.get('required') else ''}"
+                           f"{': ' + '|'.join(f['enum']) if f.get('enum') else ''})" for f in request.get("fields") or ())
+        return f"MCP server {request.get('server')!r} asks: {request.get('message', '')}  form: {fields}"
+    if kind == "sampling":
+        messages = request.get("messages") or [{}]
+        return (f"MCP server {request.get('server')!r} asks your model (up to {request.get('maxTokens')} tokens): "
+                f"{messages[-1].get('text', '')}")
     if kind == "request_user_action":
         line = str(request.get("action", ""))
         if request.get("reason"):
@@ -49,6 +62,9 @@ def hint(interaction_id: str, kind: str | None) -> str:
     named = f"interaction_id='{interaction_id}'"
     if kind == QUESTION:
         return f"answer: tw.reply('...') or tw.reply(choice=N); tw.reply(cancel=True, note='...') to decline  ({named})"
+    if kind == FORM:
+        return (f"answer: tw.reply({{'field': value, ...}}); tw.reply(cancel=True, note='decline') to decline; "
+                f"tw.reply(cancel=True) to dismiss  ({named})")
     return f"answer: tw.reply(done=True) {_DONE_MEANS.get(str(kind), '')}; tw.reply(cancel=True) to stop  ({named})"
 
 
@@ -100,7 +116,9 @@ def response(answer: Any = None, *, choice: int | None = None, done: bool = Fals
 def _fits(form: str, kind: str | None) -> bool:
     if form == "cancel":
         return True
-    return (kind == QUESTION) == (form in ("answer", "choice"))
+    if kind == FORM and form == "choice":
+        return False
+    return (kind in ANSWERED) == (form in ("answer", "choice"))
 
 
 def pick(items: list[dict[str, Any]], reply: dict[str, Any], interaction_id: str | None) -> dict[str, Any]:

@@ -76,3 +76,29 @@ def test_a_reply_says_one_thing():
     with pytest.raises(UsageError, match="offers no choices"):
         interactions.answer_params(pending("q2", {"kind": "ask_user", "question": "Name?"}),
                                    interactions.response(choice=1))
+
+
+FORM = {"kind": "elicitation", "server": "local", "message": "Delete report.pdf?",
+        "fields": [{"name": "sure", "type": "boolean", "required": True, "title": "Sure"},
+                   {"name": "plan", "type": "string", "required": False, "title": "Plan", "enum": ["free", "pro"]}]}
+SAMPLING = {"kind": "sampling", "server": "local", "system": "", "maxTokens": 10,
+            "messages": [{"role": "user", "text": "Capital of France?"}]}
+
+
+def test_an_mcp_servers_question_and_model_request_are_shown_and_answered_from_the_repl():
+    card = interactions.card({"interactionId": "e1", "request": FORM, "remainingMs": 60_000}, Style(False))
+    assert card.splitlines()[0] == ("server question e1: MCP server 'local' asks: Delete report.pdf?  "
+                                    "form: sure (boolean, required), plan (string: free|pro)")
+    assert "tw.reply({'field': value, ...}); tw.reply(cancel=True, note='decline') to decline" in card
+    card = interactions.card({"interactionId": "s1", "request": SAMPLING, "remainingMs": 60_000}, Style(False))
+    assert card.splitlines()[0] == ("server model request s1: MCP server 'local' asks your model (up to 10 tokens): "
+                                    "Capital of France?")
+    assert "tw.reply(done=True) to allow it once" in card
+    items = [pending("e1", FORM), pending("s1", SAMPLING)]
+    # A value answers the form; done allows the model request; neither fits the other.
+    form = interactions.pick(items, interactions.response({"sure": True}), None)
+    assert interactions.answer_params(form, interactions.response({"sure": True})) == {
+        "interaction_id": "e1", "kind": "submit", "value": {"sure": True}}
+    assert interactions.pick(items, interactions.response(done=True), None)["interactionId"] == "s1"
+    with pytest.raises(UsageError):
+        interactions.pick(items, interactions.response(choice=1), "e1")
