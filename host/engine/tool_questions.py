@@ -39,6 +39,7 @@ class ToolQuestions:
         """The `ask(request)` for one call's questions (host/tools/asking.py)."""
         async def ask(request: dict[str, Any]) -> dict[str, Any]:
             return await self.ask(thread_id, turn_id, item_id, request)
+        ask.thread_id = thread_id  # type: ignore[attr-defined]  # whose questions it shows (see host/mcp)
         return ask
 
     async def ask(self, thread_id: str, turn_id: str, item_id: str, request: dict[str, Any]) -> dict[str, Any]:

@@ -57,9 +57,9 @@ class Connection:
         # What the server asked of us that the host does not do (sampling, elicitation): a call
         # that fails after such a request failed for that reason.
         self.unsupported: list[str] = []
-        # The calls in flight, each with who answers its questions and its progress line (a
-        # question arrives outside the call's context; it goes to the latest call that can ask).
-        self._askers: list[tuple[Any, Any]] = []
+        # The calls in flight, each with who answers its questions, its progress line and who
+        # answers its model requests (see `asker_in_flight`).
+        self._askers: list[tuple[Any, Any, Any]] = []
         self.client: Any = None
         self.error: McpFailure | None = None
         self.closed = asyncio.Event()
@@ -190,7 +190,7 @@ class Connection:
 
         from host.mcp.elicitation import ask_user
 
-        asker, progress = next(((a, p) for a, p, _ in reversed(self._askers) if a is not None), (None, None))
+        asker, progress, _ = asker_in_flight(self._askers)
         if asker is None or getattr(params, "mode", "form") != "form":
             why = "no one can answer here" if asker is None else "only form questions are supported"
             log.info("MCP server %s asked the user a question, declined: %s", self.config.id, why)
@@ -207,8 +207,7 @@ class Connection:
         from host.mcp.elicitation import kept_fresh
         from host.mcp.sampling import sample_for_server
 
-        asker, progress, model = next(((a, p, m) for a, p, m in reversed(self._askers) if a is not None),
-                                      (None, None, None))
+        asker, progress, model = asker_in_flight(self._askers)
         async with kept_fresh(progress):
             return await sample_for_server(asker, model, self.config.id, params)
 
@@ -361,6 +360,19 @@ class Connection:
         raise McpFailure("mcp_timeout", f"MCP server {self.config.id!r} did not answer {what} within {waited:.3g} s"
                                         f"{' (its progress had stopped)' if waited > timeout_s + 0.5 else ''}; "
                                         "the request was cancelled")
+
+
+def asker_in_flight(askers: list[tuple[Any, Any, Any]]) -> tuple[Any, Any, Any]:
+    """(ask, progress, model) of the call a server's question or model request belongs to, or
+    Nones when that cannot be told. The request names no call of ours, so it is put to a
+    thread only when every call in flight on the session is that thread's (the latest one's
+    card then carries it); with calls of several threads, or one that cannot ask (the REPL's),
+    it could be another's, and nobody is asked."""
+    if not askers or any(ask is None for ask, _, _ in askers):
+        return None, None, None
+    if len({getattr(ask, "thread_id", None) for ask, _, _ in askers}) != 1:
+        return None, None, None
+    return askers[-1]
 
 
 def _image_type(link: dict[str, Any]) -> str:

@@ -116,3 +116,20 @@ def test_the_form_is_read_from_a_flat_schema_only_and_answers_are_checked_agains
         assert checked(fields, bad) is None, bad
     assert fields_of({"type": "object", "properties": {"nested": {"type": "object"}}}) is None
     assert fields_of({"type": "object", "properties": {}}) is None
+
+
+def test_a_request_goes_to_a_thread_only_when_every_call_in_flight_is_that_threads():
+    from host.mcp.connection import asker_in_flight
+
+    def asker(thread: str):
+        async def ask(request):
+            return {}
+        ask.thread_id = thread
+        return ask
+
+    one, two, other = asker("t1"), asker("t1"), asker("t2")
+    assert asker_in_flight([]) == (None, None, None)
+    assert asker_in_flight([(one, "p1", "m1")]) == (one, "p1", "m1")
+    assert asker_in_flight([(one, "p1", "m1"), (two, "p2", "m2")]) == (two, "p2", "m2")  # the same thread
+    assert asker_in_flight([(one, "p1", "m1"), (other, "p3", "m3")]) == (None, None, None)  # whose?
+    assert asker_in_flight([(one, "p1", "m1"), (None, "p4", None)]) == (None, None, None)  # a REPL call too
