@@ -4,7 +4,7 @@
 // number keys 1-9 from the card's own buttons, under the same guard as an approval's keys (the
 // card never takes the focus; see AnswerGuard in dom.js); Esc leaves the card and answers nothing.
 import { AnswerGuard, h, isEditable } from "./dom.js";
-import { elicitationCard, samplingCard } from "./server-request-cards.js";
+import { answering, elicitationCard, samplingCard } from "./server-request-cards.js";
 import { renderParams } from "./params-view.js";
 import { t } from "./strings.js";
 
@@ -21,15 +21,10 @@ export function interactionCard(asked, send, { leave = () => {} } = {}) {
   if (request.kind === "elicitation") return elicitationCard(asked, send);
   if (request.kind === "sampling") return samplingCard(asked, send);
   const kind = KINDS[request.kind] || KINDS.ask_user;
-  const status = h("p", { class: "card-status", role: "status" });
+  const { status, respond } = answering(asked, send);
   const isQuestion = request.kind === "ask_user";
   const answer = isQuestion ? h("input", { type: "text", class: "grow", placeholder: t("ask.placeholder"),
     "aria-label": t("ask.placeholder") }) : null;
-  const respond = async (response) => {
-    status.textContent = t("approval.sent");
-    const reply = await send({ type: "interaction.response", interactionId: asked.interactionId, response });
-    if (reply && reply.type === "command.rejected") status.textContent = t("approval.rejected", { message: reply.message });
-  };
   const options = isQuestion && Array.isArray(request.options) ? request.options : [];
   const numbered = options.slice(0, 9);
   const titleId = `ask-${asked.interactionId}`;

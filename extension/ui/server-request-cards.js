@@ -39,14 +39,21 @@ function control(field) {
   return { row: h("div", { class: "field" }, label, input, hint), name: field.name, read };
 }
 
-export function elicitationCard(asked, send) {
-  const request = asked.request || {};
+// An interaction card's status line and its `respond(response)`: the answer sent as
+// `interaction.response`, the line saying it went, or why the host refused it.
+export function answering(asked, send) {
   const status = h("p", { class: "card-status", role: "status" });
   const respond = async (response) => {
     status.textContent = t("approval.sent");
     const reply = await send({ type: "interaction.response", interactionId: asked.interactionId, response });
     if (reply && reply.type === "command.rejected") status.textContent = t("approval.rejected", { message: reply.message });
   };
+  return { status, respond };
+}
+
+export function elicitationCard(asked, send) {
+  const request = asked.request || {};
+  const { status, respond } = answering(asked, send);
   const controls = (Array.isArray(request.fields) ? request.fields : []).map(control);
   const titleId = `ask-${asked.interactionId}`;
   const form = h("form", { class: "elicitation-form", onsubmit: (event) => {
@@ -74,12 +81,7 @@ export function elicitationCard(asked, send) {
 
 export function samplingCard(asked, send) {
   const request = asked.request || {};
-  const status = h("p", { class: "card-status", role: "status" });
-  const respond = async (response) => {
-    status.textContent = t("approval.sent");
-    const reply = await send({ type: "interaction.response", interactionId: asked.interactionId, response });
-    if (reply && reply.type === "command.rejected") status.textContent = t("approval.rejected", { message: reply.message });
-  };
+  const { status, respond } = answering(asked, send);
   const titleId = `ask-${asked.interactionId}`;
   const words = (role, text) => h("div", { class: "sampled" }, h("span", { class: "muted small", text: t(`sample.${role}`) }),
     h("blockquote", { class: "server-words" }, String(text || "")));

@@ -22,6 +22,7 @@ from mcp.types import Implementation
 from host import __version__
 from host.mcp.config import ServerConfig
 from host.mcp.errors import SESSION_STATUSES, McpFailure, classify
+from host.mcp.listening import listen_for_changes
 
 log = logging.getLogger("tabwarden.mcp")
 
@@ -30,16 +31,8 @@ MAX_LISTED_TOOLS = 1000
 CANCEL_GRACE_S = 2.0  # how long a cancelled call may take to tell the server
 # While a server reports progress, a call may run past its timeout, up to this many times it.
 PROGRESS_STRETCH = 10
-# A tool's answer that links to images the server serves (a screenshot saved as a resource):
-# at most this many are read, each within this long, and passed on as images.
-MAX_LINKED_IMAGES = 4
+# How long one image a tool's answer links to may take to read (see linked_images.py).
 LINKED_IMAGE_TIMEOUT_S = 10.0
-# A `subscriptions/listen` stream that dropped is opened again after this long, at most this many
-# times in a row without an event between.
-LISTEN_RETRY_S = 2.0
-LISTEN_RETRIES = 5
-_IMAGE_SUFFIXES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif",
-                   ".webp": "image/webp"}
 
 
 class Connection:
@@ -108,7 +101,8 @@ class Connection:
                     self.client = client
                     if not ready.done():
                         ready.set_result(None)
-                    listening = asyncio.create_task(self._listen(client), name=f"mcp-listen:{cfg.id}")
+                    listening = asyncio.create_task(listen_for_changes(client, cfg.id, self._on_tools_changed),
+                                                    name=f"mcp-listen:{cfg.id}")
                     try:
                         await self._stop.wait()
                     finally:
@@ -134,36 +128,6 @@ class Connection:
                 self.session_refused = True
                 if response.request.method == "POST":
                     self.refused_posts += 1
-
-    async def _listen(self, client: Any) -> None:
-        """Servers of the 2026-07-28 revision announce a changed tool list only on a
-        `subscriptions/listen` stream: keep one open while the session lasts (opened again when
-        it drops), and re-read the tools on each change, as for `notifications/tools/list_changed`.
-        Older servers send that notification instead; a server that refuses the stream is not
-        asked again."""
-        from mcp.client.subscriptions import ListenNotSupportedError, SubscriptionLost
-        from mcp.shared.exceptions import MCPError
-        from mcp.shared.subscriptions import ToolsListChanged
-
-        failures = 0
-        while failures < LISTEN_RETRIES:
-            try:
-                async with client.listen(tools_list_changed=True) as stream:
-                    async for event in stream:
-                        failures = 0
-                        if isinstance(event, ToolsListChanged):
-                            self._on_tools_changed()
-                return  # the server closed it gracefully: it has nothing more to tell this session
-            except ListenNotSupportedError:
-                return
-            except MCPError as exc:
-                log.info("MCP server %s refused subscriptions/listen: %s", self.config.id, exc)
-                return
-            except (SubscriptionLost, TimeoutError, OSError) as exc:
-                failures += 1
-                log.info("MCP server %s: the subscriptions/listen stream dropped (%s); opening it again",
-                         self.config.id, exc)
-            await asyncio.sleep(LISTEN_RETRY_S)
 
     async def _on_message(self, message: Any) -> None:
         if getattr(message, "method", None) == "notifications/tools/list_changed":
@@ -292,30 +256,10 @@ class Connection:
         if answer.is_error and len(self.unsupported) > asked:  # the tool failed on our refusal
             raise unsupported()
         dumped = answer.model_dump(by_alias=True, mode="json", exclude_none=True)
-        return await self._with_linked_images(dumped)
+        from host.mcp.linked_images import with_linked_images
 
-    async def _with_linked_images(self, answer: dict[str, Any]) -> dict[str, Any]:
-        """`answer` with each link to an image the server serves read (`resources/read`) and
-        put after the link as an image block with the link's annotations; a link that cannot be
-        read stays a link."""
-        content = answer.get("content")
-        if not isinstance(content, list):
-            return answer
-        links = [i for i, block in enumerate(content) if isinstance(block, dict) and block.get("type") == "resource_link"
-                 and _image_type(block)][:MAX_LINKED_IMAGES]
-        if not links:
-            return answer
-        client = self._client()
-        read = await asyncio.gather(*(self._guarded(client.read_resource(str(content[i].get("uri"))), LINKED_IMAGE_TIMEOUT_S,
-                                                    "resources/read") for i in links), return_exceptions=True)
-        out = list(content)
-        for i, result in sorted(zip(links, read), reverse=True):
-            image = _image_from(result, _image_type(content[i]))
-            if image is not None:
-                if isinstance(content[i].get("annotations"), dict):
-                    image["annotations"] = content[i]["annotations"]
-                out.insert(i + 1, image)
-        return {**answer, "content": out}
+        return await with_linked_images(dumped, lambda uri: self._guarded(self._client().read_resource(uri),
+                                                                          LINKED_IMAGE_TIMEOUT_S, "resources/read"))
 
     async def _guarded(self, work: Any, timeout_s: float, what: str, progress: Any = None) -> Any:
         """Run `work` in its own task, raced against the session ending and the timeout (pushed
@@ -373,27 +317,6 @@ def asker_in_flight(askers: list[tuple[Any, Any, Any]]) -> tuple[Any, Any, Any]:
     if len({getattr(ask, "thread_id", None) for ask, _, _ in askers}) != 1:
         return None, None, None
     return askers[-1]
-
-
-def _image_type(link: dict[str, Any]) -> str:
-    """The image type a resource link names (its mimeType, else its URI's suffix), or ""."""
-    mime = link.get("mimeType")
-    if isinstance(mime, str) and mime.startswith("image/"):
-        return mime
-    uri = str(link.get("uri") or "").split("?", 1)[0].lower()
-    return next((kind for suffix, kind in _IMAGE_SUFFIXES.items() if uri.endswith(suffix)), "")
-
-
-def _image_from(result: Any, expected: str) -> dict[str, Any] | None:
-    """An image block from a `resources/read` answer that holds an image blob, or None."""
-    if isinstance(result, BaseException):
-        return None
-    for item in getattr(result, "contents", None) or ():
-        blob = getattr(item, "blob", None)
-        mime = getattr(item, "mime_type", None) or expected
-        if isinstance(blob, str) and blob and isinstance(mime, str) and mime.startswith("image/"):
-            return {"type": "image", "data": blob, "mimeType": mime}
-    return None
 
 
 async def _mentions_session(response: Any) -> bool:
