@@ -73,7 +73,7 @@ class LoadedPolicy:
         self._files_seen: tuple[Any, ...] = ()
         self._files_checked_at = time.monotonic()
         self._reloading = threading.Lock()
-        self._injected: dict[str, tuple[Rule, ...]] = {}
+        self._injected: dict[str, tuple[tuple[Rule, ...], tuple[str, ...], tuple[str, ...]]] = {}
         self.load_errors: list[InvalidInput] = []
         self.snapshot: PolicySnapshot | None = None  # None until a load succeeded
         self._layers: tuple[PolicyLayer, ...] = ()
@@ -164,10 +164,15 @@ class LoadedPolicy:
             self.snapshot = self._build(list(self._layers))
         self._availability.changed()
 
-    def inject(self, name: str, rules: tuple[Rule, ...]) -> None:
-        """Put `rules` in force under `injected:<name>`, replacing that name's previous set."""
+    def inject(self, name: str, rules: tuple[Rule, ...], *, blocked: tuple[str, ...] = (),
+               guarded: tuple[str, ...] = ()) -> None:
+        """Put `rules` and list additions in force under `injected:<name>`, replacing that name's
+        previous set (nothing at all withdraws the name)."""
         with self._lock:
-            self._injected[name] = rules
+            if rules or blocked or guarded:
+                self._injected[name] = (rules, blocked, guarded)
+            else:
+                self._injected.pop(name, None)
             self.rebuild()
 
     def _stored(self) -> tuple[list[Rule], list[str], list[str]]:
@@ -207,9 +212,11 @@ class LoadedPolicy:
                 warnings.append(InvalidInput("unknown_tool", f"stored rule {rule.describe()}: {never}",
                                              f"$.rules[{index}].tool", "stored rules"))
             views.append(RuleView(rule, "builtin" if rule.id.startswith(BUILTIN_RULE_PREFIX) else "store", True))
-        for name, rules in self._injected.items():
+        for name, (rules, more_blocked, more_guarded) in self._injected.items():
             sources.append(f"injected:{name}")
             views.extend(RuleView(r, f"injected:{name}", False) for r in rules)
+            blocked = [*blocked, *more_blocked]
+            guarded = [*guarded, *more_guarded]
         rules = [v.rule for v in views]
         lists = OriginLists(blocked, guarded)
         for warning in warnings:

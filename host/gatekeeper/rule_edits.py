@@ -109,13 +109,28 @@ class RuleEdits:
             self._policy.rebuild()
         return dropped
 
-    def inject_rules(self, name: str, rules: Iterable[Mapping[str, Any]], *, source: str = "plugin_default") -> None:
-        """Put host-computed rules in force under `injected:<name>` (see `Gatekeeper.inject_rules`)."""
+    def inject_rules(self, name: str, rules: Iterable[Mapping[str, Any]], *, source: str = "plugin_default",
+                     blocked: Iterable[str] = (), guarded: Iterable[str] = ()) -> None:
+        """Put host-computed rules and list additions in force under `injected:<name>` (see
+        `Gatekeeper.inject_rules`)."""
         self._policy.current()
         if source == "managed":
             raise InvalidInput("rule_not_allowed", "injected rules cannot be managed", "$.source")
         parsed = tuple(parse_rule(r, path=f"$[{i}]", force_source=source) for i, r in enumerate(rules))
-        self._policy.inject(name, parsed)
+        for index, rule in enumerate(parsed):
+            if rule.source == "plugin_default" and rule.verdict == "allow":
+                raise InvalidInput("rule_not_allowed", "a plugin's rule may ask or deny, never allow: it can only make "
+                                   "the gatekeeper stricter", f"$[{index}].verdict")
+        lists = {}
+        for list_name, patterns in (("blocked", blocked), ("guarded", guarded)):
+            texts = []
+            for index, pattern in enumerate(patterns):
+                try:
+                    texts.append(parse_origin_pattern(pattern).text)
+                except PatternError as exc:
+                    raise InvalidInput("invalid_pattern", str(exc), f"$.{list_name}[{index}]") from None
+            lists[list_name] = tuple(dict.fromkeys(texts))
+        self._policy.inject(name, parsed, **lists)
 
     def add_origin_pattern(self, pattern: str, *, list_name: OriginList = "blocked") -> str:
         """Add a user pattern to the blocked or guarded list; return its normalised form."""

@@ -8,7 +8,8 @@ refused. The winner among matching rules is decided by, in order: specificity (t
 origin part), whether it has `args` conditions, source (managed > user_setting >
 approval_persist > plugin_default), restrictiveness (deny > ask > allow) and recency. Managed
 rules form a tier of their own: a user's rule may be stricter than the managed winner but never
-looser.
+looser. A plugin's rules (`plugin_default`, ask or deny only) form the lowest tier: they decide
+only where no rule of the user's matches.
 """
 
 from __future__ import annotations
@@ -88,8 +89,10 @@ class CompiledRule:
         self.restrictiveness = RESTRICTIVENESS[rule.verdict]
         specificity = tool.specificity + origin.specificity
         # Ascending sort: the first element wins. `order` keeps ties deterministic (later wins).
-        self.sort_key = (-specificity, -bool(args), -SOURCE_RANK[rule.source], -self.restrictiveness,
-                         -rule.created_at, -order)
+        # A plugin's defaults rank below every rule of the user's, however specific: a plugin may
+        # add questions where the user said nothing, never overrule what the user said.
+        self.sort_key = (rule.source == "plugin_default", -specificity, -bool(args), -SOURCE_RANK[rule.source],
+                         -self.restrictiveness, -rule.created_at, -order)
 
     def args_match(self, params: Mapping[str, Any]) -> bool:
         """True when every `args` condition finds its regex in the named value (for `Several`

@@ -418,10 +418,13 @@ class Gatekeeper:
         cannot be removed here; raises `InvalidInput` for them or an unknown id."""
         self._rules.remove_rule(rule_id)
 
-    def inject_rules(self, name: str, rules: Iterable[Mapping[str, Any]], *, source: str = "plugin_default") -> None:
-        """Add host-computed rules under the provenance `injected:<name>` (replacing that name's
-        previous set). They may not claim the `managed` source."""
-        self._rules.inject_rules(name, rules, source=source)
+    def inject_rules(self, name: str, rules: Iterable[Mapping[str, Any]], *, source: str = "plugin_default",
+                     blocked: Iterable[str] = (), guarded: Iterable[str] = ()) -> None:
+        """Add host-computed rules and blocked or guarded origin patterns under the provenance
+        `injected:<name>` (replacing that name's previous set; nothing withdraws it). They may not
+        claim the `managed` source, and a `plugin_default` rule may not allow (a plugin only makes
+        the gatekeeper stricter). Raises `InvalidInput` and changes nothing on a bad rule or pattern."""
+        self._rules.inject_rules(name, rules, source=source, blocked=blocked, guarded=guarded)
 
     @property
     def load_warnings(self) -> list[InvalidInput]:

@@ -48,6 +48,14 @@ class MemoryWriteParams(Params, kw_only=True):
         "What to remember; null forgets the key."))] | None
 
 
+class LoadSkillParams(Params, kw_only=True):
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[a-z0-9-]+$", description=(
+        "The skill's name as the Skills list gives it."))]
+    resource: Annotated[str, msgspec.Meta(min_length=1, max_length=300, description=(
+        "A file of the skill under references/ or assets/ (e.g. 'references/forms.md'); omit it for the "
+        "skill's instructions."))] | None = None
+
+
 class ArtifactParams(Params, kw_only=True):
     name: FileName
     content: Annotated[str, msgspec.Meta(max_length=1_000_000, description="The whole file, as UTF-8 text.")]

@@ -149,6 +149,11 @@ _TOOLS: tuple[ToolSpec, ...] = (
        "Save a short note under a key for later tasks, replace it, or forget it (value null). Never store "
        "passwords, codes or other secrets.",
        category="memory", originless=True, params_type=bp.MemoryWriteParams, runner=_builtin("memory_write")),
+    _t("load_skill", "builtin", "read", "Load skill",
+       "Load one of the skills the user installed (listed under Skills in your instructions): its instructions, "
+       "or with resource one text file from its references/ or assets/ folder.",
+       originless=True, always_allowed=True, params_type=bp.LoadSkillParams,
+       runner=Runner("skills", "host.skills.tool:load_skill")),
     _t("artifact", "builtin", "write", "Create artifact",
        "Save a UTF-8 text file (a report, a CSV, notes) to this task; the user can download it from the side panel.",
        originless=True, params_type=bp.ArtifactParams, runner=_builtin("artifact")),

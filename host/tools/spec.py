@@ -19,7 +19,7 @@ from protocol.tools import ToolLevel as Level
 Recovery = Literal["retry-safe", "never-retry", "inspect-first"]
 Trust = Literal["trusted", "untrusted"]
 Provenance = Literal["tool", "page", "mcp", "import"]
-Service = Literal["browser", "builtins", "mcp", "interactions"]
+Service = Literal["browser", "builtins", "mcp", "interactions", "skills"]
 # What a call acts on, which its service resolves before the gatekeeper judges it:
 #   none      nothing
 #   destination  the URL in `url_param`, which the host or the browser loads without a tab

@@ -18,7 +18,7 @@ NOTES_TABLE = {
     "press_key": ("L2", "write"), "read_page_deep": ("L2", "read"), "screenshot": ("L2", "read"),
     "click_trusted": ("L2", "write"), "type_trusted": ("L2", "write"), "click_xy": ("L2", "write"),
     "drag": ("L2", "write"), "upload_file": ("L2", "write"),
-    "memory_read": ("builtin", "read"), "memory_write": ("builtin", "write"),
+    "memory_read": ("builtin", "read"), "memory_write": ("builtin", "write"), "load_skill": ("builtin", "read"),
     "download": ("builtin", "write"), "artifact": ("builtin", "write"), "ask_user": ("builtin", "read"),
     "request_user_action": ("builtin", "read"), "watch_page": ("builtin", "read"),
     "schedule_resume": ("builtin", "read"),
@@ -80,8 +80,8 @@ def test_url_bearing_tools():
 
 def test_always_allowed_and_originless():
     assert {n for n, s in CATALOG.items() if s.always_allowed} == {
-        "memory_read", "ask_user", "request_user_action", "schedule_resume"}
-    for name in ("tabs_list", "memory_read", "memory_write", "ask_user", "request_user_action",
+        "memory_read", "load_skill", "ask_user", "request_user_action", "schedule_resume"}
+    for name in ("tabs_list", "memory_read", "load_skill", "memory_write", "ask_user", "request_user_action",
                  "schedule_resume", "artifact"):
         assert lookup(name).originless, name
     assert not lookup("watch_page").originless  # it resolves a tab target
