@@ -69,6 +69,10 @@ class Router:
             specs.extend(service.listed())
         return specs
 
+    def instructions(self) -> str:
+        """What the services add to the model's instructions, after the kernel prompt."""
+        return "".join(service.instructions() for service in self.services.values())
+
     def offered_names(self) -> frozenset[str]:
         """The names of `offered()`."""
         return frozenset(spec.name for spec in self.offered())

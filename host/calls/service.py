@@ -24,6 +24,11 @@ class ToolService:
         """Tools this service declares at run time (an MCP server's), beside the catalog's."""
         return []
 
+    def instructions(self) -> str:
+        """What this service adds to the model's instructions (the installed skills' listing);
+        empty for nothing."""
+        return ""
+
     def unavailable(self, name: str) -> str | None:
         """Why `name`, a tool of this service that is not offered now, cannot be called (a server
         that is down, say); None when the service does not know the name."""

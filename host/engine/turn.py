@@ -24,6 +24,7 @@ from protocol.errors import TabwardenError
 from host.engine import runs
 from host.engine.calls import INTERRUPTED_TOOL, CallProcessor, call_node_id, provider_call_id
 from host.engine.policies import FINAL_TEXT, REMINDER_TEXT, STUCK_REPEATS, STUCK_TEXT, turn_stats
+from host.skills.context_blocks import resolve_skill_blocks
 from host.engine.prompt import KERNEL_PROMPT, build_messages, environment_line, environment_page
 from host.engine.records import AssistantBody, CallRef, NodeRow, NoticeBody, RunRow, ToolResultBody, UserBody
 from host.engine.store import DEFAULT_TITLE, new_id
@@ -116,7 +117,8 @@ class TurnRunner:
         wire = run.input
         browser = wire.get("browserContext")
         tab = (browser or {}).get("defaultTab")
-        body = UserBody(text=str(wire.get("text", "")), context=list(wire.get("attachedContext") or []),
+        context = resolve_skill_blocks(engine, list(wire.get("attachedContext") or []))
+        body = UserBody(text=str(wire.get("text", "")), context=context,
                         environment=environment_line(tab), environment_page=environment_page(tab))
         with engine.store.transaction() as conn:
             if run.anchor_id:
@@ -225,7 +227,7 @@ class TurnRunner:
         engine.activity(self.thread_id)
         model = self.overrides.get("model") or {}
         provider = engine.providers.get(model.get("connectionId"))
-        request = ModelRequest(model=model.get("modelId") or "", system=KERNEL_PROMPT,
+        request = ModelRequest(model=model.get("modelId") or "", system=KERNEL_PROMPT + engine.tools.instructions(),
                                messages=build_messages(path, engine.fence_key, provider.name,
                                                        getattr(provider, "accepts_images", False),
                                                        getattr(provider, "accepts_audio", False)),

@@ -23,9 +23,25 @@ log = logging.getLogger("tabwarden.engine")
 MAX_QUEUED_TURNS = 8
 
 
+def skills_refused(ctx: OpContext, client: Client, op: Any, mark: str) -> Any | None:
+    """A refusal when the input mentions a skill that cannot be used now, else None."""
+    from host.skills.context_blocks import check_skill_blocks
+    from host.skills.errors import SkillError
+
+    try:
+        check_skill_blocks(ctx.engine, msgspec.to_builtins(op.input.attached_context))
+    except SkillError as exc:
+        code = exc.code if exc.code in ui.ERROR_CODES else "skill_not_found"
+        return ctx.reject(client, op, mark, code, str(exc))
+    return None
+
+
 def queue_run(ctx: OpContext, client: Client, op: Any, mark: str, *, anchor_id: str | None = None) -> Any:
     """Store a queued run (with the receipt) and start it if the thread is free."""
     engine = ctx.engine
+    refused = skills_refused(ctx, client, op, mark)
+    if refused is not None:
+        return refused
 
     def write(conn):
         run = engine.store.insert_run(conn, op.thread_id, state=runs.QUEUED, input=msgspec.to_builtins(op.input),
@@ -98,7 +114,13 @@ def turn_steer(ctx: OpContext, client: Client, op: ui.TurnSteer, mark: str) -> A
     run = engine.store.run(runner.run_id)
     if run.state not in (runs.PREPARING, runs.STREAMING, runs.EXECUTING, runs.WAITING_APPROVAL):
         return ctx.reject(client, op, mark, "turn_not_steerable", f"the turn is {run.state}")
-    body = UserBody(text=op.input.text, context=msgspec.to_builtins(op.input.attached_context), steer=True)
+    refused = skills_refused(ctx, client, op, mark)
+    if refused is not None:
+        return refused
+    from host.skills.context_blocks import resolve_skill_blocks
+
+    context = resolve_skill_blocks(engine, msgspec.to_builtins(op.input.attached_context))
+    body = UserBody(text=op.input.text, context=context, steer=True)
     made: dict[str, Any] = {}
 
     def write(conn):
@@ -141,6 +163,8 @@ def queued_run(ctx: OpContext, client: Client, op: Any, mark: str, states: froze
 def queue_update(ctx: OpContext, client: Client, op: ui.QueueUpdate, mark: str) -> Any:
     """queue.update: change a queued turn's input or overrides."""
     refused, run = queued_run(ctx, client, op, mark, frozenset({runs.QUEUED}))
+    if refused is None:
+        refused = skills_refused(ctx, client, op, mark)
     if refused is not None:
         return refused
     store = ctx.engine.store

@@ -40,7 +40,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("host.transport",),  # frames, endpoints, stdio
     ("host.cdp",),  # CDP over the debugger bridge
     ("host.browser",),  # the browser tools
-    ("host.builtins", "host.mcp"),  # built-in and MCP tools
+    ("host.builtins", "host.mcp", "host.skills"),  # built-in, MCP and skill tools
+    ("host.plugins",),  # bundles of skills, MCP servers and stricter rules
     ("host.engine",),  # threads, turns, the agent loop
     ("host.ui",),  # the op server of the extension's pages (side panel, settings)
     ("host.control",),  # the control server, with every subsystem's control methods (below)
