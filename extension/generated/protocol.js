@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "a58044283d33134b08329e535a55ec39f9f74eb2a3d07c4e866b574ce9ea0930";
+export const SCHEMA_HASH = "8f347cbafec111594ad8db60b1313927a466652de01b79c615d2261760b28e5b";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -396,7 +396,34 @@ export const UI = Object.freeze({
     "mcp_server_exists",
     "mcp_server_not_found",
     "mcp_origin_change_refused",
-    "mcp_unavailable"
+    "mcp_unavailable",
+    "not_a_skill",
+    "missing_front_matter",
+    "invalid_front_matter",
+    "invalid_name",
+    "body_too_large",
+    "unsafe_path",
+    "symlink",
+    "archive_too_large",
+    "too_many_files",
+    "file_too_large",
+    "bad_archive",
+    "not_text",
+    "skill_exists",
+    "skill_not_found",
+    "skill_of_plugin",
+    "skill_disabled",
+    "skill_changed",
+    "skill_broken",
+    "hash_mismatch",
+    "not_a_plugin",
+    "invalid_manifest",
+    "missing_file",
+    "plugin_exists",
+    "plugin_not_found",
+    "server_exists",
+    "review_not_found",
+    "unreadable_source"
   ],
   "events": [
     "initialized",
@@ -433,7 +460,10 @@ export const UI = Object.freeze({
     "audit.verified",
     "providers.verified",
     "memory.state",
-    "mcp.state"
+    "mcp.state",
+    "skills.state",
+    "skills.detail",
+    "plugins.reviewed"
   ],
   "invisibleRanges": [
     [
@@ -593,7 +623,18 @@ export const UI = Object.freeze({
     "mcp.saveServer",
     "mcp.removeServer",
     "mcp.setToken",
-    "mcp.refresh"
+    "mcp.refresh",
+    "skills.list",
+    "skills.install",
+    "skills.setEnabled",
+    "skills.remove",
+    "skills.approve",
+    "skills.get",
+    "plugins.review",
+    "plugins.install",
+    "plugins.remove",
+    "plugins.setServerEnabled",
+    "plugins.approve"
   ],
   "permissionPolicies": [
     "always",

@@ -990,6 +990,12 @@
         "label": "Hover",
         "level": "L1"
       },
+      "load_skill": {
+        "category": null,
+        "effects": "read",
+        "label": "Load skill",
+        "level": "builtin"
+      },
       "memory_read": {
         "category": null,
         "effects": "read",

@@ -26,6 +26,8 @@ COMMANDS: dict[str, Command] = {
     "doctor": Command("host.cli.doctor_cmd", "check every registration and talk to the host"),
     "policy": Command("host.cli.policy_cmd", "check, explain and test permission decisions"),
     "audit": Command("host.cli.audit_cmd", "list, export and verify the audit log"),
+    "skill": Command("host.cli.skill_cmd", "install, list, check and remove skills (Agent Skills folders or zips)"),
+    "plugin": Command("host.cli.skill_cmd", "review, install and remove plugins (skills, MCP servers, stricter rules)"),
     "provider": Command("host.cli.provider_cmd", "list, add or remove model providers and their API keys"),
     "launch": Command("host.cli.launch_cmd", "start a browser with the extension and open the REPL"),
     "repl": Command("host.cli.repl_cmd", "attach a debug REPL to the running host"),

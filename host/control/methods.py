@@ -175,6 +175,7 @@ SUBSYSTEM_METHODS = (
     "host.ui.control_methods",
     "host.builtins.control_methods",
     "host.mcp.control_methods",
+    "host.plugins.control_methods",
 )
 
 

@@ -100,6 +100,8 @@ class McpManager:
         # Called when a turn start's refresh changed what `status()` shows (the engine host
         # broadcasts the new state to open settings pages).
         self.on_change: Callable[[], None] | None = None
+        # Servers plugins bring (`host.plugins`), beside mcp.json's; the user's own win a clash.
+        self.more_servers: Callable[[], dict[str, ServerConfig]] | None = None
 
     # -- settings -------------------------------------------------------------------------------
 
@@ -131,6 +133,11 @@ class McpManager:
             config = McpConfig()
         else:
             self.config_error = None
+        if self.more_servers is not None:
+            try:
+                config = McpConfig({**self.more_servers(), **config.servers})
+            except Exception:
+                log.exception("reading the plugins' MCP servers failed")
         self._loaded = True
         closing = []
         for server_id, state in list(self.servers.items()):

@@ -71,3 +71,28 @@ def connect_soon(engine: Any, server_ids: list[str], done: Callable[[], None] | 
             done()
 
     mcp_manager(engine).connect_later(server_ids, finished)
+
+
+_RELOADS: set[Any] = set()
+
+
+def reload_soon(engine: Any) -> None:
+    """Apply the server settings again in the background (a plugin's server was turned on or
+    off, or left with its plugin), then send every page the new state. Without a running loop
+    the next turn start applies them."""
+    import asyncio
+
+    manager = mcp_manager(engine)
+    if manager is None:
+        return
+
+    async def apply() -> None:
+        await manager.reload()
+        broadcast_mcp(engine)
+
+    try:
+        task = asyncio.get_running_loop().create_task(apply())
+    except RuntimeError:
+        return
+    _RELOADS.add(task)
+    task.add_done_callback(_RELOADS.discard)

@@ -12,6 +12,7 @@ from host.browser.service import BrowserTools
 from host.builtins.service import BuiltinTools
 from host.calls.router import Router
 from host.mcp.service import McpTools
+from host.skills.service import SkillTools
 
 log = logging.getLogger("tabwarden.services")
 
@@ -25,6 +26,7 @@ def build_router(gateway: Any) -> Router:
         "browser": BrowserTools(gateway),
         "builtins": BuiltinTools(bridge=gateway.bridge, guard=gateway.guard),
         "mcp": McpTools(),
+        "skills": SkillTools(),
     })
 
 
@@ -33,7 +35,8 @@ def connect_engine(services: Any, router: Router, engine: Any) -> None:
     from protocol.messages import BrowserEvent
 
     from host.builtins.memory_state import broadcast_memory
-    from host.mcp.page_state import broadcast_mcp
+    from host.mcp.page_state import broadcast_mcp, reload_soon
+    from host.plugins.installer import attach_plugins
 
     builtins: BuiltinTools = router.services["builtins"]  # type: ignore[assignment]
     builtins.attach(engine)
@@ -43,6 +46,9 @@ def connect_engine(services: Any, router: Router, engine: Any) -> None:
     services.listen(BrowserEvent, browser.indicator.on_event)
     mcp: McpTools = router.services["mcp"]  # type: ignore[assignment]
     mcp.manager.on_change = lambda: broadcast_mcp(engine)
+    skills: SkillTools = router.services["skills"]  # type: ignore[assignment]
+    skills.attach(engine)
+    attach_plugins(skills, engine, mcp.manager).on_servers = lambda: reload_soon(engine)
 
 
 async def indicator_action(engine: Any, thread_id: str, action: str) -> None:

@@ -21,6 +21,7 @@ from host.repl import mcp_view
 from host.repl import memory_view as memory_views
 from host.repl import render, site_access
 from host.repl.errors import UsageError
+from host.repl.skills_console import SkillsConsole
 from host.repl.style import Style
 from host.repl.views import Text, View
 from host.transport.errors import RequestError
@@ -49,6 +50,8 @@ tw: the running host (await the calls; a bare `tw.tabs()` is awaited for you)
   providers tw.remove_provider(name)   (and its stored API key; add one with `tabwarden provider add` or on
             the settings page)
   memory    tw.memory(query=None)  tw.remember(key, value)  tw.forget(key)  tw.clear_memory()
+  skills    tw.skills.list()  tw.skills.add(path)  tw.skills.show(name)  tw.skills.enable(name, on)
+            tw.skills.approve(name)  tw.skills.remove(name)  (see tw.skills for plugins)
   mcp       tw.mcp(server=None)   (MCP servers from mcp.json, their state and tools)
             tw.mcp_token(server)  (asks for a bearer token without echo)  tw.mcp_token(server, clear=True)
   events    tw.watch(*topics, count=None, timeout=None)   (topics: names, `family.*`, `*`)
@@ -74,6 +77,7 @@ class Tabwarden:
         # is expected to go, and what to run on the client of the host that follows.
         self.restarting: int | None = None
         self.on_reattach: Callable[[ControlClient], Awaitable[None]] | None = None
+        self.skills = SkillsConsole(self)
 
     def __repr__(self) -> str:
         return f"<tw: host pid {self.client.pid}, thread {self.thread!r}, policy {describe_policy(self.policy) if self.policy else 'host default'}>"

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from host.ui import (ops_answers, ops_artifacts, ops_mcp, ops_memory, ops_providers, ops_settings, ops_threads,
-                     ops_turns)
+from host.ui import (ops_answers, ops_artifacts, ops_mcp, ops_memory, ops_providers, ops_settings, ops_skills,
+                     ops_threads, ops_turns)
 
 HANDLERS: dict[str, Callable[..., Any]] = {
     "thread.create": ops_threads.thread_create,
@@ -52,4 +52,15 @@ HANDLERS: dict[str, Callable[..., Any]] = {
     "mcp.removeServer": ops_mcp.mcp_remove_server,
     "mcp.setToken": ops_mcp.mcp_set_token,
     "mcp.refresh": ops_mcp.mcp_refresh,
+    "skills.list": ops_skills.skills_list,
+    "skills.install": ops_skills.skills_install,
+    "skills.setEnabled": ops_skills.skills_set_enabled,
+    "skills.remove": ops_skills.skills_remove,
+    "skills.approve": ops_skills.skills_approve,
+    "skills.get": ops_skills.skills_get,
+    "plugins.review": ops_skills.plugins_review,
+    "plugins.install": ops_skills.plugins_install,
+    "plugins.remove": ops_skills.plugins_remove,
+    "plugins.setServerEnabled": ops_skills.plugins_set_server_enabled,
+    "plugins.approve": ops_skills.plugins_approve,
 }

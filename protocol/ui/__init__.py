@@ -10,7 +10,7 @@ each host start, the sequence within (thread, epoch), so a page can tell a gap f
 
 One module per topic: `session` (handshake and generic answers), `threads`, `turns` (runs,
 queue and items), `user_input` (what a turn submits), `approvals` (approvals and interactions),
-`settings`, `providers`, `memory` and `mcp`; `common` holds what they share and `catalogue`
+`settings`, `providers`, `memory`, `mcp` and `skills` (skills and plugins); `common` holds what they share and `catalogue`
 the two unions. The permission vocabularies are declared in `protocol.permissions` and the tool
 levels in `protocol.tools`, which the gatekeeper and the tool registry read without this
 catalogue. Every name is re-exported here, so callers write `ui.<Name>`.
@@ -60,6 +60,12 @@ from protocol.ui.mcp import (
     McpError, McpGet, McpRefresh, McpRemoveServer, McpSaveServer, McpServerEntry, McpServerId, McpSetToken,
     McpSkippedTool, McpState, McpToolEntry,
 )
+from protocol.ui.skills import (
+    BundleSource, ContentHash, PluginEntry, PluginName, PluginReviewed, PluginRuleEntry, PluginServer, PluginsApprove,
+    PluginsInstall, PluginsRemove, PluginsReview, PluginsSetServerEnabled, ReviewedSkill, SkillDetail, SkillEntry,
+    SkillFile, SkillName, SkillsApprove, SkillsGet, SkillsInstall, SkillsList, SkillsRemove, SkillsSetEnabled,
+    SkillsState,
+)
 from protocol.ui.catalogue import (
     EVENT_TYPES, OP_TYPES, POLICY_LITERAL, UiEventMessage, UiOpMessage,
 )
@@ -88,4 +94,8 @@ __all__ = [
     "ThreadUpdated", "TokenUsage", "ToolEntry", "ToolLevel", "TraceLine", "TurnComplete", "TurnEnqueue", "TurnFork",
     "TurnInterrupt", "TurnOverrides", "TurnStart", "TurnSteer", "TurnSubmit", "UiErrorCode", "UiEventMessage",
     "UiOpMessage", "Usage", "UserInput", "Verdict", "tag_of",
+    "BundleSource", "ContentHash", "PluginEntry", "PluginName", "PluginReviewed", "PluginRuleEntry", "PluginServer",
+    "PluginsApprove", "PluginsInstall", "PluginsRemove", "PluginsReview", "PluginsSetServerEnabled", "ReviewedSkill",
+    "SkillDetail", "SkillEntry", "SkillFile", "SkillName", "SkillsApprove", "SkillsGet", "SkillsInstall", "SkillsList",
+    "SkillsRemove", "SkillsSetEnabled", "SkillsState",
 ]

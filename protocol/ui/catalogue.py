@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Union, get_args
 
-from protocol.ui import approvals, mcp, memory, providers, session, settings, threads, turns
+from protocol.ui import approvals, mcp, memory, providers, session, settings, skills, threads, turns
 from protocol.permissions import PolicyName
 from protocol.ui.common import tag_of
 
@@ -24,6 +24,9 @@ UiOpMessage = Union[
     memory.MemoryList, memory.MemorySet, memory.MemoryDelete, memory.MemoryClear,
     turns.ArtifactDownload,
     mcp.McpGet, mcp.McpSaveServer, mcp.McpRemoveServer, mcp.McpSetToken, mcp.McpRefresh,
+    skills.SkillsList, skills.SkillsInstall, skills.SkillsSetEnabled, skills.SkillsRemove, skills.SkillsApprove,
+    skills.SkillsGet, skills.PluginsReview, skills.PluginsInstall, skills.PluginsRemove,
+    skills.PluginsSetServerEnabled, skills.PluginsApprove,
 ]
 UiEventMessage = Union[
     session.Initialized, session.ReloadRequired, session.CommandAck, session.CommandRejected, session.PongEvent,
@@ -37,6 +40,7 @@ UiEventMessage = Union[
     providers.ProvidersVerified,
     memory.MemoryState,
     mcp.McpState,
+    skills.SkillsState, skills.SkillDetail, skills.PluginReviewed,
 ]
 
 # The type names in the unions' order, for the schema document and the generated protocol.js.
