@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "8f347cbafec111594ad8db60b1313927a466652de01b79c615d2261760b28e5b";
+export const SCHEMA_HASH = "90c0c0d06a6b858a1cd5e77fcfd84a1fc9c25a5b75e16441433e00b18fe7f2a1";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,

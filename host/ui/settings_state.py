@@ -10,6 +10,7 @@ unavailable gatekeeper still lets it show the providers; what could not be read 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from typing import Any
 
 from protocol import ui
@@ -33,15 +34,31 @@ def tools() -> list[ui.ToolEntry]:
             for s in CATALOG.values()]
 
 
-def _origin_entries(builtin: tuple[str, ...], in_force: tuple[str, ...] | list[str], from_files: set[str]) \
-        -> list[ui.OriginEntry]:
+def _origin_entries(builtin: tuple[str, ...], in_force: tuple[str, ...] | list[str], from_files: set[str],
+                    from_plugins: dict[str, str]) -> list[ui.OriginEntry]:
     entries = [ui.OriginEntry(pattern=p, origin="builtin", removable=False) for p in builtin]
+    # Plugins' entries come last in force, so a pattern the user also added shows twice: the
+    # user's (removable) and the plugin's (it leaves with the plugin).
+    total, seen = Counter(in_force), Counter()
     for pattern in in_force:
+        seen[pattern] += 1
         if pattern in from_files:
             entries.append(ui.OriginEntry(pattern=pattern, origin="file", removable=False))
+        elif pattern in from_plugins and seen[pattern] == total[pattern]:
+            entries.append(ui.OriginEntry(pattern=pattern, origin="plugin", removable=False,
+                                          plugin=from_plugins[pattern]))
         else:
             entries.append(ui.OriginEntry(pattern=pattern, origin="user", removable=True))
     return entries
+
+
+def _plugin_patterns(engine: Any, key: str) -> dict[str, str]:
+    """The `blocked` or `guarded` patterns installed plugins add, with the plugin of each."""
+    service = engine.tools.services.get("skills")
+    plugins = getattr(service, "plugins", None)
+    if plugins is None:
+        return {}
+    return {pattern: row.name for row in plugins.storage.plugins() for pattern in row.manifest.get(key, [])}
 
 
 def _permissions(engine: Any, state: dict[str, Any], problems: list[str]) -> None:
@@ -64,8 +81,10 @@ def _permissions(engine: Any, state: dict[str, Any], problems: list[str]) -> Non
         for v in active.rules]
     file_blocked = {p for layer in (files.user, files.managed) if layer for p in layer.sensitive_origins}
     file_guarded = {p for layer in (files.user, files.managed) if layer for p in layer.guarded_origins}
-    state["blocked"] = _origin_entries(BUILTIN_BLOCKED, active.sensitive_origins, file_blocked)
-    state["guarded"] = _origin_entries(BUILTIN_GUARDED, active.guarded_origins, file_guarded)
+    state["blocked"] = _origin_entries(BUILTIN_BLOCKED, active.sensitive_origins, file_blocked,
+                                       _plugin_patterns(engine, "blocked"))
+    state["guarded"] = _origin_entries(BUILTIN_GUARDED, active.guarded_origins, file_guarded,
+                                       _plugin_patterns(engine, "guarded"))
     state["loaded_sources"] = list(active.loaded_sources)
     state["revision"] = active.revision
     problems.extend(str(w) for w in engine.gatekeeper.load_warnings)  # rules that name no tool

@@ -119,8 +119,10 @@ class RuleEntry(Shape, kw_only=True):
 
 class OriginEntry(Shape, kw_only=True):
     pattern: str
-    origin: Literal["builtin", "file", "user"]  # built in, from a policy file, or added here
+    # built in, from a policy file, added here, or added by a plugin (removed with it)
+    origin: Literal["builtin", "file", "user", "plugin"]
     removable: bool
+    plugin: str | None = None
 
 
 class ToolEntry(Shape, kw_only=True):

@@ -140,7 +140,7 @@ class SkillEntry(Shape, kw_only=True):
     files: Count = 0
     size: Count = 0
     has_scripts: bool = False  # never run by Tabwarden
-    listed: bool = True  # named in the model's instructions (false: cut by the budget)
+    listed: bool = False  # named in the model's instructions now (false: off, changed, or cut by the budget)
     installed_at: Epoch = 0
     updated_at: Epoch = 0
 
