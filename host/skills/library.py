@@ -56,6 +56,9 @@ class SkillLibrary:
         self.limits = limits
         self.pins: PinCheck[Bundle] = PinCheck(self._read)
         self.listeners: list[Callable[[], None]] = []
+        # What a host that stopped mid-install or mid-removal left behind; never read again.
+        for leftover in (".staging", ".trash"):
+            shutil.rmtree(root / leftover, ignore_errors=True)
 
     # -- reading -------------------------------------------------------------------------------
 

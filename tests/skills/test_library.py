@@ -171,3 +171,15 @@ def test_remove_takes_the_row_and_the_folder(library):
     assert library.storage.skills() == [] and installed_files(library) == []
     error = refused(library.remove, "price-compare")
     assert error.code == "skill_not_found"
+
+
+def test_what_an_interrupted_install_left_is_cleared_at_start(tmp_path):
+    stale = tmp_path / "extensions" / ".staging" / "abc" / "SKILL.md"
+    stale.parent.mkdir(parents=True)
+    stale.write_text("half unpacked")
+    db = Store(tmp_path / "db.sqlite3")
+    try:
+        SkillLibrary(db, tmp_path / "extensions")
+        assert not (tmp_path / "extensions" / ".staging").exists()
+    finally:
+        db.close()
