@@ -18,6 +18,7 @@ const VALUE_OF = {
   select_option: (p) => (Array.isArray(p.values) ? p.values.join(", ") : p.values),
   press_key: (p) => p.key,
   memory_write: (p) => p.key,
+  load_skill: (p) => (p.resource ? `${p.name} (${p.resource})` : p.name),
   find_in_page: (p) => p.query ?? p.text,
 };
 const URL_TOOLS = new Set(["navigate", "tab_open", "fetch_url", "download"]);

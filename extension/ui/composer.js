@@ -13,6 +13,7 @@ export class Composer {
     this.onQueue = onQueue;
     this.onStop = onStop;
     this.running = false;
+    this.attachments = null;
     this.input = h("textarea", { id: "message", rows: 3, placeholder: t("composer.placeholder"),
       "aria-label": t("composer.placeholder") });
     this.policy = h("select", { id: "policy", "aria-describedby": "policy-hint" },
@@ -73,7 +74,9 @@ export class Composer {
     const text = this.input.value.trim();
     if (!text) return null;
     this.input.value = "";
-    return { text, policy: this.policy.value };
+    // Context the user attached (`@skill` chips: skill-mentions.js sets `attachments`).
+    const context = this.attachments ? this.attachments.take() : [];
+    return { text, policy: this.policy.value, context };
   }
 
   send() {

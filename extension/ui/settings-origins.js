@@ -44,7 +44,8 @@ class OriginList {
           ? h("button", { type: "button", class: "link", text: t("settings.origins.remove"),
             "aria-label": `${t("settings.origins.remove")} ${entry.pattern}`,
             onclick: () => this.context.change({ type: "origins.remove", list: this.list, pattern: entry.pattern }, this.status) })
-          : h("span", { class: "muted small", text: t("settings.origins.fromFile") })));
+          : h("span", { class: "muted small", text: entry.origin === "plugin"
+            ? t("settings.origins.fromPlugin", { plugin: entry.plugin }) : t("settings.origins.fromFile") })));
     }
   }
 }

@@ -1,5 +1,5 @@
 // The settings page: permission matrix, origin lists, scope lock, "test a call", providers, the
-// model's memory, MCP servers and the audit log. A view like the side panel: it asks the host for the state, sends changes as
+// model's memory, MCP servers, skills and plugins, and the audit log. A view like the side panel: it asks the host for the state, sends changes as
 // ops, and redraws from the `settings.state` the host sends after every change (to every page).
 import { clear, h } from "./dom.js";
 import { EngineClient } from "./engine-client.js";
@@ -10,10 +10,12 @@ import { ExplainSection } from "./settings-explain.js";
 import { McpSection } from "./settings-mcp.js";
 import { MemorySection } from "./settings-memory.js";
 import { OriginsSection } from "./settings-origins.js";
+import { PluginsSection } from "./settings-plugins.js";
 import { PolicySection, RulesSection } from "./settings-permissions.js";
 import { ProvidersSection } from "./settings-providers.js";
 import { SectionIndex } from "./settings-index.js";
 import { ScopeSection } from "./settings-scope.js";
+import { SkillsSection } from "./settings-skills.js";
 import { applyStrings, t } from "./strings.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -58,6 +60,9 @@ const sections = [
 new MemorySection($("#memory"), context);
 // So do the MCP servers (`mcp.state`, also sent after a background connect or a REPL change).
 new McpSection($("#mcp"), context);
+// Skills and plugins share one state (`skills.state`, also sent after a CLI or REPL change).
+new SkillsSection($("#skills"), context);
+new PluginsSection($("#plugins"), context);
 
 client.on("link.state", () => {
   const state = client.link || {};

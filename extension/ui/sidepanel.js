@@ -7,6 +7,7 @@ import { browserContext } from "./browser-context.js";
 import { ThreadModel } from "./chat-model.js";
 import { ChatView } from "./chat-view.js";
 import { Composer } from "./composer.js";
+import { SkillMentions } from "./skill-mentions.js";
 import { clear, h } from "./dom.js";
 import { EngineClient } from "./engine-client.js";
 import { FirstRun, foldModelMissing, openSettings } from "./first-run.js";
@@ -27,6 +28,7 @@ const chat = new ChatView($("#log"), { empty: () => firstRun.el });
 const pending = new PendingSends($("#pending"));
 const threads = new ThreadList($("#threads"), $("#others"), select);
 const composer = new Composer($("#composer"), { onSend: send, onQueue: queue, onStop: stop });
+new SkillMentions(composer, client);
 const approvals = new Map(); // every thread's pending approvals: approvalId -> approval
 const cards = new Map(); // approvalId -> ApprovalCard, for the shown thread
 let current = new URLSearchParams(location.search).get("thread") || sessionStorage.getItem(THREAD_KEY) || null;
@@ -325,9 +327,11 @@ async function send(message, running) {
   const settle = settleFor(message);
   const threadId = await ensureThread(message.policy, settle);
   if (!threadId) return;
+  const attached = message.context.length ? { attachedContext: message.context } : {};
   const reply = running && model.turnId
-    ? await client.send({ type: "turn.steer", threadId, expectedTurnId: model.turnId, input: { text: message.text } })
-    : await client.send({ type: "turn.submit", threadId, input: { text: message.text, browserContext: await browserContext() },
+    ? await client.send({ type: "turn.steer", threadId, expectedTurnId: model.turnId, input: { text: message.text, ...attached } })
+    : await client.send({ type: "turn.submit", threadId,
+      input: { text: message.text, ...attached, browserContext: await browserContext() },
       overrides: { permissionPolicy: message.policy } });
   settle(reply);
 }
@@ -336,8 +340,10 @@ async function queue(message) {
   const settle = settleFor(message);
   const threadId = await ensureThread(message.policy, settle);
   if (!threadId) return;
+  const attached = message.context.length ? { attachedContext: message.context } : {};
   const reply = await client.send({ type: "turn.enqueue", threadId,
-    input: { text: message.text, browserContext: await browserContext() }, overrides: { permissionPolicy: message.policy } });
+    input: { text: message.text, ...attached, browserContext: await browserContext() },
+    overrides: { permissionPolicy: message.policy } });
   settle(reply);
 }
 

@@ -98,6 +98,9 @@ def _run(conn: "ControlConnection", action: Callable[[Any], Any], *, changes: bo
         raise ControlError(ErrorCode.INTERNAL, f"storage failed, nothing changed: {exc}", {}) from None
     if changes:
         broadcast_skills(_engine(conn))
+        from host.ui.settings_state import broadcast_settings
+
+        broadcast_settings(_engine(conn))  # a plugin's rules and site-list entries show there
     return answer
 
 

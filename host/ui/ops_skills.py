@@ -24,6 +24,7 @@ from protocol import ui
 from host.skills.page_state import broadcast_skills, reviewed, skill_detail, skill_tools, skills_state
 from host.ui.client import Client
 from host.ui.op_context import OpContext
+from host.ui.settings_state import broadcast_settings
 
 
 def _refused(ctx: OpContext, client: Client, op: Any, mark: str, action: Callable[[Any], Any]) -> Any:
@@ -48,6 +49,8 @@ def _changed(ctx: OpContext, client: Client, op: Any, mark: str, action: Callabl
         action(service)
         response = ctx.commit(client, op, mark, lambda conn: ctx.ack(op))
         broadcast_skills(ctx.engine)
+        if ui.tag_of(type(op)).startswith("plugins."):
+            broadcast_settings(ctx.engine)  # its rules and site-list entries came or went
         return response
 
     return _refused(ctx, client, op, mark, run)

@@ -95,7 +95,7 @@ def test_the_index_moves_to_each_section_at_1280px(site):
     index = page.get_by_role("navigation", name="Settings sections")
     links = index.get_by_role("link")
     expect(links).to_have_text(["Default policy", "Permission rules", "Sites", "Scope lock", "Test a call",
-                                "Model providers", "Your details", "Memory", "MCP servers", "Audit log"])
+                                "Model providers", "Your details", "Memory", "MCP servers", "Skills", "Plugins", "Audit log"])
     # A sidebar: beside the sections, not above them.
     assert index.bounding_box()["x"] + index.bounding_box()["width"] <= page.locator("main").bounding_box()["x"]
     save_shots(page, SHOTS, "wide-1280")
