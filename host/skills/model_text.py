@@ -11,11 +11,12 @@ from host.skills.bundle import Bundle
 from host.skills.storage import SkillRow
 from host.tools.quoting import quoted
 
-# The whole listing, header included: about 2k tokens. 50 skills with descriptions of typical
-# length (about 150 characters) fit; longer ones are cut, and past the budget skills are named
-# without descriptions, then only counted.
+# The whole listing, header included: about 2k tokens. Every skill of 50 keeps a description
+# (cut to an equal share of what the names leave); past that, the first keep a short one, the
+# rest are named, and past the budget only counted.
 PROMPT_BUDGET = 8000
 DESCRIPTION_CHARS = 240
+MIN_DESCRIPTION_CHARS = 60
 _HEADER = """
 Skills
 - The user installed these skills: instructions for particular tasks, written by their authors. \
@@ -39,22 +40,36 @@ class Listing:
 
 def listing(rows: Sequence[SkillRow], budget: int = PROMPT_BUDGET) -> Listing:
     """The Skills section of the model's instructions for these skills (by name), within
-    `budget` characters."""
+    `budget` characters. Every skill is named if the names fit; descriptions share what is
+    left (each cut to that share, at most `DESCRIPTION_CHARS`); below `MIN_DESCRIPTION_CHARS`
+    each, only the first skills keep one, and past the budget skills are only counted."""
     if not rows:
         return Listing("", (), 0)
     rows = sorted(rows, key=lambda r: r.name)
-    lines = [_HEADER.strip("\n")]
-    # Every line costs its length and a line break; the lines that may still follow are
-    # reserved up front, so the text never passes the budget.
-    used = 1 + len(lines[0]) + 1
+    head = _HEADER.strip("\n")
+    # Every line costs its length and a line break.
+    used = 1 + len(head) + 1
+    named = sum(len(f"- {row.name}: ") + 1 for row in rows)
+    share = min(DESCRIPTION_CHARS, (budget - used - named) // len(rows))
+    if share >= MIN_DESCRIPTION_CHARS:
+        lines = [head, *(f"- {row.name}: {_short(row.description, share)}" for row in rows)]
+        return Listing("\n" + "\n".join(lines) + "\n", tuple(row.name for row in rows), 0)
+    return _crowded(rows, head, used, budget)
+
+
+def _crowded(rows: list[SkillRow], head: str, used: int, budget: int) -> Listing:
+    """Too many skills for a description each: the first ones with a short description while
+    the names of all the others still fit after them, the others by name, then a count."""
+    lines = [head]
     trailer = len(_left_out(len(rows), budget)) + 1
     more = len(_MORE) + 1
-    described = [f"- {row.name}: {_short(row.description)}" for row in rows]
-    if used + sum(len(line) + 1 for line in described) <= budget:
-        more = trailer = 0  # everything fits: nothing will follow
+    after = [0] * (len(rows) + 1)  # the cost of naming rows[i:] on the names-only line
+    for i in range(len(rows) - 1, -1, -1):
+        after[i] = after[i + 1] + len(rows[i].name) + 2
     listed: list[str] = []
-    for row, line in zip(rows, described):
-        if used + len(line) + 1 + more + trailer > budget:
+    for i, row in enumerate(rows):
+        line = f"- {row.name}: {_short(row.description, MIN_DESCRIPTION_CHARS)}"
+        if used + len(line) + 1 + more + after[i + 1] + trailer > budget:
             break
         lines.append(line)
         used += len(line) + 1
@@ -82,11 +97,11 @@ def _left_out(count: int, budget: int) -> str:
             "is spent); load_skill with a name that is not listed names them all.")
 
 
-def _short(text: str) -> str:
+def _short(text: str, cap: int) -> str:
     text = " ".join(text.split())
-    if len(text) <= DESCRIPTION_CHARS:
+    if len(text) <= cap:
         return text
-    cut = text[:DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0]
+    cut = text[:cap - 1].rsplit(" ", 1)[0]
     return cut + "…"
 
 

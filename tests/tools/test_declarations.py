@@ -20,12 +20,9 @@ from host.tools.call import ToolCall
 from host.tools.params import PageParams
 from host.tools.result import ToolResult
 from host.tools.schema import describe, provider_schema
-from host.tools.spec import Runner, ToolSpec
+from host.tools.spec import SERVICES, Runner, ToolSpec
 from tests.support.engine_harness import Harness
 from tests.support.fake_model import FakeAnthropic, FakeOpenAI, Reply, last_tool_result_text
-
-SERVICES = {"browser", "builtins", "mcp", "interactions"}
-
 
 @pytest.mark.parametrize("name", sorted(catalog.CATALOG))
 def test_every_declared_tool_has_a_runner_its_service_can_run(name):
