@@ -2,7 +2,8 @@
 call in one browser: the control socket, the gatekeeper, the navigation guard (the tab's rules and
 the hold on a redirect to another site), `tabs.update`, the wait for the load in the service
 worker and the new page's snapshot, against `Page.navigate` on the test's own DevTools
-connection waiting for `Page.loadEventFired` (no snapshot). The direct navigations load the same
+connection waiting for `Page.loadEventFired` (no snapshot). Each page is the active tab of a
+window of its own, so neither runs as a background tab. The direct navigations load the same
 pages from another site (127.0.0.2), so that, as with a user's other tabs, they run in a renderer
 of their own and the two do not wait on one main thread. The ratio is ours / direct; a
 `read_page` of the loaded page, measured in the same run, says how much of ours is the snapshot.
@@ -18,7 +19,6 @@ import asyncio
 from bench.common import median, percentile, table
 from bench.served_browser import served_browser
 from tests.support.cdp import PageSession, debugging_port
-from tests.support.engine_control import open_tab
 from tests.support.hosts import attach
 from tests.support.pages import PageServer
 
@@ -34,9 +34,16 @@ async def measure(server, other, run, runs: int) -> dict[str, list[float]]:
     base = {"thread_id": "bench", "policy": "auto"}
     try:
         tab = (await control.call("tools.call", tool="tab_open", params={"url": server.url("p0.html")}, **base))["tabId"]
-        open_tab(debugging_port(run.profile), other.url("direct.html"))
-        page = await PageSession.open(debugging_port(run.profile), "direct.html")
+        port = debugging_port(run.profile)
+        # Both pages shown alike: each the active tab of a window of its own (a background tab's
+        # renderer runs at a lower priority, which would favour whichever page is in front).
+        opener = await PageSession.open(port, "p0.html")
+        await opener.send("Target.createTarget", {"url": other.url("direct.html"), "newWindow": True})
+        await opener.close()
+        page = await PageSession.open(port, "direct.html")
         await page.send("Page.enable")
+        focused = await control.call("tools.call", tool="tab_focus", params={"tabId": tab}, **base)
+        assert focused["ok"], focused
         try:
             for round_ in range(runs + 2):  # two rounds of warm-up
                 target = server.url(f"p{(round_ + 1) % 2}.html")

@@ -1,7 +1,7 @@
 // L0: the extension APIs the host may call, by dotted name. Anything else is refused. The
 // worker decides nothing here: the host ran the gatekeeper before sending the call.
-import { ensureExecutor } from "./content-relay.js";
-import { CODES, failure } from "./failures.js";
+import { callContent, injectAtCommit } from "./content-relay.js";
+import { CODES, errorInfo, failure } from "./failures.js";
 
 // The tab is looked at again when the browser says it changed, and at the latest this long after
 // the last look (a change can come between a look and the listener; a held load reports nothing).
@@ -101,22 +101,45 @@ function reloadTab(tabId) {
   });
 }
 
+const SNAPSHOT_DEADLINE_MS = 15000;
+const WEB_PAGE = /^https?:/i;
+
+// With `options.snapshot` ({maxTokens}), a page that finished loading is read at once, in the same
+// call from the host (no round trip between the load and the read): the read's result, or its
+// failure, goes with the answer. A load that timed out or left no web page is not read here.
+async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve()) {
+  if (!snapshot || typeof snapshot !== "object" || outcome.closed || outcome.timedOut) return outcome;
+  if (!outcome.tab || !WEB_PAGE.test(outcome.tab.url || "")) return outcome;
+  await executorReady;
+  const params = Number.isInteger(snapshot.maxTokens) ? { maxTokens: snapshot.maxTokens } : {};
+  try {
+    const read = { tabId, frameId: 0, tool: "read_page", params, write: false, deadlineMs: SNAPSHOT_DEADLINE_MS };
+    outcome.snapshot = await callContent(read, new AbortController().signal);
+  } catch (err) {
+    outcome.snapshotFailure = errorInfo(err);
+  }
+  return outcome;
+}
+
 // Load `options.url` in the tab and wait for it as waitForLoad does, in one call from the host
 // (the load, then its end, without a round trip between). The page executor goes into the new
-// document as soon as it is parsed, while its subresources load, so the snapshot the host asks
-// for next does not wait for it (where the extension may not script the page, nothing happens).
+// document as soon as it is committed, while it loads, so the snapshot (`readLoaded`) does not
+// wait for it.
 async function navigateTab(tabId, options = {}) {
   if (typeof options.url !== "string") throw failure(CODES.INVALID_MESSAGE, "tabs.navigate needs a url", "precheck", false);
-  const parsed = (details) => {
-    if (details.tabId === tabId && details.frameId === 0) ensureExecutor(tabId, 0).catch(() => {});
+  let executorReady = Promise.resolve();
+  const committed = (details) => {
+    if (details.tabId === tabId && details.frameId === 0 && details.documentId) executorReady = injectAtCommit(tabId, details.documentId);
   };
-  chrome.webNavigation.onDOMContentLoaded.addListener(parsed);
+  chrome.webNavigation.onCommitted.addListener(committed);
+  let outcome;
   try {
     const tab = await chrome.tabs.update(tabId, { url: options.url });
-    return await waitForLoad(tabId, { ...options, fromUrl: typeof options.fromUrl === "string" ? options.fromUrl : tab.url });
+    outcome = await waitForLoad(tabId, { ...options, fromUrl: typeof options.fromUrl === "string" ? options.fromUrl : tab.url });
   } finally {
-    chrome.webNavigation.onDOMContentLoaded.removeListener(parsed);
+    chrome.webNavigation.onCommitted.removeListener(committed);
   }
+  return readLoaded(tabId, outcome, options.snapshot, executorReady);
 }
 
 // Every tab, with the one the user is looking at (active tab of the last focused window).
@@ -141,7 +164,7 @@ const API = {
   "tabs.focus": (tabId) => focusTab(tabId),
   "tabs.remove": (tabId) => chrome.tabs.remove(tabId),
   "tabs.group": (options) => chrome.tabs.group(options || {}),
-  "tabs.waitForLoad": (tabId, options) => waitForLoad(tabId, options),
+  "tabs.waitForLoad": async (tabId, options) => readLoaded(tabId, await waitForLoad(tabId, options), (options || {}).snapshot),
   "tabs.navigate": (tabId, options) => navigateTab(tabId, options),
   "windows.getAll": (options) => chrome.windows.getAll(options || {}),
   "windows.getLastFocused": () => chrome.windows.getLastFocused(),

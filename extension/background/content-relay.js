@@ -159,6 +159,15 @@ export async function ensureExecutor(tabId, frameId = 0) {
   return true;
 }
 
+// The executor into a document the moment it is committed (before its parser starts), for the
+// agent's own loads: the read that follows the load then finds it in place. Where it cannot go
+// (no site access, a page of the browser), nothing happens; the read injects it when it must.
+export function injectAtCommit(tabId, documentId) {
+  const target = { tabId, documentIds: [documentId] };
+  return chrome.scripting.executeScript({ target, files: EXECUTOR_FILES, injectImmediately: true })
+    .then(() => watchFrames(tabId), () => {});
+}
+
 export async function pingContent(tabId) {
   await ensureExecutor(tabId, 0);
   const reply = await send(tabId, 0, TYPES.EXECUTOR_PING, { requestId: `p${nextRequest++}` });

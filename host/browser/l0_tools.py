@@ -123,7 +123,7 @@ async def _after_navigation(call: ToolCall, browser: "BrowserGateway", tab_id: i
     # A reload ends at the URL it started from: its load is waited for, not a change of URL.
     if loaded is None:
         loaded = await snapshots.wait_for_load(browser.bridge, tab_id, from_url=None if reload else from_url,
-                                               timeout_s=LOAD_TIMEOUT_S)
+                                               timeout_s=LOAD_TIMEOUT_S, snapshot=True)
     if loaded.get("closed"):
         raise ToolFailure(ToolCode.TAB_CLOSED, f"tab {tab_id} closed during {call.tool}", phase="settle",
                           details={"dispatched": True})
@@ -136,7 +136,8 @@ async def _after_navigation(call: ToolCall, browser: "BrowserGateway", tab_id: i
     if tab.url == from_url and not reload:
         return success(call.tool, f"{verb}, but the tab still shows {tab.url} after {LOAD_TIMEOUT_S:g} s.", tab_id=tab_id,
                        details={"url": tab.url, "timedOut": True})
-    snapshot = await snapshots.fresh_snapshot(browser.bridge, browser.refs, tab_id) if tab.is_web_page else "(not a web page)"
+    snapshot = await snapshots.loaded_snapshot(browser.bridge, browser.refs, tab_id, loaded) if tab.is_web_page \
+        else "(not a web page)"
     still = " (still loading)" if loaded.get("timedOut") else ""
     details: dict[str, Any] = {"url": tab.url, **({"reloaded": True} if reload else {})}
     return success(call.tool, f"{verb}: the tab now shows {tab.url}{still}; every earlier ref is invalid.\n"
@@ -157,7 +158,7 @@ async def navigate(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
                                        reload=True)
     # The load and the wait for its end in one call to the extension.
     loaded = await snapshots.navigate_and_wait(browser.bridge, call.tab_id, href, from_url=call.target.url,  # type: ignore[arg-type]
-                                               timeout_s=LOAD_TIMEOUT_S)
+                                               timeout_s=LOAD_TIMEOUT_S, snapshot=True)
     return await _after_navigation(call, browser, call.tab_id, call.target.url, f"Navigated to {href}",  # type: ignore[arg-type]
                                    loaded=loaded)
 

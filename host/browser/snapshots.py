@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+import msgspec
+
 from host.browser.bridge import Bridge
 from host.tools.failure import ToolFailure
 from host.browser.refmap import RefMap
-from host.browser.wire import PageSnapshot
+from host.browser.wire import ExecuteResult, PageSnapshot
 
 if TYPE_CHECKING:
     from host.browser.diff import SnapshotDiff
@@ -36,6 +38,21 @@ async def fresh_snapshot(bridge: Bridge, refs: RefMap, tab_id: int, max_tokens: 
         result = await bridge.content(tab_id, "read_page", {"maxTokens": max_tokens}, write=False)
     except ToolFailure as exc:
         return f"(no snapshot: {exc.code}: {exc.message})"
+    record(refs, tab_id, result.snapshot)
+    return result.result_text
+
+
+async def loaded_snapshot(bridge: Bridge, refs: RefMap, tab_id: int, loaded: dict[str, Any]) -> str:
+    """The snapshot the extension took as the load ended (`snapshot=True` on the wait), recorded
+    as `fresh_snapshot` records its own; read now when the load brought none (or its read found
+    no executor answering, which a second read repairs)."""
+    failure = loaded.get("snapshotFailure")
+    if isinstance(failure, dict) and failure.get("code") != "no_reply":
+        return f"(no snapshot: {failure.get('code')}: {failure.get('message')})"
+    try:
+        result = msgspec.convert(loaded["snapshot"], ExecuteResult)
+    except (KeyError, msgspec.ValidationError):
+        return await fresh_snapshot(bridge, refs, tab_id)
     record(refs, tab_id, result.snapshot)
     return result.result_text
 
@@ -80,20 +97,26 @@ async def changes_since_last(bridge: Bridge, refs: RefMap, tab_id: int,
     return changes(before, result.snapshot)
 
 
-async def navigate_and_wait(bridge: Bridge, tab_id: int, url: str, *, from_url: str, timeout_s: float = 10.0) -> dict:
+async def navigate_and_wait(bridge: Bridge, tab_id: int, url: str, *, from_url: str, timeout_s: float = 10.0,
+                            snapshot: bool = False) -> dict:
     """Load `url` in the tab and wait until it finished loading and left `from_url`, in one call
     to the extension; its answer as `wait_for_load`'s."""
-    options = {"url": url, "fromUrl": from_url, "timeoutMs": int(timeout_s * 1000)}
+    options: dict[str, Any] = {"url": url, "fromUrl": from_url, "timeoutMs": int(timeout_s * 1000)}
+    if snapshot:
+        options["snapshot"] = {"maxTokens": POST_WRITE_TOKENS}
     answer = await bridge.api("tabs.navigate", tab_id, options, timeout=timeout_s + 5)
     return answer if isinstance(answer, dict) else {}
 
 
 async def wait_for_load(bridge: Bridge, tab_id: int, *, from_url: str | None = None, timeout_s: float = 10.0,
-                        url: str | None = None) -> dict:
+                        url: str | None = None, snapshot: bool = False) -> dict:
     """Wait until the tab finished loading (and left `from_url`); returns the extension's answer
     ({closed, timedOut, tab}). `url`, the URL being loaded, is sent again by the extension if the
-    browser dropped or held its load."""
+    browser dropped or held its load. `snapshot`: the loaded web page is read in the same call
+    (its ExecuteResult as `snapshot`, or its failure as `snapshotFailure`; see `loaded_snapshot`)."""
     options: dict[str, Any] = {"timeoutMs": int(timeout_s * 1000)}
+    if snapshot:
+        options["snapshot"] = {"maxTokens": POST_WRITE_TOKENS}
     if from_url is not None:
         options["fromUrl"] = from_url
     if url is not None:
