@@ -22,6 +22,7 @@ Name = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 ShortText = Annotated[str, msgspec.Meta(max_length=4096)]
 Hash = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16,64}$")]
 Deadline = Annotated[int, msgspec.Meta(ge=0, le=600_000)]
+MAX_URL_CHARS = 2 * 1024 * 1024  # Chrome's own limit on a URL
 
 
 class Message(
@@ -117,6 +118,9 @@ class ContentCall(Message, tag="content.call", kw_only=True):
     deadline_ms: Deadline = 15_000
     # Write calls wrap the dispatch in the MAIN-world dialog patch.
     write: bool = False
+    # The URL the tab must still show (`tab.url`, else its pending URL) for the call to reach the
+    # page: the call was judged for it. Otherwise it fails `target_changed`, unsent.
+    expect_url: Annotated[str, msgspec.Meta(max_length=MAX_URL_CHARS)] | None = None
 
 
 class BrowserCall(Message, tag="browser.call", kw_only=True):

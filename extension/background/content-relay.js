@@ -201,9 +201,24 @@ async function readWithoutPing(tabId, frameId, fields) {
   return send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields);
 }
 
+// The call was judged for the page at `expectUrl`: nothing goes to a tab that shows another now.
+async function requireUrl(tabId, expectUrl) {
+  let tab;
+  try {
+    tab = await chrome.tabs.get(tabId);
+  } catch (_) {
+    throw failure(CODES.TAB_CLOSED, `tab ${tabId} is closed`, "resolve", false, { dispatched: false });
+  }
+  if ((tab.url || tab.pendingUrl || "") !== expectUrl) {
+    throw failure(CODES.TARGET_CHANGED, `tab ${tabId} shows another page than the one this call was checked for; look at it again`,
+      "dispatch", true, { dispatched: false });
+  }
+}
+
 export async function callContent(message, signal) {
   const tabId = message.tabId;
   const frameId = message.frameId || 0;
+  if (typeof message.expectUrl === "string") await requireUrl(tabId, message.expectUrl);
   if (message.write) await ensureExecutor(tabId, frameId);
   if (signal.aborted) throw failure(CODES.ABORTED, "cancelled before dispatch", "precheck", false, { dispatched: false });
   const requestId = `r${nextRequest++}`;

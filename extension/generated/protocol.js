@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "90c0c0d06a6b858a1cd5e77fcfd84a1fc9c25a5b75e16441433e00b18fe7f2a1";
+export const SCHEMA_HASH = "c8b69599cdfcd1f99f98f531edd871746c0d62512229c7c1f4c321655f8be9a1";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -139,7 +139,8 @@ export const HOST_MESSAGE_FIELDS = Object.freeze({
       "frameId",
       "params",
       "deadlineMs",
-      "write"
+      "write",
+      "expectUrl"
     ],
     "required": [
       "id",

@@ -75,13 +75,14 @@ class Bridge:
             raise ToolFailure(exc.code, exc.info.message, phase=phase) from None
 
     async def content(self, tab_id: int, tool: str, params: dict[str, Any], *, write: bool, deadline_ms: int = 15_000,
-                      frame_id: int = 0) -> ExecuteResult:
-        """Run a page-executor tool; returns its result, validated."""
+                      frame_id: int = 0, expect_url: str | None = None) -> ExecuteResult:
+        """Run a page-executor tool; returns its result, validated. `expect_url`: the URL the
+        tab must still show for the call to be sent to the page (`target_changed` otherwise)."""
         endpoint = self._live()
         try:
             value = await endpoint.request(
                 lambda i: ContentCall(id=i, tab_id=tab_id, frame_id=frame_id, tool=tool, params=params,
-                                      deadline_ms=deadline_ms, write=write),
+                                      deadline_ms=deadline_ms, write=write, expect_url=expect_url),
                 deadline_ms / 1000 + CONTENT_GRACE_S,
             )
         except RemoteError as exc:

@@ -132,6 +132,11 @@ class _RawContent(msgspec.Struct, forbid_unknown_fields=True):
     deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=600_000)] = 15_000
 
 
+class _MirrorEntry(msgspec.Struct, forbid_unknown_fields=True):
+    tab_id: TabIdArg
+    url: Annotated[str, msgspec.Meta(max_length=8192)]
+
+
 def gateway_for(host: Any) -> BrowserGateway:
     """The browser gateway of a host process: the one its services own (which also receives the
     `browser.event` frames), or, for a host without services, one made here on first use with
@@ -480,6 +485,16 @@ async def test_content_call(params: dict[str, Any], conn: "ControlConnection") -
         return {"ok": False, "error": msgspec.to_builtins(exc.info())}
 
 
+async def test_tab_mirror(params: dict[str, Any], conn: "ControlConnection") -> Any:
+    """Make the host's record of a tab say `url`, as a tab event not yet arrived would leave it:
+    tests of what a read judged from a stale record does."""
+    from host.browser.target import target_from_tab
+
+    p = _params(_MirrorEntry, params)
+    gateway_for(conn.server.host).tab_mirror.seen(target_from_tab({"id": p.tab_id, "url": p.url}))
+    return {"ok": True}
+
+
 def register(server: "ControlServer") -> None:
     """Serve the browser-tool methods on `server` (call once per control server)."""
     server.register("tools.call", tools_call)
@@ -501,6 +516,7 @@ def register(server: "ControlServer") -> None:
         server.register("test.content_call", test_content_call)
         server.register("test.cdp", test_cdp)
         server.register("test.landing", test_landing)
+        server.register("test.tab_mirror", test_tab_mirror)
     if getattr(server.host, "services", None) is None:
         _broadcaster(server, gateway_for(server.host))
     # else: HostServices creates the gateway on first use and wires its pause broadcasts

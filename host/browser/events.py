@@ -29,6 +29,7 @@ def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
         tab_id = _int(data, "tabId")
         if tab_id is not None:
             gateway.routes.tab_removed(tab_id)
+            gateway.tab_mirror.forget(tab_id)
             gateway.guard.tab_removed(tab_id)
             gateway.refs.forget(tab_id)
             gateway.cdp.tab_removed(tab_id)
@@ -39,6 +40,8 @@ def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
         added, removed = _int(data, "addedTabId"), _int(data, "removedTabId")
         if added is not None and removed is not None:
             gateway.routes.tab_replaced(removed, added)
+            gateway.tab_mirror.forget(removed)
+            gateway.tab_mirror.forget(added)
             gateway.guard.tab_replaced(removed, added)
             gateway.refs.move(removed, added)
             gateway.cdp.tab_replaced(removed, added)
@@ -51,6 +54,7 @@ def handle_event(gateway: "BrowserGateway", event: BrowserEvent) -> None:
             gateway.key_runs.forget(tab_id)
             gateway.cdp.invalidate(tab_id, "the tab started loading")
         if tab_id is not None and isinstance(data.get("url"), str):
+            gateway.tab_mirror.moved(tab_id, data["url"])
             gateway.guard.tab_updated(tab_id, data["url"])
     elif name == "tabs.created":
         tab_id = _int(data, "tabId")

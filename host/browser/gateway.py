@@ -24,6 +24,7 @@ from host.browser.l2.translations import L1Translations
 from host.browser.navguard.guard import NavigationGuard
 from host.browser.key_runs import KeyRuns
 from host.browser.refmap import RefMap
+from host.browser.tab_mirror import TabMirror
 from host.browser.routing import TabRoutes
 from host.browser.serial import TabQueue
 from host.browser.site_access import SiteAccess
@@ -42,6 +43,7 @@ class BrowserGateway:
         self.refs = RefMap()
         self.key_runs = KeyRuns()  # what press_key calls typed, key by key (judged whole)
         self.routes = TabRoutes()
+        self.tab_mirror = TabMirror()  # where each tab is, as last heard (page reads judge from it)
         self.guard = NavigationGuard(self.bridge, gatekeeper)
         self.queue = TabQueue()
         self.site_access = SiteAccess(lambda: self.bridge)

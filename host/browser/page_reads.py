@@ -32,17 +32,29 @@ def deadline_ms(call: ToolCall) -> int:
 
 
 async def run_read(call: ToolCall, browser: "BrowserGateway") -> ExecuteResult:
-    """Send a read to the page executor; one resend when the page did not answer."""
+    """Send a read to the page executor; one resend when the page did not answer. The read runs
+    only while the tab shows the URL it was judged for (`target_changed` otherwise: the host's
+    record of the tab is then dropped, and the next call asks the browser where it is)."""
     assert call.tab_id is not None
     params = content_params(call.params)
+    judged = call.target.url if call.target is not None and call.target.url else None
     try:
-        return await browser.bridge.content(call.tab_id, call.tool, params, write=False, deadline_ms=deadline_ms(call))
+        for attempt in (1, 2):
+            try:
+                result = await browser.bridge.content(call.tab_id, call.tool, params, write=False,
+                                                      deadline_ms=deadline_ms(call), expect_url=judged)
+            except ToolFailure as exc:
+                if exc.code != ToolCode.NO_REPLY or attempt == 2:
+                    raise
+                continue
+            if attempt == 2:
+                call.details["retriedAfterNoReply"] = True
+            return result
+        raise AssertionError("unreachable")
     except ToolFailure as exc:
-        if exc.code != "no_reply":
-            raise
-    result = await browser.bridge.content(call.tab_id, call.tool, params, write=False, deadline_ms=deadline_ms(call))
-    call.details["retriedAfterNoReply"] = True
-    return result
+        if exc.code == ToolCode.TARGET_CHANGED:
+            browser.tab_mirror.forget(call.tab_id)
+        raise
 
 
 async def read_tool(call: ToolCall, browser: "BrowserGateway") -> ToolResult:

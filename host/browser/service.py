@@ -40,6 +40,8 @@ from host.tools.spec import ToolSpec
 
 log = logging.getLogger("tabwarden.browser")
 
+READS = "host.browser.page_reads:"  # the runners of reads the page executor makes (run_read)
+
 # Set by `hold` for the call it holds: the reason the navigation guard could not cover its tab,
 # which the resolution inside the hold then raises, so the call ends refused, unsent.
 _unguarded: contextvars.ContextVar[tuple[int, ToolFailure] | None] = contextvars.ContextVar(
@@ -97,15 +99,34 @@ class BrowserTools(ToolService):
         return call.resolved(Target(origin=tab.origin, url=tab.url, tab_id=tab.tab_id, handle=tab))
 
     async def find_tab(self, call: ToolCall) -> TabTarget:
-        """The tab named by the call's `tabId`, or (page targets) the task's http(s) tab."""
+        """The tab named by the call's `tabId`, or (page targets) the task's http(s) tab. A page
+        read takes the tab from the host's record when it has one (the read then happens only if
+        the tab still shows that URL; see `tab_mirror`)."""
         browser = self.gateway
         tab_id = getattr(call.params, "tab_id", None)
         if call.spec.target == "tab":
-            return await get_tab(browser.bridge, tab_id)  # type: ignore[arg-type]
-        # A call that loads a URL is judged at its destination and replaces the page, so it may
-        # start from an empty or new-tab page (nothing there to read or to carry away).
-        loads_url = call.spec.target == "routed" and call.spec.url_param is not None
-        return await resolve_page_tab(browser.bridge, browser.routes, call.thread_id, tab_id, start_ok=loads_url)
+            tab = await get_tab(browser.bridge, tab_id)  # type: ignore[arg-type]
+        else:
+            known = self._known_page(call, tab_id)
+            if known is not None:
+                return known
+            # A call that loads a URL is judged at its destination and replaces the page, so it
+            # may start from an empty or new-tab page (nothing there to read or to carry away).
+            loads_url = call.spec.target == "routed" and call.spec.url_param is not None
+            tab = await resolve_page_tab(browser.bridge, browser.routes, call.thread_id, tab_id, start_ok=loads_url)
+        browser.tab_mirror.seen(tab)
+        return tab
+
+    def _known_page(self, call: ToolCall, tab_id: int | None) -> TabTarget | None:
+        """The recorded web page a read acts on, when the host knows which tab and where it is: only
+        for the page executor's reads (`page_reads.run_read`), which check the URL they were judged for."""
+        if call.spec.target != "page" or call.spec.effects != "read" or not call.spec.runner.function.startswith(READS):
+            return None
+        if tab_id is None:
+            route = self.gateway.routes.default(call.thread_id)
+            tab_id = route.tab_id if route.kind == Route.TAB else None
+        known = self.gateway.tab_mirror.get(tab_id) if tab_id is not None else None
+        return known if known is not None and known.is_web_page else None
 
     def past_blocked_page(self, call: ToolCall, tab: TabTarget) -> TabTarget:
         """A tab showing the browser's notice for a navigation the guard blocked holds nothing of

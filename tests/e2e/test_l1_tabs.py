@@ -160,3 +160,18 @@ async def test_tab_groups(driver):
     assert f"groupId={group_id} 'Research' green" in listed["text"]
     tabs = await browser_tabs(driver)
     assert tabs[first]["groupId"] == tabs[second]["groupId"] == group_id
+
+
+async def test_a_read_judged_from_a_stale_record_of_its_tab_reads_nothing(driver):
+    tab = await driver.open("child.html")
+    first = await driver.ok("read_page")  # judged from the browser's word: the host records it
+    assert "Child page" in first["text"]
+    # The host's record says the tab shows another page (an event on its way would leave it so):
+    # the read is judged for that page, and the extension sends nothing to the tab.
+    await driver.control.call("test.tab_mirror", tab_id=tab, url=driver.site.url("search.html"))
+    stale = await driver.call("read_page")
+    assert not stale["ok"] and stale["error"]["code"] == "target_changed", stale
+    assert "Child page" not in str(stale)
+    # The record was dropped: the next read asks the browser where the tab is.
+    again = await driver.ok("read_page")
+    assert "Child page" in again["text"]
