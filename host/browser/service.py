@@ -119,8 +119,12 @@ class BrowserTools(ToolService):
 
     def _known_page(self, call: ToolCall, tab_id: int | None) -> TabTarget | None:
         """The recorded web page a read acts on, when the host knows which tab and where it is: only
-        for the page executor's reads (`page_reads.run_read`), which check the URL they were judged for."""
+        for the page executor's reads (`page_reads.run_read`), which check the URL they were judged
+        for, and only at their first resolution (a call resolved again, after an approval, asks the
+        browser whether its tab moved meanwhile)."""
         if call.spec.target != "page" or call.spec.effects != "read" or not call.spec.runner.function.startswith(READS):
+            return None
+        if call.target is not None and call.target.url:
             return None
         if tab_id is None:
             route = self.gateway.routes.default(call.thread_id)
