@@ -101,7 +101,6 @@ function reloadTab(tabId) {
   });
 }
 
-const SNAPSHOT_DEADLINE_MS = 15000;
 const WEB_PAGE = /^https?:/i;
 
 // With `options.snapshot` ({maxTokens}), a page that finished loading is read at once, in the same
@@ -113,7 +112,7 @@ async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.reso
   await executorReady;
   const params = Number.isInteger(snapshot.maxTokens) ? { maxTokens: snapshot.maxTokens } : {};
   try {
-    const read = { tabId, frameId: 0, tool: "read_page", params, write: false, deadlineMs: SNAPSHOT_DEADLINE_MS };
+    const read = { tabId, frameId: 0, tool: "read_page", params, write: false };
     outcome.snapshot = await callContent(read, new AbortController().signal);
   } catch (err) {
     outcome.snapshotFailure = errorInfo(err);

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import msgspec
 
 from protocol.errors import ErrorCode
-from protocol.messages import BrowserEvent
+from protocol.messages import MAX_URL_CHARS, BrowserEvent
 
 from host.browser.events import handle_event
 from host.browser.gateway import BrowserGateway
@@ -134,7 +134,7 @@ class _RawContent(msgspec.Struct, forbid_unknown_fields=True):
 
 class _MirrorEntry(msgspec.Struct, forbid_unknown_fields=True):
     tab_id: TabIdArg
-    url: Annotated[str, msgspec.Meta(max_length=8192)]
+    url: Annotated[str, msgspec.Meta(max_length=MAX_URL_CHARS)]
 
 
 def gateway_for(host: Any) -> BrowserGateway:

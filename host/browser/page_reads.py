@@ -38,23 +38,24 @@ async def run_read(call: ToolCall, browser: "BrowserGateway") -> ExecuteResult:
     assert call.tab_id is not None
     params = content_params(call.params)
     judged = call.target.url if call.target is not None and call.target.url else None
+
+    async def send() -> ExecuteResult:
+        return await browser.bridge.content(call.tab_id, call.tool, params, write=False,  # type: ignore[arg-type]
+                                            deadline_ms=deadline_ms(call), expect_url=judged)
+
     try:
-        for attempt in (1, 2):
-            try:
-                result = await browser.bridge.content(call.tab_id, call.tool, params, write=False,
-                                                      deadline_ms=deadline_ms(call), expect_url=judged)
-            except ToolFailure as exc:
-                if exc.code != ToolCode.NO_REPLY or attempt == 2:
-                    raise
-                continue
-            if attempt == 2:
-                call.details["retriedAfterNoReply"] = True
-            return result
-        raise AssertionError("unreachable")
+        try:
+            return await send()
+        except ToolFailure as exc:
+            if exc.code != ToolCode.NO_REPLY:
+                raise
+        result = await send()
     except ToolFailure as exc:
         if exc.code == ToolCode.TARGET_CHANGED:
             browser.tab_mirror.forget(call.tab_id)
         raise
+    call.details["retriedAfterNoReply"] = True
+    return result
 
 
 async def read_tool(call: ToolCall, browser: "BrowserGateway") -> ToolResult:

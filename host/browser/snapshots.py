@@ -37,9 +37,21 @@ async def fresh_snapshot(bridge: Bridge, refs: RefMap, tab_id: int, max_tokens: 
     try:
         result = await bridge.content(tab_id, "read_page", {"maxTokens": max_tokens}, write=False)
     except ToolFailure as exc:
-        return f"(no snapshot: {exc.code}: {exc.message})"
+        return _no_snapshot(exc.code, exc.message)
     record(refs, tab_id, result.snapshot)
     return result.result_text
+
+
+def _no_snapshot(code: object, message: object) -> str:
+    return f"(no snapshot: {code}: {message})"
+
+
+def _load_options(timeout_s: float, snapshot: bool) -> dict[str, Any]:
+    """The options of a wait for a load; with `snapshot`, the loaded page is read in the same call."""
+    options: dict[str, Any] = {"timeoutMs": int(timeout_s * 1000)}
+    if snapshot:
+        options["snapshot"] = {"maxTokens": POST_WRITE_TOKENS}
+    return options
 
 
 async def loaded_snapshot(bridge: Bridge, refs: RefMap, tab_id: int, loaded: dict[str, Any]) -> str:
@@ -48,7 +60,7 @@ async def loaded_snapshot(bridge: Bridge, refs: RefMap, tab_id: int, loaded: dic
     no executor answering, which a second read repairs)."""
     failure = loaded.get("snapshotFailure")
     if isinstance(failure, dict) and failure.get("code") != "no_reply":
-        return f"(no snapshot: {failure.get('code')}: {failure.get('message')})"
+        return _no_snapshot(failure.get("code"), failure.get("message"))
     try:
         result = msgspec.convert(loaded["snapshot"], ExecuteResult)
     except (KeyError, msgspec.ValidationError):
@@ -101,9 +113,7 @@ async def navigate_and_wait(bridge: Bridge, tab_id: int, url: str, *, from_url: 
                             snapshot: bool = False) -> dict:
     """Load `url` in the tab and wait until it finished loading and left `from_url`, in one call
     to the extension; its answer as `wait_for_load`'s."""
-    options: dict[str, Any] = {"url": url, "fromUrl": from_url, "timeoutMs": int(timeout_s * 1000)}
-    if snapshot:
-        options["snapshot"] = {"maxTokens": POST_WRITE_TOKENS}
+    options = {**_load_options(timeout_s, snapshot), "url": url, "fromUrl": from_url}
     answer = await bridge.api("tabs.navigate", tab_id, options, timeout=timeout_s + 5)
     return answer if isinstance(answer, dict) else {}
 
@@ -114,9 +124,7 @@ async def wait_for_load(bridge: Bridge, tab_id: int, *, from_url: str | None = N
     ({closed, timedOut, tab}). `url`, the URL being loaded, is sent again by the extension if the
     browser dropped or held its load. `snapshot`: the loaded web page is read in the same call
     (its ExecuteResult as `snapshot`, or its failure as `snapshotFailure`; see `loaded_snapshot`)."""
-    options: dict[str, Any] = {"timeoutMs": int(timeout_s * 1000)}
-    if snapshot:
-        options["snapshot"] = {"maxTokens": POST_WRITE_TOKENS}
+    options = _load_options(timeout_s, snapshot)
     if from_url is not None:
         options["fromUrl"] = from_url
     if url is not None:
