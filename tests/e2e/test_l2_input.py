@@ -124,7 +124,8 @@ async def test_upload_only_user_attachments(driver, site):
                                      data_base64=base64.b64encode(b"hello from the user").decode(), mime="text/plain")
     uploaded = await driver.ok("upload_file", element="Attachment", ref=field, attachmentId=mine["attachmentId"])
     assert uploaded["details"]["evidence"]["outcome"] == "verified"
-    assert await driver.on_page("document.getElementById('out').textContent") == "notes.txt 19 hello from the user"
+    settled = "Promise.race([window.uploaded, new Promise(r => setTimeout(() => r('no change event'), 10000))])"
+    assert await driver.on_page(settled) == "notes.txt 19 hello from the user"
 
 
 async def test_screenshots_restore_the_page_metrics(driver):
