@@ -175,13 +175,13 @@ def main() -> None:
     control = median(ms["control_rt"])
     direct = median(ms["direct_rt"])
     print(f"read_page_deep of l2/big.html (5,000 elements: {facts['refs']} refs, {facts['listenerCandidates']} "
-          f"listener candidates, {facts['chars']} characters shown), {args.reads} runs, ms; anchor read_page (L1)")
-    anchor = median(ms["read_page"])
-    print(table(["call", "median", "p95", "x read_page"], [
-        ("read_page_deep", median(ms["deep"]), percentile(ms["deep"], 95), median(ms["deep"]) / anchor),
-        ("read_page", anchor, percentile(ms["read_page"], 95), 1.0),
-        ("getFullAXTree alone (direct websocket)", median(ms["direct_ax"]), percentile(ms["direct_ax"], 95),
-         median(ms["direct_ax"]) / anchor),
+          f"listener candidates, {facts['chars']} characters shown), {args.reads} runs, ms; anchors read_page (L1) "
+          "and Chromium's whole tree on a direct websocket (the target: read_page_deep <= 1.5x that)")
+    anchor, whole = median(ms["read_page"]), median(ms["direct_ax"])
+    print(table(["call", "median", "p95", "x read_page", "x getFullAXTree"], [
+        (name, median(ms[key]), percentile(ms[key], 95), median(ms[key]) / anchor, median(ms[key]) / whole)
+        for name, key in (("read_page_deep", "deep"), ("read_page", "read_page"),
+                          ("getFullAXTree alone (direct websocket)", "direct_ax"))
     ]))
     print()
     print(f"CDP Runtime.evaluate round trip, {args.runs} interleaved runs per path, ms; anchor the direct websocket")

@@ -158,12 +158,38 @@ async function sendOne(tabId, sessionId, method, params, deadlineMs, signal) {
   }
 }
 
-// Handler of `cdp.command` frames: {tabId, sessionId?, method, params, deadlineMs}.
+// Accessibility nodes as the host reads them: DevTools' own annotations (where a name came
+// from, Chromium's role numbers) and the inline text boxes under each static text are left out,
+// about half of a big tree, before the answer crosses the native port.
+export function trimAxNodes(result) {
+  if (!result || !Array.isArray(result.nodes)) return result;
+  const boxes = new Set();
+  const kept = [];
+  for (const node of result.nodes) {
+    if (node && node.role && node.role.value === "InlineTextBox") {
+      boxes.add(node.nodeId);
+      continue;
+    }
+    if (node && node.name) delete node.name.sources;
+    if (node) delete node.chromeRole;
+    kept.push(node);
+  }
+  if (boxes.size) {
+    for (const node of kept) {
+      if (node && Array.isArray(node.childIds)) node.childIds = node.childIds.filter((id) => !boxes.has(id));
+    }
+  }
+  result.nodes = kept;
+  return result;
+}
+
+// Handler of `cdp.command` frames: {tabId, sessionId?, method, params, deadlineMs, trim?}.
 export async function handleCdpCommand(message, signal) {
   const method = String(message.method || "");
   checkDomain(method);
-  return whileAttached(message.tabId, signal, method,
+  const result = await whileAttached(message.tabId, signal, method,
     () => sendOne(message.tabId, message.sessionId, method, message.params, message.deadlineMs || 30000, signal));
+  return message.trim === "ax_nodes" ? trimAxNodes(result) : result;
 }
 
 const MAX_BATCH_STEPS = 32;

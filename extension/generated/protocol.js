@@ -5,7 +5,7 @@ import "./content-protocol.js";
 
 export const PROTOCOL_NAME = "tabwarden/native-v1";
 export const PROTOCOL_VERSION = 1;
-export const SCHEMA_HASH = "c8b69599cdfcd1f99f98f531edd871746c0d62512229c7c1f4c321655f8be9a1";
+export const SCHEMA_HASH = "5f7a8d40b9a17acd245223501ca06f610ca5db490ff2d24bf74b99f0192d02f2";
 export const HOST_NAME = "com.tabwarden.host";
 export const FRAMES = Object.freeze({
   "chunkRawBytes": 500000,
@@ -117,7 +117,8 @@ export const HOST_MESSAGE_FIELDS = Object.freeze({
     "optional": [
       "sessionId",
       "params",
-      "deadlineMs"
+      "deadlineMs",
+      "trim"
     ],
     "required": [
       "id",

@@ -75,19 +75,22 @@ class TabClient:
         return self.state.epoch
 
     async def send(self, method: str, params: dict[str, Any] | None = None, *, session_id: str | None = None,
-                   timeout: float | None = None, result_type: Any = Any, expect_epoch: int | None = None) -> Any:
+                   timeout: float | None = None, result_type: Any = Any, expect_epoch: int | None = None,
+                   trim: str | None = None) -> Any:
         """Send one command; returns its result decoded into `result_type`.
 
         Raises CdpError: `cdp_domain_not_allowed` before anything is sent, `cdp_epoch_changed`
         when `expect_epoch` is no longer the tab's epoch (nothing sent), `cdp_session_gone` for
         a child session that ended, `cdp_detached` when the debugger detaches while waiting,
-        `timeout`, or the browser's own error (`cdp_error`).
+        `timeout`, or the browser's own error (`cdp_error`). `trim`: what the bridge may leave
+        out of the result (`CdpCommand.trim`).
         """
         return await self.begin(method, params, session_id=session_id, timeout=timeout, result_type=result_type,
-                                expect_epoch=expect_epoch)
+                                expect_epoch=expect_epoch, trim=trim)
 
     def begin(self, method: str, params: dict[str, Any] | None = None, *, session_id: str | None = None,
-              timeout: float | None = None, result_type: Any = Any, expect_epoch: int | None = None) -> "asyncio.Future[Any]":
+              timeout: float | None = None, result_type: Any = Any, expect_epoch: int | None = None,
+              trim: str | None = None) -> "asyncio.Future[Any]":
         """Like `send`, but the command is on its way (in call order) when this returns: await
         the future for its result. Lets a caller send several commands without waiting for each
         acknowledgement (mouse moves in a hidden tab are acknowledged only at its next frame)."""
@@ -96,7 +99,7 @@ class TabClient:
         # Tasks start in creation order and the transport queues the frame at its first step.
         request = asyncio.ensure_future(self.manager.transport.command(
             state.tab_id, session_id, method, params or {}, timeout=timeout or self.default_timeout,
-            result_type=result_type))
+            result_type=result_type, trim=trim))
         return asyncio.ensure_future(self._outcome(request, state.lost, method))
 
     async def batch(self, steps: list[CdpStep], *, timeout: float | None = None, expect_epoch: int | None = None,

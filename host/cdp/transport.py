@@ -28,8 +28,9 @@ class CdpTransport(Protocol):
     """Carries CDP commands to a browser and its events back."""
 
     async def command(self, tab_id: int, session_id: str | None, method: str, params: dict[str, Any], *,
-                      timeout: float, result_type: Any = Any) -> Any:
-        """Send one command; return its result decoded into `result_type`; raise CdpError."""
+                      timeout: float, result_type: Any = Any, trim: str | None = None) -> Any:
+        """Send one command; return its result decoded into `result_type`; raise CdpError.
+        `trim`: what the bridge may leave out of the result (see `CdpCommand.trim`)."""
         ...
 
     def connect(self, on_event: EventSink, on_detached: DetachSink) -> None:
@@ -76,10 +77,10 @@ class EndpointTransport:
         return endpoint
 
     async def command(self, tab_id: int, session_id: str | None, method: str, params: dict[str, Any], *,
-                      timeout: float, result_type: Any = Any) -> Any:
+                      timeout: float, result_type: Any = Any, trim: str | None = None) -> Any:
         deadline_ms = max(1, min(int(timeout * 1000), 600_000))
         return await self._request(lambda i: CdpCommand(id=i, tab_id=tab_id, session_id=session_id, method=method,
-                                                        params=params, deadline_ms=deadline_ms),
+                                                        params=params, deadline_ms=deadline_ms, trim=trim),
                                    method, timeout, result_type)
 
     async def batch(self, tab_id: int, steps: list[CdpStep], *, timeout: float, list_tabs: bool = False) -> CdpBatchOutcome:

@@ -28,7 +28,7 @@ class FakeTransport:
         self._on_detached = on_detached
 
     async def command(self, tab_id: int, session_id: str | None, method: str, params: dict[str, Any], *,
-                      timeout: float, result_type: Any = Any) -> Any:
+                      timeout: float, result_type: Any = Any, trim: str | None = None) -> Any:
         self.sent.append((tab_id, session_id, method, dict(params)))
         handler = self.handlers.get(method)
         try:

@@ -176,6 +176,9 @@ class FrameAX:
     root_id: str | None = None
     out_of_process: bool = False
     origin: str = ""  # the origin actions in this frame are judged at ("" when unknown)
+    elements: int = 0  # the document's elements, when it was counted
+    elements_read: int = 0
+    complete: bool = True  # False: only the start of the document was read
 
     @property
     def document_backend_id(self) -> int:
@@ -260,6 +263,7 @@ class Line:
     kind: str  # ref | landmark | struct | text | frame
     depth: int
     body: str
+    ref: str | None = None
 
 
 @dataclass
@@ -267,6 +271,7 @@ class Rendered:
     lines: list[str]
     dropped: int
     dropped_refs: int
+    unshown_refs: tuple[str, ...] = ()  # the refs of the ref lines dropped
 
 
 @dataclass(frozen=True)
@@ -343,7 +348,7 @@ def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames:
                 body += f" [{attr}]"
             # Where keys go, after the ref as in read_page: it moves with every action.
             focused = " [focused]" if prop(node, "focused") is True else ""
-            lines.append(Line("ref", depth, f"{body} [ref={mark.ref}]{focused}"))
+            lines.append(Line("ref", depth, f"{body} [ref={mark.ref}]{focused}", mark.ref))
             if aria_role(node) in DESCENDING_ROLES or holds_interactive(frame, node):
                 quiet = aria_role(node) in roles.NAME_FROM_CONTENT and bool(name)
                 for child in children:
@@ -397,7 +402,8 @@ def fit(lines: list[Line], budget: int) -> Rendered:
             count += 1
             refs += 1
     shown = [f"{'  ' * line.depth}- {line.body}" for i, line in enumerate(lines) if not dropped[i]]
-    return Rendered(shown, count, refs)
+    unshown = tuple(line.ref for i, line in enumerate(lines) if dropped[i] and line.ref)
+    return Rendered(shown, count, refs, unshown)
 
 
 def truncation_marker(rendered: Rendered) -> str:

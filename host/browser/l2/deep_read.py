@@ -1,15 +1,16 @@
 """`read_page_deep`: the full accessibility tree of a tab through CDP, frames stitched in.
 
-Every frame document is read with `Accessibility.getFullAXTree`: the tab's own frames in its
-session, out-of-process iframes (nested ones too) in their flat child sessions, closed shadow
-roots included (the tree is built on the flattened DOM). Each iframe node is linked to its
-content frame through `DOM.describeNode` (the owner's `frameId`), and each frame carries the
+Frame documents are read as far as the text can show (`ax_prefix`): the top one first, then
+those held by the iframes read, level by level: the tab's own frames in its session,
+out-of-process iframes (nested ones too) in their flat child sessions, closed shadow roots
+included (the tree is built on the flattened DOM). Each iframe node is linked to its content
+frame through `DOM.describeNode` (the owner's `frameId`), and each frame carries the
 origin actions in it are judged at, which the text names where it is not the tab's. Password
 inputs are found with a DOM search, so their values are never shown and the gatekeeper knows
 what a fill targets. A frame of a site the thread may not read (the blocked list: no access) is
 left out whole, its frames with it, and its iframe line says why (`withheld`).
-Nodes the tree does not call interactive are asked for event listeners, at most 120 of them.
-The whole read is repeated (up to three times) when the page changes while it is read, so the
+Nodes the tree does not call interactive are checked for click and key listeners, read once
+per document. A ref whose line the budget drops is not kept. The whole read is repeated (up to three times) when the page changes while it is read, so the
 refs it mints carry the epoch of the page they describe.
 """
 
@@ -22,8 +23,9 @@ from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any
 
-from host.browser.l2.ax_tree import (FrameAX, RefMark, build_lines, fit, frame_from_nodes, innermost_candidates,
-                                     is_interactive, role_of, truncation_marker)
+from host.browser.l2.ax_prefix import read_frame_tree
+from host.browser.l2.ax_tree import (REF_OVERFLOW_CHARS, FrameAX, RefMark, build_lines, fit, frame_from_nodes,
+                                     innermost_candidates, is_interactive, role_of, truncation_marker)
 from host.browser.l2.deep_refs import DeepGeneration, DeepNode, DeepRefMap
 from host.browser.l2.frames import frame_origin
 from host.cdp.client import TabClient
@@ -33,11 +35,10 @@ from host.cdp.shim import resolvable
 
 log = logging.getLogger("tabwarden.browser")
 
-MAX_LISTENER_CANDIDATES = 120
+MAX_LISTENER_CANDIDATES = 5_000
 MAX_FRAMES = 64
 MAX_PASSWORD_FIELDS = 200
 READ_ATTEMPTS = 3
-SCAN_CONCURRENCY = 16
 CHILD_WAIT_S = 3.0
 LISTENER_EVENTS = frozenset({"click", "mousedown", "mouseup", "pointerdown", "pointerup", "keydown", "touchstart"})
 SCAN_GROUP = "tabwarden-scan"
@@ -85,53 +86,86 @@ def _flatten(tree: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-async def _collect(client: TabClient, manager: CdpManager) -> _Frames:
-    """Read every reachable frame document of the tab."""
+@dataclass
+class _Visit:
+    """A frame document to read: where it lives and the iframe line it fills."""
+
+    session: str | None
+    frame_id: str | None  # None: the session's own top frame
+    remote: bool
+    link: tuple[str, str] | None = None
+
+
+async def _collect(client: TabClient, manager: CdpManager, ceiling: int,
+                   withheld: Callable[[str], str | None] | None) -> _Frames:
+    """Read the tab's frame documents that the text can show: the top one, then, level by level,
+    those held by an iframe read so far, unless their site is withheld."""
     ax_type, tree_type = _types()
     frames: dict[str, FrameAX] = {}
     links: dict[tuple[str, str], FrameAX | str] = {}
-    pending: list[tuple[tuple[str, str], str, str]] = []  # (link, child session, child frame id)
-    queue: list[tuple[str | None, bool]] = [(None, False)]
-    root: FrameAX | None = None
+    infos: dict[str | None, dict[str, dict[str, Any]]] = {}  # session -> frame id -> frame info
+    tops: dict[str | None, str] = {}
     origins: dict[str, str] = {}  # frame id -> origin; parents are read before their children
-    while queue and len(frames) < MAX_FRAMES:
-        session, remote = queue.pop(0)
-        tree = await client.send("Page.getFrameTree", session_id=session, result_type=tree_type)
-        local = _flatten(tree["frameTree"])[: MAX_FRAMES - len(frames)]
-        local_ids = {f["id"] for f in local}
-        trees = await asyncio.gather(*(client.send("Accessibility.getFullAXTree", {"frameId": f["id"]}, session_id=session,
-                                                   result_type=ax_type) for f in local))
-        owners: list[tuple[FrameAX, dict[str, Any]]] = []
-        for index, (info, ax) in enumerate(zip(local, trees)):
-            frame = frame_from_nodes(_key(session, info["id"]), session, info["id"], info.get("loaderId", ""),
-                                     info.get("url", ""), ax["nodes"], out_of_process=remote and index == 0)
-            frame.origin = origins[info["id"]] = frame_origin(str(info.get("securityOrigin") or ""), frame.url,
-                                                              origins.get(str(info.get("parentId") or ""), ""))
-            frames[frame.key] = frame
-            if root is None:
-                root = frame
-            owners.extend((frame, node) for node in frame.walk()
-                          if role_of(node) == "Iframe" and node.get("backendDOMNodeId") and not node.get("ignored"))
-        described = await asyncio.gather(*(client.send("DOM.describeNode", {"backendNodeId": node["backendDOMNodeId"]},
-                                                       session_id=session) for _, node in owners), return_exceptions=True)
-        for (frame, node), answer in zip(owners, described):
-            link = (frame.key, str(node.get("nodeId")))
-            child_frame = answer.get("node", {}).get("frameId") if isinstance(answer, dict) else None
-            if not child_frame:
-                links[link] = "not reachable"
-            elif child_frame in local_ids:
-                pending.append((link, session or "", child_frame))
+    root: FrameAX | None = None
+    wave = [_Visit(None, None, False)]
+    while wave and len(frames) < MAX_FRAMES:
+        for session in {visit.session for visit in wave if visit.session not in infos}:
+            tree = await client.send("Page.getFrameTree", session_id=session, result_type=tree_type)
+            flat = _flatten(tree["frameTree"])
+            infos[session], tops[session] = {f["id"]: f for f in flat}, flat[0]["id"]
+        chosen: list[tuple[_Visit, dict[str, Any], str]] = []
+        for visit in wave[: MAX_FRAMES - len(frames)]:
+            info = infos[visit.session][visit.frame_id or tops[visit.session]]
+            origin = frame_origin(str(info.get("securityOrigin") or ""), str(info.get("url") or ""),
+                                  origins.get(str(info.get("parentId") or ""), ""))
+            reason = withheld(origin) if withheld is not None and origin and visit.link else None
+            if reason and visit.link:
+                links[visit.link] = reason  # nothing of it is read, nor of the frames it holds
             else:
-                child = await manager.wait_for_session(client.tab_id, child_frame, CHILD_WAIT_S)
-                if child is None:
-                    links[link] = "out-of-process frame not reachable"
-                else:
-                    queue.append((child.session_id, True))
-                    pending.append((link, child.session_id, child_frame))
-    for link, session, frame_id in pending:
-        links[link] = frames.get(_key(session or None, frame_id)) or "not read (frame limit)"
+                chosen.append((visit, info, origin))
+        read = await asyncio.gather(*(read_frame_tree(client, visit.session, info["id"], ceiling=ceiling,
+                                                      ax_type=ax_type) for visit, info, _ in chosen))
+        wave = []
+        for (visit, info, origin), tree in zip(chosen, read):
+            frame = frame_from_nodes(_key(visit.session, info["id"]), visit.session, info["id"], info.get("loaderId", ""),
+                                     info.get("url", ""), tree.nodes, out_of_process=visit.remote and visit.frame_id is None)
+            frame.origin = origins[info["id"]] = origin
+            frame.elements, frame.elements_read, frame.complete = tree.elements, tree.elements_read, tree.complete
+            frames[frame.key] = frame
+            root = root or frame
+            if visit.link:
+                links[visit.link] = frame
+            wave.extend(await _held_frames(client, manager, frame, infos[visit.session], links))
+    for visit in wave:
+        if visit.link:
+            links[visit.link] = "not read (frame limit)"
     assert root is not None
     return _Frames(frames, links, root)
+
+
+async def _held_frames(client: TabClient, manager: CdpManager, frame: FrameAX, local: dict[str, dict[str, Any]],
+                       links: dict[tuple[str, str], FrameAX | str]) -> list[_Visit]:
+    """The frame documents held by the iframes read in `frame`, to read next; an iframe whose
+    document cannot be reached has its reason in `links`."""
+    owners = [node for node in frame.walk()
+              if role_of(node) == "Iframe" and node.get("backendDOMNodeId") and not node.get("ignored")]
+    described = await asyncio.gather(*(client.send("DOM.describeNode", {"backendNodeId": node["backendDOMNodeId"]},
+                                                   session_id=frame.session_id) for node in owners), return_exceptions=True)
+    found: list[_Visit] = []
+    for node, answer in zip(owners, described):
+        link = (frame.key, str(node.get("nodeId")))
+        child_frame = answer.get("node", {}).get("frameId") if isinstance(answer, dict) else None
+        if not child_frame:
+            links[link] = "not reachable"
+        elif child_frame in local:
+            found.append(_Visit(frame.session_id, child_frame, False, link))
+        else:
+            child = await manager.wait_for_session(client.tab_id, child_frame, CHILD_WAIT_S)
+            if child is None:
+                links[link] = "out-of-process frame not reachable"
+            else:
+                found.append(_Visit(child.session_id, None, True, link))
+    return found
 
 
 async def _password_fields(client: TabClient, sessions: set[str | None]) -> set[tuple[str | None, int]]:
@@ -158,63 +192,49 @@ async def _password_fields(client: TabClient, sessions: set[str | None]) -> set[
 
 async def _scan_listeners(client: TabClient, frames: list[FrameAX], taken: set[tuple[str, int]]
                           ) -> tuple[int, dict[tuple[str, int], list[str]]]:
-    """Ask at most 120 non-interactive nodes for click/key listeners; returns (scanned, hits)."""
+    """The click and key listeners on the nodes worth asking (the tree does not call them
+    interactive and they hold nothing interactive); returns (candidates, hits). Each session's
+    top document is asked once for the listeners of every node in it (`depth: -1` with
+    `pierce`: shadow roots and the frames of its process included), where asking node by node
+    would cost two round trips each."""
     candidates: list[tuple[FrameAX, dict[str, Any]]] = []
+    documents: dict[str | None, int] = {}  # session -> its top document (read before its frames)
     for frame in frames:
-        room = MAX_LISTENER_CANDIDATES - len(candidates)
-        if room <= 0:
-            break
+        documents.setdefault(frame.session_id, frame.document_backend_id)
         own = {backend for key, backend in taken if key == frame.key}
-        candidates.extend((frame, node) for node in innermost_candidates(frame, own, room))
-    gate = asyncio.Semaphore(SCAN_CONCURRENCY)
-    hits: dict[tuple[str, int], list[str]] = {}
+        candidates.extend((frame, node) for node in innermost_candidates(frame, own, MAX_LISTENER_CANDIDATES))
 
-    async def probe(frame: FrameAX, node: dict[str, Any]) -> None:
-        backend = int(node["backendDOMNodeId"])
-        async with gate:
-            try:
-                resolved = await client.send("DOM.resolveNode", {"backendNodeId": backend, "objectGroup": SCAN_GROUP},
-                                             session_id=frame.session_id)
-                object_id = resolved.get("object", {}).get("objectId")
-                if not object_id:
-                    return
-                answer = await client.send("DOMDebugger.getEventListeners", {"objectId": object_id, "depth": 0},
-                                           session_id=frame.session_id)
-            except CdpError:
-                return
-        kinds = sorted({str(item.get("type")) for item in answer.get("listeners", [])} & LISTENER_EVENTS)
-        if kinds:
-            hits[(frame.key, backend)] = kinds
-
-    await asyncio.gather(*(probe(frame, node) for frame, node in candidates))
-    for session in {frame.session_id for frame, _ in candidates}:
+    async def listeners_in(session: str | None) -> dict[int, set[str]]:
+        found: dict[int, set[str]] = {}
         try:
+            resolved = await client.send("DOM.resolveNode", {"backendNodeId": documents[session], "objectGroup": SCAN_GROUP},
+                                         session_id=session)
+            answer = await client.send("DOMDebugger.getEventListeners", {"objectId": resolved["object"]["objectId"],
+                                                                         "depth": -1, "pierce": True}, session_id=session)
             await client.send("Runtime.releaseObjectGroup", {"objectGroup": SCAN_GROUP}, session_id=session)
-        except CdpError:
-            pass
+        except (CdpError, KeyError):
+            return found  # no listener refs from this document: the tree's refs still stand
+        for item in answer.get("listeners") or []:
+            if item.get("type") in LISTENER_EVENTS and item.get("backendNodeId"):
+                found.setdefault(int(item["backendNodeId"]), set()).add(str(item["type"]))
+        return found
+
+    sessions = sorted({frame.session_id for frame, _ in candidates}, key=lambda session: session or "")
+    by_session = dict(zip(sessions, await asyncio.gather(*(listeners_in(session) for session in sessions))))
+    hits: dict[tuple[str, int], list[str]] = {}
+    for frame, node in candidates:
+        backend = int(node["backendDOMNodeId"])
+        kinds = by_session[frame.session_id].get(backend)
+        if kinds:
+            hits[(frame.key, backend)] = sorted(kinds)
     return len(candidates), hits
 
 
-def _withhold(collected: _Frames, withheld: Callable[[str], str | None]) -> _Frames:
-    """`collected` without the frames whose origin `withheld` names a reason for (and every frame
-    under them): their iframe lines say the reason instead, and nothing of them is scanned."""
-    links = dict(collected.links)
-    kept: dict[str, FrameAX] = {}
-    todo = [collected.root]
-    while todo:
-        frame = todo.pop()
-        kept[frame.key] = frame
-        for node in frame.walk():
-            link = (frame.key, str(node.get("nodeId")))
-            child = links.get(link)
-            if not isinstance(child, FrameAX) or child.key in kept:
-                continue
-            reason = withheld(child.origin) if child.origin else None
-            if reason:
-                links[link] = reason
-            else:
-                todo.append(child)
-    return _Frames({key: frame for key, frame in collected.frames.items() if key in kept}, links, collected.root)
+def _unread(collected: _Frames) -> list[str]:
+    """A line for each document read only in part (the text was full before its end)."""
+    return [f"[{'the page' if frame is collected.root else 'the frame of ' + (frame.origin or frame.url)} has "
+            f"{frame.elements} elements: read as far as this text can show ({frame.elements_read}), the rest not read]"
+            for frame in collected.frames.values() if not frame.complete]
 
 
 async def read_deep(client: TabClient, manager: CdpManager, refs: DeepRefMap, *, max_tokens: int = 3000,
@@ -226,9 +246,7 @@ async def read_deep(client: TabClient, manager: CdpManager, refs: DeepRefMap, *,
     for _ in range(READ_ATTEMPTS):
         epoch = client.epoch
         started = clock()
-        collected = await _collect(client, manager)
-        if withheld is not None:
-            collected = _withhold(collected, withheld)
+        collected = await _collect(client, manager, max(0, max_tokens) * 4 + REF_OVERFLOW_CHARS, withheld)
         order = list(collected.frames.values())
         collected_at = clock()
         interactive = {(frame.key, int(node["backendDOMNodeId"])) for frame in order for node in frame.walk()
@@ -268,9 +286,12 @@ async def read_deep(client: TabClient, manager: CdpManager, refs: DeepRefMap, *,
 
     lines = build_lines(collected.root, ref_for, frame_for, MAX_FRAMES)
     rendered = fit(lines, max(0, max_tokens) * 4)
+    for ref in rendered.unshown_refs:  # a ref the model never saw is not one it may use
+        generation.nodes.pop(ref, None)
     root = collected.root
     header = [f"# Deep Page Snapshot ({generation.prefix[:-1]})", f"URL: {root.url}", f"Title: {root.title[:200]}", ""]
     body = rendered.lines or ["(the accessibility tree has nothing to show)"]
+    body.extend(_unread(collected))
     marker = truncation_marker(rendered)
     if not stable:
         body.append("[the page kept changing while it was read; these refs may already be stale]")

@@ -7,8 +7,7 @@ closed ones through the debugger, which alone sees into them); when it is a fram
 focus is inside that frame) the search goes on in the frame it holds, in the same session or in
 the frame's own child session.
 
-Documents are read in an isolated world of our own (`Page.createIsolatedWorld`, reused by
-name, its context kept for the tab's lifecycle epoch), where the page's scripts cannot redefine
+Documents are read in our isolated world (`probe_world`), where the page's scripts cannot redefine
 `activeElement` to point elsewhere. Only reads are sent; every failure to follow the focus is
 raised, never guessed. The top frame's focused element is kept for a press batch's last look.
 """
@@ -20,9 +19,8 @@ from protocol.messages import CdpStep
 
 from host.browser.l2.frames import READ_TIMEOUT_S, Frame, FrameTrees
 from host.cdp.client import TabClient
-from host.cdp.errors import CdpCode, CdpError
-
-PROBE_WORLD = "tabwarden-probe"
+from host.browser.l2.probe_world import evaluate_in_probe_world
+from host.cdp.errors import CdpError
 PROBE_GROUP = "tabwarden-probe"
 # The top frame's focused element as the last look found it, kept (one at a time) for a batch's
 # look right before its keys.
@@ -136,42 +134,20 @@ def focus_stays_step(client: TabClient, frame_id: str) -> list[CdpStep] | None:
 
 
 async def _read_active(frames: FrameTrees, frame: Frame, *, anchor: bool = False) -> dict:
-    """The frame document's focused element (a remote object), in our probe world. The world's
-    context is kept for the tab's lifecycle epoch (a navigation or a frame change starts a new
-    one), so the next look at the same frame sends one command. `anchor`: keep it, for the
-    next batch's look (the one kept before is let go)."""
+    """The frame document's focused element (a remote object), in our probe world. `anchor`:
+    keep it, for the next batch's look (the one kept before is let go)."""
     client, session = frames.client, frame.session_id
-    key = (session, frame.frame_id)
     epoch = client.state.epoch
-    kept = client.state.probe_worlds.get(key)
-    for cached in ((kept[1],) if kept and kept[0] == epoch else ()) + (None,):
-        context = cached
-        if context is None:
-            world = await client.send("Page.createIsolatedWorld", {"frameId": frame.frame_id, "worldName": PROBE_WORLD},
-                                      session_id=session, timeout=READ_TIMEOUT_S)
-            context = int(world["executionContextId"])
-            worlds = client.state.probe_worlds
-            for older in [k for k, (at, _) in worlds.items() if at != epoch]:
-                del worlds[older]  # from documents that are gone
-            worlds[key] = (epoch, context)
-        if anchor:
-            client.state.focus_anchor = None
-            _let_go(client, session, ANCHOR_GROUP)
-        try:
-            active = await client.send("Runtime.evaluate", {"expression": _ACTIVE_ELEMENT, "contextId": context,
-                                                            "objectGroup": ANCHOR_GROUP if anchor else PROBE_GROUP,
-                                                            "returnByValue": False},
-                                       session_id=session, timeout=READ_TIMEOUT_S)
-        except CdpError as exc:
-            if cached is None or exc.code != CdpCode.PROTOCOL_ERROR:
-                raise
-            continue  # the kept world is gone with its document: make it again
-        result = active.get("result") or {}
-        if anchor and result.get("objectId"):
-            kind = str(result.get("className") or "")
-            client.state.focus_anchor = (epoch, frame.frame_id, result["objectId"], _may_host(kind))
-        return result
-    raise FocusLost("the focused frame's document could not be read")
+    if anchor:
+        client.state.focus_anchor = None
+        _let_go(client, session, ANCHOR_GROUP)
+    active = await evaluate_in_probe_world(client, session, frame.frame_id, {
+        "expression": _ACTIVE_ELEMENT, "objectGroup": ANCHOR_GROUP if anchor else PROBE_GROUP, "returnByValue": False})
+    result = active.get("result") or {}
+    if anchor and result.get("objectId"):
+        kind = str(result.get("className") or "")
+        client.state.focus_anchor = (epoch, frame.frame_id, result["objectId"], _may_host(kind))
+    return result
 
 
 def _let_go(client: TabClient, session: str | None, group: str) -> None:

@@ -1,0 +1,44 @@
+"""Our isolated world in a frame document: where the host's scripts read a page that its own
+scripts cannot redefine (`Page.createIsolatedWorld`, reused by name). Its execution context is
+kept per frame for the tab's lifecycle epoch (a navigation or a frame change starts a new one),
+so a second look at the same frame sends one command."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from host.browser.l2.frames import READ_TIMEOUT_S
+from host.cdp.client import TabClient
+from host.cdp.errors import CdpCode, CdpError
+
+PROBE_WORLD = "tabwarden-probe"
+
+
+async def _context(client: TabClient, session: str | None, frame_id: str, timeout: float) -> int:
+    world = await client.send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": PROBE_WORLD},
+                              session_id=session, timeout=timeout)
+    context = int(world["executionContextId"])
+    epoch = client.state.epoch
+    worlds = client.state.probe_worlds
+    for older in [k for k, (at, _) in worlds.items() if at != epoch]:
+        del worlds[older]  # from documents that are gone
+    worlds[(session, frame_id)] = (epoch, context)
+    return context
+
+
+async def evaluate_in_probe_world(client: TabClient, session: str | None, frame_id: str, params: dict[str, Any],
+                                  *, timeout: float = READ_TIMEOUT_S) -> dict[str, Any]:
+    """`Runtime.evaluate` with `params` in our world of the frame document; returns its answer.
+    A kept context that is gone with its document is made again once."""
+    kept = client.state.probe_worlds.get((session, frame_id))
+    cached = kept[1] if kept and kept[0] == client.state.epoch else None
+    for context in (cached, None) if cached is not None else (None,):
+        if context is None:
+            context = await _context(client, session, frame_id, timeout)
+        try:
+            return await client.send("Runtime.evaluate", {**params, "contextId": context}, session_id=session,
+                                     timeout=timeout)
+        except CdpError as exc:
+            if context != cached or exc.code != CdpCode.PROTOCOL_ERROR:
+                raise
+    raise AssertionError("unreachable")  # the fresh context's answer or error returns above
