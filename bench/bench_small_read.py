@@ -1,8 +1,8 @@
 """`read_page` on small pages against both MCP peers, each in its own headless Chromium: our
 read (control socket -> host -> native messaging -> service worker -> page executor -> back),
 Playwright MCP's `browser_snapshot` and Chrome DevTools MCP's `take_snapshot`, each called over
-MCP as an agent calls it, median of N calls after two to warm up. Pages: a login form and a
-short article with its navigation. Also printed: the answers' sizes (what the model reads).
+MCP as an agent calls it, median of N calls after two to warm up; each page is the browser's
+active tab. Pages: a login form and a short article with its navigation. Also printed: the answers' sizes (what the model reads).
 Ratio = ours / the peer.
 
     python -m bench.bench_small_read [--runs N]
@@ -44,6 +44,9 @@ async def ours(urls: dict[str, str], runs: int) -> dict[str, tuple[list[float], 
     try:
         for name, url in urls.items():
             tab = (await control.call("tools.call", tool="tab_open", params={"url": url}, **base))["tabId"]
+            # The page in front, as each peer's is (a background tab's renderer runs at a lower priority).
+            focused = await control.call("tools.call", tool="tab_focus", params={"tabId": tab}, **base)
+            assert focused["ok"], focused
             samples, size = [], 0
             for index in range(runs + 2):
                 started = time.perf_counter()
