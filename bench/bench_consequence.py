@@ -60,7 +60,6 @@ def labelled(path: Path) -> dict:
     """Recall, steps asked, class accuracy and misses on the labelled actions under `auto`."""
     from host.gatekeeper.decision import check
     from host.gatekeeper.facts.consequence import effect_of
-    from host.gatekeeper.provenance import Provenance
 
     rows = []
     for call, ctx, obj in _cases(path, _ANNOTATIONS):

@@ -8,7 +8,6 @@ import asyncio
 import sys
 import threading
 from dataclasses import dataclass
-from typing import Any
 
 from host.control.client import ControlClient
 from host.demo.replay_model import MODEL_ID, ReplayModel
