@@ -2,6 +2,7 @@
 // worker decides nothing here: the host ran the gatekeeper before sending the call.
 import { callContent, injectAtCommit } from "./content-relay.js";
 import { CODES, errorInfo, failure } from "./failures.js";
+import { rulesInForce } from "./guard-installs.js";
 
 // The tab is looked at again when the browser says it changed, and at the latest this long after
 // the last look (a change can come between a look and the listener; a held load reports nothing).
@@ -123,9 +124,17 @@ async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.reso
 // Load `options.url` in the tab and wait for it as waitForLoad does, in one call from the host
 // (the load, then its end, without a round trip between). The page executor goes into the new
 // document as soon as it is committed, while it loads, so the snapshot (`readLoaded`) does not
-// wait for it.
+// wait for it. `options.afterGuard`: the host sent the navigation guard's rules for this load
+// just before, without waiting for their answer; the load starts once they are in force, and
+// not at all when the browser refused them.
 async function navigateTab(tabId, options = {}) {
   if (typeof options.url !== "string") throw failure(CODES.INVALID_MESSAGE, "tabs.navigate needs a url", "precheck", false);
+  if (options.afterGuard) {
+    await rulesInForce().catch((err) => {
+      throw failure(CODES.GUARD_UNAVAILABLE, `the navigation guard's rules for this load were refused: ${(err && err.message) || err}`,
+        "precheck", true, { dispatched: false });
+    });
+  }
   let executorReady = Promise.resolve();
   const committed = (details) => {
     if (details.tabId === tabId && details.frameId === 0 && details.documentId) executorReady = injectAtCommit(tabId, details.documentId);

@@ -4,6 +4,7 @@
 // It decides nothing (host/browser/navguard/ says why the guard is built this way).
 import { CODES, failure } from "./failures.js";
 import { registerBrowserApi } from "./browser-api.js";
+import { replaceRules } from "./guard-installs.js";
 
 const BLOCKED_BY_CLIENT = "net::ERR_BLOCKED_BY_CLIENT";
 // A navigation whose response becomes a download is aborted; the download follows at once.
@@ -18,17 +19,6 @@ function toSessionRule(rule) {
     if (rule[name] !== undefined) condition[name] = rule[name];
   }
   return { id: rule.id, priority: rule.priority, action: { type: rule.action }, condition };
-}
-
-let chain = Promise.resolve(); // installs and lifts run one at a time, in order
-
-function replaceRules(rules) {
-  const run = chain.then(async () => {
-    const current = await chrome.declarativeNetRequest.getSessionRules();
-    await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: current.map((rule) => rule.id), addRules: rules });
-  });
-  chain = run.catch(() => {});
-  return run;
 }
 
 // Handler of `guard.install {rules}`: every session rule is replaced in one update, so there is

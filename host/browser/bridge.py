@@ -41,7 +41,12 @@ class Bridge:
 
     async def install_guard(self, rules: list[GuardRule], *, timeout: float = 10.0) -> Any:
         """Replace the navigation guard's rules in the browser; returns once they are in force."""
-        return await self._request(lambda i: GuardInstall(id=i, rules=rules), timeout, "precheck")
+        return await self.install_guard_now(rules, timeout=timeout)
+
+    def install_guard_now(self, rules: list[GuardRule], *, timeout: float = 10.0) -> Awaitable[Any]:
+        """`install_guard`, with the install sent before this returns (a page load sent after it
+        may wait for it in the extension: `navigate_and_wait`'s `after_guard`). Await the result."""
+        return self._begin(lambda i: GuardInstall(id=i, rules=rules), timeout, "precheck")
 
     def api_now(self, name: str, *args: Any, timeout: float = 10.0) -> Awaitable[Any]:
         """`api`, with the call sent before this returns: a request sent after it is handled

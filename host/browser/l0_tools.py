@@ -151,14 +151,19 @@ async def navigate(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     href = _loadable(call.params.url)
     # A redirect to another site waits for a judgement of its own (see host/calls/hops.py); the
     # hold also replaces one left from a call that just ended (its release is not waited for).
-    await browser.guard.hold_hops(call.tab_id, href)  # type: ignore[arg-type]
     if call.target.url == href:
+        await browser.guard.hold_hops(call.tab_id, href)  # type: ignore[arg-type]
         await browser.bridge.api("tabs.reload", call.tab_id)
         return await _after_navigation(call, browser, call.tab_id, href, f"Reloaded {href} (the tab already showed it)",  # type: ignore[arg-type]
                                        reload=True)
-    # The load and the wait for its end in one call to the extension.
-    loaded = await snapshots.navigate_and_wait(browser.bridge, call.tab_id, href, from_url=call.target.url,  # type: ignore[arg-type]
-                                               timeout_s=LOAD_TIMEOUT_S, snapshot=True)
+    # The load goes out right behind the hold's install (the extension starts it once the hold is
+    # in force), and the wait for its end comes back in the same call.
+    hold = await browser.guard.hold_hops_sent(call.tab_id, href)  # type: ignore[arg-type]
+    try:
+        loaded = await snapshots.navigate_and_wait(browser.bridge, call.tab_id, href, from_url=call.target.url,  # type: ignore[arg-type]
+                                                   timeout_s=LOAD_TIMEOUT_S, snapshot=True, after_guard=True)
+    finally:
+        await hold  # a refused hold refused the load too: its failure is the call's
     return await _after_navigation(call, browser, call.tab_id, call.target.url, f"Navigated to {href}",  # type: ignore[arg-type]
                                    loaded=loaded)
 

@@ -110,10 +110,13 @@ async def changes_since_last(bridge: Bridge, refs: RefMap, tab_id: int,
 
 
 async def navigate_and_wait(bridge: Bridge, tab_id: int, url: str, *, from_url: str, timeout_s: float = 10.0,
-                            snapshot: bool = False) -> dict:
+                            snapshot: bool = False, after_guard: bool = False) -> dict:
     """Load `url` in the tab and wait until it finished loading and left `from_url`, in one call
-    to the extension; its answer as `wait_for_load`'s."""
+    to the extension; its answer as `wait_for_load`'s. `after_guard`: the load starts once the
+    navigation guard's installs sent before it are in force (none when the last was refused)."""
     options = {**_load_options(timeout_s, snapshot), "url": url, "fromUrl": from_url}
+    if after_guard:
+        options["afterGuard"] = True
     answer = await bridge.api("tabs.navigate", tab_id, options, timeout=timeout_s + 5)
     return answer if isinstance(answer, dict) else {}
 

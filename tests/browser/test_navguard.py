@@ -114,6 +114,26 @@ async def test_when_the_rules_cannot_be_installed_the_write_is_refused_unsent(br
     assert (await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})).ok
 
 
+async def test_a_load_sent_behind_its_hold_never_starts_when_the_hold_is_refused(browser, fake):
+    await ready(browser)
+    assert (await browser.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1})).ok  # the tab is guarded
+    installs = len(fake.guard_installs)
+    loaded = await browser.call("navigate", {"url": f"{A}/b", "tabId": 1})
+    assert loaded.ok, loaded
+    assert len(fake.guard_installs) == installs + 1, "the hold went out..."
+    sent = [c.api for c in fake.api_calls]
+    assert sent[-1] == "tabs.navigate" and fake.api_calls[-1].args[1].get("afterGuard") is True, "...the load behind it"
+    await browser.settle()  # the hold is released once the call ended
+    fake.guard_refused = True
+    refused = await browser.call("navigate", {"url": f"{A}/c", "tabId": 1})
+    assert not refused.ok and refused.error.code == "guard_unavailable", refused
+    assert refused.error.details["dispatched"] is False
+    assert fake.tabs[1]["url"] == f"{A}/b", "the load never started"
+    fake.guard_refused = False  # a refusal is not for good: the next call installs again
+    assert (await browser.call("navigate", {"url": f"{A}/c", "tabId": 1})).ok
+    assert fake.tabs[1]["url"] == f"{A}/c"
+
+
 async def test_an_unavailable_gatekeeper_is_no_guard_either(browser, fake):
     await ready(browser)
     guard = browser.gateway.guard

@@ -26,6 +26,7 @@ import pytest
 
 from tests.support.browser import BrowserRun
 from tests.support.browser_tools import hooks_enabled, ref_of
+from tests.support.cdp import debugging_port, evaluate_in_worker
 from tests.support.engine_control import EngineOverControl, tab_of
 from tests.support.fake_model import FakeOpenAI, Reply
 from tests.support.guarded_thread import MODES, Env, Thread, held_thread, running
@@ -201,6 +202,30 @@ async def test_an_opaque_redirect_carrying_the_users_values_to_another_site_is_h
         assert not result["ok"] and result["error"]["code"] == "redirect_held", result
         assert f"{B_HOST}:{env.b.port}" in result["error"]["message"] and "not followed" in result["error"]["message"]
         assert env.b.requests == [], env.b.requests
+
+
+# The browser's session-rule updates, slowed down in the service worker (and put back).
+SLOW_RULES = """(() => { const d = chrome.declarativeNetRequest;
+  if (!d.__direct) { d.__direct = d.updateSessionRules.bind(d);
+    d.updateSessionRules = async (o) => { await new Promise((r) => setTimeout(r, 400)); return d.__direct(o); }; }
+  return true; })()"""
+FAST_RULES = """(() => { const d = chrome.declarativeNetRequest;
+  if (d.__direct) { d.updateSessionRules = d.__direct; delete d.__direct; } return true; })()"""
+
+
+async def test_a_load_sent_behind_its_hold_waits_for_it_however_slow_the_install(env):
+    # The load goes out right after the hold's install, without waiting for its answer; it must
+    # still start only once the hold is in force, or the hop to B would be followed.
+    env.b.requests.clear()
+    port = debugging_port(env.run.profile)
+    opened = await free_call(env, "tab_open", url=f"{env.a_origin}/links.html")
+    assert await evaluate_in_worker(port, SLOW_RULES)
+    try:
+        result = await free_call(env, "navigate", url=f"{env.a_origin}/go/7f3a", tabId=opened["tabId"])
+    finally:
+        await evaluate_in_worker(port, FAST_RULES)
+    assert not result["ok"] and result["error"]["code"] == "redirect_held", result
+    assert env.b.requests == [], env.b.requests
 
 
 async def test_a_short_link_to_a_page_on_another_site_is_followed_without_a_question(env):

@@ -4,6 +4,7 @@ redirects first), the page indicator, and a page whose text a test changes."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,8 +79,13 @@ class FakeBridge:
         raise ToolFailure(ToolCode.TIMEOUT, "not yet", phase="settle", retryable=True)
 
     async def install_guard(self, rules: list[Any], *, timeout: float = 10.0) -> Any:
-        self.calls.append(("guard.install", (len(rules),)))
-        return {"installed": len(rules)}
+        return await self.install_guard_now(rules, timeout=timeout)
+
+    def install_guard_now(self, rules: list[Any], *, timeout: float = 10.0) -> "asyncio.Future[Any]":
+        self.calls.append(("guard.install", (len(rules),)))  # sent before this returns, as the real one
+        done: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        done.set_result({"installed": len(rules)})
+        return done
 
     def names(self) -> list[str]:
         """The names of the calls made so far, content calls as `content:<tool>`."""

@@ -38,6 +38,7 @@ class FakeExtension:
         self.api_calls: list[BrowserCall] = []
         self.guard_installs: list[list[Any]] = []  # the rules of every guard.install, in order
         self.guard_refused = False  # answer guard.install with a failure
+        self.last_install_refused = False  # how the latest guard.install sent will be answered
         self.content: ContentHandler = self._default_content
         self._ids = itertools.count(1)
         self._snap = itertools.count(1)
@@ -55,6 +56,8 @@ class FakeExtension:
         """`request`, with the message built (sent) now; what answers it. An API call is answered
         as it arrives, as the browser does: from the state before anything sent after it."""
         message = build(next(self._ids))
+        if isinstance(message, GuardInstall):
+            self.last_install_refused = self.guard_refused
         if isinstance(message, BrowserCall):
             self.api_calls.append(message)
             try:
@@ -84,8 +87,8 @@ class FakeExtension:
         return self.api(message.api, *message.args)
 
     def api(self, name: str, *args: Any) -> Any:
-        """Answer an extension API call: tabs.get, tabs.query, permissions.contains and
-        tabs.waitForLoad."""
+        """Answer an extension API call: tabs.get, tabs.query, permissions.contains,
+        tabs.waitForLoad and tabs.navigate."""
         if name == "tabs.get":
             tab = self.tabs.get(args[0])
             if tab is None:
@@ -104,4 +107,12 @@ class FakeExtension:
         if name == "tabs.waitForLoad":
             tab = self.tabs.get(args[0])
             return {"closed": tab is None, "timedOut": False, "tab": dict(tab) if tab else None}
+        if name == "tabs.navigate":  # as the worker: behind the guard's installs sent before it
+            options = args[1]
+            if options.get("afterGuard") and self.last_install_refused:
+                raise remote("guard_unavailable", "the navigation guard's rules for this load were refused",
+                             details={"dispatched": False})
+            tab = self.tabs[args[0]]
+            tab["url"] = options["url"]
+            return {"closed": False, "timedOut": False, "tab": dict(tab)}
         raise remote("unsupported", f"fake extension has no {name}")

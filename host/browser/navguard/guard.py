@@ -137,17 +137,18 @@ class NavigationGuard:
         if url and tab_id not in self._urls and self._guarding(tab_id):
             self._urls[tab_id] = (url, "")
 
-    async def hold_hops(self, tab_id: int, url: str) -> None:
+    async def hold_hops(self, tab_id: int, url: str, *, sent: asyncio.Event | None = None) -> None:
         """The agent's own navigation of `tab_id` to `url` is about to start: until its call ends,
         a redirect hop to another site is held (blocked, and reported to the call as
         `redirect_held`) instead of followed. Raises ToolFailure `guard_unavailable` when the hold
-        cannot be put in place (nothing was sent)."""
+        cannot be put in place (the page load must then not be sent). `sent` is set once no more
+        is to be sent for the hold, or its install is on its way."""
         sites = hop_sites(url)
         if not sites or not self._guarding(tab_id):
             return
         self._hops[tab_id] = sites
         try:
-            await self.sync()
+            await self.sync(sent=sent)
         except ToolFailure as problem:
             self._hops.pop(tab_id, None)
             if problem.code == ToolCode.NOT_CONNECTED:
@@ -156,6 +157,23 @@ class NavigationGuard:
         except Exception as exc:
             self._hops.pop(tab_id, None)
             raise self._unavailable(tab_id, str(exc)) from None
+
+    async def hold_hops_sent(self, tab_id: int, url: str) -> "asyncio.Future[None]":
+        """`hold_hops`, returning as soon as the hold's install is on its way to the extension
+        (or none was needed): what it returns ends with the install, raising as `hold_hops` does.
+        A load sent to the extension after this returns, with `after_guard`, starts only once the
+        hold is in force and not at all when the browser refused it, so the install's round trip
+        is off the load's path. Raises at once when the hold failed before anything was sent."""
+        sent = asyncio.Event()
+        hold = asyncio.ensure_future(self.hold_hops(tab_id, url, sent=sent))
+        waiting = asyncio.ensure_future(sent.wait())
+        try:
+            await asyncio.wait({hold, waiting}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiting.cancel()
+        if hold.done():
+            hold.result()
+        return hold
 
     def covers(self, thread_id: str, tab_id: int) -> bool:
         """Whether the rules in force guard `tab_id` for `thread_id` (and no install has failed since)."""
@@ -285,11 +303,11 @@ class NavigationGuard:
 
     # -- installing ----------------------------------------------------------------------------
 
-    async def sync(self) -> None:
+    async def sync(self, *, sent: asyncio.Event | None = None) -> None:
         """Install the rules the current state calls for, unless they are installed already.
         Raises what prevents it (a ToolFailure from the extension, GatekeeperUnavailable,
         GuardTooLarge); the previous rules then stay in force, and writes are refused until an
-        install succeeds."""
+        install succeeds. `sent` is set when the install is on its way, or none is needed."""
         self._loop = asyncio.get_running_loop()
         async with self._sync_lock:
             guarded = self._tab_keys()
@@ -298,15 +316,22 @@ class NavigationGuard:
                 self._known = {t["id"] for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int)}
                 self._known.update(guarded)
             key = self._key(guarded)
-            if key == self._installed_key:
+            # After a refused install the rules in force are known but the guard is not: the
+            # next sync installs again, so one refusal does not leave the guard down for good.
+            if key == self._installed_key and self._error is None:
+                if sent is not None:
+                    sent.set()
                 return
             try:
                 rules = compile_rules(self._scopes(guarded)) if guarded else []
                 holds = {tab: sites for tab, sites in self._hops.items() if tab in guarded}
                 rules += hold_rules(holds, len(rules) + 1)
-                sent = time.perf_counter()
-                await self.bridge.install_guard(rules)
-                self.install_ms.append((time.perf_counter() - sent) * 1000)
+                started = time.perf_counter()
+                installing = self.bridge.install_guard_now(rules)
+                if sent is not None:
+                    sent.set()
+                await installing
+                self.install_ms.append((time.perf_counter() - started) * 1000)
                 del self.install_ms[:-256]
             except Exception as exc:
                 self._error = getattr(exc, "message", None) or str(exc)
