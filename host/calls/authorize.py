@@ -9,6 +9,8 @@
       │      audit the outcome
     a navigation whose redirect to another site the guard held: judge the hop like a URL of
       its own, and follow it only when that is an allow (`hops.py`)
+    a read the page refused unsent because the tab shows another page than the one it was
+      judged for: resolve again (asking the browser), judge again, run, once
 
 A call allowed at once on a tab its thread already drives is resolved a single time, under the
 hold it runs under: nothing else acts on the tab between its resolution and its run, so a second
@@ -191,6 +193,14 @@ class Steps(Protocol):
         ...
 
 
+def _moved_before_sent(call: ToolCall, result: ToolResult) -> bool:
+    """A read that did not run because its tab showed another page than the one it was judged
+    for (the page tools check that before sending anything)."""
+    error = result.error
+    return (call.spec.effects == "read" and not result.ok and error is not None and error.code == ToolCode.TARGET_CHANGED
+            and (error.details or {}).get("dispatched") is False)
+
+
 @dataclass
 class Authorizer:
     """The path of every call of one host (see the module docstring)."""
@@ -247,8 +257,10 @@ class Authorizer:
                 return TargetChanged(call.target, fresh.target, fresh)
             return await self._final(fresh, ctx, steps, approved)
 
-    async def _final(self, call: ToolCall, ctx: Context, steps: Steps, approved: Approved | None) -> Ending:
-        """Under the hold, on the call as last resolved: judge (dispatch), mark, run, audit."""
+    async def _final(self, call: ToolCall, ctx: Context, steps: Steps, approved: Approved | None, *,
+                     again: bool = True) -> Ending:
+        """Under the hold, on the call as last resolved: judge (dispatch), mark, run, audit.
+        `again`: a read whose tab moved before it was sent may be resolved and judged anew."""
         final = self.judge(call, ctx, "dispatch", approved)
         if not isinstance(final, Judgement):
             self.audit(call, ctx, f"refused:{ToolCode.GATEKEEPER_UNAVAILABLE}")
@@ -265,6 +277,15 @@ class Authorizer:
         steps.dispatching(call, final, approved)
         result = await self.router.run(call)
         self.audit(call, ctx, "ok" if result.ok else f"failed:{result.code}")
+        if again and approved is None and _moved_before_sent(call, result):
+            # The tab left the page it was judged for (the user navigated it; the host's record
+            # of it was behind) and nothing was sent: where it is now is judged like a new call.
+            try:
+                fresh = await self.router.resolve(call)
+            except ToolFailure as failure:
+                self.audit(call, ctx, f"refused:{failure.code}")
+                return Refused(failure, "dispatch", call)
+            return await self._final(fresh, ctx, steps, None, again=False)
         if hops.held_hop(call, result):
             result = await hops.follow(self, call, ctx, result)
         return Ran(result, call)

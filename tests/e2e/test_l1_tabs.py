@@ -162,16 +162,28 @@ async def test_tab_groups(driver):
     assert tabs[first]["groupId"] == tabs[second]["groupId"] == group_id
 
 
-async def test_a_read_judged_from_a_stale_record_of_its_tab_reads_nothing(driver):
+async def test_a_read_judged_from_a_stale_record_of_its_tab_is_judged_again_where_the_tab_is(driver):
     tab = await driver.open("child.html")
     first = await driver.ok("read_page")  # judged from the browser's word: the host records it
     assert "Child page" in first["text"]
-    # The host's record says the tab shows another page (an event on its way would leave it so):
-    # the read is judged for that page, and the extension sends nothing to the tab.
-    await driver.control.call("test.tab_mirror", tab_id=tab, url=driver.site.url("search.html"))
-    stale = await driver.call("read_page")
-    assert not stale["ok"] and stale["error"]["code"] == "target_changed", stale
-    assert "Child page" not in str(stale)
-    # The record was dropped: the next read asks the browser where the tab is.
+    # The host's record says the tab shows a page of another site (an event on its way would
+    # leave it so): the read is judged for that page, the extension sends nothing to the tab, and
+    # the call is judged again where the browser says the tab is, and runs there.
+    elsewhere = driver.site.other_url("search.html")
+    await driver.control.call("test.tab_mirror", tab_id=tab, url=elsewhere)
     again = await driver.ok("read_page")
     assert "Child page" in again["text"]
+    rows = await driver.control.call("gatekeeper.audit", thread_id=driver.thread_id, last=6)
+    outcomes = [row.get("tool_outcome") for row in rows if row.get("tool") == "read_page"]
+    assert "failed:target_changed" in outcomes and "ok" in outcomes, rows
+    # Where the tab is now is out of this task's reach: judged again there, the read is refused
+    # and nothing of the page comes back.
+    site = driver.site.url("")[:-1]
+    await driver.control.call("test.tab_mirror", tab_id=tab, url=elsewhere)
+    await driver.control.call("gatekeeper.add_origin", pattern=site, list="blocked")
+    try:
+        refused = await driver.call("read_page")
+    finally:
+        await driver.control.call("gatekeeper.remove_origin", pattern=site, list="blocked")
+    assert not refused["ok"], refused
+    assert "Child page" not in str(refused)
