@@ -70,17 +70,28 @@ class PageSession:
         return result["result"].get("value")
 
     async def navigate(self, url: str) -> None:
-        """`Page.navigate` to `url` and wait for the new page's load event (Page domain enabled)."""
+        """`Page.navigate` to `url` and wait for the new page's load event (Page domain enabled).
+        A load event of a document before it, still queued when the navigation is sent (another
+        client navigated the tab meanwhile), is not taken for it: only one after the new
+        document's commit counts."""
         msg_id = next(self._ids)
         await self._ws.send(json.dumps({"id": msg_id, "method": "Page.navigate", "params": {"url": url}}))
-        answered = loaded = False
-        while not (answered and loaded):
+        loader: str | None = None
+        answered = False
+        loaded_after: set[str] = set()  # loaders of main-frame documents committed, then loaded
+        committed: str | None = None
+        while not (answered and (loader is None or loader in loaded_after)):
             message = json.loads(await asyncio.wait_for(self._ws.recv(), 30))
             if message.get("id") == msg_id:
-                if "error" in message or message.get("result", {}).get("errorText"):
+                result = message.get("result", {})
+                if "error" in message or result.get("errorText"):
                     raise AssertionError(f"Page.navigate {url}: {message}")
-                answered = True
-            loaded = loaded or message.get("method") == "Page.loadEventFired"
+                answered, loader = True, result.get("loaderId")  # none for a move within the document
+            method, params = message.get("method"), message.get("params") or {}
+            if method == "Page.frameNavigated" and not params.get("frame", {}).get("parentId"):
+                committed = params["frame"].get("loaderId")
+            elif method == "Page.loadEventFired" and committed is not None:
+                loaded_after.add(committed)
 
     async def trusted_click(self, x: float, y: float) -> None:
         """A real (isTrusted) mouse click at viewport coordinates."""
