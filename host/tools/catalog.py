@@ -110,7 +110,8 @@ _TOOLS: tuple[ToolSpec, ...] = (
        params_type=p.PressKeyParams, target="page", runner=_browser(_L2 + "press_key"),
        page_executor=True),  # its synthetic fallback
     _t("read_page_deep", "L2", "read", "Read page (deep)", "Snapshot the full accessibility tree through the debugger: "
-       "cross-origin frames and closed shadow roots included, plus clickable elements found by their event listeners. "
+       "cross-origin frames and closed shadow roots included, plus clickable elements found by their event listeners; "
+       "a long page is read as far as maxTokens lets the answer show. "
        "Its refs (c...) work with click_trusted, type_trusted, press_key, screenshot and upload_file.",
        params_type=p.ReadPageDeepParams, target="page", runner=_browser(_L2 + "read_page_deep")),
     _t("screenshot", "L2", "read", "Screenshot", "Capture the viewport, the full page or one element (target: a ref), "
