@@ -15,7 +15,7 @@ from protocol.messages import BrowserEvent
 from host.browser import navguard
 from host.browser.events import handle_event
 from host.browser.gateway import BrowserGateway
-from host.browser.navguard import guard as guard_module
+from host.browser.navguard import observed as observed_module
 from host.browser.service import BrowserTools
 from host.calls.authorize import Authorizer
 from host.calls.direct import call_directly
@@ -61,7 +61,7 @@ def store(tmp_path):
 @pytest.fixture
 def browser(fake, store, tmp_path, monkeypatch) -> Browser:
     monkeypatch.setenv("TABWARDEN_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(guard_module, "POPUP_WAIT_S", 0.02)
+    monkeypatch.setattr(observed_module, "POPUP_WAIT_S", 0.02)
     gatekeeper = Gatekeeper(store, user_policy=tmp_path / "user.json", managed_policy=tmp_path / "managed.json")
     gatekeeper.set_scope_lock("t", [A])
     return Browser(BrowserGateway(lambda: fake, gatekeeper))

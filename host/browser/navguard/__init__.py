@@ -34,7 +34,9 @@ What it cannot see: requests of the downloads API (declarativeNetRequest does no
 restore from the page cache (no request is made).
 
     dnr.py      a thread's reach as session rules for a set of tabs
-    guard.py    `NavigationGuard`: which tabs are guarded for whom, installing, what the browser reports
+    guard.py    `NavigationGuard`: which tabs are guarded for whom, the redirect hold, installing
+    observed.py what the browser reports about guarded tabs (blocks, pop-ups, new URLs), part of it
+    scopes.py   which tabs the rules cover and with what reach
     report.py   how a blocked navigation and what happened between calls read in a result
     probe.py    a download's redirect hops, judged in a guarded tab before the download
 """

@@ -9,10 +9,10 @@ the gatekeeper's reach, and sent whole when they differ from what is installed: 
 is a comparison of a key, and a round trip only after a change.
 
 The browser reports three things, as `browser.event`s: a navigation blocked (its tab, frame and
-URL), a new tab a page opened (with its opener), and a tab's new URL. Each blocked navigation the
-gatekeeper would indeed deny is audited at once (`record_outcome`, naming the destination's
-origin), and told in the result of the call during which it happened or, when it happened
-between calls, in the next result for that tab.
+URL), a new tab a page opened (with its opener), and a tab's new URL (`observed.py` handles
+them). Each blocked navigation the gatekeeper would indeed deny is audited at once
+(`record_outcome`, naming the destination's origin), and told in the result of the call during
+which it happened or, when it happened between calls, in the next result for that tab.
 """
 
 from __future__ import annotations
@@ -27,20 +27,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from host.browser import snapshots
-from host.browser.navguard.dnr import NO_TAB, Scope, compile_rules, hold_rules, lock_domains
-from host.browser.navguard.report import (MAX_NOTES, URL_MAX, Blocked, Findings, Happening, blocked_result,
+from host.browser.navguard.dnr import compile_rules, hold_rules
+from host.browser.navguard.observed import ObservedTabs, hop_sites
+from host.browser.navguard.scopes import guard_scopes, tab_keys
+from host.browser.navguard.report import (URL_MAX, Blocked, Findings, Happening, blocked_result,
                                           held_result, with_earlier)
 from host.gatekeeper.origins import normalize_origin
-from host.gatekeeper.reach import Reach, combine
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.quoting import quoted
 from host.tools.result import ToolResult
 
 log = logging.getLogger("tabwarden.browser.guard")
 
-# How long a new tab stays covered as a possible pop-up before, no page having claimed it, the
-# host takes it for the user's (the browser says which page opened a tab within milliseconds).
-POPUP_WAIT_S = 0.5
 MAX_TABS_PER_THREAD = 256
 POPUP_LOAD_S = 10.0
 
@@ -64,7 +62,7 @@ class Watch:
     loads_page: bool = False  # the call's job is to show a page (see `blocked_result`)
 
 
-class NavigationGuard:
+class NavigationGuard(ObservedTabs):
     """The navigation guard of one browser connection."""
 
     def __init__(self, bridge: Any, gatekeeper: Any):
@@ -310,7 +308,7 @@ class NavigationGuard:
         install succeeds. `sent` is set when the install is on its way, or none is needed."""
         self._loop = asyncio.get_running_loop()
         async with self._sync_lock:
-            guarded = self._tab_keys()
+            guarded = tab_keys(self._guarded)
             if guarded and self._known is None:
                 tabs = await self.bridge.api("tabs.query", {})
                 self._known = {t["id"] for t in tabs or [] if isinstance(t, dict) and isinstance(t.get("id"), int)}
@@ -323,7 +321,7 @@ class NavigationGuard:
                     sent.set()
                 return
             try:
-                rules = compile_rules(self._scopes(guarded)) if guarded else []
+                rules = compile_rules(guard_scopes(guarded, self._known, self.gatekeeper.reach)) if guarded else []
                 holds = {tab: sites for tab, sites in self._hops.items() if tab in guarded}
                 rules += hold_rules(holds, len(rules) + 1)
                 started = time.perf_counter()
@@ -342,47 +340,11 @@ class NavigationGuard:
             self._error = None
             self.installs += 1
 
-    def _tab_keys(self) -> dict[int, frozenset[tuple[str, str]]]:
-        """tab -> the (thread, tool) pairs guarding it."""
-        out: dict[int, set[tuple[str, str]]] = {}
-        for thread, tabs in self._guarded.items():
-            for tab, tool in tabs.items():
-                out.setdefault(tab, set()).add((thread, tool))
-        return {tab: frozenset(keys) for tab, keys in out.items()}
-
     def _key(self, guarded: dict[int, frozenset[tuple[str, str]]]) -> Any:
         if not guarded:
             return ("none",)
         return (self.gatekeeper.changes, frozenset(guarded.items()), frozenset(self._known or ()),
                 frozenset(self._hops.items()))
-
-    def _scopes(self, guarded: dict[int, frozenset[tuple[str, str]]]) -> list[tuple[Scope, Reach]]:
-        reaches: dict[tuple[str, str], Reach] = {}
-
-        def reach(pair: tuple[str, str]) -> Reach:
-            if pair not in reaches:
-                reaches[pair] = self.gatekeeper.reach(pair[0], pair[1])
-            return reaches[pair]
-
-        groups: dict[frozenset[tuple[str, str]], list[int]] = {}
-        for tab, keys in guarded.items():
-            groups.setdefault(keys, []).append(tab)
-        scopes = [(Scope(tab_ids=tuple(tabs)), combine(reach(pair) for pair in sorted(keys)))
-                  for keys, tabs in sorted(groups.items(), key=lambda item: min(item[1]))]
-        # Tabs nobody has seen yet (a driven page's pop-ups) get what every thread denies; so do
-        # documents of no tab, which is what a pop-up's first request may belong to.
-        navigating = {(thread, "navigate") for keys in guarded.values() for thread, _ in keys}
-        seen = set(self._known or ()) | set(guarded)
-        scopes.append((Scope(excluded=tuple(seen)), combine(reach(pair) for pair in sorted(navigating))))
-        # A locked site's service worker sends for its pages from no tab: held to the same lock.
-        workers: dict[tuple, Reach] = {}
-        for _, held in scopes[:-1]:
-            hosts = lock_domains(held.lock) if held.lock is not None and held.confine_page else ()
-            if hosts:
-                workers[hosts] = combine([workers[hosts], held]) if hosts in workers else held
-        scopes.extend((Scope(tab_ids=(NO_TAB,), initiators=hosts), Reach(held.blocked, (), held.lock))
-                      for hosts, held in sorted(workers.items()))
-        return scopes
 
     def _schedule_sync(self) -> None:
         loop = self._loop
@@ -415,202 +377,10 @@ class NavigationGuard:
                            "sent, since nothing would stop the page from going where this task may not go",
                            phase="precheck", retryable=True, details={"dispatched": False})
 
-    # -- what the browser reports --------------------------------------------------------------
-
-    def tab_created(self, tab_id: int, opener: int | None) -> None:
-        """A new tab: covered as a possible pop-up until the browser says which page opened it
-        (`opened_by_page`), or for `POPUP_WAIT_S`. Its `openerTabId` proves nothing: for a pop-up
-        of a background tab the browser names the window's active tab."""
-        if self._known is None or tab_id in self._popups or tab_id in self._known:
-            return  # nothing guarded yet (the first install lists every tab), or already settled
-        loop = self._loop
-        if loop is not None:
-            self._popups[tab_id] = loop.call_later(POPUP_WAIT_S, self._not_a_popup, tab_id)
-
-    def opened_by_page(self, source: int, tab_id: int, url: str) -> None:
-        """The browser says the page in `source` opened `tab_id` (for `url`): a pop-up of a
-        guarded tab is guarded like it; any other tab is the user's."""
-        if self._guarding(source):
-            self._adopt_popup(source, tab_id, url)
-        elif self._known is not None and tab_id not in self._opened_by:
-            self._not_a_popup(tab_id)
-
-    def popups_of(self, source: int) -> list[int]:
-        """The tabs the browser said the page in `source` opened."""
-        return [tab for tab, opener in self._opened_by.items() if opener == source]
-
-    def navigation_blocked(self, tab_id: int, frame_id: int, url: str) -> None:
-        """The browser blocked a navigation in `tab_id`. Ours when a thread guarding the tab may
-        indeed not go there: audited now, reported with the running call or the next one."""
-        threads = [thread for thread, tabs in self._guarded.items() if tab_id in tabs]
-        for thread in threads:
-            decision = self._denial_or_none(thread, url, self._guarded[thread][tab_id])
-            if decision is not None:
-                break
-        else:
-            self._hop_held(tab_id, frame_id, url)
-            return  # a hold's block, another extension's, or a tab no thread guards
-        source = self._opened_by.get(tab_id)
-        blocked = Blocked(tab_id, frame_id, url, normalize_origin(url).text, decision.code, decision.reason,
-                          opened_by=source)
-        watch = self._watches.get(tab_id) or (self._watches.get(source) if source is not None else None)
-        tool = watch.tool if watch else self._last_tool.get(source if source is not None else tab_id, ("", "navigate"))[1]
-        self._audit(thread, tool, blocked)
-        if frame_id == 0:
-            # The browser may report the tab at the blocked URL (its notice) before the block.
-            now, previous = self._urls.get(tab_id, ("", ""))
-            before = normalize_origin(previous if now == url else now).text
-            self._blocked_pages[tab_id] = (blocked, before)
-            notes = self._earlier.get(tab_id)
-            if notes:
-                notes[:] = [n for n in notes if not (n.kind == "navigated" and n.url == url)]
-        if source is not None and frame_id == 0 and self._loop is not None:
-            self._loop.create_task(self._close(blocked))
-        if watch is not None:
-            watch.findings.blocked.append(blocked)
-        else:
-            self._remember(source if source is not None else tab_id, Happening("blocked", url, tab_id, blocked))
-
-    def _hop_held(self, tab_id: int, frame_id: int, url: str) -> None:
-        """A redirect of the running navigation to another site was held: the call says so."""
-        sites = self._hops.get(tab_id)
-        watch = self._watches.get(tab_id)
-        if sites is None or frame_id != 0 or watch is None or watch.findings.held_hop:
-            return
-        if hop_sites(url) and hop_sites(url)[0] not in sites:
-            watch.findings.held_hop = url
-
-    def tab_updated(self, tab_id: int, url: str) -> None:
-        """A guarded tab shows a new URL: a navigation no call made is told with the next call."""
-        if not url or not self._guarding(tab_id):
-            return
-        shown = self._blocked_pages.get(tab_id)
-        if shown is not None and shown[0].url == url:
-            return  # the browser's notice for the blocked navigation, at the blocked URL
-        self._blocked_pages.pop(tab_id, None)
-        previous = self._urls.get(tab_id, ("", ""))[0]
-        if previous == url:
-            return
-        self._urls[tab_id] = (url, previous)
-        if previous and tab_id not in self._watches:
-            self._remember(tab_id, Happening("navigated", url, tab_id))
-
-    def tab_removed(self, tab_id: int) -> None:
-        """A tab closed: it is guarded for nobody."""
-        changed = False
-        for tabs in self._guarded.values():
-            changed |= tabs.pop(tab_id, None) is not None
-        for table in (self._opened_by, self._earlier, self._urls, self._blocked_pages, self._last_tool, self._watches):
-            table.pop(tab_id, None)
-        timer = self._popups.pop(tab_id, None)
-        if timer is not None:
-            timer.cancel()
-        for key in [key for key in self._protect_s if key[1] == tab_id]:
-            del self._protect_s[key]
-        if self._known is not None:
-            self._known.discard(tab_id)
-        if changed:
-            self._schedule_sync()
-
-    def tab_replaced(self, old: int, new: int) -> None:
-        """Chrome swapped a tab for another id: its guard follows."""
-        changed = False
-        for tabs in self._guarded.values():
-            tool = tabs.pop(old, None)
-            if tool is not None:
-                tabs[new] = tool
-                changed = True
-        if self._known is not None:
-            self._known.discard(old)
-            self._known.add(new)
-        if changed:
-            self._schedule_sync()
-
     # -- helpers -------------------------------------------------------------------------------
 
     def _guarding(self, tab_id: int) -> bool:
         return any(tab_id in tabs for tabs in self._guarded.values())
-
-    def _adopt_popup(self, source: int, tab_id: int, url: str) -> None:
-        timer = self._popups.pop(tab_id, None)
-        if timer is not None:
-            timer.cancel()
-        if tab_id not in self._opened_by:
-            self._opened_by[tab_id] = source
-            for tabs in self._guarded.values():
-                if source in tabs:
-                    tabs[tab_id] = "navigate"
-            watch = self._watches.get(source)
-            if watch is not None:
-                watch.findings.opened.append((tab_id, url))
-            elif url:
-                self._remember(source, Happening("opened", url, tab_id))
-        if self._known is not None:
-            self._known.add(tab_id)
-        self._schedule_sync()
-
-    def _not_a_popup(self, tab_id: int) -> None:
-        timer = self._popups.pop(tab_id, None)
-        if timer is not None:
-            timer.cancel()
-        if self._known is not None and tab_id not in self._opened_by:
-            self._known.add(tab_id)
-            self._schedule_sync()
-
-    def _denial_or_none(self, thread_id: str, url: str, tool: str) -> Any:
-        try:
-            return self.gatekeeper.destination_denied(thread_id, tool, url)
-        except Exception:
-            log.warning("could not judge a blocked navigation to %s", url, exc_info=True)
-            return None
-
-    def _remember(self, tab_id: int, happening: Happening) -> None:
-        notes = self._earlier.setdefault(tab_id, [])
-        notes.append(happening)
-        del notes[:-4 * MAX_NOTES]
-
-    def audit_blocked(self, thread_id: str, tool: str, url: str, decision: Any) -> None:
-        """Record a request to `url` the thread may not make that was stopped elsewhere (a
-        download the guard could not see, cancelled afterwards)."""
-        self._audit(thread_id, tool, Blocked(-1, 0, url, normalize_origin(url).text, decision.code, decision.reason))
-
-    def _audit(self, thread_id: str, tool: str, blocked: Blocked) -> None:
-        where = (f"tab {blocked.tab_id}" if blocked.tab_id != NO_TAB else "no tab") + (
-            f" frame {blocked.frame_id}" if blocked.frame_id else "")
-        if blocked.opened_by is not None:
-            where += f" (opened by tab {blocked.opened_by})"
-        try:
-            self.gatekeeper.record_outcome(thread_id=thread_id, tool=tool or "navigate",
-                                           outcome=ToolCode.NAVIGATION_BLOCKED, target_origin=blocked.origin,
-                                           detail=f"{where}: {blocked.url} ({blocked.code})")
-        except Exception:
-            log.warning("the blocked navigation to %s could not be audited", blocked.origin, exc_info=True)
-
-    async def _close(self, blocked: Blocked) -> None:
-        if blocked.closed:
-            return
-        blocked.closed = True
-        try:
-            await self.bridge.api("tabs.remove", blocked.tab_id)
-        except ToolFailure as problem:
-            blocked.closed = problem.code in (ToolCode.NOT_FOUND, ToolCode.TAB_CLOSED)
-
-
-def hop_sites(url: str) -> tuple[str, ...]:
-    """The site a navigation to `url` is for, as the hold names it (its registrable domain), or
-    () for an address that is not a web page's."""
-    from urllib.parse import urlsplit
-
-    from host.gatekeeper.facts.values import site_of
-
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-    except ValueError:
-        return ()
-    if parts.scheme not in ("http", "https") or not host or ":" in host:
-        return ()
-    return (site_of(host),)
 
 
 def _with_note(result: ToolResult, note: str) -> ToolResult:
