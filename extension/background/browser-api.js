@@ -121,6 +121,10 @@ async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.reso
   return outcome;
 }
 
+// How long a load waits for the guard's rules sent before it: less than the host waits for their
+// install, so a load never starts after the host has taken the install for failed.
+const GUARD_WAIT_MS = 5000;
+
 // Load `options.url` in the tab and wait for it as waitForLoad does, in one call from the host
 // (the load, then its end, without a round trip between). The page executor goes into the new
 // document as soon as it is committed, while it loads, so the snapshot (`readLoaded`) does not
@@ -130,10 +134,16 @@ async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.reso
 async function navigateTab(tabId, options = {}) {
   if (typeof options.url !== "string") throw failure(CODES.INVALID_MESSAGE, "tabs.navigate needs a url", "precheck", false);
   if (options.afterGuard) {
-    await rulesInForce().catch((err) => {
+    let timer = null;
+    const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`not in force within ${GUARD_WAIT_MS} ms`)), GUARD_WAIT_MS); });
+    try {
+      await Promise.race([rulesInForce(), late]);
+    } catch (err) {
       throw failure(CODES.GUARD_UNAVAILABLE, `the navigation guard's rules for this load were refused: ${(err && err.message) || err}`,
         "precheck", true, { dispatched: false });
-    });
+    } finally {
+      clearTimeout(timer);
+    }
   }
   let executorReady = Promise.resolve();
   const committed = (details) => {

@@ -285,7 +285,8 @@ class Authorizer:
             except ToolFailure as failure:
                 self.audit(call, ctx, f"refused:{failure.code}")
                 return Refused(failure, "dispatch", call)
-            return await self._final(fresh, ctx, steps, None, again=False)
+            if fresh.tab_id == call.tab_id:  # the tab it holds; a call routed elsewhere now is the model's to make
+                return await self._final(fresh, ctx, steps, None, again=False)
         if hops.held_hop(call, result):
             result = await hops.follow(self, call, ctx, result)
         return Ran(result, call)

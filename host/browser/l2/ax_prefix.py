@@ -23,6 +23,7 @@ shown (the browser answers a piece only once the page draws a frame) are read wh
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +45,7 @@ UNWRAP_DEPTH = 3
 # What one ref line costs the text, on average: role, name, states and the ref.
 REF_LINE_CHARS = 40
 PREFIX_GROUP = "tabwarden-prefix"
+_groups = itertools.count(1)  # one object group per split: frames of a session are split side by side
 TRIM = "ax_nodes"  # the bridge leaves out what the text never shows
 
 # (want, chunk, fullBelow, wholeShare) -> [meta JSON, document, node, ...]: pieces in document
@@ -124,9 +126,10 @@ async def _split(client: TabClient, session: str | None, frame_id: str, want: in
                  ) -> tuple[dict[str, Any], list[int]] | None:
     """The document's pieces (meta, backend node id of each), or None to read it whole."""
     expression = f"({_SPLIT})({want}, {CHUNK}, {FULL_BELOW}, {WHOLE_SHARE})"
+    group = f"{PREFIX_GROUP}-{next(_groups)}"
     try:
         answer = await evaluate_in_probe_world(client, session, frame_id, {
-            "expression": expression, "objectGroup": PREFIX_GROUP, "returnByValue": False})
+            "expression": expression, "objectGroup": group, "returnByValue": False})
         array = (answer.get("result") or {}).get("objectId")
         if answer.get("exceptionDetails") or not array:
             return None
@@ -146,7 +149,7 @@ async def _split(client: TabClient, session: str | None, frame_id: str, want: in
         return None  # read whole: slower, never wrong
     finally:
         try:
-            client.begin("Runtime.releaseObjectGroup", {"objectGroup": PREFIX_GROUP}, session_id=session) \
+            client.begin("Runtime.releaseObjectGroup", {"objectGroup": group}, session_id=session) \
                 .add_done_callback(lambda done: done.cancelled() or done.exception())
         except CdpError:
             pass

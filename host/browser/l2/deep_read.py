@@ -17,6 +17,7 @@ refs it mints carry the epoch of the page they describe.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from dataclasses import dataclass
@@ -114,6 +115,9 @@ async def _collect(client: TabClient, manager: CdpManager, ceiling: int,
             flat = _flatten(tree["frameTree"])
             infos[session], tops[session] = {f["id"]: f for f in flat}, flat[0]["id"]
         chosen: list[tuple[_Visit, dict[str, Any], str]] = []
+        for visit in wave[MAX_FRAMES - len(frames):]:
+            if visit.link:
+                links[visit.link] = "not read (frame limit)"
         for visit in wave[: MAX_FRAMES - len(frames)]:
             info = infos[visit.session][visit.frame_id or tops[visit.session]]
             origin = frame_origin(str(info.get("securityOrigin") or ""), str(info.get("url") or ""),
@@ -211,9 +215,11 @@ async def _scan_listeners(client: TabClient, frames: list[FrameAX], taken: set[t
                                          session_id=session)
             answer = await client.send("DOMDebugger.getEventListeners", {"objectId": resolved["object"]["objectId"],
                                                                          "depth": -1, "pierce": True}, session_id=session)
-            await client.send("Runtime.releaseObjectGroup", {"objectGroup": SCAN_GROUP}, session_id=session)
         except (CdpError, KeyError):
             return found  # no listener refs from this document: the tree's refs still stand
+        finally:
+            with contextlib.suppress(CdpError):
+                await client.send("Runtime.releaseObjectGroup", {"objectGroup": SCAN_GROUP}, session_id=session)
         for item in answer.get("listeners") or []:
             if item.get("type") in LISTENER_EVENTS and item.get("backendNodeId"):
                 found.setdefault(int(item["backendNodeId"]), set()).add(str(item["type"]))

@@ -31,14 +31,12 @@ async def evaluate_in_probe_world(client: TabClient, session: str | None, frame_
     """`Runtime.evaluate` with `params` in our world of the frame document; returns its answer.
     A kept context that is gone with its document is made again once."""
     kept = client.state.probe_worlds.get((session, frame_id))
-    cached = kept[1] if kept and kept[0] == client.state.epoch else None
-    for context in (cached, None) if cached is not None else (None,):
-        if context is None:
-            context = await _context(client, session, frame_id, timeout)
+    if kept and kept[0] == client.state.epoch:
         try:
-            return await client.send("Runtime.evaluate", {**params, "contextId": context}, session_id=session,
+            return await client.send("Runtime.evaluate", {**params, "contextId": kept[1]}, session_id=session,
                                      timeout=timeout)
         except CdpError as exc:
-            if context != cached or exc.code != CdpCode.PROTOCOL_ERROR:
+            if exc.code != CdpCode.PROTOCOL_ERROR:
                 raise
-    raise AssertionError("unreachable")  # the fresh context's answer or error returns above
+    context = await _context(client, session, frame_id, timeout)
+    return await client.send("Runtime.evaluate", {**params, "contextId": context}, session_id=session, timeout=timeout)

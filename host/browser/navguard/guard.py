@@ -164,6 +164,8 @@ class NavigationGuard(ObservedTabs):
         is off the load's path. Raises at once when the hold failed before anything was sent."""
         sent = asyncio.Event()
         hold = asyncio.ensure_future(self.hold_hops(tab_id, url, sent=sent))
+        # Its failure is the caller's to raise; one left behind (the caller cancelled) is only logged.
+        hold.add_done_callback(lambda done: done.cancelled() or done.exception())
         waiting = asyncio.ensure_future(sent.wait())
         try:
             await asyncio.wait({hold, waiting}, return_when=asyncio.FIRST_COMPLETED)
