@@ -327,28 +327,14 @@ def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames:
             return
         if role == "Iframe" and not node.get("ignored"):
             content = frame_for(frame, node)
-            label = name_of(node)
-            head = f"iframe {quote(clip(label, 80))}" if label else "iframe"
-            if isinstance(content, FrameAX):
-                if content.out_of_process:
-                    head += " [out-of-process]"
-                if content.origin and (content.origin != frame.origin or content.origin != root.origin):
-                    head += f" [origin={content.origin}]"
-                lines.append(Line("frame", depth, head))
-                if visited < max_frames:
-                    frame_lines(content, depth + 1)
-            else:
-                lines.append(Line("frame", depth, f"{head} [{content or 'not reachable'}]"))
+            lines.append(Line("frame", depth, _iframe_line(node, content, frame.origin, root.origin)))
+            if isinstance(content, FrameAX) and visited < max_frames:
+                frame_lines(content, depth + 1)
             return
         mark = ref_for(frame, node)
         if mark is not None:
             name = name_of(node) or (text_inside(frame, node) if role in LISTENER_CANDIDATE_ROLES else "")
-            body = mark.role + (f" {quote(clip(name, NAME_LIMIT))}" if name else "")
-            for attr in [*attributes(node, mark.input_type), *mark.extra]:
-                body += f" [{attr}]"
-            # Where keys go, after the ref as in read_page: it moves with every action.
-            focused = " [focused]" if prop(node, "focused") is True else ""
-            lines.append(Line("ref", depth, f"{body} [ref={mark.ref}]{focused}", mark.ref))
+            lines.append(Line("ref", depth, _ref_line(node, mark, name), mark.ref))
             if aria_role(node) in DESCENDING_ROLES or holds_interactive(frame, node):
                 quiet = aria_role(node) in roles.NAME_FROM_CONTENT and bool(name)
                 for child in children:
@@ -358,9 +344,7 @@ def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames:
                 and (name_of(node) or aria_role(node) not in roles.NAMED_ONLY)):
             name = name_of(node)
             at = len(lines)
-            body = role + (f" {quote(clip(name, NAME_LIMIT))}" if name else "")
-            for attr in attributes(node):
-                body += f" [{attr}]"
+            body = _with_attrs(role, name, attributes(node))
             # Landmarks survive the budget as refs do: they are the page's map.
             lines.append(Line("landmark" if aria_role(node) in roles.LANDMARK_ROLES else "struct", depth, body))
             for child in children:
@@ -373,6 +357,31 @@ def build_lines(root: FrameAX, ref_for: RefFor, frame_for: FrameFor, max_frames:
 
     frame_lines(root, 0)
     return lines
+
+
+def _with_attrs(role: str, name: str, attrs: list[str]) -> str:
+    return role + (f" {quote(clip(name, NAME_LIMIT))}" if name else "") + "".join(f" [{attr}]" for attr in attrs)
+
+
+def _iframe_line(node: dict[str, Any], content: "FrameAX | str | None", around: str, tab: str) -> str:
+    """An iframe's line: out of process, or at another origin than the frame `around` it or the
+    `tab`, says so; one with no content read says why."""
+    label = name_of(node)
+    head = f"iframe {quote(clip(label, 80))}" if label else "iframe"
+    if not isinstance(content, FrameAX):
+        return f"{head} [{content or 'not reachable'}]"
+    if content.out_of_process:
+        head += " [out-of-process]"
+    if content.origin and (content.origin != around or content.origin != tab):
+        head += f" [origin={content.origin}]"
+    return head
+
+
+def _ref_line(node: dict[str, Any], mark: RefMark, name: str) -> str:
+    body = _with_attrs(mark.role, name, [*attributes(node, mark.input_type), *mark.extra])
+    # Where keys go, after the ref as in read_page: it moves with every action.
+    focused = " [focused]" if prop(node, "focused") is True else ""
+    return f"{body} [ref={mark.ref}]{focused}"
 
 
 def fit(lines: list[Line], budget: int) -> Rendered:

@@ -37,6 +37,7 @@ restore from the page cache (no request is made).
     guard.py    `NavigationGuard`: which tabs are guarded for whom, the redirect hold, installing
     observed.py what the browser reports about guarded tabs (blocks, pop-ups, new URLs), part of it
     scopes.py   which tabs the rules cover and with what reach
-    report.py   how a blocked navigation and what happened between calls read in a result
+    report.py   how a blocked navigation and what happened between calls read in a result; the
+                watch of the running call
     probe.py    a download's redirect hops, judged in a guarded tab before the download
 """

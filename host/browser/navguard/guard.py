@@ -18,21 +18,17 @@ which it happened or, when it happened between calls, in the next result for tha
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import logging
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
-from host.browser import snapshots
 from host.browser.navguard.dnr import compile_rules, hold_rules
 from host.browser.navguard.observed import ObservedTabs, hop_sites
 from host.browser.navguard.scopes import guard_scopes, tab_keys
-from host.browser.navguard.report import (URL_MAX, Blocked, Findings, Happening, blocked_result,
+from host.browser.navguard.report import (URL_MAX, Blocked, Happening, Watch, blocked_result, current_watch,
                                           held_result, with_earlier)
-from host.gatekeeper.origins import normalize_origin
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.quoting import quoted
 from host.tools.result import ToolResult
@@ -40,27 +36,6 @@ from host.tools.result import ToolResult
 log = logging.getLogger("tabwarden.browser.guard")
 
 MAX_TABS_PER_THREAD = 256
-POPUP_LOAD_S = 10.0
-
-# The call running in this task (set by the browser service around its runner), so that a tab a
-# runner creates and guards is watched for that call.
-current_watch: contextvars.ContextVar["Watch | None"] = contextvars.ContextVar("tabwarden_guard_watch", default=None)
-
-
-@dataclass
-class Watch:
-    """A call running on a tab: what the guard sees meanwhile is its to report."""
-
-    thread_id: str
-    tool: str
-    tab_id: int | None
-    tabs: set[int] = field(default_factory=set)  # every tab watched for this call
-    findings: Findings = field(default_factory=Findings)
-    earlier: list[Happening] = field(default_factory=list)
-    started: float = field(default_factory=time.perf_counter)
-    spent_s: float = 0.0  # the guard's own time on this call (protect, begin, finish)
-    loads_page: bool = False  # the call's job is to show a page (see `blocked_result`)
-
 
 class NavigationGuard(ObservedTabs):
     """The navigation guard of one browser connection."""
@@ -260,37 +235,6 @@ class NavigationGuard(ObservedTabs):
     def denial(self, thread_id: str, url: str, tool: str = "navigate") -> Any:
         """The gatekeeper's deny for sending this thread to `url` (None when it would not deny)."""
         return self.gatekeeper.destination_denied(thread_id, tool, url)
-
-    async def screen_popup(self, thread_id: str, source: int, tab: dict[str, Any]) -> bool:
-        """Whether a tab the running call's page opened may be used: once its first navigation
-        has ended, a tab the guard blocked, or whose address the thread may not reach, is closed,
-        audited and reported with the call (False); any other is guarded like its opener (True)."""
-        tab_id = int(tab["id"])
-        loaded = await snapshots.wait_for_load(self.bridge, tab_id, timeout_s=POPUP_LOAD_S)
-        shown = loaded.get("tab") if isinstance(loaded.get("tab"), dict) else tab
-        url = str(shown.get("url") or shown.get("pendingUrl") or "")
-        watch = current_watch.get()
-        found = [b for b in (watch.findings.blocked if watch else []) if b.tab_id == tab_id and b.frame_id == 0]
-        decision = None if found or not url else self._denial_or_none(thread_id, url, "navigate")
-        if not found and decision is None:
-            if not loaded.get("closed"):
-                self._adopt_popup(source, tab_id, url)
-            return not loaded.get("closed")
-        if found:
-            blocked = found[0]
-        else:
-            blocked = Blocked(tab_id, 0, url, normalize_origin(url).text, decision.code, decision.reason)
-            self._audit(thread_id, watch.tool if watch else "navigate", blocked)
-            if watch is not None:
-                watch.findings.blocked.append(blocked)
-        blocked.opened_by = source
-        await self._close(blocked)
-        return False
-
-    def refused_popups(self) -> list[Blocked]:
-        """The tabs the running call's page opened that the guard closed."""
-        watch = current_watch.get()
-        return [b for b in watch.findings.blocked if b.opened_by is not None] if watch is not None else []
 
     def describe(self) -> dict[str, Any]:
         """A JSON-ready view for debugging and the benchmark (`browser.guard`)."""

@@ -2,7 +2,8 @@
 navigation it blocked, a new tab and the page that opened it, a tab's new URL, a tab closed or
 swapped. Part of `NavigationGuard` (its state is the guard's own): a blocked navigation the
 gatekeeper would indeed deny is audited at once and told with the running call or the next
-one on that tab; a pop-up of a guarded page is guarded like it."""
+one on that tab; a pop-up of a guarded page is guarded like it, or closed once its first load
+shows it went where the thread may not (`screen_popup`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from collections import OrderedDict
 from typing import Any
 
 from host.browser.navguard.dnr import NO_TAB
-from host.browser.navguard.report import MAX_NOTES, Blocked, Happening
+from host.browser import snapshots
+from host.browser.navguard.report import MAX_NOTES, Blocked, Happening, current_watch
 from host.gatekeeper.origins import normalize_origin
 from host.tools.failure import ToolCode, ToolFailure
 
@@ -21,6 +23,7 @@ log = logging.getLogger("tabwarden.browser.guard")
 # How long a new tab stays covered as a possible pop-up before, no page having claimed it, the
 # host takes it for the user's (the browser says which page opened a tab within milliseconds).
 POPUP_WAIT_S = 0.5
+POPUP_LOAD_S = 10.0
 
 
 class ObservedTabs:
@@ -46,6 +49,37 @@ class ObservedTabs:
 
     def _schedule_sync(self) -> None:
         raise NotImplementedError
+
+    async def screen_popup(self, thread_id: str, source: int, tab: dict[str, Any]) -> bool:
+        """Whether a tab the running call's page opened may be used: once its first navigation
+        has ended, a tab the guard blocked, or whose address the thread may not reach, is closed,
+        audited and reported with the call (False); any other is guarded like its opener (True)."""
+        tab_id = int(tab["id"])
+        loaded = await snapshots.wait_for_load(self.bridge, tab_id, timeout_s=POPUP_LOAD_S)
+        shown = loaded.get("tab") if isinstance(loaded.get("tab"), dict) else tab
+        url = str(shown.get("url") or shown.get("pendingUrl") or "")
+        watch = current_watch.get()
+        found = [b for b in (watch.findings.blocked if watch else []) if b.tab_id == tab_id and b.frame_id == 0]
+        decision = None if found or not url else self._denial_or_none(thread_id, url, "navigate")
+        if not found and decision is None:
+            if not loaded.get("closed"):
+                self._adopt_popup(source, tab_id, url)
+            return not loaded.get("closed")
+        if found:
+            blocked = found[0]
+        else:
+            blocked = Blocked(tab_id, 0, url, normalize_origin(url).text, decision.code, decision.reason)
+            self._audit(thread_id, watch.tool if watch else "navigate", blocked)
+            if watch is not None:
+                watch.findings.blocked.append(blocked)
+        blocked.opened_by = source
+        await self._close(blocked)
+        return False
+
+    def refused_popups(self) -> list[Blocked]:
+        """The tabs the running call's page opened that the guard closed."""
+        watch = current_watch.get()
+        return [b for b in watch.findings.blocked if b.opened_by is not None] if watch is not None else []
 
     def tab_created(self, tab_id: int, opener: int | None) -> None:
         """A new tab: covered as a possible pop-up until the browser says which page opened it

@@ -1,10 +1,12 @@
 """How the guard's findings read in a tool result: a call during which the guard blocked a
 navigation fails with `navigation_blocked`, naming the destination's origin; what happened on a
 tab after its previous result (a navigation the page made later, one the guard blocked, a tab
-it opened) is told with the tab's next result."""
+it opened) is told with the tab's next result. `Watch` collects them for the call that runs."""
 
 from __future__ import annotations
 
+import contextvars
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -138,3 +140,23 @@ def with_earlier(result: ToolResult, tab_id: int, earlier: list[Happening]) -> T
     note = "\n".join([head, *(h.line() for h in shown)])
     details = {**result.details, "sinceLastCall": [h.wire() for h in shown]}
     return msgspec.structs.replace(result, text=f"{note}\n{result.text}", details=details)
+
+
+# The call running in this task (set by the browser service around its runner), so that a tab a
+# runner creates and guards is watched for that call.
+current_watch: contextvars.ContextVar["Watch | None"] = contextvars.ContextVar("tabwarden_guard_watch", default=None)
+
+
+@dataclass
+class Watch:
+    """A call running on a tab: what the guard sees meanwhile is its to report."""
+
+    thread_id: str
+    tool: str
+    tab_id: int | None
+    tabs: set[int] = field(default_factory=set)  # every tab watched for this call
+    findings: Findings = field(default_factory=Findings)
+    earlier: list[Happening] = field(default_factory=list)
+    started: float = field(default_factory=time.perf_counter)
+    spent_s: float = 0.0  # the guard's own time on this call (protect, begin, finish)
+    loads_page: bool = False  # the call's job is to show a page (see `blocked_result`)
