@@ -164,13 +164,8 @@ async def _read_pieces(client: TabClient, session: str | None, kinds: list[str],
     async def read(kind: str, backend: int) -> list[dict[str, Any]]:
         if kind == "c":
             return await _subtree(client, session, backend, UNWRAP_DEPTH)
-        try:
-            answer = await client.send("Accessibility.getPartialAXTree", {"backendNodeId": backend, "fetchRelatives": False},
-                                       session_id=session, timeout=PIECE_TIMEOUT_S, trim=TRIM)
-        except CdpError as exc:
-            if exc.code == CdpCode.TIMEOUT:
-                raise
-            return []
+        answer = await _asked(client, session, "Accessibility.getPartialAXTree",
+                              {"backendNodeId": backend, "fetchRelatives": False})
         return list(answer.get("nodes") or [])
 
     try:
@@ -188,18 +183,11 @@ async def _subtree(client: TabClient, session: str | None, backend: int, unwrap:
     no role of its own, `display: contents`) has no subtree to query: what it shows is read
     through its shadow root's children (closed ones too: the debugger sees them), or else its
     own children. Raises CdpError(timeout); a node the tree has nothing for gives []."""
-    try:
-        answer = await client.send("Accessibility.queryAXTree", {"backendNodeId": backend}, session_id=session,
-                                   timeout=PIECE_TIMEOUT_S, trim=TRIM)
-        nodes = list(answer.get("nodes") or [])
-        if nodes or unwrap <= 0:
-            return nodes
-        described = (await client.send("DOM.describeNode", {"backendNodeId": backend, "depth": 1, "pierce": True},
-                                       session_id=session, timeout=PIECE_TIMEOUT_S)).get("node") or {}
-    except CdpError as exc:
-        if exc.code == CdpCode.TIMEOUT:
-            raise
-        return []  # a text node the tree folds away, a node gone since it was found
+    nodes = list((await _asked(client, session, "Accessibility.queryAXTree", {"backendNodeId": backend})).get("nodes") or [])
+    if nodes or unwrap <= 0:
+        return nodes
+    described = (await _asked(client, session, "DOM.describeNode",
+                              {"backendNodeId": backend, "depth": 1, "pierce": True})).get("node") or {}
     roots = described.get("shadowRoots") or []
     # Never a shadow root itself: asking the tree about one ends the debugger session.
     kids = [kid for root in roots for kid in root.get("children") or []] if roots else described.get("children") or []
@@ -208,6 +196,18 @@ async def _subtree(client: TabClient, session: str | None, backend: int, unwrap:
         if kid.get("nodeType") in (1, 3) and kid.get("backendNodeId"):
             out.extend(await _subtree(client, session, int(kid["backendNodeId"]), unwrap - 1))
     return out
+
+
+async def _asked(client: TabClient, session: str | None, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """One piece's command: {} when the browser has nothing for the node (a text node the tree
+    folds away, a node gone since it was found); raises CdpError(timeout) when it does not answer."""
+    try:
+        return await client.send(method, params, session_id=session, timeout=PIECE_TIMEOUT_S,
+                                 trim=TRIM if method.startswith("Accessibility.") else None)
+    except CdpError as exc:
+        if exc.code == CdpCode.TIMEOUT:
+            raise
+        return {}
 
 
 def _join(kinds: list[str], parents: list[int], backends: list[int],

@@ -19,7 +19,7 @@ from protocol.messages import CdpStep
 
 from host.browser.l2.frames import READ_TIMEOUT_S, Frame, FrameTrees
 from host.cdp.client import TabClient
-from host.browser.l2.probe_world import evaluate_in_probe_world
+from host.browser.l2.probe_world import evaluate_in_probe_world, kept_context
 from host.cdp.errors import CdpError
 PROBE_GROUP = "tabwarden-probe"
 # The top frame's focused element as the last look found it, kept (one at a time) for a batch's
@@ -100,7 +100,9 @@ async def _through_closed_roots(frames: FrameTrees, frame: Frame, active: dict, 
             return None
         client.state.focus_anchor = None  # the batch's look cannot see into a closed root
         probed[0] = True
-        context = client.state.probe_worlds[(session, frame.frame_id)][1]
+        context = kept_context(client, session, frame.frame_id)  # kept by the look just made
+        if context is None:
+            raise FocusLost("the focused frame's document could not be read")
         root = await client.send("DOM.resolveNode", {"backendNodeId": closed["backendNodeId"], "executionContextId": context,
                                                      "objectGroup": PROBE_GROUP}, session_id=session, timeout=READ_TIMEOUT_S)
         inside = await client.send("Runtime.callFunctionOn", {"objectId": root["object"]["objectId"], "objectGroup": PROBE_GROUP,

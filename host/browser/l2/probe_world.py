@@ -26,14 +26,21 @@ async def _context(client: TabClient, session: str | None, frame_id: str, timeou
     return context
 
 
+def kept_context(client: TabClient, session: str | None, frame_id: str) -> int | None:
+    """The execution context of our world in the frame document, when one is kept for the tab's
+    current lifecycle epoch."""
+    kept = client.state.probe_worlds.get((session, frame_id))
+    return kept[1] if kept and kept[0] == client.state.epoch else None
+
+
 async def evaluate_in_probe_world(client: TabClient, session: str | None, frame_id: str, params: dict[str, Any],
                                   *, timeout: float = READ_TIMEOUT_S) -> dict[str, Any]:
     """`Runtime.evaluate` with `params` in our world of the frame document; returns its answer.
     A kept context that is gone with its document is made again once."""
-    kept = client.state.probe_worlds.get((session, frame_id))
-    if kept and kept[0] == client.state.epoch:
+    kept = kept_context(client, session, frame_id)
+    if kept is not None:
         try:
-            return await client.send("Runtime.evaluate", {**params, "contextId": kept[1]}, session_id=session,
+            return await client.send("Runtime.evaluate", {**params, "contextId": kept}, session_id=session,
                                      timeout=timeout)
         except CdpError as exc:
             if exc.code != CdpCode.PROTOCOL_ERROR:
