@@ -21,6 +21,8 @@ from typing import Annotated, Any, Literal, Union, get_args
 
 import msgspec
 
+from protocol.messages import MAX_URL_CHARS
+
 RequestId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 ToolName = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 # Epoch milliseconds; the largest integer a JavaScript number holds exactly.
@@ -52,6 +54,9 @@ class ExecutorExecute(ContentMessage, tag="executor.execute", kw_only=True):
     # with the path of what is wrong (`invalid_params`), as for any other bad parameter.
     params: Any
     deadline_at: Deadline
+    # The URL the receiving document must have for the tool to run (none when empty): the call
+    # was judged for the page at it. Otherwise the answer is `target_changed`, and nothing ran.
+    expect_url: Annotated[str, msgspec.Meta(max_length=MAX_URL_CHARS)] = ""
 
 
 class ExecutorCancel(ContentMessage, tag="executor.cancel", kw_only=True):

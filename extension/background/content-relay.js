@@ -202,6 +202,8 @@ async function readWithoutPing(tabId, frameId, fields) {
 }
 
 // The call was judged for the page at `expectUrl`: nothing goes to a tab that shows another now.
+// A read in the top frame leaves the check to the document it reaches (no look at the tab first:
+// one hop fewer), and only a refusal there is checked against the tab.
 async function requireUrl(tabId, expectUrl) {
   let tab;
   try {
@@ -215,15 +217,27 @@ async function requireUrl(tabId, expectUrl) {
   }
 }
 
+// The document refused the read because its URL is not the one judged. Where the tab does show
+// that URL (the document's own URL differs from the tab's, as after `document.open`), the tab's
+// word stands, as when the worker checks it: the read goes again without the document's check.
+function movedInPage(reply) {
+  return !!(reply && !reply.ok && reply.failure && reply.failure.code === CODES.TARGET_CHANGED
+    && reply.failure.details && typeof reply.failure.details.documentUrl === "string");
+}
+
+const TAB_GONE = /No tab with id/i;
+
 export async function callContent(message, signal) {
   const tabId = message.tabId;
   const frameId = message.frameId || 0;
-  if (typeof message.expectUrl === "string") await requireUrl(tabId, message.expectUrl);
+  const expectUrl = typeof message.expectUrl === "string" ? message.expectUrl : null;
+  const inPage = expectUrl !== null && frameId === 0 && !message.write;
+  if (expectUrl !== null && !inPage) await requireUrl(tabId, expectUrl);
   if (message.write) await ensureExecutor(tabId, frameId);
   if (signal.aborted) throw failure(CODES.ABORTED, "cancelled before dispatch", "precheck", false, { dispatched: false });
   const requestId = `r${nextRequest++}`;
   const deadlineAt = Date.now() + (message.deadlineMs || 15000);
-  const fields = { requestId, tool: message.tool, params: message.params || {}, deadlineAt };
+  const fields = { requestId, tool: message.tool, params: message.params || {}, deadlineAt, ...(inPage ? { expectUrl } : {}) };
   const problem = CONTENT.problem({ type: TYPES.EXECUTOR_EXECUTE, ...fields });
   if (problem) throw failure(CODES.INVALID_MESSAGE, problem, "precheck", false, { dispatched: false });
   const patched = message.write ? await installDialogPatch(tabId, frameId) : null;
@@ -234,7 +248,16 @@ export async function callContent(message, signal) {
   let channelError = null;
   try {
     reply = message.write ? await send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields) : await readWithoutPing(tabId, frameId, fields);
+    if (inPage && movedInPage(reply)) {
+      await requireUrl(tabId, expectUrl);
+      const { expectUrl: _checked, ...unchecked } = fields;
+      reply = await send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, unchecked);
+    }
   } catch (err) {
+    if (err && err.code) throw err; // a failure of ours (requireUrl's), not the channel's
+    if (TAB_GONE.test(String((err && err.message) || err))) {
+      throw failure(CODES.TAB_CLOSED, `tab ${tabId} is closed`, "resolve", false, { dispatched: false });
+    }
     channelError = err;
   } finally {
     signal.removeEventListener("abort", onAbort);

@@ -52,6 +52,13 @@
 
   function execute(message, sendResponse) {
     const { requestId, tool, params, deadlineAt } = message;
+    if (message.expectUrl && message.expectUrl !== location.href) {
+      // Judged for another page than this document: the worker decides whether the tab moved.
+      const moved = TW.fail(CODES.TARGET_CHANGED, `this page is at another URL than the one ${tool} was checked for`,
+        "dispatch", true, { dispatched: false, documentUrl: location.href });
+      sendResponse(failureOf(moved, { requestId, tool }));
+      return false;
+    }
     if (!TW.knownTool(tool)) {
       sendResponse(failureOf(TW.fail(CODES.UNSUPPORTED, `unknown content tool ${JSON.stringify(tool)}`, "precheck", false), { requestId }));
       return false;

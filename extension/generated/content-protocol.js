@@ -40,6 +40,11 @@ globalThis.__tabwardenContent = (() => {
         "minimum": 0,
         "required": true
       },
+      "expectUrl": {
+        "kind": "string",
+        "maxLength": 2097152,
+        "required": false
+      },
       "params": {
         "kind": "any",
         "required": true

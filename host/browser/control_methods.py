@@ -130,6 +130,7 @@ class _RawContent(msgspec.Struct, forbid_unknown_fields=True):
     params: Any = None
     write: bool = False
     deadline_ms: Annotated[int, msgspec.Meta(ge=0, le=600_000)] = 15_000
+    expect_url: Annotated[str, msgspec.Meta(max_length=MAX_URL_CHARS)] | None = None
 
 
 class _MirrorEntry(msgspec.Struct, forbid_unknown_fields=True):
@@ -480,7 +481,7 @@ async def test_content_call(params: dict[str, Any], conn: "ControlConnection") -
     gateway = gateway_for(conn.server.host)
     try:
         return {"ok": True, "value": await gateway.bridge.content(p.tab_id, p.tool, p.params, write=p.write,
-                                                                  deadline_ms=p.deadline_ms)}
+                                                                  deadline_ms=p.deadline_ms, expect_url=p.expect_url)}
     except ToolFailure as exc:
         return {"ok": False, "error": msgspec.to_builtins(exc.info())}
 

@@ -187,3 +187,23 @@ async def test_a_read_judged_from_a_stale_record_of_its_tab_is_judged_again_wher
         await driver.control.call("gatekeeper.remove_origin", pattern=site, list="blocked")
     assert not refused["ok"], refused
     assert "Child page" not in str(refused)
+
+
+async def test_a_read_runs_in_a_document_whose_own_url_differs_from_its_tabs(driver):
+    tab = await driver.open("reopened.html")
+    shown = (await browser_tabs(driver))[tab]["url"]
+    await driver.read()
+    # The frame rewrites its parent: the document now says it is at the frame's URL, and the tab
+    # still shows the parent's. The document's refusal is checked against the tab: its word stands.
+    await driver.evaluate("reopened.html", "frames[0].setTimeout(frames[0].rewriteParent, 0)")
+    await until(lambda: driver.evaluate("reopened.html", "document.querySelector('button') !== null"), 5,
+                "the parent rewritten")
+    assert (await browser_tabs(driver))[tab]["url"] == shown
+    assert await driver.evaluate("reopened.html", "location.href") == driver.site.url("reopener.html")
+    read = await driver.read()
+    assert 'button "Carry on"' in read["text"], read
+    # A read judged for a URL neither the document nor the tab shows reaches nothing.
+    raw = await driver.control.call("test.content_call", tab_id=tab, tool="read_page", params={},
+                                    expect_url=driver.site.url("child.html"))
+    assert raw["ok"] is False and raw["error"]["code"] == "target_changed", raw
+    assert raw["error"]["details"]["dispatched"] is False and "documentUrl" not in raw["error"]["details"], raw
