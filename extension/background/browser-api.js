@@ -125,12 +125,27 @@ async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.reso
 // install, so a load never starts after the host has taken the install for failed.
 const GUARD_WAIT_MS = 5000;
 
+// The load was judged from the page at `fromUrl` (the host's record of the tab may be a moment
+// behind): it starts only while the tab still shows that page.
+async function requireFrom(tabId, fromUrl) {
+  let tab;
+  try {
+    tab = await chrome.tabs.get(tabId);
+  } catch (_) {
+    throw failure(CODES.TAB_CLOSED, `tab ${tabId} is closed`, "resolve", false, { dispatched: false });
+  }
+  if ((tab.url || tab.pendingUrl || "") !== fromUrl) {
+    throw failure(CODES.TARGET_CHANGED, `tab ${tabId} shows another page than the one this load was checked from; look at it again`,
+      "dispatch", true, { dispatched: false, tabMoved: true });
+  }
+}
+
 // Load `options.url` in the tab and wait for it as waitForLoad does, in one call from the host
 // (the load, then its end, without a round trip between). The page executor goes into the new
 // document as soon as it is committed, while it loads, so the snapshot (`readLoaded`) does not
 // wait for it. `options.afterGuard`: the host sent the navigation guard's rules for this load
 // just before, without waiting for their answer; the load starts once they are in force, and
-// not at all when the browser refused them.
+// not at all when the browser refused them. `options.fromUrl`: see requireFrom.
 async function navigateTab(tabId, options = {}) {
   if (typeof options.url !== "string") throw failure(CODES.INVALID_MESSAGE, "tabs.navigate needs a url", "precheck", false);
   if (options.afterGuard) {
@@ -145,6 +160,7 @@ async function navigateTab(tabId, options = {}) {
       clearTimeout(timer);
     }
   }
+  if (typeof options.fromUrl === "string") await requireFrom(tabId, options.fromUrl);
   let executorReady = Promise.resolve();
   const committed = (details) => {
     if (details.tabId === tabId && details.frameId === 0 && details.documentId) executorReady = injectAtCommit(tabId, details.documentId);

@@ -132,6 +132,7 @@ async def _after_navigation(call: ToolCall, browser: "BrowserGateway", tab_id: i
     tab = target_from_tab(seen) if isinstance(seen, dict) and isinstance(seen.get("id"), int) else \
         await get_tab(browser.bridge, tab_id)
     browser.refs.forget(tab_id)
+    browser.tab_mirror.seen(tab)
     browser.routes.touch(call.thread_id, tab_id, wrote=True)
     if tab.url == from_url and not reload:
         return success(call.tool, f"{verb}, but the tab still shows {tab.url} after {LOAD_TIMEOUT_S:g} s.", tab_id=tab_id,
@@ -162,6 +163,10 @@ async def navigate(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     try:
         loaded = await snapshots.navigate_and_wait(browser.bridge, call.tab_id, href, from_url=call.target.url,  # type: ignore[arg-type]
                                                    timeout_s=LOAD_TIMEOUT_S, snapshot=True, after_guard=True)
+    except ToolFailure as exc:
+        if exc.code == ToolCode.TARGET_CHANGED:  # judged from a record of the tab that was behind
+            browser.tab_mirror.forget(call.tab_id)  # type: ignore[arg-type]
+        raise
     finally:
         await hold  # a refused hold refused the load too: its failure is the call's
     return await _after_navigation(call, browser, call.tab_id, call.target.url, f"Navigated to {href}",  # type: ignore[arg-type]

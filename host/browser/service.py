@@ -31,6 +31,7 @@ from host.browser.l2.landing import lands_in_frame, resolve_landing
 from host.browser.navguard.guard import current_watch, drives
 from host.browser.routing import Route
 from host.browser.target import TabTarget, get_tab, resolve_page_tab
+from host.gatekeeper.origins import destination
 from host.calls.service import ToolService
 from host.tools.call import Target, ToolCall
 from host.tools.failure import ToolCode, ToolFailure
@@ -41,6 +42,9 @@ from host.tools.spec import ToolSpec
 log = logging.getLogger("tabwarden.browser")
 
 READS = "host.browser.page_reads:"  # the runners of reads the page executor makes (run_read)
+# Loads the extension starts only while the tab still shows the URL they were judged from
+# (`tabs.navigate`'s fromUrl): these too may be judged from the host's record of the tab.
+CHECKED_LOADS = frozenset({"host.browser.l0_tools:navigate"})
 
 # Set by `hold` for the call it holds: the reason the navigation guard could not cover its tab,
 # which the resolution inside the hold then raises, so the call ends refused, unsent.
@@ -118,11 +122,14 @@ class BrowserTools(ToolService):
         return tab
 
     def _known_page(self, call: ToolCall, tab_id: int | None) -> TabTarget | None:
-        """The recorded web page a read acts on, when the host knows which tab and where it is: only
-        for the page executor's reads (`page_reads.run_read`), which check the URL they were judged
-        for, and only at their first resolution (a call resolved again, after an approval, asks the
-        browser whether its tab moved meanwhile)."""
-        if call.spec.target != "page" or call.spec.effects != "read" or not call.spec.runner.function.startswith(READS):
+        """The recorded web page a call acts on, when the host knows which tab and where it is:
+        only for calls that check the URL they were judged for before anything is sent (the page
+        executor's reads, `page_reads.run_read`; a load, `CHECKED_LOADS`, that does not reload
+        the recorded page), and only at their first resolution (a call resolved again, after an
+        approval, asks the browser whether its tab moved meanwhile)."""
+        spec = call.spec
+        reads = spec.target == "page" and spec.effects == "read" and spec.runner.function.startswith(READS)
+        if not reads and spec.runner.function not in CHECKED_LOADS:
             return None
         if call.target is not None and call.target.url:
             return None
@@ -130,7 +137,11 @@ class BrowserTools(ToolService):
             route = self.gateway.routes.default(call.thread_id)
             tab_id = route.tab_id if route.kind == Route.TAB else None
         known = self.gateway.tab_mirror.get(tab_id) if tab_id is not None else None
-        return known if known is not None and known.is_web_page else None
+        if known is None or not known.is_web_page:
+            return None
+        # Whether a load reloads the page (the same URL) is the browser's word, never the record's.
+        url = getattr(call.params, "url", None)
+        return None if not reads and (not isinstance(url, str) or destination(url).href == known.url) else known
 
     def past_blocked_page(self, call: ToolCall, tab: TabTarget) -> TabTarget:
         """A tab showing the browser's notice for a navigation the guard blocked holds nothing of

@@ -5,7 +5,8 @@ through native messaging on every read; the record is kept instead from what the
 already tells the host (its tab events, and each tab it is asked for). It may lag behind the
 tab: a read judged from it carries the URL it was judged for, and the extension reads nothing
 unless the tab still shows exactly that URL (`target_changed` otherwise, and the entry is
-dropped, so the next call asks the browser). Writes always ask the browser.
+dropped, so the next call asks the browser). So may a load (`navigate`), which the extension
+starts only while the tab still shows the URL it was judged from; other writes ask the browser.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@
       │      audit the outcome
     a navigation whose redirect to another site the guard held: judge the hop like a URL of
       its own, and follow it only when that is an allow (`hops.py`)
-    a read the page refused unsent because the tab shows another page than the one it was
+    a read (or a load) refused unsent because the tab shows another page than the one it was
       judged for: resolve again (asking the browser), judge again, run, once
 
 A call allowed at once on a tab its thread already drives is resolved a single time, under the
@@ -194,11 +194,14 @@ class Steps(Protocol):
 
 
 def _moved_before_sent(call: ToolCall, result: ToolResult) -> bool:
-    """A read that did not run because its tab showed another page than the one it was judged
-    for (the page tools check that before sending anything)."""
+    """A call that did not run because its tab showed another page than the one it was judged
+    for: a read (the page tools check that before sending anything), or a call whose failure says
+    so (`tabMoved`: a load checks the page it starts from)."""
     error = result.error
-    return (call.spec.effects == "read" and not result.ok and error is not None and error.code == ToolCode.TARGET_CHANGED
-            and (error.details or {}).get("dispatched") is False)
+    if result.ok or error is None or error.code != ToolCode.TARGET_CHANGED:
+        return False
+    details = error.details or {}
+    return details.get("dispatched") is False and (call.spec.effects == "read" or details.get("tabMoved") is True)
 
 
 @dataclass

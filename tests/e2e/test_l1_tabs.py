@@ -189,6 +189,26 @@ async def test_a_read_judged_from_a_stale_record_of_its_tab_is_judged_again_wher
     assert "Child page" not in str(refused)
 
 
+async def test_a_load_judged_from_a_stale_record_of_its_tab_is_judged_again_before_it_starts(driver):
+    tab = await driver.open("child.html")
+    await driver.read()
+    # The host's record says the tab shows another page: the load judged from it does not start,
+    # and the call is judged again from where the browser says the tab is, then runs.
+    await driver.control.call("test.tab_mirror", tab_id=tab, url=driver.site.other_url("search.html"))
+    target = driver.site.url("result.html", q="geese")
+    went = await driver.ok("navigate", url=target)
+    assert '- text: "You searched for: geese"' in went["text"], went
+    assert (await browser_tabs(driver))[tab]["url"] == target
+    rows = await driver.control.call("gatekeeper.audit", thread_id=driver.thread_id, last=6)
+    outcomes = [row.get("tool_outcome") for row in rows if row.get("tool") == "navigate"]
+    assert outcomes.count("failed:target_changed") == 1 and "ok" in outcomes, rows
+    # The record is the browser's word again: the next load starts at once.
+    again = await driver.ok("navigate", url=driver.site.url("result.html", q="swans"))
+    assert '- text: "You searched for: swans"' in again["text"], again
+    rows = await driver.control.call("gatekeeper.audit", thread_id=driver.thread_id, last=6)
+    outcomes = [row.get("tool_outcome") for row in rows if row.get("tool") == "navigate"]
+    assert outcomes.count("failed:target_changed") == 1, rows
+
 async def test_a_read_runs_in_a_document_whose_own_url_differs_from_its_tabs(driver):
     tab = await driver.open("reopened.html")
     shown = (await browser_tabs(driver))[tab]["url"]
