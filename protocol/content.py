@@ -27,6 +27,9 @@ RequestId = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 ToolName = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
 # Epoch milliseconds; the largest integer a JavaScript number holds exactly.
 Deadline = Annotated[int, msgspec.Meta(ge=0, le=2**53 - 1)]
+# The name of the port the worker keeps open to a document's executor for reads: the messages
+# on it are `executor.execute` of read tools, each answered as over a one-off message.
+READ_PORT = "executor.reads"
 # The longest wait the worker times for a page; a page asking more sleeps this long.
 MAX_SLEEP_MS = 60_000
 

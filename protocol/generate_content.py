@@ -15,7 +15,7 @@ from typing import Any, Union
 
 import msgspec
 
-from protocol.content import TO_PAGE, TO_WORKER
+from protocol.content import READ_PORT, TO_PAGE, TO_WORKER
 
 GLOBAL_NAME = "__tabwardenContent"
 
@@ -153,12 +153,14 @@ def render() -> str:
         f"globalThis.{GLOBAL_NAME} = (() => {{",
         '  "use strict";',
         f"  const TYPES = {js(types)};",
+        "  // The port the worker keeps open to a document's executor for reads.",
+        f"  const READ_PORT = {json.dumps(READ_PORT)};",
         "  // Per type, its fields: kind (string, integer, number, boolean, object, enum or any JSON",
         "  // value), whether it is required, and its bounds.",
         f"  const MESSAGES = {js(table)};",
         "",
         _CHECK,
-        "  return freeze({ TYPES, MESSAGES, typeOf, problem, message });",
+        "  return freeze({ TYPES, READ_PORT, MESSAGES, typeOf, problem, message });",
         "})();",
         "",
     ])

@@ -4,6 +4,7 @@
 // (and never replays a write).
 import { CONTENT } from "../generated/protocol.js";
 import { installDialogPatch, restoreDialogPatch } from "./dialog-patch.js";
+import { readOverPort } from "./read-ports.js";
 import { CODES, failure } from "./failures.js";
 
 const { TYPES } = CONTENT;
@@ -188,10 +189,13 @@ function noReply(err, tool, write) {
 // Nobody received the message: no executor in that frame (nothing ran).
 const NOT_RECEIVED = /Could not establish connection|Receiving end does not exist/i;
 
-// A read goes straight to the executor, without a ping first: where none answers (a page not
-// read yet, an executor of a reloaded extension), nothing was received, so it is injected and
-// the read sent again. A write pings first: its dialog patch must meet an executor in place.
+// A read goes straight to the executor, without a ping first, over the port kept to its document
+// (read-ports.js), else as a one-off message: where none answers (a page not read yet, an
+// executor of a reloaded extension), nothing was received, so it is injected and the read sent
+// again. A write pings first: its dialog patch must meet an executor in place.
 async function readWithoutPing(tabId, frameId, fields) {
+  const kept = await readOverPort(tabId, frameId, CONTENT.message(TYPES.EXECUTOR_EXECUTE, fields));
+  if (kept) return kept;
   try {
     return await send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields);
   } catch (err) {

@@ -116,4 +116,28 @@
         return false;
     }
   });
+
+  // The worker's kept port for reads (see background/read-ports.js): each message on it is one
+  // read, answered on the port as a one-off message would be. A write is refused there, unrun: it
+  // must come with its dialog patch, the one-off way.
+  chrome.runtime.onConnect.addListener((port) => {
+    if (port.name !== CONTENT.READ_PORT) return;
+    if (!port.sender || port.sender.id !== chrome.runtime.id || port.sender.tab) {
+      port.disconnect();
+      return;
+    }
+    const answer = (reply) => {
+      try {
+        port.postMessage(reply);
+      } catch (_) {
+        // the worker let the port go: nobody waits for this answer
+      }
+    };
+    port.onMessage.addListener((message) => {
+      const problem = CONTENT.typeOf(message) === TYPES.EXECUTOR_EXECUTE ? CONTENT.problem(message) : "only executor.execute is taken on this port";
+      if (problem) return answer(refusal(message, problem));
+      if (WRITES.has(message.tool)) return answer(refusal(message, `${message.tool} is a write: it is not taken on the read port`));
+      execute(message, answer);
+    });
+  });
 })();

@@ -16,6 +16,8 @@ globalThis.__tabwardenContent = (() => {
     "TAKEOVER_MANUAL_INPUT": "takeover.manualInput",
     "TIMER_SLEEP": "timer.sleep"
   };
+  // The port the worker keeps open to a document's executor for reads.
+  const READ_PORT = "executor.reads";
   // Per type, its fields: kind (string, integer, number, boolean, object, enum or any JSON
   // value), whether it is required, and its bounds.
   const MESSAGES = {
@@ -176,5 +178,5 @@ globalThis.__tabwardenContent = (() => {
     return Object.freeze(value);
   }
 
-  return freeze({ TYPES, MESSAGES, typeOf, problem, message });
+  return freeze({ TYPES, READ_PORT, MESSAGES, typeOf, problem, message });
 })();

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import websockets
 
-from tests.support.browser_tools import l1_site, module_fixtures, new_driver
+from tests.support.browser_tools import l1_site, module_fixtures, new_driver, ref_of
 from tests.support.cdp import debugging_port, evaluate_in_content_world, evaluate_in_worker, page_targets
 
 pytestmark = pytest.mark.browser
@@ -68,6 +68,58 @@ async def test_the_executor_refuses_a_bad_field_and_runs_nothing(driver):
     no_id = await to_page(driver, tab, {"type": "executor.ping", "requestId": ""})
     assert "requestId" not in no_id and no_id["error"] == "executor.ping: requestId must not be empty"
 
+
+async def over_read_port(driver, tab: int, messages: list) -> list:
+    """What the page answers each of `messages`, sent in turn on one port named as the worker's
+    kept read port."""
+    port = debugging_port(driver.site.run.profile)
+    return await evaluate_in_worker(port, f"""(async () => {{
+      const port = chrome.tabs.connect({tab}, {{ frameId: 0, name: "executor.reads" }});
+      const answers = [];
+      for (const message of {json.dumps(messages)}) {{
+        answers.push(await new Promise((resolve) => {{
+          port.onMessage.addListener(function heard(reply) {{ port.onMessage.removeListener(heard); resolve(reply); }});
+          port.postMessage(message);
+        }}));
+      }}
+      port.disconnect();
+      return answers;
+    }})()""")
+
+
+async def test_the_read_port_takes_reads_only_and_runs_no_write(driver):
+    tab = await driver.open("form.html")
+    name = ref_of((await driver.read())["text"], 'textbox "Full name"')
+    deadline = 2**52
+    read, write, ping = await over_read_port(driver, tab, [
+        {"type": "executor.execute", "requestId": "r1", "tool": "find_in_page", "params": {"query": "Email"},
+         "deadlineAt": deadline},
+        {"type": "executor.execute", "requestId": "w1", "tool": "type", "deadlineAt": deadline,
+         "params": {"ref": name, "text": "never typed"}},
+        {"type": "executor.ping", "requestId": "p1"},
+    ])
+    assert read["ok"] is True and read["requestId"] == "r1" and "Email" in read["result"]["resultText"], read
+    assert write["requestId"] == "w1" and write["failure"] == refused("type is a write: it is not taken on the read port")
+    assert ping["failure"] == refused("only executor.execute is taken on this port")
+    assert await driver.evaluate("form.html", "document.getElementById('name').value") == ""
+
+
+async def test_reads_follow_the_tab_from_document_to_document(driver):
+    tab = await with_executor(driver)
+    # The worker's kept port belongs to the document it reached: after a load nobody asked us for,
+    # the next read opens one to the new document (injecting the executor there) and reads it.
+    await driver.read()
+    for page in ("child.html", "search.html"):
+        url = driver.site.url(page, visit="moved")
+        port = debugging_port(driver.site.run.profile)
+        await evaluate_in_worker(port, f"chrome.tabs.update({tab}, {{ url: {json.dumps(url)} }}).then(() => true)")
+        for _ in range(100):
+            tabs = {t["id"]: t for t in await driver.control.call("browser.tabs")}
+            if tabs[tab]["url"] == url and tabs[tab]["status"] == "complete":
+                break
+            await asyncio.sleep(0.05)
+        text = (await driver.read())["text"]
+        assert f"URL: {url}" in text, text
 
 async def test_the_indicator_refuses_a_bad_field_and_shows_nothing(driver):
     tab = await with_executor(driver)
