@@ -125,6 +125,21 @@ async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.reso
 // install, so a load never starts after the host has taken the install for failed.
 const GUARD_WAIT_MS = 5000;
 
+// The guard's rules sent just before a load are in force; `guard_unavailable` when the browser
+// refused them or did not take them within GUARD_WAIT_MS.
+async function guardInForce() {
+  let timer = null;
+  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`not in force within ${GUARD_WAIT_MS} ms`)), GUARD_WAIT_MS); });
+  try {
+    await Promise.race([rulesInForce(), late]);
+  } catch (err) {
+    throw failure(CODES.GUARD_UNAVAILABLE, `the navigation guard's rules for this load were refused: ${(err && err.message) || err}`,
+      "precheck", true, { dispatched: false });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 // The load was judged from the page at `fromUrl` (the host's record of the tab may be a moment
 // behind): it starts only while the tab still shows that page.
 async function requireFrom(tabId, fromUrl) {
@@ -148,19 +163,12 @@ async function requireFrom(tabId, fromUrl) {
 // not at all when the browser refused them. `options.fromUrl`: see requireFrom.
 async function navigateTab(tabId, options = {}) {
   if (typeof options.url !== "string") throw failure(CODES.INVALID_MESSAGE, "tabs.navigate needs a url", "precheck", false);
-  if (options.afterGuard) {
-    let timer = null;
-    const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`not in force within ${GUARD_WAIT_MS} ms`)), GUARD_WAIT_MS); });
-    try {
-      await Promise.race([rulesInForce(), late]);
-    } catch (err) {
-      throw failure(CODES.GUARD_UNAVAILABLE, `the navigation guard's rules for this load were refused: ${(err && err.message) || err}`,
-        "precheck", true, { dispatched: false });
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-  if (typeof options.fromUrl === "string") await requireFrom(tabId, options.fromUrl);
+  // The look at the tab goes out beside the wait for the guard's rules (the browser answers it
+  // only once it has taken them in): the load waits for both.
+  const from = typeof options.fromUrl === "string" ? requireFrom(tabId, options.fromUrl) : Promise.resolve();
+  from.catch(() => {}); // taken below, after a refused guard if both fail
+  if (options.afterGuard) await guardInForce();
+  await from;
   let executorReady = Promise.resolve();
   const committed = (details) => {
     if (details.tabId === tabId && details.frameId === 0 && details.documentId) executorReady = injectAtCommit(tabId, details.documentId);
