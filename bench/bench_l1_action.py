@@ -85,7 +85,8 @@ async def measure(url: str, dest_url: str, runs: int) -> tuple[dict[str, list[fl
             clicked = await click(button)
             samples["click"].append(loop.time() - started)
             assert clicked["ok"] and "Page Changes" in clicked["text"], clicked
-            field = re.search(r'textbox "Name"[^\n]*\[ref=(\S+)\]', clicked["text"]).group(1)
+            # The click's answer names only what changed; the field's ref, from the read, still holds.
+            field = re.search(r'textbox "Name"[^\n]*\[ref=(\S+)\]', page["text"]).group(1)
             started = loop.time()
             typed = await control.call("tools.call", tool="type",
                                        params={"tabId": tab, "element": "Name", "ref": field, "text": f"n{loop.time()}"},

@@ -1,6 +1,6 @@
 // L0: the extension APIs the host may call, by dotted name. Anything else is refused. The
 // worker decides nothing here: the host ran the gatekeeper before sending the call.
-import { callContent, injectAtCommit } from "./content-relay.js";
+import { callContent, injectAtCommit, requireTabAt } from "./content-relay.js";
 import { CODES, errorInfo, failure } from "./failures.js";
 import { rulesInForce } from "./guard-installs.js";
 
@@ -140,32 +140,19 @@ async function guardInForce() {
   }
 }
 
-// The load was judged from the page at `fromUrl` (the host's record of the tab may be a moment
-// behind): it starts only while the tab still shows that page.
-async function requireFrom(tabId, fromUrl) {
-  let tab;
-  try {
-    tab = await chrome.tabs.get(tabId);
-  } catch (_) {
-    throw failure(CODES.TAB_CLOSED, `tab ${tabId} is closed`, "resolve", false, { dispatched: false });
-  }
-  if ((tab.url || tab.pendingUrl || "") !== fromUrl) {
-    throw failure(CODES.TARGET_CHANGED, `tab ${tabId} shows another page than the one this load was checked from; look at it again`,
-      "dispatch", true, { dispatched: false, tabMoved: true });
-  }
-}
-
 // Load `options.url` in the tab and wait for it as waitForLoad does, in one call from the host
 // (the load, then its end, without a round trip between). The page executor goes into the new
 // document as soon as it is committed, while it loads, so the snapshot (`readLoaded`) does not
 // wait for it. `options.afterGuard`: the host sent the navigation guard's rules for this load
 // just before, without waiting for their answer; the load starts once they are in force, and
-// not at all when the browser refused them. `options.fromUrl`: see requireFrom.
+// not at all when the browser refused them. `options.fromUrl`: the page the load was judged from.
 async function navigateTab(tabId, options = {}) {
   if (typeof options.url !== "string") throw failure(CODES.INVALID_MESSAGE, "tabs.navigate needs a url", "precheck", false);
   // The look at the tab goes out beside the wait for the guard's rules (the browser answers it
   // only once it has taken them in): the load waits for both.
-  const from = typeof options.fromUrl === "string" ? requireFrom(tabId, options.fromUrl) : Promise.resolve();
+  // The load was judged from the page at `fromUrl` (the host's record of the tab may be a moment
+  // behind): it starts only while the tab still shows that page.
+  const from = typeof options.fromUrl === "string" ? requireTabAt(tabId, options.fromUrl) : Promise.resolve();
   from.catch(() => {}); // taken below, after a refused guard if both fail
   if (options.afterGuard) await guardInForce();
   await from;

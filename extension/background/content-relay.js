@@ -205,19 +205,20 @@ async function readWithoutPing(tabId, frameId, fields) {
   return send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields);
 }
 
-// The call was judged for the page at `expectUrl`: nothing goes to a tab that shows another now.
-// A read in the top frame leaves the check to the document it reaches (no look at the tab first:
-// one hop fewer), and only a refusal there is checked against the tab.
-async function requireUrl(tabId, expectUrl) {
+// The call was judged for the page at `url`: nothing goes to a tab that shows another now
+// (`target_changed`, unsent, with `tabMoved`; `tab_closed` when the tab is gone). A read in the
+// top frame leaves the check to the document it reaches (no look at the tab first: one hop
+// fewer), and only a refusal there is checked against the tab.
+export async function requireTabAt(tabId, url) {
   let tab;
   try {
     tab = await chrome.tabs.get(tabId);
   } catch (_) {
     throw failure(CODES.TAB_CLOSED, `tab ${tabId} is closed`, "resolve", false, { dispatched: false });
   }
-  if ((tab.url || tab.pendingUrl || "") !== expectUrl) {
+  if ((tab.url || tab.pendingUrl || "") !== url) {
     throw failure(CODES.TARGET_CHANGED, `tab ${tabId} shows another page than the one this call was checked for; look at it again`,
-      "dispatch", true, { dispatched: false });
+      "dispatch", true, { dispatched: false, tabMoved: true });
   }
 }
 
@@ -236,7 +237,7 @@ export async function callContent(message, signal) {
   const frameId = message.frameId || 0;
   const expectUrl = typeof message.expectUrl === "string" ? message.expectUrl : null;
   const inPage = expectUrl !== null && frameId === 0 && !message.write;
-  if (expectUrl !== null && !inPage) await requireUrl(tabId, expectUrl);
+  if (expectUrl !== null && !inPage) await requireTabAt(tabId, expectUrl);
   if (message.write) await ensureExecutor(tabId, frameId);
   if (signal.aborted) throw failure(CODES.ABORTED, "cancelled before dispatch", "precheck", false, { dispatched: false });
   const requestId = `r${nextRequest++}`;
@@ -253,12 +254,12 @@ export async function callContent(message, signal) {
   try {
     reply = message.write ? await send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields) : await readWithoutPing(tabId, frameId, fields);
     if (inPage && movedInPage(reply)) {
-      await requireUrl(tabId, expectUrl);
+      await requireTabAt(tabId, expectUrl);
       const { expectUrl: _checked, ...unchecked } = fields;
       reply = await send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, unchecked);
     }
   } catch (err) {
-    if (err && err.code) throw err; // a failure of ours (requireUrl's), not the channel's
+    if (err && err.code) throw err; // a failure of ours (requireTabAt's), not the channel's
     if (TAB_GONE.test(String((err && err.message) || err))) {
       throw failure(CODES.TAB_CLOSED, `tab ${tabId} is closed`, "resolve", false, { dispatched: false });
     }
