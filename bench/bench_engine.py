@@ -75,6 +75,9 @@ class Providers:
 
         return parse_config({})
 
+    def settings_file(self):
+        return None  # settings given in code, as a loader's are
+
     async def close(self) -> None:
         return None
 
