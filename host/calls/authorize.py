@@ -11,6 +11,7 @@
       its own, and follow it only when that is an allow (`hops.py`)
     a read (or a load) refused unsent because the tab shows another page than the one it was
       judged for: resolve again (asking the browser), judge again, run, once
+    a read's outcome is audited once the answer has gone (`after_answer`); a write's before it
 
 A call allowed at once on a tab its thread already drives is resolved a single time, under the
 hold it runs under: nothing else acts on the tab between its resolution and its run, so a second
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
 
 from protocol.permissions import FLAG_HOST_PERMISSION, Verdict
 
-from host.calls import hops
+from host.calls import after_answer, hops
 from host.calls.router import Router
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
@@ -279,7 +280,11 @@ class Authorizer:
             return NoSiteAccess(call.origin, call)
         steps.dispatching(call, final, approved)
         result = await self.router.run(call)
-        self.audit(call, ctx, "ok" if result.ok else f"failed:{result.code}")
+        outcome = "ok" if result.ok else f"failed:{result.code}"
+        if call.spec.effects == "read":  # its decision was recorded before it ran: the answer need not wait
+            after_answer.later(lambda: self.audit(call, ctx, outcome))
+        else:
+            self.audit(call, ctx, outcome)
         if again and approved is None and _moved_before_sent(call, result):
             # The tab left the page it was judged for (the user navigated it; the host's record
             # of it was behind) and nothing was sent: where it is now is judged like a new call.

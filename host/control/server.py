@@ -26,6 +26,7 @@ from protocol.framing import FrameEncoder
 from protocol.messages import Cancel, Failure, Result
 
 from host import __version__
+from host.calls import after_answer
 from host.control import discovery, refusals, transport
 from host.control.channel import Listener, Peer
 from host.control.errors import ControlError
@@ -192,14 +193,17 @@ class ControlConnection:
         self._tasks[request.id] = asyncio.create_task(self._run(request))
 
     async def _run(self, request: ControlRequest) -> None:
-        try:
-            reply = await self._outcome(request)
-        except asyncio.CancelledError:
-            reply = Failure(id=request.id, error=ErrorInfo(code=ErrorCode.CANCELLED, message="cancelled by the client"))
+        # Bookkeeping the request's calls leave for later runs once the answer has gone.
+        with after_answer.collecting() as leftover:
+            try:
+                reply = await self._outcome(request)
+            except asyncio.CancelledError:
+                reply = Failure(id=request.id, error=ErrorInfo(code=ErrorCode.CANCELLED, message="cancelled by the client"))
         try:
             await self._answer(reply)
         finally:
             self._tasks.pop(request.id, None)
+            await after_answer.finish(leftover)
 
     async def _outcome(self, request: ControlRequest) -> Result | Failure:
         """The request's result, or its failure in the one failure shape."""

@@ -129,6 +129,25 @@ async def test_the_right_token_attaches_and_the_refusals_are_visible(server):
         await client.close()
 
 
+async def test_what_a_request_leaves_for_later_runs_after_its_answer_left(server):
+    from host.calls import after_answer
+
+    seen: list[bool] = []
+
+    async def leaves(params, conn):
+        # By the time the work runs, the writer has taken the answer from its queue.
+        after_answer.later(lambda: seen.append(conn.endpoint._outbound.empty()))
+        return "answered"
+
+    server.register("test.leaves", leaves)
+    client = await ControlClient.connect(pid=os.getpid(), client="owner")
+    try:
+        assert await client.call("test.leaves") == "answered"
+        assert await client.call("test.record") == "recorded"  # the next request sees the work done
+        assert seen == [True]
+    finally:
+        await client.close()
+
 def _connect_as(uid: int, path: str, token: str) -> str:
     """In a forked child that became `uid`: connect, say hello, report what happened."""
     read_end, write_end = os.pipe()
