@@ -148,10 +148,9 @@ async function guardInForce() {
 // not at all when the browser refused them. `options.fromUrl`: the page the load was judged from.
 async function navigateTab(tabId, options = {}) {
   if (typeof options.url !== "string") throw failure(CODES.INVALID_MESSAGE, "tabs.navigate needs a url", "precheck", false);
-  // The look at the tab goes out beside the wait for the guard's rules (the browser answers it
-  // only once it has taken them in): the load waits for both.
   // The load was judged from the page at `fromUrl` (the host's record of the tab may be a moment
-  // behind): it starts only while the tab still shows that page.
+  // behind): it starts only while the tab still shows that page. That look goes out beside the
+  // wait for the guard's rules (the browser answers it only once it has taken them in).
   const from = typeof options.fromUrl === "string" ? requireTabAt(tabId, options.fromUrl) : Promise.resolve();
   from.catch(() => {}); // taken below, after a refused guard if both fail
   if (options.afterGuard) await guardInForce();

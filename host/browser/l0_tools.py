@@ -163,10 +163,6 @@ async def navigate(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     try:
         loaded = await snapshots.navigate_and_wait(browser.bridge, call.tab_id, href, from_url=call.target.url,  # type: ignore[arg-type]
                                                    timeout_s=LOAD_TIMEOUT_S, snapshot=True, after_guard=True)
-    except ToolFailure as exc:
-        if exc.code == ToolCode.TARGET_CHANGED:  # judged from a record of the tab that was behind
-            browser.tab_mirror.forget(call.tab_id)  # type: ignore[arg-type]
-        raise
     finally:
         await hold  # a refused hold refused the load too: its failure is the call's
     return await _after_navigation(call, browser, call.tab_id, call.target.url, f"Navigated to {href}",  # type: ignore[arg-type]

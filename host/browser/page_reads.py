@@ -33,8 +33,8 @@ def deadline_ms(call: ToolCall) -> int:
 
 async def run_read(call: ToolCall, browser: "BrowserGateway") -> ExecuteResult:
     """Send a read to the page executor; one resend when the page did not answer. The read runs
-    only while the tab shows the URL it was judged for (`target_changed` otherwise: the host's
-    record of the tab is then dropped, and the next call asks the browser where it is)."""
+    only while the tab shows the URL it was judged for (`target_changed` otherwise; see
+    `BrowserTools.run` for the host's record of the tab)."""
     assert call.tab_id is not None
     params = content_params(call.params)
     judged = call.target.url if call.target is not None and call.target.url else None
@@ -44,16 +44,11 @@ async def run_read(call: ToolCall, browser: "BrowserGateway") -> ExecuteResult:
                                             deadline_ms=deadline_ms(call), expect_url=judged)
 
     try:
-        try:
-            return await send()
-        except ToolFailure as exc:
-            if exc.code != ToolCode.NO_REPLY:
-                raise
-        result = await send()
+        return await send()
     except ToolFailure as exc:
-        if exc.code == ToolCode.TARGET_CHANGED:
-            browser.tab_mirror.forget(call.tab_id)
-        raise
+        if exc.code != ToolCode.NO_REPLY:
+            raise
+    result = await send()
     call.details["retriedAfterNoReply"] = True
     return result
 

@@ -31,8 +31,8 @@ from host.browser.l2.landing import lands_in_frame, resolve_landing
 from host.browser.navguard.guard import current_watch, drives
 from host.browser.routing import Route
 from host.browser.target import TabTarget, get_tab, resolve_page_tab
-from host.gatekeeper.origins import destination
 from host.calls.service import ToolService
+from host.gatekeeper.origins import destination
 from host.tools.call import Target, ToolCall
 from host.tools.failure import ToolCode, ToolFailure
 from host.tools.quoting import quoted
@@ -51,6 +51,11 @@ CHECKED_LOADS = frozenset({"host.browser.l0_tools:navigate"})
 _unguarded: contextvars.ContextVar[tuple[int, ToolFailure] | None] = contextvars.ContextVar(
     "tabwarden_unguarded", default=None)
 
+
+def _tab_moved(result: ToolResult) -> bool:
+    """The call was refused unsent because its tab showed another page than the one it was judged for."""
+    error = result.error
+    return error is not None and error.code == ToolCode.TARGET_CHANGED and (error.details or {}).get("tabMoved") is True
 
 class BrowserTools(ToolService):
     """The browser tools of one host (one browser connection)."""
@@ -139,9 +144,9 @@ class BrowserTools(ToolService):
         known = self.gateway.tab_mirror.get(tab_id) if tab_id is not None else None
         if known is None or not known.is_web_page:
             return None
-        # Whether a load reloads the page (the same URL) is the browser's word, never the record's.
-        url = getattr(call.params, "url", None)
-        return None if not reads and (not isinstance(url, str) or destination(url).href == known.url) else known
+        if not reads and destination(call.params.url).href == known.url:  # type: ignore[attr-defined]
+            return None  # whether a load reloads the page is the browser's word, never the record's
+        return known
 
     def past_blocked_page(self, call: ToolCall, tab: TabTarget) -> TabTarget:
         """A tab showing the browser's notice for a navigation the guard blocked holds nothing of
@@ -252,6 +257,8 @@ class BrowserTools(ToolService):
         finally:
             current_watch.reset(token)
         result = await guard.finish(watch, result)
+        if _tab_moved(result):  # judged from a record of the tab that was behind: the next call asks
+            self.gateway.tab_mirror.forget(call.tab_id)  # type: ignore[arg-type]
         self._note_keys(call, result)
         moved = result.result_tab_id or result.tab_id
         if moved != call.tab_id and call.thread_id in self._turns:
