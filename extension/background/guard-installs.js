@@ -4,13 +4,17 @@
 // before it sends the load.
 let chain = Promise.resolve();
 let latest = Promise.resolve();
+// The ids of the rules in force as this worker last set them (updates are all or nothing);
+// null until its first install, which asks the browser (a worker before it may have left some).
+let installedIds = null;
 
 // Replace every session rule with `rules` in one update (no moment without a guard); resolves
 // once the browser enforces them, rejects when it refused them (the previous rules stay).
 export function replaceRules(rules) {
   const run = chain.then(async () => {
-    const current = await chrome.declarativeNetRequest.getSessionRules();
-    await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds: current.map((rule) => rule.id), addRules: rules });
+    const removeRuleIds = installedIds ?? (await chrome.declarativeNetRequest.getSessionRules()).map((rule) => rule.id);
+    await chrome.declarativeNetRequest.updateSessionRules({ removeRuleIds, addRules: rules });
+    installedIds = rules.map((rule) => rule.id);
   });
   chain = run.catch(() => {});
   latest = run;
