@@ -1,6 +1,7 @@
 // L0: the extension APIs the host may call, by dotted name. Anything else is refused. The
 // worker decides nothing here: the host ran the gatekeeper before sending the call.
-import { callContent, injectAtCommit, requireTabAt } from "./content-relay.js";
+import { callContent, replyResult, requireTabAt } from "./content-relay.js";
+import { injectAtCommit } from "./load-executor.js";
 import { CODES, errorInfo, failure } from "./failures.js";
 import { rulesInForce } from "./guard-installs.js";
 
@@ -107,11 +108,17 @@ const WEB_PAGE = /^https?:/i;
 // With `options.snapshot` ({maxTokens}), a page that finished loading is read at once, in the same
 // call from the host (no round trip between the load and the read): the read's result, or its
 // failure, goes with the answer. A load that timed out or left no web page is not read here.
-async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve()) {
+// `executorReady`: the injection at commit; when it brings the read its document took, of the
+// page the tab shows, that read is the answer's.
+async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve(null)) {
   if (!snapshot || typeof snapshot !== "object" || outcome.closed || outcome.timedOut) return outcome;
   if (!outcome.tab || !WEB_PAGE.test(outcome.tab.url || "")) return outcome;
-  await executorReady;
-  const params = Number.isInteger(snapshot.maxTokens) ? { maxTokens: snapshot.maxTokens } : {};
+  const taken = await executorReady; // never waits for the load: see load-executor.js
+  if (taken && taken.reply.ok && taken.reply.requestId === taken.requestId && taken.documentUrl === outcome.tab.url) {
+    outcome.snapshot = replyResult(taken.reply);
+    return outcome;
+  }
+  const params = snapshotParams(snapshot);
   try {
     const read = { tabId, frameId: 0, tool: "read_page", params, write: false };
     outcome.snapshot = await callContent(read, new AbortController().signal);
@@ -119,6 +126,10 @@ async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.reso
     outcome.snapshotFailure = errorInfo(err);
   }
   return outcome;
+}
+
+function snapshotParams(snapshot) {
+  return snapshot && Number.isInteger(snapshot.maxTokens) ? { maxTokens: snapshot.maxTokens } : {};
 }
 
 // How long a load waits for the guard's rules sent before it: less than the host waits for their
@@ -142,10 +153,11 @@ async function guardInForce() {
 
 // Load `options.url` in the tab and wait for it as waitForLoad does, in one call from the host
 // (the load, then its end, without a round trip between). The page executor goes into the new
-// document as soon as it is committed, while it loads, so the snapshot (`readLoaded`) does not
-// wait for it. `options.afterGuard`: the host sent the navigation guard's rules for this load
-// just before, without waiting for their answer; the load starts once they are in force, and
-// not at all when the browser refused them. `options.fromUrl`: the page the load was judged from.
+// document as soon as it is committed; with `options.snapshot`, a document that has loaded by
+// then reads itself in that injection (load-executor.js), with no round trip after the load.
+// `options.afterGuard`: the host sent the navigation guard's rules for this load just before,
+// without waiting for their answer; the load starts once they are in force, and not at all when
+// the browser refused them. `options.fromUrl`: the page the load was judged from.
 async function navigateTab(tabId, options = {}) {
   if (typeof options.url !== "string") throw failure(CODES.INVALID_MESSAGE, "tabs.navigate needs a url", "precheck", false);
   // The load was judged from the page at `fromUrl` (the host's record of the tab may be a moment
@@ -155,9 +167,11 @@ async function navigateTab(tabId, options = {}) {
   from.catch(() => {}); // taken below, after a refused guard if both fail
   if (options.afterGuard) await guardInForce();
   await from;
-  let executorReady = Promise.resolve();
+  const readParams = options.snapshot && typeof options.snapshot === "object" ? snapshotParams(options.snapshot) : null;
+  let executorReady = Promise.resolve(null);
   const committed = (details) => {
-    if (details.tabId === tabId && details.frameId === 0 && details.documentId) executorReady = injectAtCommit(tabId, details.documentId);
+    if (details.tabId !== tabId || details.frameId !== 0 || !details.documentId) return;
+    executorReady = injectAtCommit(tabId, details.documentId, readParams);
   };
   chrome.webNavigation.onCommitted.addListener(committed);
   let outcome;

@@ -160,15 +160,6 @@ export async function ensureExecutor(tabId, frameId = 0) {
   return true;
 }
 
-// The executor into a document the moment it is committed (before its parser starts), for the
-// agent's own loads: the read that follows the load then finds it in place. Where it cannot go
-// (no site access, a page of the browser), nothing happens; the read injects it when it must.
-export function injectAtCommit(tabId, documentId) {
-  const target = { tabId, documentIds: [documentId] };
-  return chrome.scripting.executeScript({ target, files: EXECUTOR_FILES, injectImmediately: true })
-    .then(() => watchFrames(tabId), () => {});
-}
-
 export async function pingContent(tabId) {
   await ensureExecutor(tabId, 0);
   const reply = await send(tabId, 0, TYPES.EXECUTOR_PING, { requestId: `p${nextRequest++}` });
@@ -285,13 +276,19 @@ export async function callContent(message, signal) {
       dialogs, result: reply.ok ? reply.result : null, failure: reply.ok ? null : reply.failure || null,
     });
   }
+  return replyResult(reply, patched ? dialogs : null);
+}
+
+// An executor's reply as the call's result, or its failure thrown; `dialogs`, those a write's
+// patch reported, go with either.
+export function replyResult(reply, dialogs = null) {
   if (!reply.ok) {
     const info = reply.failure || {};
     const details = { ...(info.details || {}) };
-    if (dialogs.length) details.dialogs = dialogs;
+    if (dialogs && dialogs.length) details.dialogs = dialogs;
     throw failure(info.code || CODES.UNKNOWN, info.message || reply.error || "failed", info.phase || "execute", !!info.retryable, details);
   }
   const result = reply.result && typeof reply.result === "object" ? reply.result : { resultText: String(reply.result) };
-  if (patched) result.dialogs = dialogs;
+  if (dialogs) result.dialogs = dialogs;
   return result;
 }

@@ -5,14 +5,21 @@ from __future__ import annotations
 import functools
 import http.server
 import threading
+import time
+import urllib.parse
 from pathlib import Path
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "pages"
 
 
+# The longest a request may ask to be held (`?delay=ms`).
+MAX_DELAY_MS = 5000
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     """Serves the folder, answers POSTs with a small page, and records every request line (so a
-    test can tell that nothing reached this origin)."""
+    test can tell that nothing reached this origin). A GET with `delay=ms` in its query is
+    answered that much later (a slow resource keeps a page loading)."""
 
     seen: list[str]
 
@@ -21,6 +28,12 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
 
     def log_request(self, code: object = "-", size: object = "-") -> None:
         self.seen.append(f"{self.command} {self.path}")
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        delay = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query).get("delay", ["0"])[0]
+        if delay.isdigit():
+            time.sleep(min(int(delay), MAX_DELAY_MS) / 1000)
+        super().do_GET()
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib naming
         length = int(self.headers.get("Content-Length") or 0)
