@@ -8,6 +8,11 @@ windows gave runs where one side's renderer ran markedly slower than the other's
 launch to the next). The ratio is ours / direct; a `read_page` of the loaded page, measured in
 the same run, says how much of ours is the snapshot.
 
+A second table sets ours beside the MCP peers doing the same job, each in its own headless
+Chromium and called over MCP as an agent calls it, on the same two pages alternated: Playwright
+MCP's `browser_navigate` (its answer carries the new page's snapshot) and Chrome DevTools MCP's
+`navigate_page` followed by `take_snapshot` (its navigation answers without one).
+
     python -m bench.bench_navigate [--runs N]
 """
 
@@ -15,8 +20,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import time
+from typing import Any
 
 from bench.common import median, percentile, table
+from bench.devtools_mcp import selected_page, with_devtools_mcp
+from bench.playwright_mcp import answer_text, with_playwright_mcp
 from bench.served_browser import served_browser
 from tests.support.cdp import PageSession, debugging_port
 from tests.support.hosts import attach
@@ -60,17 +69,54 @@ async def measure(server, run, runs: int) -> dict[str, list[float]]:
     return samples
 
 
+def peer(start: Any, navigate: tuple[str, dict[str, Any]], snapshot: str | None, urls: list[str], runs: int,
+         page_ids: bool = False) -> list[float] | str:
+    """A peer's navigation with the new page's snapshot (its navigate tool, then `snapshot` when
+    its navigation answers without one), the two pages alternated, after two rounds of warm-up;
+    or why it could not be measured. `page_ids`: the server's tools name their page."""
+    async def work(connection: Any) -> list[float]:
+        which = {"pageId": selected_page(answer_text(await connection.call("list_pages", {})))} if page_ids else {}
+        samples = []
+        for round_ in range(runs + 2):
+            started = time.perf_counter()
+            loaded = await connection.call(navigate[0], {**navigate[1], **which, "url": urls[(round_ + 1) % 2]})
+            assert not loaded.get("isError"), answer_text(loaded)[:300]
+            if snapshot is not None:
+                read = await connection.call(snapshot, which)
+                assert not read.get("isError"), answer_text(read)[:300]
+            if round_ >= 2:
+                samples.append(time.perf_counter() - started)
+        return samples
+
+    return start(work)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=20)
     args = parser.parse_args()
     with served_browser(PAGES) as (server, run):
         samples = asyncio.run(measure(server, run, args.runs))
+        urls = [server.url(name) for name in sorted(PAGES)]
+        peers = {
+            "Playwright MCP browser_navigate": peer(with_playwright_mcp, ("browser_navigate", {}), None, urls, args.runs),
+            "DevTools MCP navigate_page + take_snapshot": peer(
+                with_devtools_mcp, ("navigate_page", {"type": "url"}), "take_snapshot", urls, args.runs, page_ids=True),
+        }
     anchor = median(samples["Page.navigate (direct CDP)"])
     rows = [(name, f"{median(s) * 1000:.1f}", f"{percentile(s, 95) * 1000:.1f}", f"{median(s) / anchor:.2f}")
             for name, s in samples.items()]
     print(f"navigate end to end, {args.runs} runs each, alternated call by call in one tab")
     print(table(["call", "median ms", "p95 ms", "x direct CDP"], rows))
+    ours = median(samples["navigate (ours)"])
+    rows = [("navigate (ours)", f"{ours * 1000:.1f}", "-")]
+    for name, measured in peers.items():
+        if isinstance(measured, str):
+            print(measured)
+            continue
+        rows.append((name, f"{median(measured) * 1000:.1f}", f"{ours / median(measured):.2f}"))
+    print(f"\nnavigate with the new page's snapshot against the MCP peers (each in its own browser), {args.runs} runs each")
+    print(table(["call", "median ms", "ours / peer"], rows))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import time
 from typing import Any
 
 from bench.common import median, table
-from bench.devtools_mcp import with_devtools_mcp
+from bench.devtools_mcp import selected_page, with_devtools_mcp
 from bench.playwright_mcp import answer_text, with_playwright_mcp
 from bench.served_browser import served_browser
 from tests.support.hosts import attach
@@ -61,19 +61,13 @@ async def ours(urls: dict[str, str], runs: int) -> dict[str, tuple[list[float], 
     return out
 
 
-def _selected_page(listing: str) -> int:
-    """DevTools MCP's id of its selected page, from `list_pages` ("1: about:blank [selected]")."""
-    line = next(line for line in listing.split("\n") if line.endswith("[selected]"))
-    return int(line.split(":", 1)[0])
-
-
 def peer(start: Any, navigate: tuple[str, dict[str, Any]], snapshot: str, urls: dict[str, str], runs: int,
          page_ids: bool = False) -> dict[str, tuple[list[float], int]] | str:
     """The snapshot tool's time and answer size on each page; `page_ids`: the server's tools
     name their page (DevTools MCP's `pageId`)."""
     async def work(connection: Any) -> dict[str, tuple[list[float], int]]:
         out: dict[str, tuple[list[float], int]] = {}
-        which = {"pageId": _selected_page(answer_text(await connection.call("list_pages", {})))} if page_ids else {}
+        which = {"pageId": selected_page(answer_text(await connection.call("list_pages", {})))} if page_ids else {}
         for name, url in urls.items():
             loaded = await connection.call(navigate[0], {**navigate[1], **which, "url": url})
             assert not loaded.get("isError"), answer_text(loaded)[:300]

@@ -14,6 +14,12 @@ PACKAGE = "chrome-devtools-mcp@1.11.0"
 CHROMIUM = ("chromium", "chromium-browser", "google-chrome")
 
 
+def selected_page(listing: str) -> int:
+    """The server's id of its selected page, from `list_pages` ("1: about:blank [selected]")."""
+    line = next(line for line in listing.split("\n") if line.endswith("[selected]"))
+    return int(line.split(":", 1)[0])
+
+
 class DevToolsMcp:
     """An open session with the server: `call(tool, arguments)` returns the answer's JSON form."""
 
