@@ -1,7 +1,7 @@
 // L0: the extension APIs the host may call, by dotted name. Anything else is refused. The
 // worker decides nothing here: the host ran the gatekeeper before sending the call.
 import { callContent, replyResult, requireTabAt } from "./content-relay.js";
-import { injectAtCommit } from "./load-executor.js";
+import { injectAtCommit, injectionUnderway } from "./load-executor.js";
 import { CODES, errorInfo, failure } from "./failures.js";
 import { rulesInForce } from "./guard-installs.js";
 
@@ -108,8 +108,9 @@ const WEB_PAGE = /^https?:/i;
 // With `options.snapshot` ({maxTokens}), a page that finished loading is read at once, in the same
 // call from the host (no round trip between the load and the read): the read's result, or its
 // failure, goes with the answer. A load that timed out or left no web page is not read here.
-// `executorReady`: the injection at commit; when it brings the read its document took, of the
-// page the tab shows, that read is the answer's.
+// `executorReady`: the injection at the latest commit, waited for so the read finds the executor
+// in place; when it brings the read its document took, of the page the tab shows, that read is
+// the answer's.
 async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve(null)) {
   if (!snapshot || typeof snapshot !== "object" || outcome.closed || outcome.timedOut) return outcome;
   if (!outcome.tab || !WEB_PAGE.test(outcome.tab.url || "")) return outcome;
@@ -206,7 +207,10 @@ const API = {
   "tabs.focus": (tabId) => focusTab(tabId),
   "tabs.remove": (tabId) => chrome.tabs.remove(tabId),
   "tabs.group": (options) => chrome.tabs.group(options || {}),
-  "tabs.waitForLoad": async (tabId, options) => readLoaded(tabId, await waitForLoad(tabId, options), (options || {}).snapshot),
+  "tabs.waitForLoad": async (tabId, options) => {
+    const outcome = await waitForLoad(tabId, options);
+    return readLoaded(tabId, outcome, (options || {}).snapshot, injectionUnderway(tabId));
+  },
   "tabs.navigate": (tabId, options) => navigateTab(tabId, options),
   "windows.getAll": (options) => chrome.windows.getAll(options || {}),
   "windows.getLastFocused": () => chrome.windows.getLastFocused(),

@@ -2,7 +2,7 @@
 // scripts, the extension APIs and our own pages. It holds no authority and no rules.
 import { NativeLink } from "./native-link.js";
 import { handleDiag } from "./diag.js";
-import { callContent } from "./content-relay.js";
+import { callContentWatched } from "./load-executor.js";
 import { handleBrowserCall } from "./browser-api.js";
 import { broadcastLinkState, deliverUiEvent, installUiPorts } from "./ui-ports.js";
 import "./notifications.js"; // approval notifications (registers itself with ui-ports)
@@ -15,7 +15,7 @@ import { installGuard, installNavigationGuard, liftGuard } from "./navigation-gu
 const link = new NativeLink({
   handlers: {
     "diag.call": handleDiag,
-    "content.call": callContent,
+    "content.call": callContentWatched,
     "browser.call": handleBrowserCall,
     "cdp.command": handleCdpCommand,
     "cdp.batch": handleCdpBatch,

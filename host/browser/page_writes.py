@@ -16,7 +16,7 @@ from host.browser import snapshots
 from host.browser.described import refs_used
 from host.browser.expected import expected_elements
 from host.browser.results import NEW_PAGE_DIVIDER, SNAPSHOT_DIVIDER, UNSTABLE_NOTICE, dialog_lines
-from host.browser.target import get_tab
+from host.browser.target import get_tab, target_from_tab
 from host.browser.wire import ExecuteResult
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
@@ -169,8 +169,11 @@ async def after_no_reply(call: ToolCall, browser: "BrowserGateway", failure: Too
         return success(call.tool, f"{call.describe()} was dispatched.\n{section}", tab_id=tab_id, result_tab_id=child_id,
                        details={"dispatched": True, "evidence": evidence, "childTabId": child_id})
     try:
-        await snapshots.wait_for_load(browser.bridge, tab_id, timeout_s=10)
-        now = await get_tab(browser.bridge, tab_id)
+        # The page it ends on is read in the same call as the wait (used only if it is another page).
+        loaded = await snapshots.wait_for_load(browser.bridge, tab_id, timeout_s=10, snapshot=True)
+        seen = loaded.get("tab")
+        now = target_from_tab(seen) if isinstance(seen, dict) and isinstance(seen.get("id"), int) and not \
+            loaded.get("closed") else await get_tab(browser.bridge, tab_id)
     except ToolFailure as exc:
         if exc.code != ToolCode.TAB_CLOSED:
             raise
@@ -179,7 +182,8 @@ async def after_no_reply(call: ToolCall, browser: "BrowserGateway", failure: Too
                                                    "tabClosed": True}) from None
     if now.url != call.target.url:
         browser.refs.forget(tab_id)
-        snapshot = await snapshots.fresh_snapshot(browser.bridge, browser.refs, tab_id) if now.is_web_page else "(not a web page)"
+        snapshot = await snapshots.loaded_snapshot(browser.bridge, browser.refs, tab_id, loaded) if now.is_web_page \
+            else "(not a web page)"
         evidence = {**evidence_base, "effectState": "observed", "observedEffects": ["url_changed"], "outcome": "verified"}
         text = (f"{call.describe()} was dispatched and the page navigated to {now.url}; "
                 f"every earlier ref is invalid.\n{NEW_PAGE_DIVIDER}\n{snapshot}")

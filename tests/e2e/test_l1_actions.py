@@ -10,6 +10,7 @@ import re
 import pytest
 
 from tests.support.browser_tools import l1_site, module_fixtures, new_driver, ref_of
+from tests.support.cdp import debugging_port, evaluate_in_content_world, page_targets
 
 pytestmark = pytest.mark.browser
 
@@ -188,6 +189,28 @@ async def test_submit_that_navigates_is_reported_with_the_new_page(driver):
     assert "--- new page snapshot ---" in result["text"] and '- text: "You searched for: kittens"' in result["text"]
     assert result["details"]["evidence"]["observedEffects"] == ["url_changed"]
     assert await driver.evaluate("result.html?q=kittens", "document.getElementById('query').textContent") == "You searched for: kittens"
+
+
+EXECUTOR_HERE = """[document.readyState, !!(globalThis.__tabwarden && globalThis.__tabwarden.parts.has("executor"))]"""
+
+
+async def test_the_page_a_click_loads_gets_the_executor_while_it_is_still_loading(driver):
+    # As into the agent's own loads, the executor goes into the document a write's navigation
+    # commits: here it is there while the page still loads (a slow image holds its load event),
+    # and the click's answer carries the page as loaded.
+    page = await fresh(driver, "late-link.html")
+    port = debugging_port(driver.site.run.profile)
+    click = asyncio.ensure_future(driver.ok("click", element="Slow page", ref=ref_of(page, 'link "Slow page"')))
+    seen = []
+    while not click.done():
+        if any("late-load.html" in t.get("url", "") for t in page_targets(port)):
+            state = await evaluate_in_content_world(port, "late-load.html", EXECUTOR_HERE, missing=None)
+            if state is not None:
+                seen.append(tuple(state))
+        await asyncio.sleep(0.05)
+    result = await click
+    assert "navigated to" in result["text"] and 'button "Loaded at last"' in result["text"], result["text"]
+    assert ("interactive", True) in seen or ("loading", True) in seen, seen
 
 
 @pytest.mark.parametrize("tool,name,extra,code,retryable", [
