@@ -1,6 +1,6 @@
 // L0: the extension APIs the host may call, by dotted name. Anything else is refused. The
 // worker decides nothing here: the host ran the gatekeeper before sending the call.
-import { callContent, replyResult, requireTabAt } from "./content-relay.js";
+import { callContent, requireTabAt } from "./content-relay.js";
 import { injectAtCommit, injectionUnderway } from "./load-executor.js";
 import { CODES, errorInfo, failure } from "./failures.js";
 import { rulesInForce } from "./guard-installs.js";
@@ -109,17 +109,12 @@ const WEB_PAGE = /^https?:/i;
 // call from the host (no round trip between the load and the read): the read's result, or its
 // failure, goes with the answer. A load that timed out or left no web page is not read here.
 // `executorReady`: the injection at the latest commit, waited for so the read finds the executor
-// in place; when it brings the read its document took, of the page the tab shows, that read is
-// the answer's.
-async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve(null)) {
+// in place.
+async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve()) {
   if (!snapshot || typeof snapshot !== "object" || outcome.closed || outcome.timedOut) return outcome;
   if (!outcome.tab || !WEB_PAGE.test(outcome.tab.url || "")) return outcome;
-  const taken = await executorReady; // never waits for the load: see load-executor.js
-  if (taken && taken.reply.ok && taken.reply.requestId === taken.requestId && taken.documentUrl === outcome.tab.url) {
-    outcome.snapshot = replyResult(taken.reply);
-    return outcome;
-  }
-  const params = snapshotParams(snapshot);
+  await executorReady;
+  const params = Number.isInteger(snapshot.maxTokens) ? { maxTokens: snapshot.maxTokens } : {};
   try {
     const read = { tabId, frameId: 0, tool: "read_page", params, write: false };
     outcome.snapshot = await callContent(read, new AbortController().signal);
@@ -127,10 +122,6 @@ async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.reso
     outcome.snapshotFailure = errorInfo(err);
   }
   return outcome;
-}
-
-function snapshotParams(snapshot) {
-  return snapshot && Number.isInteger(snapshot.maxTokens) ? { maxTokens: snapshot.maxTokens } : {};
 }
 
 // How long a load waits for the guard's rules sent before it: less than the host waits for their
@@ -154,11 +145,10 @@ async function guardInForce() {
 
 // Load `options.url` in the tab and wait for it as waitForLoad does, in one call from the host
 // (the load, then its end, without a round trip between). The page executor goes into the new
-// document as soon as it is committed; with `options.snapshot`, a document that has loaded by
-// then reads itself in that injection (load-executor.js), with no round trip after the load.
-// `options.afterGuard`: the host sent the navigation guard's rules for this load just before,
-// without waiting for their answer; the load starts once they are in force, and not at all when
-// the browser refused them. `options.fromUrl`: the page the load was judged from.
+// document as soon as it is committed, while it loads, so the snapshot (`readLoaded`) does not
+// wait for it. `options.afterGuard`: the host sent the navigation guard's rules for this load
+// just before, without waiting for their answer; the load starts once they are in force, and
+// not at all when the browser refused them. `options.fromUrl`: the page the load was judged from.
 async function navigateTab(tabId, options = {}) {
   if (typeof options.url !== "string") throw failure(CODES.INVALID_MESSAGE, "tabs.navigate needs a url", "precheck", false);
   // The load was judged from the page at `fromUrl` (the host's record of the tab may be a moment
@@ -168,11 +158,9 @@ async function navigateTab(tabId, options = {}) {
   from.catch(() => {}); // taken below, after a refused guard if both fail
   if (options.afterGuard) await guardInForce();
   await from;
-  const readParams = options.snapshot && typeof options.snapshot === "object" ? snapshotParams(options.snapshot) : null;
-  let executorReady = Promise.resolve(null);
+  let executorReady = Promise.resolve();
   const committed = (details) => {
-    if (details.tabId !== tabId || details.frameId !== 0 || !details.documentId) return;
-    executorReady = injectAtCommit(tabId, details.documentId, readParams);
+    if (details.tabId === tabId && details.frameId === 0 && details.documentId) executorReady = injectAtCommit(tabId, details.documentId);
   };
   chrome.webNavigation.onCommitted.addListener(committed);
   let outcome;

@@ -276,19 +276,13 @@ export async function callContent(message, signal) {
       dialogs, result: reply.ok ? reply.result : null, failure: reply.ok ? null : reply.failure || null,
     });
   }
-  return replyResult(reply, patched ? dialogs : null);
-}
-
-// An executor's reply as the call's result, or its failure thrown; `dialogs`, those a write's
-// patch reported, go with either.
-export function replyResult(reply, dialogs = null) {
   if (!reply.ok) {
     const info = reply.failure || {};
     const details = { ...(info.details || {}) };
-    if (dialogs && dialogs.length) details.dialogs = dialogs;
+    if (dialogs.length) details.dialogs = dialogs;
     throw failure(info.code || CODES.UNKNOWN, info.message || reply.error || "failed", info.phase || "execute", !!info.retryable, details);
   }
   const result = reply.result && typeof reply.result === "object" ? reply.result : { resultText: String(reply.result) };
-  if (dialogs) result.dialogs = dialogs;
+  if (patched) result.dialogs = dialogs;
   return result;
 }

@@ -80,15 +80,6 @@
     return true;
   }
 
-  // The read an agent's load asked for (background/load-executor.js), run as a message would be:
-  // a promise of `{ documentUrl, reply }`, or null while this document is still loading. It
-  // never waits for the load: the browser holds a document's load event while a script injected
-  // before it runs, and an injection's promise counts as running.
-  TW.readIfLoaded = (request) => {
-    if (document.readyState !== "complete") return null;
-    return new Promise((resolve) => { execute(request, resolve); }).then((reply) => ({ documentUrl: location.href, reply }));
-  };
-
   // A refused message is answered with its request id when that much of it is valid, so the
   // worker reports the refusal instead of a mismatch.
   function refusal(message, problem) {
