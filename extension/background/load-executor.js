@@ -5,23 +5,29 @@
 // must.
 import { callContent, EXECUTOR_FILES, watchFrames } from "./content-relay.js";
 
-const injections = new Map(); // tabId -> its latest injection at a top-frame commit, while it runs
+// tabId -> { documentId, underway }: the tab's latest top-frame document given the executor at
+// commit. A document gets it once, however many watchers saw it commit (a load of the agent's
+// own that comes soon after a write is seen by both).
+const injected = new Map();
+chrome.tabs.onRemoved.addListener((tabId) => injected.delete(tabId));
 
 // The executor into the committed document `documentId` of `tabId`; resolves once it is in (or
 // could not go in).
 export function injectAtCommit(tabId, documentId) {
+  const last = injected.get(tabId);
+  if (last && last.documentId === documentId) return last.underway;
   const target = { tabId, documentIds: [documentId] };
   const underway = chrome.scripting.executeScript({ target, files: EXECUTOR_FILES, injectImmediately: true })
     .then(() => watchFrames(tabId), () => {});
-  injections.set(tabId, underway);
-  underway.then(() => { if (injections.get(tabId) === underway) injections.delete(tabId); });
+  injected.set(tabId, { documentId, underway });
   return underway;
 }
 
-// The injection at the tab's latest top-frame commit while it runs (a read after the load waits
-// for it, so it finds the executor in place instead of injecting a second one).
+// The injection at the tab's latest top-frame commit (a read after the load waits for it, so it
+// finds the executor in place instead of injecting a second one).
 export function injectionUnderway(tabId) {
-  return injections.get(tabId) || Promise.resolve();
+  const last = injected.get(tabId);
+  return last ? last.underway : Promise.resolve();
 }
 
 // A write may take its page elsewhere: while it runs, and for a moment after its answer (the new
