@@ -90,7 +90,7 @@ def peer(start: Any, navigate: tuple[str, dict[str, Any]], snapshot: str | None,
     its navigation answers without one), the two pages alternated, after two rounds of warm-up;
     or why it could not be measured. `page_ids`: the server's tools name their page."""
     async def work(connection: Any) -> list[float]:
-        which = {"pageId": selected_page(answer_text(await connection.call("list_pages", {})))} if page_ids else {}
+        which = await selected_page(connection) if page_ids else {}
         samples = []
         for round_ in range(runs + 2):
             started = time.perf_counter()

@@ -67,7 +67,7 @@ def peer(start: Any, navigate: tuple[str, dict[str, Any]], snapshot: str, urls: 
     name their page (DevTools MCP's `pageId`)."""
     async def work(connection: Any) -> dict[str, tuple[list[float], int]]:
         out: dict[str, tuple[list[float], int]] = {}
-        which = {"pageId": selected_page(answer_text(await connection.call("list_pages", {})))} if page_ids else {}
+        which = await selected_page(connection) if page_ids else {}
         for name, url in urls.items():
             loaded = await connection.call(navigate[0], {**navigate[1], **which, "url": url})
             assert not loaded.get("isError"), answer_text(loaded)[:300]

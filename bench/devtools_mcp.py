@@ -14,10 +14,14 @@ PACKAGE = "chrome-devtools-mcp@1.11.0"
 CHROMIUM = ("chromium", "chromium-browser", "google-chrome")
 
 
-def selected_page(listing: str) -> int:
-    """The server's id of its selected page, from `list_pages` ("1: about:blank [selected]")."""
+async def selected_page(session: Any) -> dict[str, int]:
+    """The arguments that name the server's selected page (`pageId`), from its `list_pages`
+    answer ("1: about:blank [selected]")."""
+    from bench.playwright_mcp import answer_text
+
+    listing = answer_text(await session.call("list_pages", {}))
     line = next(line for line in listing.split("\n") if line.endswith("[selected]"))
-    return int(line.split(":", 1)[0])
+    return {"pageId": int(line.split(":", 1)[0])}
 
 
 class DevToolsMcp:

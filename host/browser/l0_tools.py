@@ -15,7 +15,7 @@ from host.tools.browser_params import (BookmarksSearchParams, HistorySearchParam
                                  TabOpenParams, TabsGroupParams, TopSitesParams)
 from host.browser.results import NEW_PAGE_DIVIDER
 from host.tools.result import ToolResult, success
-from host.browser.target import get_tab, target_from_tab
+from host.browser.target import loaded_tab
 from host.gatekeeper.origins import destination
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ async def tab_open(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
     await browser.guard.hold_hops(tab_id, href)
     await browser.bridge.api("tabs.update", tab_id, {"url": href})
     loaded = await snapshots.wait_for_load(browser.bridge, tab_id, from_url=BLANK, timeout_s=LOAD_TIMEOUT_S, url=href)
-    tab = target_from_tab(loaded["tab"]) if isinstance(loaded.get("tab"), dict) else await get_tab(browser.bridge, tab_id)
+    tab = await loaded_tab(browser.bridge, tab_id, loaded)
     note = "" if not loaded.get("timedOut") else " (still loading)"
     where = tab.url or href
     redirected = f" (redirected from {href})" if tab.url and tab.url != href else ""
@@ -127,10 +127,7 @@ async def _after_navigation(call: ToolCall, browser: "BrowserGateway", tab_id: i
     if loaded.get("closed"):
         raise ToolFailure(ToolCode.TAB_CLOSED, f"tab {tab_id} closed during {call.tool}", phase="settle",
                           details={"dispatched": True})
-    # The tab as the wait last saw it, loaded; asked again only when the wait did not say.
-    seen = loaded.get("tab")
-    tab = target_from_tab(seen) if isinstance(seen, dict) and isinstance(seen.get("id"), int) else \
-        await get_tab(browser.bridge, tab_id)
+    tab = await loaded_tab(browser.bridge, tab_id, loaded)
     browser.refs.forget(tab_id)
     browser.tab_mirror.seen(tab)
     browser.routes.touch(call.thread_id, tab_id, wrote=True)

@@ -16,7 +16,7 @@ from host.browser import snapshots
 from host.browser.described import refs_used
 from host.browser.expected import expected_elements
 from host.browser.results import NEW_PAGE_DIVIDER, SNAPSHOT_DIVIDER, UNSTABLE_NOTICE, dialog_lines
-from host.browser.target import get_tab, target_from_tab
+from host.browser.target import loaded_tab
 from host.browser.wire import ExecuteResult
 from host.tools.call import ToolCall
 from host.tools.failure import ToolCode, ToolFailure
@@ -86,8 +86,8 @@ async def adopt(call: ToolCall, browser: "BrowserGateway", child: dict) -> tuple
     """Make a child tab the follow-up target and read it; returns (tab id, text section)."""
     child_id = int(child["id"])
     moved = browser.routes.adopt_child(call.thread_id, call.tab_id, child_id)  # type: ignore[arg-type]
-    await snapshots.wait_for_load(browser.bridge, child_id, timeout_s=10)
-    tab = await get_tab(browser.bridge, child_id)
+    loaded = await snapshots.wait_for_load(browser.bridge, child_id, timeout_s=10)
+    tab = await loaded_tab(browser.bridge, child_id, loaded)
     note = f"The action opened a new tab {child_id} ({tab.url})"
     note += "; it is now the task's default tab." if moved else "."
     snapshot = await snapshots.fresh_snapshot(browser.bridge, browser.refs, child_id) if tab.is_web_page else "(not a web page)"
@@ -171,9 +171,7 @@ async def after_no_reply(call: ToolCall, browser: "BrowserGateway", failure: Too
     try:
         # The page it ends on is read in the same call as the wait (used only if it is another page).
         loaded = await snapshots.wait_for_load(browser.bridge, tab_id, timeout_s=10, snapshot=True)
-        seen = loaded.get("tab")
-        now = target_from_tab(seen) if isinstance(seen, dict) and isinstance(seen.get("id"), int) and not \
-            loaded.get("closed") else await get_tab(browser.bridge, tab_id)
+        now = await loaded_tab(browser.bridge, tab_id, loaded)
     except ToolFailure as exc:
         if exc.code != ToolCode.TAB_CLOSED:
             raise

@@ -57,6 +57,7 @@ def _tab_moved(result: ToolResult) -> bool:
     error = result.error
     return error is not None and error.code == ToolCode.TARGET_CHANGED and (error.details or {}).get("tabMoved") is True
 
+
 class BrowserTools(ToolService):
     """The browser tools of one host (one browser connection)."""
 

@@ -69,6 +69,15 @@ async def get_tab(bridge: Bridge, tab_id: int) -> TabTarget:
     return target_from_tab(tab)
 
 
+async def loaded_tab(bridge: Bridge, tab_id: int, loaded: dict[str, Any]) -> TabTarget:
+    """The tab as a wait for its load (`loaded`, the extension's answer) last saw it; asked again
+    when the wait did not say, or saw it close (`tab_closed` then)."""
+    seen = loaded.get("tab")
+    if isinstance(seen, dict) and isinstance(seen.get("id"), int) and not loaded.get("closed"):
+        return target_from_tab(seen)
+    return await get_tab(bridge, tab_id)
+
+
 def require_web_page(target: TabTarget, start_ok: bool = False) -> TabTarget:
     """Page tools work on http(s) pages only (`start_ok`: an empty or new-tab page will do too)."""
     if not target.is_web_page and not (start_ok and target.is_start_page):
