@@ -9,6 +9,11 @@ launch to the next). The ratio is ours / direct; a `read_page` of the loaded pag
 the same run, says how much of ours is the snapshot. Then, apart, a `click` on a link of the
 page (which loads the other page, answered with its snapshot): what a load a write causes costs.
 
+While the agent works, every page loaded in the browser carries the dormant page executor (the
+direct navigations too, in the same tab): last, once that work has been ended in the service
+worker, the direct navigation is timed again without it. What that costs a page, and ours
+against that plainer anchor, are printed as well.
+
 A second table sets ours beside the MCP peers doing the same job, each in its own headless
 Chromium and called over MCP as an agent calls it, on the same two pages alternated: Playwright
 MCP's `browser_navigate` (its answer carries the new page's snapshot) and Chrome DevTools MCP's
@@ -29,9 +34,10 @@ from bench.common import median, percentile, table
 from bench.devtools_mcp import selected_page, with_devtools_mcp
 from bench.playwright_mcp import answer_text, with_playwright_mcp
 from bench.served_browser import served_browser
-from tests.support.cdp import PageSession, debugging_port
+from tests.support.cdp import PageSession, debugging_port, evaluate_in_worker
 from tests.support.hosts import attach
 
+IDLE_ANCHOR = "Page.navigate (direct CDP), agent not at work"
 PAGES = {f"p{i}.html": f"<!doctype html><title>Page {i}</title><h1>Page {i}</h1>"
          + "".join(f"<p><a href='p{(i + 1) % 2}.html#{k}'>Link {k}</a></p>" for k in range(20)) for i in (0, 1)}
 
@@ -40,7 +46,7 @@ async def measure(server, run, runs: int) -> dict[str, list[float]]:
     control = await attach(client="bench")
     loop = asyncio.get_running_loop()
     samples: dict[str, list[float]] = {"navigate (ours)": [], "Page.navigate (direct CDP)": [], "read_page": [],
-                                       "click on a link (ours)": []}
+                                       "click on a link (ours)": [], IDLE_ANCHOR: []}
     base = {"thread_id": "bench", "policy": "auto"}
     try:
         tab = (await control.call("tools.call", tool="tab_open", params={"url": server.url("p0.html")}, **base))["tabId"]
@@ -77,6 +83,12 @@ async def measure(server, run, runs: int) -> dict[str, list[float]]:
                 assert clicked["ok"] and "navigated to" in clicked["text"], clicked
                 if round_ >= 2:
                     samples["click on a link (ours)"].append(loop.time() - started)
+            await evaluate_in_worker(debugging_port(run.profile), "tabwarden.executorAtWork.end()")
+            for round_ in range(runs + 2):
+                started = loop.time()
+                await page.navigate(server.url(f"p{round_ % 2}.html?idle"))
+                if round_ >= 2:
+                    samples[IDLE_ANCHOR].append(loop.time() - started)
         finally:
             await page.close()
     finally:
@@ -121,8 +133,11 @@ def main() -> None:
     anchor = median(samples["Page.navigate (direct CDP)"])
     rows = [(name, f"{median(s) * 1000:.1f}", f"{percentile(s, 95) * 1000:.1f}", f"{median(s) / anchor:.2f}")
             for name, s in samples.items()]
-    print(f"navigate end to end, {args.runs} runs each, alternated call by call in one tab")
+    print(f"navigate end to end, {args.runs} runs each, alternated call by call in one tab (the last row apart, after)")
     print(table(["call", "median ms", "p95 ms", "x direct CDP"], rows))
+    idle = median(samples[IDLE_ANCHOR])
+    print(f"the dormant executor costs each page load {(anchor - idle) * 1000:+.1f} ms while the agent works; "
+          f"navigate (ours) is {median(samples['navigate (ours)']) / idle:.2f}x the direct navigation without it")
     ours = median(samples["navigate (ours)"])
     rows = [("navigate (ours)", f"{ours * 1000:.1f}", "-")]
     for name, measured in peers.items():

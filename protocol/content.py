@@ -98,7 +98,8 @@ class ManualInput(ContentMessage, tag="takeover.manualInput", kw_only=True):
 
 
 class FrameLoaded(ContentMessage, tag="takeover.frameLoaded", kw_only=True):
-    """A frame of the page (re)loaded: its new document needs the takeover watcher."""
+    """A frame of the page (re)loaded, or a document first driven holds frames: their documents
+    need the takeover watcher."""
 
 
 class TimerSleep(ContentMessage, tag="timer.sleep", kw_only=True):

@@ -2,6 +2,7 @@
 // worker decides nothing here: the host ran the gatekeeper before sending the call.
 import { callContent, requireTabAt } from "./content-relay.js";
 import { injectAtCommit, injectionUnderway } from "./load-executor.js";
+import { agentAtWork } from "./executor-at-work.js";
 import { CODES, errorInfo, failure } from "./failures.js";
 import { rulesInForce } from "./guard-installs.js";
 
@@ -23,11 +24,12 @@ async function waitForLoad(tabId, options = {}) {
   const deadline = Date.now() + timeoutMs;
   let heldSince = 0;
   let resent = false;
+  let seen = null; // the tab as the last change reported it, when it did
   for (;;) {
     const change = nextChange(tabId, LOAD_POLL_MS); // listening before the look: nothing slips between
-    let tab;
+    let tab = seen;
     try {
-      tab = await chrome.tabs.get(tabId);
+      tab = tab || await chrome.tabs.get(tabId);
     } catch (_) {
       change.cancel();
       return { closed: true, timedOut: false };
@@ -54,23 +56,24 @@ async function waitForLoad(tabId, options = {}) {
       change.cancel();
       return { closed: false, timedOut: true, tab };
     }
-    await change.promise;
+    seen = await change.promise;
   }
 }
 
 // Resolves when the browser reports a change of `tabId` (its status, its URL, or its removal),
-// or after `ms`; `cancel` stops listening.
+// or after `ms`; with the tab as the change left it when the browser sent it along (a look the
+// waiter need not take again). `cancel` stops listening.
 function nextChange(tabId, ms) {
   let finish = () => {};
   const promise = new Promise((resolve) => { finish = resolve; });
-  const onUpdated = (id) => { if (id === tabId) done(); };
+  const onUpdated = (id, _change, tab) => { if (id === tabId) done(tab); };
   const onRemoved = (id) => { if (id === tabId) done(); };
   const timer = setTimeout(done, ms);
-  function done() {
+  function done(tab) {
     clearTimeout(timer);
     chrome.tabs.onUpdated.removeListener(onUpdated);
     chrome.tabs.onRemoved.removeListener(onRemoved);
-    finish();
+    finish(tab && typeof tab === "object" ? tab : null);
   }
   chrome.tabs.onUpdated.addListener(onUpdated);
   chrome.tabs.onRemoved.addListener(onRemoved);
@@ -226,9 +229,13 @@ const API = {
   "downloads.removeFile": (downloadId) => chrome.downloads.removeFile(downloadId),
 };
 
+// The calls that load pages for the agent: the executor is wanted in the pages loaded from now on.
+const LOADS = new Set(["tabs.create", "tabs.update", "tabs.reload", "tabs.waitForLoad", "tabs.navigate"]);
+
 export async function handleBrowserCall(message) {
   const fn = API[message.api];
   if (!fn) throw failure(CODES.UNSUPPORTED, `extension API ${message.api} is not available to the host`);
+  if (LOADS.has(message.api)) agentAtWork();
   try {
     return await fn(...(message.args || []));
   } catch (err) {

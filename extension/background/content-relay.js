@@ -72,7 +72,7 @@ const FRAME_WATCH_MAX_WAIT_MS = 1000; // a page that loads frames without pause 
 const frameWatchTimers = new Map(); // tabId -> { timer, since }
 
 // Runs in each frame's isolated world: the watcher there now reports (the tab is driven).
-function armWatcher() {
+export function armWatcher() {
   const watch = globalThis.__tabwardenWatch;
   if (watch) watch.arm();
 }

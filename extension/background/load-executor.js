@@ -1,24 +1,34 @@
-// The executor goes into a page the agent loads the moment its document is committed (before its
-// parser starts), so the read that follows the load finds it in place. That holds for the agent's
-// own loads (navigate) and for the loads its writes cause (a link, a submitted form). Where it
+// A page the agent loads is driven from the moment its document is committed, and the read that
+// follows its load finds the executor in place. That holds for the agent's own loads (navigate)
+// and for the loads its writes cause (a link, a submitted form). While the executor is registered
+// (executor-at-work.js) the browser puts it in, and the document is only armed here (its takeover
+// watcher reports a person from then on); otherwise the executor is injected at commit. Where it
 // cannot go (no site access, a page of the browser), nothing happens; the read injects it when it
 // must.
-import { callContent, EXECUTOR_FILES, watchFrames } from "./content-relay.js";
+import { armWatcher, callContent, EXECUTOR_FILES, watchFrames } from "./content-relay.js";
+import { agentAtWork, executorRegistered } from "./executor-at-work.js";
 
-// tabId -> { documentId, underway }: the tab's latest top-frame document given the executor at
-// commit. A document gets it once, however many watchers saw it commit (a load of the agent's
-// own that comes soon after a write is seen by both).
+// tabId -> { documentId, underway }: the tab's latest top-frame document given the executor (or
+// armed) at commit. A document gets it once, however many watchers saw it commit (a load of the
+// agent's own that comes soon after a write is seen by both).
 const injected = new Map();
 chrome.tabs.onRemoved.addListener((tabId) => injected.delete(tabId));
 
-// The executor into the committed document `documentId` of `tabId`; resolves once it is in (or
-// could not go in).
+// The executor into the committed document `documentId` of `tabId`, or only the document armed
+// when the browser puts the executor in; resolves once the executor is in (or could not go in):
+// at once in the second case, where the read after the load needs no injection to wait for.
 export function injectAtCommit(tabId, documentId) {
   const last = injected.get(tabId);
   if (last && last.documentId === documentId) return last.underway;
   const target = { tabId, documentIds: [documentId] };
-  const underway = chrome.scripting.executeScript({ target, files: EXECUTOR_FILES, injectImmediately: true })
-    .then(() => watchFrames(tabId), () => {});
+  const registered = executorRegistered();
+  const injection = registered
+    ? chrome.scripting.executeScript({ target, func: armWatcher, injectImmediately: true })
+    : chrome.scripting.executeScript({ target, files: EXECUTOR_FILES, injectImmediately: true });
+  // The frames of a document driven from its commit are armed at its first request, when they
+  // have loaded (the executor asks for that).
+  const underway = registered ? Promise.resolve() : injection.then(() => watchFrames(tabId), () => {});
+  if (registered) injection.catch(() => {});
   injected.set(tabId, { documentId, underway });
   return underway;
 }
@@ -66,6 +76,7 @@ function watchCommitsOfWrite(tabId) {
 
 // A content call from the host; a write to a top frame watches the commits it may cause.
 export async function callContentWatched(message, signal) {
+  agentAtWork();
   const topFrameWrite = message && message.write && (message.frameId || 0) === 0 && Number.isInteger(message.tabId);
   if (!topFrameWrite) return callContent(message, signal);
   const end = watchCommitsOfWrite(message.tabId);

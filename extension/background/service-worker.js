@@ -11,6 +11,7 @@ import { indicatorLinkState, installIndicator } from "./indicator-relay.js";
 import { handleCdpBatch, handleCdpCommand, installDebugger } from "./debugger.js";
 import { installPageScript } from "./page-script.js";
 import { installGuard, installNavigationGuard, liftGuard } from "./navigation-guard.js";
+import { agentIdle, executorAtWork } from "./executor-at-work.js";
 
 const link = new NativeLink({
   handlers: {
@@ -25,7 +26,10 @@ const link = new NativeLink({
   onStateChange: (state) => {
     broadcastLinkState(state);
     indicatorLinkState(state);
-    if (!state.ready) liftGuard();
+    if (!state.ready) {
+      liftGuard();
+      agentIdle();
+    }
   },
 });
 
@@ -38,4 +42,4 @@ installNavigationGuard(link);
 link.start();
 
 // Exposed for debugging from the worker's DevTools console and for tests.
-globalThis.tabwarden = { link };
+globalThis.tabwarden = { link, executorAtWork };

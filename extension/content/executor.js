@@ -50,8 +50,21 @@
     }
   }
 
+  // The worker asked this document for something: the tab is driven, a person's press here is a
+  // takeover from now on, in its frames too (the worker arms theirs; frames that load later are
+  // reported by the watcher armed here).
+  let framesArmed = false;
+  function driven() {
+    const watch = globalThis.__tabwardenWatch;
+    if (watch) watch.arm();
+    if (framesArmed || window.frames.length === 0) return;
+    framesArmed = true;
+    chrome.runtime.sendMessage(CONTENT.message(TYPES.TAKEOVER_FRAME_LOADED, {})).catch(() => {});
+  }
+
   function execute(message, sendResponse) {
     const { requestId, tool, params, deadlineAt } = message;
+    driven();
     if (message.expectUrl && message.expectUrl !== location.href) {
       // Judged for another page than this document: the worker decides whether the tab moved.
       const moved = TW.fail(CODES.TARGET_CHANGED, `this page is at another URL than the one ${tool} was checked for`,

@@ -9,8 +9,9 @@
 // listeners on window are the first of all: a page's own, added later, run after ours, and its
 // stopImmediatePropagation() cannot stop a press before we hear it. We listen to pointerdown too,
 // because a page that cancels pointerdown keeps the browser from firing mousedown at all.
-// It stays quiet until the worker arms it (most pages are never driven); the executor's frame is
-// armed by the executor being there.
+// It stays quiet until its document is driven (most pages are never driven): the worker arms it,
+// or the executor of its frame does on the worker's first request there. The executor being there
+// is not enough: while the agent works, the browser puts a dormant executor into every page.
 //
 // A document already open when the script was registered (or before its site was granted) gets
 // the watcher late, as the executor arrives, after the page's own listeners: there a page can
@@ -37,14 +38,13 @@
 
   const watch = (globalThis.__tabwardenWatch = {
     alive: () => !!(chrome.runtime && chrome.runtime.id),
+    armed: () => armed,
     arm() {
       if (armed) return;
       armed = true;
       if (!early) startActivationWatch();
     },
   });
-  // The executor of this frame (the top frame's) means the tab is driven.
-  const listening = () => armed || !!globalThis.__tabwarden;
 
   function tell(type, fields) {
     const message = CONTENT.message(type, fields);
@@ -67,7 +67,7 @@
   function heard(event) {
     if (!event.isTrusted) return;
     lastHeard = Date.now();
-    if (!listening()) return;
+    if (!armed) return;
     const TW = globalThis.__tabwarden;
     if (TW && TW.isOverlayNode(event.target)) return; // our own indicator is not the page
     report(event.type === "keydown" ? "keydown" : "mousedown");
@@ -109,7 +109,6 @@
   // the window, but the document sees it while capturing.
   document.addEventListener("load", (event) => {
     const tag = event.target && event.target.tagName;
-    if (listening() && (tag === "IFRAME" || tag === "FRAME")) tell(TYPES.TAKEOVER_FRAME_LOADED);
+    if (armed && (tag === "IFRAME" || tag === "FRAME")) tell(TYPES.TAKEOVER_FRAME_LOADED);
   }, options);
-  if (globalThis.__tabwarden) watch.arm();
 })();

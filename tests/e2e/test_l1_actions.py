@@ -191,20 +191,21 @@ async def test_submit_that_navigates_is_reported_with_the_new_page(driver):
     assert await driver.evaluate("result.html?q=kittens", "document.getElementById('query').textContent") == "You searched for: kittens"
 
 
-EXECUTOR_HERE = """[document.readyState, !!(globalThis.__tabwarden && globalThis.__tabwarden.parts.has("executor"))]"""
+ARMED_HERE = """[document.readyState, !!(globalThis.__tabwardenWatch && globalThis.__tabwardenWatch.armed())]"""
 
 
-async def test_the_page_a_click_loads_gets_the_executor_while_it_is_still_loading(driver):
-    # As into the agent's own loads, the executor goes into the document a write's navigation
-    # commits: here it is there while the page still loads (a slow image holds its load event),
-    # and the click's answer carries the page as loaded.
+async def test_the_page_a_click_loads_is_driven_while_it_is_still_loading(driver):
+    # As the agent's own loads, the document a write's navigation commits is driven from its
+    # commit: here its takeover watcher reports a person while the page still loads (a slow image
+    # holds its load event), not only from the read after the load; and the click's answer
+    # carries the page as loaded.
     page = await fresh(driver, "late-link.html")
     port = debugging_port(driver.site.run.profile)
     click = asyncio.ensure_future(driver.ok("click", element="Slow page", ref=ref_of(page, 'link "Slow page"')))
     seen = []
     while not click.done():
         if any("late-load.html" in t.get("url", "") for t in page_targets(port)):
-            state = await evaluate_in_content_world(port, "late-load.html", EXECUTOR_HERE, missing=None)
+            state = await evaluate_in_content_world(port, "late-load.html", ARMED_HERE, missing=None)
             if state is not None:
                 seen.append(tuple(state))
         await asyncio.sleep(0.05)
@@ -213,7 +214,8 @@ async def test_the_page_a_click_loads_gets_the_executor_while_it_is_still_loadin
     assert ("interactive", True) in seen or ("loading", True) in seen, seen
 
 
-# Counts the worker's injections into documents as they commit, by document.
+# Counts what the worker sends documents as they commit (the executor, or the arming of one the
+# browser puts in), by document.
 COUNT_COMMIT_INJECTIONS = """(() => {
   const scripting = chrome.scripting;
   if (!scripting.__plain) {
@@ -236,7 +238,8 @@ UNCOUNT_COMMIT_INJECTIONS = """(() => {
 
 async def test_a_load_soon_after_a_write_gets_the_executor_once(driver):
     # The click's load, and the agent's own load right after it (while the click's watch on the
-    # tab lasts), are each given the executor once, though two watchers see the second commit.
+    # tab lasts), are each given the executor (or armed) once, though two watchers see the second
+    # commit.
     page = await fresh(driver, "late-link.html")
     port = debugging_port(driver.site.run.profile)
     await evaluate_in_worker(port, COUNT_COMMIT_INJECTIONS)
@@ -355,7 +358,7 @@ async def test_a_ref_of_another_shape_is_stale_with_the_advice_to_read_again(dri
         assert result["error"]["retryable"] and "call read_page again" in result["error"]["message"]
     tab = await driver.open("form.html")
     # The page executor's own check says the same when such a ref reaches it.
-    raw = await driver.control.call("test.content_call", tab_id=tab, tool="click", write=False,
+    raw = await driver.control.call("test.content_call", tab_id=tab, tool="click", write=True,
                                     params={"ref": ref, "expect": {"role": "button", "name": "Save"}})
     assert raw["ok"] is False and raw["error"]["code"] == "stale_ref", raw
     assert "call read_page again" in raw["error"]["message"]

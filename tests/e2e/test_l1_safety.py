@@ -11,7 +11,8 @@ import pytest
 
 from host.transport.errors import RequestError
 from tests.support.browser_tools import l1_site, module_fixtures, new_driver, ref_of
-from tests.support.cdp import PageSession
+from tests.support.cdp import PageSession, debugging_port, evaluate_in_content_world, evaluate_in_worker, page_targets
+from tests.support.engine_control import open_tab
 from tests.support.waiting import until
 
 pytestmark = pytest.mark.browser
@@ -207,6 +208,53 @@ async def test_a_frame_that_loads_after_the_executor_is_watched_too(driver):
     assert (await driver.control.call("browser.resume", thread_id=driver.thread_id))["resumed"] is True
 
 
+# Whether the page's isolated world holds the executor, and whether its takeover watcher reports.
+EXECUTOR_AND_WATCH = """[!!(globalThis.__tabwarden && globalThis.__tabwarden.parts.has("executor")),
+  !!(globalThis.__tabwardenWatch && globalThis.__tabwardenWatch.armed())]"""
+
+
+async def a_person_opens(driver, url_part: str, url: str) -> list[bool]:
+    """Open `url` in a new tab as a person would (not through the agent); once it has loaded and
+    the browser had its moment to add scripts at idle, the executor and watch state there."""
+    port = debugging_port(driver.site.run.profile)
+    open_tab(port, url)
+
+    async def loaded() -> bool:
+        return any(url_part in t.get("url", "") for t in page_targets(port)) \
+            and await driver.evaluate(url_part, "document.readyState") == "complete"
+
+    await until(loaded, 5, f"the page {url_part} loaded", interval=0.05)
+    await asyncio.sleep(0.5)
+    return await evaluate_in_content_world(port, url_part, EXECUTOR_AND_WATCH)
+
+
+async def test_a_page_a_person_opens_while_the_agent_works_carries_a_dormant_executor(driver):
+    # While the agent works, the browser puts the executor into every page we may script (the
+    # agent's next page then needs no injection). That alone drives no page: a press in a page
+    # only the person uses is nobody's takeover, until the agent asks that page for something.
+    await fresh(driver, "form.html")
+    port = debugging_port(driver.site.run.profile)
+    assert await evaluate_in_content_world(port, "form.html", EXECUTOR_AND_WATCH) == [True, True]
+    assert await a_person_opens(driver, "person=1", driver.site.url("search.html", person="1")) == [True, False]
+    session = await driver.page("person=1")
+    try:
+        await session.trusted_click(5, 5)
+    finally:
+        await session.close()
+    assert await evaluate_in_content_world(port, "person=1", EXECUTOR_AND_WATCH) == [True, False]
+    tabs = await driver.control.call("browser.tabs")
+    theirs = next(t["id"] for t in tabs if "person=1" in t.get("url", ""))
+    assert (await driver.call("read_page", tabId=theirs))["ok"]
+    assert await evaluate_in_content_world(port, "person=1", EXECUTOR_AND_WATCH) == [True, True]
+    # The agent's work over, pages go without it; its next load brings the registration back.
+    await evaluate_in_worker(port, "tabwarden.executorAtWork.end()")
+    assert await a_person_opens(driver, "person=2", driver.site.url("search.html", person="2")) == [False, False]
+    await driver.open("form.html")
+    await until(lambda: evaluate_in_worker(port, "tabwarden.executorAtWork.state().inForce"), 5,
+                "the executor registered again", interval=0.05)
+    assert await a_person_opens(driver, "person=3", driver.site.url("search.html", person="3")) == [True, False]
+
+
 # ---------------------------------------------------------------- authorisation
 
 
@@ -327,7 +375,10 @@ SAVE = {"role": "button", "name": "Save"}
 ])
 async def test_bad_calls_are_refused_by_the_page_executor_too(driver, tool, params, where):
     tab = await driver.open("form.html")
-    raw = await driver.control.call("test.content_call", tab_id=tab, tool=tool, params=params, write=False)
+    # Sent as the host sends it: a write the one-off way, with its dialog patch (a write on the
+    # reads' port is refused before its parameters are looked at).
+    write = tool not in ("read_page", "wait_for")
+    raw = await driver.control.call("test.content_call", tab_id=tab, tool=tool, params=params, write=write)
     assert raw["ok"] is False and raw["error"]["code"] == "invalid_params", raw
     assert where in raw["error"]["message"]
     assert raw["error"]["phase"] == "precheck"
