@@ -10,9 +10,9 @@ the same run, says how much of ours is the snapshot. Then, apart, a `click` on a
 page (which loads the other page, answered with its snapshot): what a load a write causes costs.
 
 While the agent works, every page loaded in the browser carries the dormant page executor (the
-direct navigations too, in the same tab): last, once that work has been ended in the service
-worker, the direct navigation is timed again without it. What that costs a page, and ours
-against that plainer anchor, are printed as well.
+direct navigations too, in the same tab). Last, apart, the direct navigation is timed in pairs:
+with the agent at work, and with its work ended in the service worker (no executor in the page).
+What the executor costs a page load, and ours against that plainer anchor, are printed as well.
 
 A second table sets ours beside the MCP peers doing the same job, each in its own headless
 Chromium and called over MCP as an agent calls it, on the same two pages alternated: Playwright
@@ -36,8 +36,10 @@ from bench.playwright_mcp import answer_text, with_playwright_mcp
 from bench.served_browser import served_browser
 from tests.support.cdp import PageSession, debugging_port, evaluate_in_worker
 from tests.support.hosts import attach
+from tests.support.waiting import until
 
-IDLE_ANCHOR = "Page.navigate (direct CDP), agent not at work"
+AT_WORK_ANCHOR = "Page.navigate (direct CDP), agent at work, apart"
+IDLE_ANCHOR = "Page.navigate (direct CDP), agent not at work, apart"
 PAGES = {f"p{i}.html": f"<!doctype html><title>Page {i}</title><h1>Page {i}</h1>"
          + "".join(f"<p><a href='p{(i + 1) % 2}.html#{k}'>Link {k}</a></p>" for k in range(20)) for i in (0, 1)}
 
@@ -46,7 +48,7 @@ async def measure(server, run, runs: int) -> dict[str, list[float]]:
     control = await attach(client="bench")
     loop = asyncio.get_running_loop()
     samples: dict[str, list[float]] = {"navigate (ours)": [], "Page.navigate (direct CDP)": [], "read_page": [],
-                                       "click on a link (ours)": [], IDLE_ANCHOR: []}
+                                       "click on a link (ours)": [], AT_WORK_ANCHOR: [], IDLE_ANCHOR: []}
     base = {"thread_id": "bench", "policy": "auto"}
     try:
         tab = (await control.call("tools.call", tool="tab_open", params={"url": server.url("p0.html")}, **base))["tabId"]
@@ -83,12 +85,21 @@ async def measure(server, run, runs: int) -> dict[str, list[float]]:
                 assert clicked["ok"] and "navigated to" in clicked["text"], clicked
                 if round_ >= 2:
                     samples["click on a link (ours)"].append(loop.time() - started)
-            await evaluate_in_worker(debugging_port(run.profile), "tabwarden.executorAtWork.end()")
+            # Apart, paired round by round: the direct navigation with the agent at work (a
+            # read makes it so, and the browser has the executor registered again) and with its
+            # work ended in the worker.
+            port = debugging_port(run.profile)
             for round_ in range(runs + 2):
-                started = loop.time()
-                await page.navigate(server.url(f"p{round_ % 2}.html?idle"))
-                if round_ >= 2:
-                    samples[IDLE_ANCHOR].append(loop.time() - started)
+                assert (await control.call("tools.call", tool="read_page", params={"tabId": tab}, **base))["ok"]
+                await until(lambda: evaluate_in_worker(port, "tabwarden.executorAtWork.state().inForce.length > 0"), 5,
+                            "the executor registered", interval=0.01)
+                for key, suffix in ((AT_WORK_ANCHOR, "work"), (IDLE_ANCHOR, "idle")):
+                    if key == IDLE_ANCHOR:
+                        await evaluate_in_worker(port, "tabwarden.executorAtWork.end()")
+                    started = loop.time()
+                    await page.navigate(server.url(f"p{round_ % 2}.html?{suffix}"))
+                    if round_ >= 2:
+                        samples[key].append(loop.time() - started)
         finally:
             await page.close()
     finally:
@@ -135,8 +146,8 @@ def main() -> None:
             for name, s in samples.items()]
     print(f"navigate end to end, {args.runs} runs each, alternated call by call in one tab (the last row apart, after)")
     print(table(["call", "median ms", "p95 ms", "x direct CDP"], rows))
-    idle = median(samples[IDLE_ANCHOR])
-    print(f"the dormant executor costs each page load {(anchor - idle) * 1000:+.1f} ms while the agent works; "
+    idle, at_work = median(samples[IDLE_ANCHOR]), median(samples[AT_WORK_ANCHOR])
+    print(f"the dormant executor costs a page load {(at_work - idle) * 1000:+.1f} ms while the agent works (paired rounds); "
           f"navigate (ours) is {median(samples['navigate (ours)']) / idle:.2f}x the direct navigation without it")
     ours = median(samples["navigate (ours)"])
     rows = [("navigate (ours)", f"{ours * 1000:.1f}", "-")]

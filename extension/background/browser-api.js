@@ -163,7 +163,9 @@ async function navigateTab(tabId, options = {}) {
   await from;
   let executorReady = Promise.resolve();
   const committed = (details) => {
-    if (details.tabId === tabId && details.frameId === 0 && details.documentId) executorReady = injectAtCommit(tabId, details.documentId);
+    if (details.tabId === tabId && details.frameId === 0 && details.documentId) {
+      executorReady = injectAtCommit(tabId, details.documentId, details.url);
+    }
   };
   chrome.webNavigation.onCommitted.addListener(committed);
   let outcome;
@@ -229,13 +231,20 @@ const API = {
   "downloads.removeFile": (downloadId) => chrome.downloads.removeFile(downloadId),
 };
 
-// The calls that load pages for the agent: the executor is wanted in the pages loaded from now on.
-const LOADS = new Set(["tabs.create", "tabs.update", "tabs.reload", "tabs.waitForLoad", "tabs.navigate"]);
+// The calls that load pages for the agent, with where the URL they load is among their arguments:
+// the executor is wanted in the pages of that site loaded from now on (executor-at-work.js).
+const LOADS = {
+  "tabs.create": (props) => props && props.url,
+  "tabs.update": (_tabId, props) => props && props.url,
+  "tabs.navigate": (_tabId, options) => options && options.url,
+  "tabs.waitForLoad": (_tabId, options) => options && options.url,
+  "tabs.reload": () => null,
+};
 
 export async function handleBrowserCall(message) {
   const fn = API[message.api];
   if (!fn) throw failure(CODES.UNSUPPORTED, `extension API ${message.api} is not available to the host`);
-  if (LOADS.has(message.api)) agentAtWork();
+  if (Object.hasOwn(LOADS, message.api)) agentAtWork(LOADS[message.api](...(message.args || [])));
   try {
     return await fn(...(message.args || []));
   } catch (err) {

@@ -14,14 +14,15 @@ import { agentAtWork, executorRegistered } from "./executor-at-work.js";
 const injected = new Map();
 chrome.tabs.onRemoved.addListener((tabId) => injected.delete(tabId));
 
-// The executor into the committed document `documentId` of `tabId`, or only the document armed
-// when the browser puts the executor in; resolves once the executor is in (or could not go in):
-// at once in the second case, where the read after the load needs no injection to wait for.
-export function injectAtCommit(tabId, documentId) {
+// The executor into the document `documentId` of `tabId` just committed at `url`, or only the
+// document armed when the browser puts the executor in; resolves once the executor is in (or
+// could not go in): at once in the second case, where the read after the load needs no injection
+// to wait for.
+export function injectAtCommit(tabId, documentId, url) {
   const last = injected.get(tabId);
   if (last && last.documentId === documentId) return last.underway;
   const target = { tabId, documentIds: [documentId] };
-  const registered = executorRegistered();
+  const registered = executorRegistered(url);
   const injection = registered
     ? chrome.scripting.executeScript({ target, func: armWatcher, injectImmediately: true })
     : chrome.scripting.executeScript({ target, files: EXECUTOR_FILES, injectImmediately: true });
@@ -48,7 +49,8 @@ const writing = new Map(); // tabId -> { count, timer }
 
 function committedAfterWrite(details) {
   if (details.frameId !== 0 || !details.documentId || !writing.has(details.tabId)) return;
-  injectAtCommit(details.tabId, details.documentId);
+  agentAtWork(details.url); // a write that took the tab to another site: the agent works there now
+  injectAtCommit(details.tabId, details.documentId, details.url);
 }
 
 // Watch `tabId`'s commits for the time of one write; the returned function ends the watch (after
@@ -76,7 +78,7 @@ function watchCommitsOfWrite(tabId) {
 
 // A content call from the host; a write to a top frame watches the commits it may cause.
 export async function callContentWatched(message, signal) {
-  agentAtWork();
+  agentAtWork(message && message.expectUrl);
   const topFrameWrite = message && message.write && (message.frameId || 0) === 0 && Number.isInteger(message.tabId);
   if (!topFrameWrite) return callContent(message, signal);
   const end = watchCommitsOfWrite(message.tabId);

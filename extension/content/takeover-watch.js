@@ -11,7 +11,8 @@
 // because a page that cancels pointerdown keeps the browser from firing mousedown at all.
 // It stays quiet until its document is driven (most pages are never driven): the worker arms it,
 // or the executor of its frame does on the worker's first request there. The executor being there
-// is not enough: while the agent works, the browser puts a dormant executor into every page.
+// is not enough: while the agent works, the browser puts a dormant executor into every page of
+// its sites.
 //
 // A document already open when the script was registered (or before its site was granted) gets
 // the watcher late, as the executor arrives, after the page's own listeners: there a page can

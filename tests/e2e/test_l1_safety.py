@@ -10,9 +10,8 @@ import asyncio
 import pytest
 
 from host.transport.errors import RequestError
-from tests.support.browser_tools import l1_site, module_fixtures, new_driver, ref_of
-from tests.support.cdp import PageSession, debugging_port, evaluate_in_content_world, evaluate_in_worker, page_targets
-from tests.support.engine_control import open_tab
+from tests.support.browser_tools import EXECUTOR_AND_WATCH, a_person_opens, l1_site, module_fixtures, new_driver, ref_of
+from tests.support.cdp import PageSession, debugging_port, evaluate_in_content_world, evaluate_in_worker
 from tests.support.waiting import until
 
 pytestmark = pytest.mark.browser
@@ -208,26 +207,6 @@ async def test_a_frame_that_loads_after_the_executor_is_watched_too(driver):
     assert (await driver.control.call("browser.resume", thread_id=driver.thread_id))["resumed"] is True
 
 
-# Whether the page's isolated world holds the executor, and whether its takeover watcher reports.
-EXECUTOR_AND_WATCH = """[!!(globalThis.__tabwarden && globalThis.__tabwarden.parts.has("executor")),
-  !!(globalThis.__tabwardenWatch && globalThis.__tabwardenWatch.armed())]"""
-
-
-async def a_person_opens(driver, url_part: str, url: str) -> list[bool]:
-    """Open `url` in a new tab as a person would (not through the agent); once it has loaded and
-    the browser had its moment to add scripts at idle, the executor and watch state there."""
-    port = debugging_port(driver.site.run.profile)
-    open_tab(port, url)
-
-    async def loaded() -> bool:
-        return any(url_part in t.get("url", "") for t in page_targets(port)) \
-            and await driver.evaluate(url_part, "document.readyState") == "complete"
-
-    await until(loaded, 5, f"the page {url_part} loaded", interval=0.05)
-    await asyncio.sleep(0.5)
-    return await evaluate_in_content_world(port, url_part, EXECUTOR_AND_WATCH)
-
-
 async def test_a_page_a_person_opens_while_the_agent_works_carries_a_dormant_executor(driver):
     # While the agent works, the browser puts the executor into every page we may script (the
     # agent's next page then needs no injection). That alone drives no page: a press in a page
@@ -250,7 +229,7 @@ async def test_a_page_a_person_opens_while_the_agent_works_carries_a_dormant_exe
     await evaluate_in_worker(port, "tabwarden.executorAtWork.end()")
     assert await a_person_opens(driver, "person=2", driver.site.url("search.html", person="2")) == [False, False]
     await driver.open("form.html")
-    await until(lambda: evaluate_in_worker(port, "tabwarden.executorAtWork.state().inForce"), 5,
+    await until(lambda: evaluate_in_worker(port, "tabwarden.executorAtWork.state().inForce.length > 0"), 5,
                 "the executor registered again", interval=0.05)
     assert await a_person_opens(driver, "person=3", driver.site.url("search.html", person="3")) == [True, False]
 

@@ -3,6 +3,7 @@ fixture origins, a control client, and a driver that calls tools and inspects pa
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 from contextlib import contextmanager
@@ -11,9 +12,11 @@ from typing import Any, Iterator
 
 from host.builtins.netguard import TEST_HOOKS_ENV
 from tests.support.browser import BrowserRun
-from tests.support.cdp import PageSession, debugging_port
+from tests.support.cdp import PageSession, debugging_port, evaluate_in_content_world, page_targets
+from tests.support.engine_control import open_tab
 from tests.support.hosts import attach, tabwarden_home, write_settings
 from tests.support.pages import FIXTURES, PageServer
+from tests.support.waiting import until
 
 L1_PAGES = FIXTURES / "l1"
 
@@ -175,3 +178,23 @@ def module_fixtures(start_site: Any, new_driver: Any, folder: str) -> tuple[Any,
         await made.control.close()
 
     return site, driver
+
+
+# Whether the page's isolated world holds the executor, and whether its takeover watcher reports.
+EXECUTOR_AND_WATCH = """[!!(globalThis.__tabwarden && globalThis.__tabwarden.parts.has("executor")),
+  !!(globalThis.__tabwardenWatch && globalThis.__tabwardenWatch.armed())]"""
+
+
+async def a_person_opens(driver: Driver, url_part: str, url: str) -> list[bool]:
+    """Open `url` in a new tab as a person would (not through the agent); once it has loaded and
+    the browser had its moment to add scripts at idle, `EXECUTOR_AND_WATCH` there."""
+    port = debugging_port(driver.site.run.profile)
+    open_tab(port, url)
+
+    async def loaded() -> bool:
+        return any(url_part in t.get("url", "") for t in page_targets(port)) \
+            and await driver.evaluate(url_part, "document.readyState") == "complete"
+
+    await until(loaded, 5, f"the page {url_part} loaded", interval=0.05)
+    await asyncio.sleep(0.5)
+    return await evaluate_in_content_world(port, url_part, EXECUTOR_AND_WATCH)

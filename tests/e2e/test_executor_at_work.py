@@ -1,0 +1,119 @@
+"""The executor the browser puts into pages while the agent works, in a real browser: only into
+the pages of the sites the agent works on, dormant there (a page a person opens is not driven by
+it), the read after the agent's own load served by it without an injection, and nothing once the
+work has ended. Two sites by their own names (`shop.test`, `news.test`), both granted, mapped to
+this machine by --host-resolver-rules."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from tests.support.browser import BrowserRun
+from tests.support.browser_tools import EXECUTOR_AND_WATCH, Driver, a_person_opens, hooks_enabled
+from tests.support.cdp import debugging_port, evaluate_in_content_world, evaluate_in_worker
+from tests.support.hosts import attach, tabwarden_home
+from tests.support.scripted_site import Site, html
+from tests.support.waiting import until
+
+pytestmark = pytest.mark.browser
+
+SHOP, NEWS = "shop.test", "news.test"
+RESOLVER = f"--host-resolver-rules=MAP {SHOP} 127.0.0.1, MAP {NEWS} 127.0.0.1"
+PAGE = html("<title>A page</title><h1>A page</h1><p><a href='/page?next=1'>Next page</a></p>")
+
+# Counts the worker's injections of the executor's files, by the file list's last part.
+COUNT_FILE_INJECTIONS = """(() => {
+  const scripting = chrome.scripting;
+  if (!scripting.__plain) {
+    scripting.__plain = scripting.executeScript;
+    scripting.executeScript = (options) => {
+      if (options.files && options.files.includes("content/executor.js")) globalThis.__fileInjections += 1;
+      return scripting.__plain.call(scripting, options);
+    };
+  }
+  globalThis.__fileInjections = 0;
+  return true;
+})()"""
+UNCOUNT_FILE_INJECTIONS = """(() => {
+  const scripting = chrome.scripting;
+  if (scripting.__plain) { scripting.executeScript = scripting.__plain; delete scripting.__plain; }
+  return globalThis.__fileInjections;
+})()"""
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    pages = Site("127.0.0.1", {"/page": PAGE})
+    with pages, hooks_enabled():
+        run = BrowserRun(tmp_path_factory.mktemp("executor-at-work"), host_permissions=[f"http://{SHOP}/*", f"http://{NEWS}/*"],
+                         browser_args=[RESOLVER])
+        run.prepare()
+        run.start()
+        with tabwarden_home(run.tw_home):
+            try:
+                yield SimpleNamespace(run=run, pages=pages)
+            except BaseException:
+                print(run.diagnostics())
+                raise
+            finally:
+                run.stop()
+
+
+@pytest.fixture
+async def driver(env, request):
+    control = await attach(timeout=30)
+    made = Driver(env, control, request.node.name[:100])  # type: ignore[arg-type]  # only its run is used
+    yield made
+    await control.close()
+
+
+async def sites_in_force(port: int, *sites: str) -> None:
+    """Wait until the browser has the executor registered for exactly `sites`."""
+    want = sorted(f"http://{site}/*" for site in sites)
+
+    async def settled() -> bool:
+        return sorted(await evaluate_in_worker(port, "tabwarden.executorAtWork.state().inForce")) == want
+
+    await until(settled, 5, f"the executor registered for {want}", interval=0.05)
+
+
+async def test_only_the_pages_of_the_sites_the_agent_works_on_carry_the_executor(driver, env):
+    port = debugging_port(env.run.profile)
+    url = env.pages.url(SHOP, "/page?agent=1")
+    tab = (await driver.ok("tab_open", url=url))["tabId"]
+    await driver.ok("read_page", tabId=tab)
+    assert await evaluate_in_content_world(port, "agent=1", EXECUTOR_AND_WATCH) == [True, True]
+    await sites_in_force(port, SHOP)
+    # The person's own pages: on the agent's site it rides along, dormant; elsewhere it is not.
+    assert await a_person_opens(driver, "person=1", env.pages.url(SHOP, "/page?person=1")) == [True, False]
+    assert await a_person_opens(driver, "person=2", env.pages.url(NEWS, "/page?person=2")) == [False, False]
+    # The agent goes to the other site: from then on its pages there carry it too.
+    await driver.ok("navigate", tabId=tab, url=env.pages.url(NEWS, "/page?agent=2"))
+    await sites_in_force(port, SHOP, NEWS)
+    assert await a_person_opens(driver, "person=3", env.pages.url(NEWS, "/page?person=3")) == [True, False]
+    # The work over, no page gets it.
+    await evaluate_in_worker(port, "tabwarden.executorAtWork.end()")
+    await sites_in_force(port)
+    assert await a_person_opens(driver, "person=4", env.pages.url(SHOP, "/page?person=4")) == [False, False]
+
+
+async def test_the_agents_load_is_read_without_injecting_the_executor(driver, env):
+    # With the registration in force for the site, the page has the executor when the read after
+    # its load comes: the worker injects nothing, into the agent's load or a click's.
+    port = debugging_port(env.run.profile)
+    tab = (await driver.ok("tab_open", url=env.pages.url(SHOP, "/page?first=1")))["tabId"]
+    await driver.ok("read_page", tabId=tab)
+    await sites_in_force(port, SHOP)
+    await evaluate_in_worker(port, COUNT_FILE_INJECTIONS)
+    try:
+        went = await driver.ok("navigate", tabId=tab, url=env.pages.url(SHOP, "/page?second=1"))
+        link = next(line for line in went["text"].split("\n") if 'link "Next page"' in line)
+        ref = link.split("[ref=", 1)[1].split("]", 1)[0]
+        clicked = await driver.ok("click", tabId=tab, ref=ref, element="Next page")
+    finally:
+        injections = await evaluate_in_worker(port, UNCOUNT_FILE_INJECTIONS)
+    assert 'heading "A page"' in went["text"] and "navigated to" in clicked["text"], clicked["text"]
+    assert injections == 0
+    assert await evaluate_in_content_world(port, "next=1", EXECUTOR_AND_WATCH) == [True, True]
