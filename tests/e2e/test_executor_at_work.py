@@ -10,10 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.support.browser import BrowserRun
-from tests.support.browser_tools import EXECUTOR_AND_WATCH, Driver, a_person_opens, hooks_enabled
+from tests.support.browser_tools import EXECUTOR_AND_WATCH, a_person_opens, hooks_enabled, named_driver, running_browser
 from tests.support.cdp import debugging_port, evaluate_in_content_world, evaluate_in_worker
-from tests.support.hosts import attach, tabwarden_home
 from tests.support.scripted_site import Site, html
 from tests.support.waiting import until
 
@@ -45,28 +43,13 @@ UNCOUNT_FILE_INJECTIONS = """(() => {
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
-    pages = Site("127.0.0.1", {"/page": PAGE})
-    with pages, hooks_enabled():
-        run = BrowserRun(tmp_path_factory.mktemp("executor-at-work"), host_permissions=[f"http://{SHOP}/*", f"http://{NEWS}/*"],
-                         browser_args=[RESOLVER])
-        run.prepare()
-        run.start()
-        with tabwarden_home(run.tw_home):
-            try:
-                yield SimpleNamespace(run=run, pages=pages)
-            except BaseException:
-                print(run.diagnostics())
-                raise
-            finally:
-                run.stop()
+    permissions = [f"http://{SHOP}/*", f"http://{NEWS}/*"]
+    with Site("127.0.0.1", {"/page": PAGE}) as pages, hooks_enabled(), \
+            running_browser(tmp_path_factory.mktemp("executor-at-work"), permissions, browser_args=[RESOLVER]) as run:
+        yield SimpleNamespace(run=run, pages=pages)
 
 
-@pytest.fixture
-async def driver(env, request):
-    control = await attach(timeout=30)
-    made = Driver(env, control, request.node.name[:100])  # type: ignore[arg-type]  # only its run is used
-    yield made
-    await control.close()
+driver = pytest.fixture(named_driver)
 
 
 async def sites_in_force(port: int, *sites: str) -> None:

@@ -17,10 +17,8 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.support.browser import BrowserRun
-from tests.support.browser_tools import Driver, hooks_enabled, ref_of
+from tests.support.browser_tools import Driver, hooks_enabled, named_driver, ref_of, running_browser
 from tests.support.browser_tools_l2 import deep_ref
-from tests.support.hosts import attach, tabwarden_home
 from tests.support.scripted_site import Site, html
 
 pytestmark = pytest.mark.browser
@@ -94,27 +92,12 @@ def env(tmp_path_factory):
     with shop, partner, hooks_enabled():
         shop_origin, partner_origin = f"http://{SHOP}:{shop.port}", f"http://{PARTNER}:{partner.port}"
         shop.routes["/pay.html"] = html(partner_page(partner_origin))
-        run = BrowserRun(tmp_path_factory.mktemp("image-map"), host_permissions=[f"http://{SHOP}/*"],
-                         browser_args=[RESOLVER])
-        run.prepare()
-        run.start()
-        with tabwarden_home(run.tw_home):
-            try:
-                yield SimpleNamespace(run=run, shop=shop, partner=partner, shop_origin=shop_origin,
-                                      partner_origin=partner_origin)
-            except BaseException:
-                print(run.diagnostics())
-                raise
-            finally:
-                run.stop()
+        with running_browser(tmp_path_factory.mktemp("image-map"), [f"http://{SHOP}/*"], browser_args=[RESOLVER]) as run:
+            yield SimpleNamespace(run=run, shop=shop, partner=partner, shop_origin=shop_origin,
+                                  partner_origin=partner_origin)
 
 
-@pytest.fixture
-async def driver(env, request):
-    control = await attach(timeout=30)
-    made = Driver(env, control, request.node.name[:100])  # type: ignore[arg-type]  # only its run is used
-    yield made
-    await control.close()
+driver = pytest.fixture(named_driver)
 
 
 _visits = iter(range(1, 10_000))

@@ -12,8 +12,8 @@ import pytest
 
 from protocol.constants import MAX_HOST_FRAME
 from protocol.schema import schema_hash
-from tests.support.browser import BrowserRun
-from tests.support.hosts import attach, tabwarden_home
+from tests.support.browser_tools import running_browser
+from tests.support.hosts import attach
 from tests.support.pages import PageServer
 from tests.support.waiting import until, wait_until
 
@@ -22,19 +22,9 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    with PageServer() as pages:
-        browser = BrowserRun(tmp_path_factory.mktemp("native-link"), host_permissions=["http://127.0.0.1/*"],
-                             start_url=pages.url("hello.html"))
-        browser.prepare()
-        browser.start()
-        with tabwarden_home(browser.tw_home):
-            try:
-                yield browser
-            except BaseException:
-                print(browser.diagnostics())
-                raise
-            finally:
-                browser.stop()
+    with PageServer() as pages, running_browser(tmp_path_factory.mktemp("native-link"), ["http://127.0.0.1/*"],
+                                                start_url=pages.url("hello.html")) as browser:
+        yield browser
 
 
 def test_install_wrote_a_manifest_for_the_profile(run):

@@ -6,14 +6,13 @@ serves again without a restart once the lock is gone, and answers every request 
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 
 import msgspec
 import pytest
 
-from tests.support.browser import BrowserRun
-from tests.support.hosts import attach, tabwarden_home
+from tests.support.browser_tools import running_browser
+from tests.support.hosts import attach
 from tests.support.pages import PageServer
 from tests.support.waiting import until
 
@@ -24,19 +23,9 @@ THREAD = "storage-faults"
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    with PageServer() as pages:
-        browser = BrowserRun(tmp_path_factory.mktemp("storage-faults"), host_permissions=["http://127.0.0.1/*"],
-                             start_url=pages.url("hello.html"))
-        browser.prepare()
-        browser.start()
-        with tabwarden_home(browser.tw_home):
-            try:
-                yield browser
-            except BaseException:
-                print(browser.diagnostics())
-                raise
-            finally:
-                browser.stop()
+    with PageServer() as pages, running_browser(tmp_path_factory.mktemp("storage-faults"), ["http://127.0.0.1/*"],
+                                                start_url=pages.url("hello.html")) as browser:
+        yield browser
 
 
 async def read_page(control) -> dict:

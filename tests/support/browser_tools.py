@@ -8,7 +8,7 @@ import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, AsyncIterator, Iterator
 
 from host.builtins.netguard import TEST_HOOKS_ENV
 from tests.support.browser import BrowserRun
@@ -74,20 +74,30 @@ def browser_site(run_dir: Path, host_permissions: list[str], model_url: str | No
     """Two page servers of `root` and one browser with the extension, granted `host_permissions`
     (and, with `model_url`, an engine that talks to that fake model); the browser's diagnostics
     are printed when the tests inside fail."""
-    with PageServer(root) as main, PageServer(root) as other, hooks_enabled():
-        run = BrowserRun(run_dir, host_permissions=host_permissions, start_url="about:blank")
-        run.prepare()
-        if model_url is not None:
-            write_settings(run.tw_home, model_url)
-        run.start()
-        with tabwarden_home(run.tw_home):
-            try:
-                yield Site(run, main, other)
-            except BaseException:
-                print(run.diagnostics())
-                raise
-            finally:
-                run.stop()
+    with PageServer(root) as main, PageServer(root) as other, hooks_enabled(), \
+            running_browser(run_dir, host_permissions, model_url=model_url) as run:
+        yield Site(run, main, other)
+
+
+@contextmanager
+def running_browser(run_dir: Path, host_permissions: list[str], *, browser_args: list[str] | None = None,
+                    model_url: str | None = None, start_url: str = "about:blank") -> Iterator[BrowserRun]:
+    """One browser with the extension and its host, granted `host_permissions` (with
+    `browser_args`, and with `model_url` an engine that talks to that fake model), the host's home
+    this process's for the time inside; its diagnostics are printed when the code inside fails."""
+    run = BrowserRun(run_dir, host_permissions=host_permissions, start_url=start_url, browser_args=browser_args)
+    run.prepare()
+    if model_url is not None:
+        write_settings(run.tw_home, model_url)
+    run.start()
+    with tabwarden_home(run.tw_home):
+        try:
+            yield run
+        except BaseException:
+            print(run.diagnostics())
+            raise
+        finally:
+            run.stop()
 
 
 class Driver:
@@ -198,3 +208,11 @@ async def a_person_opens(driver: Driver, url_part: str, url: str) -> list[bool]:
     await until(loaded, 5, f"the page {url_part} loaded", interval=0.05)
     await asyncio.sleep(0.5)
     return await evaluate_in_content_world(port, url_part, EXECUTOR_AND_WATCH)
+
+
+async def named_driver(env: Any, request: Any) -> AsyncIterator[Driver]:
+    """A Driver for a test of a module whose fixture `env` has the browser `run` (only that is
+    used), acting as a thread named after the test. Use as `driver = pytest.fixture(named_driver)`."""
+    control = await attach(timeout=30)
+    yield Driver(env, control, request.node.name[:100])
+    await control.close()
