@@ -89,7 +89,7 @@ async def measure(url: str, dest_url: str, runs: int) -> tuple[dict[str, list[fl
             field = re.search(r'textbox "Name"[^\n]*\[ref=(\S+)\]', page["text"]).group(1)
             started = loop.time()
             typed = await control.call("tools.call", tool="type",
-                                       params={"tabId": tab, "element": "Name", "ref": field, "text": f"n{loop.time()}"},
+                                       params={"tabId": tab, "element": "Name", "ref": field, "text": f"Ada, round {round_}"},
                                        **base)
             samples["type"].append(loop.time() - started)
             assert typed["ok"], typed
