@@ -1,17 +1,20 @@
 """The executor the browser puts into pages while the agent works, in a real browser: only into
 the pages of the sites the agent works on, dormant there (a page a person opens is not driven by
 it), the read after the agent's own load served by it without an injection, and nothing once the
-work has ended. Two sites by their own names (`shop.test`, `news.test`), both granted, mapped to
+work has ended or the host has gone. Two sites by their own names (`shop.test`, `news.test`), both granted, mapped to
 this machine by --host-resolver-rules."""
 
 from __future__ import annotations
 
+import os
+import signal
 from types import SimpleNamespace
 
 import pytest
 
-from tests.support.browser_tools import EXECUTOR_AND_WATCH, a_person_opens, hooks_enabled, named_driver, running_browser
+from tests.support.browser_tools import EXECUTOR_AND_WATCH, Driver, a_person_opens, hooks_enabled, named_driver, running_browser
 from tests.support.cdp import debugging_port, evaluate_in_content_world, evaluate_in_worker
+from tests.support.hosts import attach
 from tests.support.scripted_site import Site, html
 from tests.support.waiting import until
 
@@ -100,3 +103,27 @@ async def test_the_agents_load_is_read_without_injecting_the_executor(driver, en
     assert 'heading "A page"' in went["text"] and "navigated to" in clicked["text"], clicked["text"]
     assert injections == 0
     assert await evaluate_in_content_world(port, "next=1", EXECUTOR_AND_WATCH) == [True, True]
+
+
+async def test_the_registration_goes_with_the_host(driver, env):
+    # The host gone (killed here), no agent works: the browser stops putting the executor into
+    # pages. The worker then starts a new host; the next page call registers it again.
+    port = debugging_port(env.run.profile)
+    tab = (await driver.ok("tab_open", url=env.pages.url(SHOP, "/page?before=1")))["tabId"]
+    await driver.ok("read_page", tabId=tab)
+    await sites_in_force(port, SHOP)
+    old = env.run.host_pids()
+    assert len(old) == 1
+    os.kill(old[0], signal.SIGKILL)
+    await sites_in_force(port)
+    registered = await evaluate_in_worker(port, "chrome.scripting.getRegisteredContentScripts().then((s) => s.map((x) => x.id))")
+    assert "executor-at-work" not in registered, registered
+    await until(lambda: [p for p in env.run.host_pids() if p not in old], 60, "a new host", interval=0.2)
+    control = await attach(timeout=30)
+    try:
+        again = Driver(env, control, "after-restart")  # type: ignore[arg-type]  # only its run is used
+        tab = (await again.ok("tab_open", url=env.pages.url(SHOP, "/page?after=1")))["tabId"]
+        await again.ok("read_page", tabId=tab)
+        await sites_in_force(port, SHOP)
+    finally:
+        await control.close()
