@@ -28,6 +28,7 @@ import argparse
 import asyncio
 import re
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bench.common import median, percentile, table
@@ -44,62 +45,77 @@ PAGES = {f"p{i}.html": f"<!doctype html><title>Page {i}</title><h1>Page {i}</h1>
          + "".join(f"<p><a href='p{(i + 1) % 2}.html#{k}'>Link {k}</a></p>" for k in range(20)) for i in (0, 1)}
 
 
+async def timed(awaitable: Awaitable[Any]) -> tuple[Any, float]:
+    """What `awaitable` gives, and how many seconds it took."""
+    started = time.perf_counter()
+    result = await awaitable
+    return result, time.perf_counter() - started
+
+
+async def navigate_rounds(call: Callable[..., Awaitable[dict]], page: PageSession, server, runs: int,
+                          samples: dict[str, list[float]]) -> None:
+    """Ours and the direct navigation alternated, each followed by our read of the page."""
+    for round_ in range(runs + 2):  # two rounds of warm-up
+        result, ours = await timed(call("navigate", url=server.url(f"p{(round_ + 1) % 2}.html")))
+        assert result["ok"], result
+        _, direct = await timed(page.navigate(server.url(f"p{round_ % 2}.html?direct")))
+        read, reading = await timed(call("read_page"))
+        assert read["ok"], read
+        if round_ >= 2:
+            samples["navigate (ours)"].append(ours)
+            samples["Page.navigate (direct CDP)"].append(direct)
+            samples["read_page"].append(reading)
+
+
+async def click_rounds(call: Callable[..., Awaitable[dict]], runs: int, samples: dict[str, list[float]]) -> None:
+    """A click on a link that loads the other page. Apart, after the navigations: a write's load
+    has the pages of the tab that commit soon after it given the executor, a direct one's too."""
+    for round_ in range(runs + 2):
+        read = await call("read_page")
+        link = re.search(r'link "Link 3" \[ref=(\w+)\]', read["text"])
+        assert read["ok"] and link, read
+        clicked, took = await timed(call("click", ref=link.group(1), element="Link 3"))
+        assert clicked["ok"] and "navigated to" in clicked["text"], clicked
+        if round_ >= 2:
+            samples["click on a link (ours)"].append(took)
+
+
+async def anchor_pairs(call: Callable[..., Awaitable[dict]], page: PageSession, server, port: int, runs: int,
+                       samples: dict[str, list[float]]) -> None:
+    """The direct navigation with the agent at work (a read makes it so, and the browser has the
+    executor registered again), then with its work ended in the worker: paired, round by round."""
+    for round_ in range(runs + 2):
+        assert (await call("read_page"))["ok"]
+        await until(lambda: evaluate_in_worker(port, "tabwarden.executorAtWork.state().inForce.length > 0"), 5,
+                    "the executor registered", interval=0.01)
+        _, at_work = await timed(page.navigate(server.url(f"p{round_ % 2}.html?work")))
+        await evaluate_in_worker(port, "tabwarden.executorAtWork.end()")
+        _, idle = await timed(page.navigate(server.url(f"p{round_ % 2}.html?idle")))
+        if round_ >= 2:
+            samples[AT_WORK_ANCHOR].append(at_work)
+            samples[IDLE_ANCHOR].append(idle)
+
+
 async def measure(server, run, runs: int) -> dict[str, list[float]]:
     control = await attach(client="bench")
-    loop = asyncio.get_running_loop()
     samples: dict[str, list[float]] = {"navigate (ours)": [], "Page.navigate (direct CDP)": [], "read_page": [],
                                        "click on a link (ours)": [], AT_WORK_ANCHOR: [], IDLE_ANCHOR: []}
     base = {"thread_id": "bench", "policy": "auto"}
     try:
         tab = (await control.call("tools.call", tool="tab_open", params={"url": server.url("p0.html")}, **base))["tabId"]
-        focused = await control.call("tools.call", tool="tab_focus", params={"tabId": tab}, **base)
+
+        def call(tool: str, **params: Any) -> Awaitable[dict]:
+            return control.call("tools.call", tool=tool, params={"tabId": tab, **params}, **base)
+
+        focused = await call("tab_focus")
         assert focused["ok"], focused
-        page = await PageSession.open(debugging_port(run.profile), "p0.html")
+        port = debugging_port(run.profile)
+        page = await PageSession.open(port, "p0.html")
         await page.send("Page.enable")
         try:
-            for round_ in range(runs + 2):  # two rounds of warm-up
-                target = server.url(f"p{(round_ + 1) % 2}.html")
-                started = loop.time()
-                result = await control.call("tools.call", tool="navigate", params={"tabId": tab, "url": target}, **base)
-                ours = loop.time() - started
-                assert result["ok"], result
-                started = loop.time()
-                await page.navigate(server.url(f"p{round_ % 2}.html?direct"))
-                direct = loop.time() - started
-                started = loop.time()
-                read = await control.call("tools.call", tool="read_page", params={"tabId": tab}, **base)
-                assert read["ok"], read
-                if round_ >= 2:
-                    samples["navigate (ours)"].append(ours)
-                    samples["Page.navigate (direct CDP)"].append(direct)
-                    samples["read_page"].append(loop.time() - started)
-            # Apart, after: a write's load has the pages of the tab that commit soon after it
-            # given the executor, the direct navigations' among them.
-            for round_ in range(runs + 2):
-                read = await control.call("tools.call", tool="read_page", params={"tabId": tab}, **base)
-                link = re.search(r'link "Link 3" \[ref=(\w+)\]', read["text"])
-                assert read["ok"] and link, read
-                started = loop.time()
-                clicked = await control.call("tools.call", tool="click", params={
-                    "tabId": tab, "ref": link.group(1), "element": "Link 3"}, **base)
-                assert clicked["ok"] and "navigated to" in clicked["text"], clicked
-                if round_ >= 2:
-                    samples["click on a link (ours)"].append(loop.time() - started)
-            # Apart, paired round by round: the direct navigation with the agent at work (a
-            # read makes it so, and the browser has the executor registered again) and with its
-            # work ended in the worker.
-            port = debugging_port(run.profile)
-            for round_ in range(runs + 2):
-                assert (await control.call("tools.call", tool="read_page", params={"tabId": tab}, **base))["ok"]
-                await until(lambda: evaluate_in_worker(port, "tabwarden.executorAtWork.state().inForce.length > 0"), 5,
-                            "the executor registered", interval=0.01)
-                for key, suffix in ((AT_WORK_ANCHOR, "work"), (IDLE_ANCHOR, "idle")):
-                    if key == IDLE_ANCHOR:
-                        await evaluate_in_worker(port, "tabwarden.executorAtWork.end()")
-                    started = loop.time()
-                    await page.navigate(server.url(f"p{round_ % 2}.html?{suffix}"))
-                    if round_ >= 2:
-                        samples[key].append(loop.time() - started)
+            await navigate_rounds(call, page, server, runs, samples)
+            await click_rounds(call, runs, samples)
+            await anchor_pairs(call, page, server, port, runs, samples)
         finally:
             await page.close()
     finally:
@@ -144,7 +160,7 @@ def main() -> None:
     anchor = median(samples["Page.navigate (direct CDP)"])
     rows = [(name, f"{median(s) * 1000:.1f}", f"{percentile(s, 95) * 1000:.1f}", f"{median(s) / anchor:.2f}")
             for name, s in samples.items()]
-    print(f"navigate end to end, {args.runs} runs each, alternated call by call in one tab (the last row apart, after)")
+    print(f"navigate end to end, {args.runs} runs each, alternated call by call in one tab (the last three rows apart, after)")
     print(table(["call", "median ms", "p95 ms", "x direct CDP"], rows))
     idle, at_work = median(samples[IDLE_ANCHOR]), median(samples[AT_WORK_ANCHOR])
     print(f"the dormant executor costs a page load {(at_work - idle) * 1000:+.1f} ms while the agent works (paired rounds); "

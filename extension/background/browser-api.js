@@ -147,9 +147,9 @@ async function guardInForce() {
 }
 
 // Load `options.url` in the tab and wait for it as waitForLoad does, in one call from the host
-// (the load, then its end, without a round trip between). The page executor goes into the new
-// document as soon as it is committed, while it loads, so the snapshot (`readLoaded`) does not
-// wait for it. `options.afterGuard`: the host sent the navigation guard's rules for this load
+// (the load, then its end, without a round trip between). The new document is driven from its
+// commit, and has the executor (from the browser, or injected at commit) by the time the snapshot
+// (`readLoaded`) is taken (load-executor.js). `options.afterGuard`: the host sent the navigation guard's rules for this load
 // just before, without waiting for their answer; the load starts once they are in force, and
 // not at all when the browser refused them. `options.fromUrl`: the page the load was judged from.
 async function navigateTab(tabId, options = {}) {

@@ -17,6 +17,7 @@ const IDLE_MS = 15 * 60 * 1000;
 
 let wanted = new Set(); // the match patterns of the sites the agent works on
 let inForce = new Set(); // those the registration in the browser has
+let present = null; // whether the browser holds our registration; null until asked
 let idleTimer = null;
 let chain = Promise.resolve();
 
@@ -31,8 +32,10 @@ function siteOf(url) {
   }
 }
 
+// Asked once (a worker before this one may have left it), then known from our own changes.
 async function registered() {
-  return (await chrome.scripting.getRegisteredContentScripts({ ids: [SCRIPT_ID] })).length > 0;
+  if (present === null) present = (await chrome.scripting.getRegisteredContentScripts({ ids: [SCRIPT_ID] })).length > 0;
+  return present;
 }
 
 async function register(matches) {
@@ -42,10 +45,12 @@ async function register(matches) {
   };
   if (await registered()) await chrome.scripting.updateContentScripts([script]);
   else await chrome.scripting.registerContentScripts([script]);
+  present = true;
 }
 
 async function unregister() {
   if (await registered()) await chrome.scripting.unregisterContentScripts({ ids: [SCRIPT_ID] });
+  present = false;
 }
 
 // Bring the registration in line with `wanted` as it is when this change's turn comes; every
@@ -59,6 +64,7 @@ function settle() {
   }).catch((err) => {
     inForce = new Set();
     wanted = new Set(); // the next page call tries again
+    present = null;
     console.warn("Tabwarden: the executor's registration did not change:", err);
   });
   return chain;
@@ -93,9 +99,7 @@ export function executorRegistered(url) {
 }
 
 // For tests and the worker's console: the registration's state, and its end on demand.
-export const executorAtWork = {
-  state: () => ({ sites: [...wanted], inForce: [...inForce] }), end: agentIdle, settled: () => chain,
-};
+export const executorAtWork = { state: () => ({ sites: [...wanted], inForce: [...inForce] }), end: agentIdle };
 
 // A worker that starts knows of no work: a registration a previous worker left is removed.
 settle();

@@ -22,14 +22,14 @@ export function injectAtCommit(tabId, documentId, url) {
   const last = injected.get(tabId);
   if (last && last.documentId === documentId) return last.underway;
   const target = { tabId, documentIds: [documentId] };
-  const registered = executorRegistered(url);
-  const injection = registered
-    ? chrome.scripting.executeScript({ target, func: armWatcher, injectImmediately: true })
-    : chrome.scripting.executeScript({ target, files: EXECUTOR_FILES, injectImmediately: true });
-  // The frames of a document driven from its commit are armed at its first request, when they
-  // have loaded (the executor asks for that).
-  const underway = registered ? Promise.resolve() : injection.then(() => watchFrames(tabId), () => {});
-  if (registered) injection.catch(() => {});
+  let underway = Promise.resolve();
+  if (executorRegistered(url)) {
+    // Its frames are armed at its first request, once they have loaded (the executor asks).
+    chrome.scripting.executeScript({ target, func: armWatcher, injectImmediately: true }).catch(() => {});
+  } else {
+    underway = chrome.scripting.executeScript({ target, files: EXECUTOR_FILES, injectImmediately: true })
+      .then(() => watchFrames(tabId), () => {});
+  }
   injected.set(tabId, { documentId, underway });
   return underway;
 }

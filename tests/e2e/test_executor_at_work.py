@@ -12,7 +12,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests.support.browser_tools import EXECUTOR_AND_WATCH, Driver, a_person_opens, hooks_enabled, named_driver, running_browser
+from tests.support.browser_tools import (EXECUTOR_AND_WATCH, Driver, a_person_opens, hooks_enabled, named_driver, ref_of,
+                                         running_browser, worker_injections)
 from tests.support.cdp import debugging_port, evaluate_in_content_world, evaluate_in_worker
 from tests.support.hosts import attach
 from tests.support.scripted_site import Site, html
@@ -23,26 +24,6 @@ pytestmark = pytest.mark.browser
 SHOP, NEWS = "shop.test", "news.test"
 RESOLVER = f"--host-resolver-rules=MAP {SHOP} 127.0.0.1, MAP {NEWS} 127.0.0.1"
 PAGE = html("<title>A page</title><h1>A page</h1><p><a href='/page?next=1'>Next page</a></p>")
-
-# Counts the worker's injections of the executor's files, by the file list's last part.
-COUNT_FILE_INJECTIONS = """(() => {
-  const scripting = chrome.scripting;
-  if (!scripting.__plain) {
-    scripting.__plain = scripting.executeScript;
-    scripting.executeScript = (options) => {
-      if (options.files && options.files.includes("content/executor.js")) globalThis.__fileInjections += 1;
-      return scripting.__plain.call(scripting, options);
-    };
-  }
-  globalThis.__fileInjections = 0;
-  return true;
-})()"""
-UNCOUNT_FILE_INJECTIONS = """(() => {
-  const scripting = chrome.scripting;
-  if (scripting.__plain) { scripting.executeScript = scripting.__plain; delete scripting.__plain; }
-  return globalThis.__fileInjections;
-})()"""
-
 
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
@@ -92,14 +73,10 @@ async def test_the_agents_load_is_read_without_injecting_the_executor(driver, en
     tab = (await driver.ok("tab_open", url=env.pages.url(SHOP, "/page?first=1")))["tabId"]
     await driver.ok("read_page", tabId=tab)
     await sites_in_force(port, SHOP)
-    await evaluate_in_worker(port, COUNT_FILE_INJECTIONS)
-    try:
+    async with worker_injections(port) as sent:
         went = await driver.ok("navigate", tabId=tab, url=env.pages.url(SHOP, "/page?second=1"))
-        link = next(line for line in went["text"].split("\n") if 'link "Next page"' in line)
-        ref = link.split("[ref=", 1)[1].split("]", 1)[0]
-        clicked = await driver.ok("click", tabId=tab, ref=ref, element="Next page")
-    finally:
-        injections = await evaluate_in_worker(port, UNCOUNT_FILE_INJECTIONS)
+        clicked = await driver.ok("click", tabId=tab, ref=ref_of(went["text"], 'link "Next page"'), element="Next page")
+        injections = sum("content/executor.js" in one["files"] for one in await sent())
     assert 'heading "A page"' in went["text"] and "navigated to" in clicked["text"], clicked["text"]
     assert injections == 0
     assert await evaluate_in_content_world(port, "next=1", EXECUTOR_AND_WATCH) == [True, True]

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections import Counter
 
 import pytest
 
-from tests.support.browser_tools import l1_site, module_fixtures, new_driver, ref_of
-from tests.support.cdp import debugging_port, evaluate_in_content_world, evaluate_in_worker, page_targets
+from tests.support.browser_tools import l1_site, module_fixtures, new_driver, ref_of, worker_injections
+from tests.support.cdp import debugging_port, evaluate_in_content_world, page_targets
 
 pytestmark = pytest.mark.browser
 
@@ -214,41 +215,17 @@ async def test_the_page_a_click_loads_is_driven_while_it_is_still_loading(driver
     assert ("interactive", True) in seen or ("loading", True) in seen, seen
 
 
-# Counts what the worker sends documents as they commit (the executor, or the arming of one the
-# browser puts in), by document.
-COUNT_COMMIT_INJECTIONS = """(() => {
-  const scripting = chrome.scripting;
-  if (!scripting.__plain) {
-    scripting.__plain = scripting.executeScript;
-    scripting.executeScript = (options) => {
-      const ids = options.injectImmediately && options.target && options.target.documentIds;
-      if (ids) for (const id of ids) globalThis.__commitInjections[id] = (globalThis.__commitInjections[id] || 0) + 1;
-      return scripting.__plain.call(scripting, options);
-    };
-  }
-  globalThis.__commitInjections = {};
-  return true;
-})()"""
-UNCOUNT_COMMIT_INJECTIONS = """(() => {
-  const scripting = chrome.scripting;
-  if (scripting.__plain) { scripting.executeScript = scripting.__plain; delete scripting.__plain; }
-  return true;
-})()"""
-
-
 async def test_a_load_soon_after_a_write_gets_the_executor_once(driver):
     # The click's load, and the agent's own load right after it (while the click's watch on the
     # tab lasts), are each given the executor (or armed) once, though two watchers see the second
     # commit.
     page = await fresh(driver, "late-link.html")
-    port = debugging_port(driver.site.run.profile)
-    await evaluate_in_worker(port, COUNT_COMMIT_INJECTIONS)
-    try:
+    async with worker_injections(debugging_port(driver.site.run.profile)) as injections:
         clicked = await driver.ok("click", element="Slow page", ref=ref_of(page, 'link "Slow page"'))
         went = await driver.ok("navigate", url=driver.site.url("result.html", q="owls"))
-        counts = await evaluate_in_worker(port, "globalThis.__commitInjections")
-    finally:
-        await evaluate_in_worker(port, UNCOUNT_COMMIT_INJECTIONS)
+        # What went into documents as they committed (the executor, or the arming of one the
+        # browser puts in), by document.
+        counts = Counter(doc for sent in await injections() if sent["immediately"] for doc in sent["documentIds"])
     assert "navigated to" in clicked["text"] and '- text: "You searched for: owls"' in went["text"], went["text"]
     assert sorted(counts.values()) == [1, 1], counts
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
 
 from host.builtins.netguard import TEST_HOOKS_ENV
 from tests.support.browser import BrowserRun
-from tests.support.cdp import PageSession, debugging_port, evaluate_in_content_world, page_targets
+from tests.support.cdp import PageSession, debugging_port, evaluate_in_content_world, evaluate_in_worker, page_targets
 from tests.support.engine_control import open_tab
 from tests.support.hosts import attach, tabwarden_home, write_settings
 from tests.support.pages import FIXTURES, PageServer
@@ -216,3 +216,37 @@ async def named_driver(env: Any, request: Any) -> AsyncIterator[Driver]:
     control = await attach(timeout=30)
     yield Driver(env, control, request.node.name[:100])
     await control.close()
+
+
+# Records every `chrome.scripting.executeScript` of the worker: the files it injects, the
+# documents it targets, whether it goes in at once.
+RECORD_INJECTIONS = """(() => {
+  const scripting = chrome.scripting;
+  if (!scripting.__plain) {
+    scripting.__plain = scripting.executeScript;
+    scripting.executeScript = (options) => {
+      const target = options.target || {};
+      globalThis.__injections.push({ files: options.files || [], documentIds: target.documentIds || [],
+                                     immediately: !!options.injectImmediately });
+      return scripting.__plain.call(scripting, options);
+    };
+  }
+  globalThis.__injections = [];
+  return true;
+})()"""
+STOP_RECORDING_INJECTIONS = """(() => {
+  const scripting = chrome.scripting;
+  if (scripting.__plain) { scripting.executeScript = scripting.__plain; delete scripting.__plain; }
+  return true;
+})()"""
+
+
+@asynccontextmanager
+async def worker_injections(port: int) -> AsyncIterator[Callable[[], Awaitable[list[dict[str, Any]]]]]:
+    """While inside, the worker's injections are recorded; what this yields returns them so far
+    (each `{files, documentIds, immediately}`)."""
+    await evaluate_in_worker(port, RECORD_INJECTIONS)
+    try:
+        yield lambda: evaluate_in_worker(port, "globalThis.__injections")
+    finally:
+        await evaluate_in_worker(port, STOP_RECORDING_INJECTIONS)
