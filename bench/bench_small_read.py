@@ -1,9 +1,10 @@
 """`read_page` on small pages against both MCP peers, each in its own headless Chromium: our
 read (control socket -> host -> native messaging -> service worker -> page executor -> back),
 Playwright MCP's `browser_snapshot` and Chrome DevTools MCP's `take_snapshot`, each called over
-MCP as an agent calls it, median of N calls after two to warm up; each page is the browser's
-active tab. Pages: a login form and a short article with its navigation. Also printed: the answers' sizes (what the model reads).
-Ratio = ours / the peer.
+MCP as an agent calls it. The three are alternated call by call (their order turning each round),
+so the machine's drift falls on all alike; median of N calls after two rounds to warm up; each
+page is its browser's active tab. Pages: a login form and a short article with its navigation.
+Also printed: the answers' sizes (what the model reads). Ratio = ours / the peer.
 
     python -m bench.bench_small_read [--runs N]
 """
@@ -12,12 +13,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bench.common import median, table
-from bench.devtools_mcp import selected_page, with_devtools_mcp
-from bench.playwright_mcp import answer_text, with_playwright_mcp
+from bench.devtools_mcp import devtools_mcp, selected_page
+from bench.playwright_mcp import Unavailable, answer_text, playwright_mcp
 from bench.served_browser import served_browser
 from tests.support.hosts import attach
 
@@ -37,52 +40,78 @@ PAGES = {
 }
 
 
-async def ours(urls: dict[str, str], runs: int) -> dict[str, tuple[list[float], int]]:
-    control = await attach(client="bench")
+# A contender's read of one page: it returns the answer's size, and raises when the answer is an
+# error. Each contender makes one ready per page (`ready(url)`), in its own browser.
+Reader = Callable[[], Awaitable[int]]
+
+
+async def our_reader(control: Any) -> Callable[[str], Awaitable[Reader]]:
+    """Our `read_page` as a reader, the page opened in a tab of its own."""
     base = {"thread_id": "small-read", "policy": "auto"}
-    out: dict[str, tuple[list[float], int]] = {}
-    try:
-        for name, url in urls.items():
-            tab = (await control.call("tools.call", tool="tab_open", params={"url": url}, **base))["tabId"]
-            # The page in front, as each peer's is (a background tab's renderer runs at a lower priority).
-            focused = await control.call("tools.call", tool="tab_focus", params={"tabId": tab}, **base)
-            assert focused["ok"], focused
-            samples, size = [], 0
-            for index in range(runs + 2):
-                started = time.perf_counter()
-                result = await control.call("tools.call", tool="read_page", params={"tabId": tab}, **base)
-                if index >= 2:
-                    samples.append(time.perf_counter() - started)
-                assert result["ok"], result
-                size = len(result["text"])
-            out[name] = (samples, size)
-    finally:
-        await control.close()
-    return out
+
+    async def ready(url: str) -> Reader:
+        tab = (await control.call("tools.call", tool="tab_open", params={"url": url}, **base))["tabId"]
+        # The page in front, as each peer's is (a background tab's renderer runs at a lower priority).
+        focused = await control.call("tools.call", tool="tab_focus", params={"tabId": tab}, **base)
+        assert focused["ok"], focused
+
+        async def read() -> int:
+            result = await control.call("tools.call", tool="read_page", params={"tabId": tab}, **base)
+            assert result["ok"], result
+            return len(result["text"])
+        return read
+    return ready
 
 
-def peer(start: Any, navigate: tuple[str, dict[str, Any]], snapshot: str, urls: dict[str, str], runs: int,
-         page_ids: bool = False) -> dict[str, tuple[list[float], int]] | str:
-    """The snapshot tool's time and answer size on each page; `page_ids`: the server's tools
-    name their page (DevTools MCP's `pageId`)."""
-    async def work(connection: Any) -> dict[str, tuple[list[float], int]]:
-        out: dict[str, tuple[list[float], int]] = {}
-        which = await selected_page(connection) if page_ids else {}
-        for name, url in urls.items():
-            loaded = await connection.call(navigate[0], {**navigate[1], **which, "url": url})
-            assert not loaded.get("isError"), answer_text(loaded)[:300]
-            samples, size = [], 0
-            for index in range(runs + 2):
-                started = time.perf_counter()
-                answer = await connection.call(snapshot, which)
-                if index >= 2:
-                    samples.append(time.perf_counter() - started)
-                assert not answer.get("isError"), answer_text(answer)[:300]
-                size = len(answer_text(answer))
-            out[name] = (samples, size)
-        return out
+def peer_reader(connection: Any, navigate: tuple[str, dict[str, Any]], snapshot: str,
+                which: dict[str, Any]) -> Callable[[str], Awaitable[Reader]]:
+    """A peer's snapshot tool as a reader; `which` names its page where its tools want that
+    (DevTools MCP's `pageId`)."""
+    async def ready(url: str) -> Reader:
+        loaded = await connection.call(navigate[0], {**navigate[1], **which, "url": url})
+        assert not loaded.get("isError"), answer_text(loaded)[:300]
 
-    return start(work)
+        async def read() -> int:
+            answer = await connection.call(snapshot, which)
+            assert not answer.get("isError"), answer_text(answer)[:300]
+            return len(answer_text(answer))
+        return read
+    return ready
+
+
+async def measure(urls: dict[str, str], runs: int) -> tuple[dict[str, dict[str, tuple[list[float], int]]], list[str]]:
+    """{contender: {page: (samples, answer size)}}, and why a peer is missing when it is."""
+    missing: list[str] = []
+    async with contextlib.AsyncExitStack() as stack:
+        control = await attach(client="bench")
+        stack.push_async_callback(control.close)
+        contenders = {"ours": await our_reader(control)}
+        try:
+            playwright = await stack.enter_async_context(playwright_mcp())
+            contenders["Playwright MCP"] = peer_reader(playwright, ("browser_navigate", {}), "browser_snapshot", {})
+        except Unavailable as exc:
+            missing.append(str(exc))
+        try:
+            devtools = await stack.enter_async_context(devtools_mcp())
+            contenders["DevTools MCP"] = peer_reader(devtools, ("navigate_page", {"type": "url"}), "take_snapshot",
+                                                     await selected_page(devtools))
+        except Unavailable as exc:
+            missing.append(str(exc))
+        out: dict[str, dict[str, tuple[list[float], int]]] = {name: {} for name in contenders}
+        for page, url in urls.items():
+            readers = [(name, await ready(url)) for name, ready in contenders.items()]
+            samples: dict[str, list[float]] = {name: [] for name, _ in readers}
+            sizes: dict[str, int] = {}
+            for round_ in range(runs + 2):
+                turn = round_ % len(readers)
+                for name, read in readers[turn:] + readers[:turn]:
+                    started = time.perf_counter()
+                    sizes[name] = await read()
+                    if round_ >= 2:
+                        samples[name].append(time.perf_counter() - started)
+            for name in samples:
+                out[name][page] = (samples[name], sizes[name])
+    return out, missing
 
 
 def main() -> None:
@@ -91,27 +120,24 @@ def main() -> None:
     args = parser.parse_args()
     with served_browser(PAGES) as (server, _run):
         urls = {name: server.url(name) for name in PAGES}
-        mine = asyncio.run(ours(urls, args.runs))
-        playwright = peer(with_playwright_mcp, ("browser_navigate", {}), "browser_snapshot", urls, args.runs)
-        devtools = peer(with_devtools_mcp, ("navigate_page", {"type": "url"}), "take_snapshot", urls, args.runs,
-                        page_ids=True)
+        measured, missing = asyncio.run(measure(urls, args.runs))
+    peers = ("Playwright MCP", "DevTools MCP")
     rows = []
-    for name in PAGES:
-        ms = median(mine[name][0]) * 1000
-        row: list[object] = [name, f"{ms:.2f}", mine[name][1]]
-        for other in (playwright, devtools):
-            if isinstance(other, str):
+    for page in PAGES:
+        ms = median(measured["ours"][page][0]) * 1000
+        row: list[object] = [page, f"{ms:.2f}", measured["ours"][page][1]]
+        for name in peers:
+            if name not in measured:
                 row += ["-", "-", "-"]
-            else:
-                theirs = median(other[name][0]) * 1000
-                row += [f"{theirs:.2f}", other[name][1], f"{ms / theirs:.2f}"]
+                continue
+            theirs = median(measured[name][page][0]) * 1000
+            row += [f"{theirs:.2f}", measured[name][page][1], f"{ms / theirs:.2f}"]
         rows.append(row)
-    print(f"read_page on small pages, median of {args.runs} calls, ms (and characters of the answer)")
+    print(f"read_page on small pages, median of {args.runs} calls alternated with the peers', ms (and characters of the answer)")
     print(table(["page", "ours ms", "ours chars", "Playwright MCP ms", "chars", "x", "DevTools MCP ms", "chars", "x"],
                 rows))
-    for other in (playwright, devtools):
-        if isinstance(other, str):
-            print(other)
+    for why in missing:
+        print(why)
 
 
 if __name__ == "__main__":

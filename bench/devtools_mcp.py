@@ -5,9 +5,13 @@ after the piece of work."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
+from collections.abc import AsyncIterator
 from typing import Any, Awaitable, Callable, TypeVar
+
+from bench.playwright_mcp import Unavailable
 
 T = TypeVar("T")
 PACKAGE = "chrome-devtools-mcp@1.11.0"
@@ -35,25 +39,34 @@ class DevToolsMcp:
         return answer.model_dump(by_alias=True, mode="json", exclude_none=True)
 
 
-def with_devtools_mcp(work: Callable[[DevToolsMcp], Awaitable[T]]) -> T | str:
-    """`work(session)` against a fresh DevTools MCP server; or why it could not be done."""
+@contextlib.asynccontextmanager
+async def devtools_mcp() -> AsyncIterator[DevToolsMcp]:
+    """An open session with a fresh DevTools MCP server, stopped after; raises `Unavailable`
+    when there is no npx or Chromium to start it with."""
+    from mcp.client.client import Client
+    from mcp.client.stdio import StdioServerParameters
+
     npx = shutil.which("npx")
     browser = next((path for path in map(shutil.which, CHROMIUM) if path), None)
     if npx is None or browser is None:
-        return "Chrome DevTools MCP could not be started: " + ("no npx" if npx is None else "no Chromium")
+        raise Unavailable("Chrome DevTools MCP could not be started: " + ("no npx" if npx is None else "no Chromium"))
+    # --no-sandbox: Chromium refuses its sandbox as root (test containers).
+    params = StdioServerParameters(command=npx, args=[
+        "-y", PACKAGE, "--headless", "--isolated", "--executablePath", browser, "--usageStatistics=false",
+        "--chromeArg=--no-sandbox"], env={**os.environ, "CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS": "1"})
+    async with Client(params) as client:
+        yield DevToolsMcp(client)
 
+
+def with_devtools_mcp(work: Callable[[DevToolsMcp], Awaitable[T]]) -> T | str:
+    """`work(session)` against a fresh DevTools MCP server; or why it could not be done."""
     async def run() -> T:
-        from mcp.client.client import Client
-        from mcp.client.stdio import StdioServerParameters
-
-        # --no-sandbox: Chromium refuses its sandbox as root (test containers).
-        params = StdioServerParameters(command=npx, args=[
-            "-y", PACKAGE, "--headless", "--isolated", "--executablePath", browser, "--usageStatistics=false",
-            "--chromeArg=--no-sandbox"], env={**os.environ, "CHROME_DEVTOOLS_MCP_NO_USAGE_STATISTICS": "1"})
-        async with Client(params) as client:
-            return await work(DevToolsMcp(client))
+        async with devtools_mcp() as session:
+            return await work(session)
 
     try:
         return asyncio.run(run())
+    except Unavailable as exc:
+        return str(exc)
     except Exception as exc:  # the server answered oddly or did not start: report it, keep the rest
         return f"Chrome DevTools MCP failed: {type(exc).__name__}: {exc}"

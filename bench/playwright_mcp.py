@@ -4,6 +4,8 @@ started for one piece of work, spoken to over MCP as an agent would, stopped aft
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any, Awaitable, Callable, TypeVar
 
 T = TypeVar("T")
@@ -14,9 +16,14 @@ def answer_text(answer: dict[str, Any]) -> str:
     return "\n".join(block.get("text", "") for block in answer.get("content", []) if block.get("type") == "text")
 
 
-def with_playwright_mcp(work: Callable[[Any], Awaitable[T]]) -> T | str:
-    """`work(connection)` against a fresh Playwright MCP server (an open MCP connection to it);
-    or why it could not be done (offline machine, no npx, an odd answer)."""
+class Unavailable(Exception):
+    """A peer that could not be started here (offline machine, no npx or Chromium)."""
+
+
+@contextlib.asynccontextmanager
+async def playwright_mcp() -> AsyncIterator[Any]:
+    """An open MCP connection to a fresh Playwright MCP server, stopped after; raises
+    `Unavailable` when the server cannot be started."""
     from host.mcp.config import ServerConfig
     from host.mcp.connection import Connection
     from tests.support.playwright_mcp import EverythingUnavailable, PlaywrightMcpServer
@@ -25,19 +32,28 @@ def with_playwright_mcp(work: Callable[[Any], Awaitable[T]]) -> T | str:
     try:
         server.start()
     except EverythingUnavailable as exc:
-        return f"Playwright MCP could not be started: {exc}"
-
-    async def run() -> T:
+        raise Unavailable(f"Playwright MCP could not be started: {exc}") from None
+    try:
         connection = Connection(ServerConfig(id="playwright", url=server.url, timeout_seconds=300), None)
         await connection.open()
         try:
-            return await work(connection)
+            yield connection
         finally:
             await connection.close()
+    finally:
+        server.stop()
+
+
+def with_playwright_mcp(work: Callable[[Any], Awaitable[T]]) -> T | str:
+    """`work(connection)` against a fresh Playwright MCP server (an open MCP connection to it);
+    or why it could not be done (offline machine, no npx, an odd answer)."""
+    async def run() -> T:
+        async with playwright_mcp() as connection:
+            return await work(connection)
 
     try:
         return asyncio.run(run())
+    except Unavailable as exc:
+        return str(exc)
     except Exception as exc:  # the server answered oddly: report it, keep the other figures
         return f"Playwright MCP failed: {type(exc).__name__}: {exc}"
-    finally:
-        server.stop()
