@@ -112,7 +112,9 @@ const WEB_PAGE = /^https?:/i;
 // call from the host (no round trip between the load and the read): the read's result, or its
 // failure, goes with the answer. A load that timed out or left no web page is not read here.
 // `executorReady`: the injection at the latest commit, waited for so the read finds the executor
-// in place.
+// in place. The page does not read itself at its load and send that here instead: measured, an ask
+// sent into a loading document is handled only once its load event has run, and a message out of
+// it then reaches this worker no sooner than the browser's own word that the tab has loaded.
 async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve()) {
   if (!snapshot || typeof snapshot !== "object" || outcome.closed || outcome.timedOut) return outcome;
   if (!outcome.tab || !WEB_PAGE.test(outcome.tab.url || "")) return outcome;
