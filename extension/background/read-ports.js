@@ -5,9 +5,13 @@
 // opens one to whatever is there. Reads only: a read a closing port cut off is sent again the
 // one-off way (which injects the executor where none answers), and writes keep their one-off
 // message, whose failure says whether it was delivered.
+//
+// A top frame's executor opens the port itself as soon as it is in, while its page still loads: a
+// port this worker opens is taken by a loading document only once its load has run, so the read
+// that follows a load would wait for it (2-4 ms on a small page, measured).
 import { CONTENT } from "../generated/protocol.js";
 
-const kept = new Map(); // `${tabId}:${frameId}` -> { port, pending: Map<requestId, settle> }
+const kept = new Map(); // `${tabId}:${frameId}` -> { port, opener, pending: Map<requestId, settle> }
 
 function keyOf(tabId, frameId) {
   return `${tabId}:${frameId}`;
@@ -19,10 +23,17 @@ function close(key, entry) {
   entry.pending.clear();
 }
 
+const opened = { byWorker: 0, byPage: 0 };
+
 function open(tabId, frameId) {
-  const key = keyOf(tabId, frameId);
-  const port = chrome.tabs.connect(tabId, { frameId, name: CONTENT.READ_PORT });
-  const entry = { port, pending: new Map() };
+  opened.byWorker += 1;
+  return keep(keyOf(tabId, frameId), chrome.tabs.connect(tabId, { frameId, name: CONTENT.READ_PORT }), "worker");
+}
+
+// `port` serves the reads of `key` from now on (one left by the document before, not closed yet,
+// settles its reads when it closes). `opener`: who opened it, "worker" or "page".
+function keep(key, port, opener) {
+  const entry = { port, opener, pending: new Map() };
   port.onMessage.addListener((reply) => {
     const settle = reply && entry.pending.get(reply.requestId);
     if (!settle) return;
@@ -35,6 +46,29 @@ function open(tabId, frameId) {
   });
   kept.set(key, entry);
   return entry;
+}
+
+// A read port a document's executor opened (a port of that name from a tab; one from our own
+// pages is theirs, ui-ports.js): kept for its frame when it comes from our content script in the
+// document the tab shows, not a prerendered or cached one.
+export function installPagePorts() {
+  chrome.runtime.onConnect.addListener((port) => {
+    const sender = port.sender || {};
+    if (port.name !== CONTENT.READ_PORT || !sender.tab) return;
+    const shown = !sender.documentLifecycle || sender.documentLifecycle === "active";
+    if (sender.id !== chrome.runtime.id || !(sender.tab.id >= 0) || !shown) {
+      port.disconnect();
+      return;
+    }
+    opened.byPage += 1;
+    keep(keyOf(sender.tab.id, sender.frameId || 0), port, "page");
+  });
+}
+
+// For debugging and tests: the ports kept now (by tab:frame, with who opened each) and how many
+// each side has opened.
+export function readPortsState() {
+  return { kept: Object.fromEntries([...kept].map(([key, entry]) => [key, entry.opener])), opened: { ...opened } };
 }
 
 // The executor's answer to one `executor.execute` of a read tool (`message`, built and checked),

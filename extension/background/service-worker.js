@@ -10,6 +10,7 @@ import { installBrowserEvents } from "./browser-events.js";
 import { indicatorLinkState, installIndicator } from "./indicator-relay.js";
 import { handleCdpBatch, handleCdpCommand, installDebugger } from "./debugger.js";
 import { installPageScript } from "./page-script.js";
+import { installPagePorts, readPortsState } from "./read-ports.js";
 import { installGuard, installNavigationGuard, liftGuard } from "./navigation-guard.js";
 import { agentIdle, executorAtWork } from "./executor-at-work.js";
 
@@ -37,9 +38,10 @@ installUiPorts(link);
 installBrowserEvents(link);
 installIndicator(link);
 installPageScript();
+installPagePorts();
 installDebugger(link);
 installNavigationGuard(link);
 link.start();
 
 // Exposed for debugging from the worker's DevTools console and for tests.
-globalThis.tabwarden = { link, executorAtWork };
+globalThis.tabwarden = { link, executorAtWork, readPorts: readPortsState };

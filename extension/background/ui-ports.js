@@ -5,7 +5,7 @@
 // every open port is announced again before the pages hear that the link is ready; the pages
 // then initialize again. The worker also keeps an engine client of its own, for listeners in the
 // worker (notifications) that must hear about approvals while no page is open.
-import { SCHEMA_HASH, UI } from "../generated/protocol.js";
+import { CONTENT, SCHEMA_HASH, UI } from "../generated/protocol.js";
 import { CODES } from "./failures.js";
 
 const ports = new Map(); // clientId -> Port
@@ -42,6 +42,7 @@ export function installUiPorts(nativeLink) {
     chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
   }
   chrome.runtime.onConnect.addListener((port) => {
+    if (port.name === CONTENT.READ_PORT && port.sender && port.sender.tab) return; // an executor's (read-ports.js)
     if (!isOwnPage(port.sender)) {
       port.disconnect();
       return;

@@ -130,15 +130,10 @@
     }
   });
 
-  // The worker's kept port for reads (see background/read-ports.js): each message on it is one
-  // read, answered on the port as a one-off message would be. A write is refused there, unrun: it
-  // must come with its dialog patch, the one-off way.
-  chrome.runtime.onConnect.addListener((port) => {
-    if (port.name !== CONTENT.READ_PORT) return;
-    if (!port.sender || port.sender.id !== chrome.runtime.id || port.sender.tab) {
-      port.disconnect();
-      return;
-    }
+  // A port for reads (see background/read-ports.js): each message on it is one read, answered on
+  // the port as a one-off message would be. A write is refused there, unrun: it must come with its
+  // dialog patch, the one-off way.
+  function serveReads(port) {
     const answer = (reply) => {
       try {
         port.postMessage(reply);
@@ -152,5 +147,24 @@
       if (WRITES.has(message.tool)) return answer(refusal(message, `${message.tool} is a write: it is not taken on the read port`));
       execute(message, answer);
     });
+  }
+
+  // The worker's port...
+  chrome.runtime.onConnect.addListener((port) => {
+    if (port.name !== CONTENT.READ_PORT) return;
+    if (!port.sender || port.sender.id !== chrome.runtime.id || port.sender.tab) {
+      port.disconnect();
+      return;
+    }
+    serveReads(port);
   });
+  // ...or, in a top frame, one opened from here at once: the first read after the page's load
+  // then need not wait for a port the worker opens, which a loading page takes only after its load.
+  if (window === window.top) {
+    try {
+      serveReads(chrome.runtime.connect({ name: CONTENT.READ_PORT }));
+    } catch (_) {
+      // the extension was reloaded: this document's executor is an orphan, the worker opens ports
+    }
+  }
 })();

@@ -121,6 +121,22 @@ async def test_reads_follow_the_tab_from_document_to_document(driver):
         text = (await driver.read())["text"]
         assert f"URL: {url}" in text, text
 
+async def test_a_loaded_page_opens_its_read_port_itself_and_the_read_after_the_load_takes_it(driver):
+    tab = await with_executor(driver)
+    port = debugging_port(driver.site.run.profile)
+    before = await evaluate_in_worker(port, "tabwarden.readPorts()")
+    url = driver.site.url("search.html", visit="own-port")
+    loaded = await driver.ok("navigate", url=url)
+    assert f"URL: {url}" in loaded["text"], loaded["text"]
+    after = await evaluate_in_worker(port, "tabwarden.readPorts()")
+    # The new document's executor opened the port while its page loaded; the read that answered
+    # the navigation went over it, and so does the next one: the worker opened none.
+    assert after["kept"][f"{tab}:0"] == "page", after
+    assert after["opened"]["byPage"] > before["opened"]["byPage"], (before, after)
+    assert (await driver.read())["text"].count(f"URL: {url}") == 1
+    assert (await evaluate_in_worker(port, "tabwarden.readPorts()"))["opened"]["byWorker"] == before["opened"]["byWorker"]
+
+
 async def test_the_indicator_refuses_a_bad_field_and_shows_nothing(driver):
     tab = await with_executor(driver)
     assert await to_page(driver, tab, {"type": "indicator.show", "now": True}) == {
