@@ -317,17 +317,26 @@
   // where a click or a form would take the page: `to <url>`, `posts to <url>`, `opens <url>`.
   function elsewhere(hint, ctx) {
     const to = hint && hint.destination;
-    if (!to) return "";
-    let origin = "null";
-    try {
-      origin = new URL(to.url).origin;
-    } catch (_) {
-      origin = "null";
-    }
-    if (origin === ctx.win.location.origin) return "";
+    if (!to || sameOrigin(to.url, ctx)) return "";
     const url = to.url.length > MAX_SHOWN_URL ? `${to.url.slice(0, MAX_SHOWN_URL - 1)}…` : to.url;
     if (to.newTab) return `opens ${url}`;
     return to.method === "POST" ? `posts to ${url}` : `to ${url}`;
+  }
+
+  // Whether `url` (absolute, as the browser serialises it) is of the frame's origin. Most links of
+  // a page are, and such a URL is the origin followed by its path, query or fragment: told without
+  // parsing it. The frame's origin is read once per walk (a location is slow to read from here).
+  function sameOrigin(url, ctx) {
+    if (ctx.origin === undefined) ctx.origin = ctx.win.location.origin;
+    const origin = ctx.origin;
+    if (origin !== "null" && url.startsWith(origin) && (url.length === origin.length || "/?#".includes(url[origin.length]))) {
+      return true;
+    }
+    try {
+      return new URL(url).origin === origin;
+    } catch (_) {
+      return origin === "null"; // an address that does not parse has no origin of its own
+    }
   }
 
   // `focus` goes after the ref: it moves with every action, the element's own states do not.

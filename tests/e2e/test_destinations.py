@@ -49,6 +49,10 @@ async def test_the_snapshot_shows_where_elements_lead_when_they_leave(site, driv
     assert f"[posts to {b}/l1/collect]" in line("Card holder")
     assert f"[posts to {b}/l1/collect]" in line("Save at partner")
     assert "to " not in line("Stay here").split("]")[-2] and "posts to" not in line("Save locally")
+    # Addresses that only begin like this page's origin are shown as leaving it.
+    here = site.main.url("")[:-1]
+    assert f"[to http://{here[len('http://'):]}@{b[len('http://'):]}/l1/result.html]" in line("Sign in as this site")
+    assert f"[to {here}1/l1/result.html]" in line("Next door")
     # A plain button in that form neither submits it nor carries a value.
     assert "posts to" not in line("Check card")
 
