@@ -61,6 +61,18 @@ def site(tmp_path_factory):
             yield Site(run, granted, other, context, panel, web)
 
 
+@pytest.fixture
+def registered(site):
+    """The site with the host registered: the first test registers it as a user would, and a
+    test run without it registers it here."""
+    from playwright.sync_api import expect
+
+    if site.panel.locator("body").get_attribute("data-engine") != "ready":
+        site.run.cli("install", "--user-data-dir", str(site.run.profile))
+        expect(site.panel.locator("body")).to_have_attribute("data-engine", "ready")
+    return site
+
+
 def test_without_a_registered_host_the_banner_says_to_install_and_a_message_waits_queued(site):
     from playwright.sync_api import expect
 
@@ -96,9 +108,10 @@ def test_without_a_registered_host_the_banner_says_to_install_and_a_message_wait
     save_shots(panel, "first-run", "no-model-message-360")
 
 
-def test_an_empty_thread_without_a_model_offers_to_add_one(site):
+def test_an_empty_thread_without_a_model_offers_to_add_one(registered):
     from playwright.sync_api import expect
 
+    site = registered
     panel = site.panel
     panel.click("#new-thread")
     model = panel.locator(".first-run .first-model")
@@ -113,9 +126,10 @@ def test_an_empty_thread_without_a_model_offers_to_add_one(site):
     settings.close()
 
 
-def test_the_empty_thread_shows_the_sites_access_and_asks_chrome_for_it(site):
+def test_the_empty_thread_shows_the_sites_access_and_asks_chrome_for_it(registered):
     from playwright.sync_api import expect
 
+    site = registered
     panel = site.panel
     site.show(site.web)
     chip = panel.locator(".first-run .first-site")
@@ -139,9 +153,10 @@ def test_the_empty_thread_shows_the_sites_access_and_asks_chrome_for_it(site):
     expect(chip).to_have_attribute("data-state", "granted")
 
 
-def test_the_empty_thread_shows_the_model_in_use_and_examples_fill_the_composer(site):
+def test_the_empty_thread_shows_the_model_in_use_and_examples_fill_the_composer(registered):
     from playwright.sync_api import expect
 
+    site = registered
     panel = site.panel
     control_call(site.run.tw_home, "engine.op", op={
         "type": "providers.save", "submissionId": "first-run-provider", "name": "work", "kind": "openai",
