@@ -77,13 +77,24 @@
     return (el.shadowRoot || el).childNodes;
   }
 
+  // Text as it is rendered, and as Chromium names an element from it: in the case its
+  // element's text-transform gives (a tab written "Account" and styled uppercase is "ACCOUNT").
+  function rendered(text, parent) {
+    if (!parent || !/[^\s]/.test(text)) return text;
+    const transform = parent.ownerDocument.defaultView.getComputedStyle(parent).textTransform;
+    if (transform === "uppercase") return text.toUpperCase();
+    if (transform === "lowercase") return text.toLowerCase();
+    if (transform === "capitalize") return text.replace(/(^|[\s\-([{"'])(\p{L})/gu, (_, before, letter) => before + letter.toUpperCase());
+    return text;
+  }
+
   function fromContent(el, walk) {
     const parts = [pseudo(el, "::before")];
     let size = 0;
     for (const node of childNodes(el)) {
       if (size > GATHER_LIMIT) break;
       let text = "";
-      if (node.nodeType === 3) text = node.data;
+      if (node.nodeType === 3) text = rendered(node.data, node.parentElement);
       else if (node.nodeType === 1 && !SKIPPED.has(node.localName)) {
         text = compute(node, { ...walk, recursing: true });
         const display = node.ownerDocument.defaultView.getComputedStyle(node).display;
