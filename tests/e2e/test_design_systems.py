@@ -1,9 +1,10 @@
 """Widgets of real design systems from npm (pinned: `tests/support/design_systems.py`), driven as
 an agent does, with `read_page` alone: components that set their role, name and states through
-ElementInternals (Fluent UI's web components, Material Web's radios and tabs) read as Chromium
-reads them, are acted on by ref, and their new states show in the write's answer. Each outcome
-is checked in the page itself. The packages are installed with npm into a cache folder; without
-npm or the registry the module is skipped, except where the browser tests are required."""
+ElementInternals (Fluent UI's web components, Material Web's radios and tabs), and React ones
+(Material UI, Radix UI's primitives) read as Chromium reads them, are acted on by ref, and their
+new states show in the write's answer. Each outcome is checked in the page itself. The packages
+are installed with npm into a cache folder (the React pages bundled with esbuild from there);
+without npm or the registry the module is skipped, except where the browser tests are required."""
 
 from __future__ import annotations
 
@@ -45,10 +46,12 @@ def line_of(text: str, line_part: str) -> str:
 
 
 async def open_design(driver, page: str) -> str:
-    """Open `design/<page>.html` once its components are defined; its read_page text."""
+    """Open `design/<page>.html` once its components are defined (a React page's rendered); its
+    read_page text."""
     await driver.open(f"{page}.html")
     for _ in range(50):
-        ready = await driver.evaluate(f"{page}.html", "[...document.querySelectorAll(':not(:defined)')]"
+        ready = await driver.evaluate(f"{page}.html", "!!document.querySelector('main') && "
+                                      "[...document.querySelectorAll(':not(:defined)')]"
                                       ".filter((el) => el.localName.includes('-')).length === 0")
         if ready:
             break
@@ -143,3 +146,61 @@ async def test_the_internals_link_gives_a_page_nothing_to_find_or_steer(driver):
                                            "HTMLElement.prototype.attachInternals.length, "
                                            "Object.getOwnPropertyNames(window).filter((k) => /tabwarden/i.test(k))]") == \
         ["attachInternals", 0, []]
+
+
+async def test_material_ui_react_controls_read_and_act_by_ref(driver):
+    text = await open_design(driver, "mui")
+    # Material UI's switch is a checkbox input (Chromium reads it so); its slider an input range.
+    assert line_of(text, '"Wi-Fi"') == '- checkbox "Wi-Fi"', text
+    # Its tabs and buttons are styled uppercase: named so, as Chromium names them.
+    assert line_of(text, '"ACCOUNT"') == '- tab "ACCOUNT" [selected]', text
+    assert line_of(text, '"Medium"') == '- radio "Medium" [checked]', text
+    assert line_of(text, '"Country"').startswith('- combobox "Country" [collapsed]'), text
+    assert line_of(text, 'slider "Volume"').startswith('- slider "Volume"') and "[max=100]" in line_of(text, 'slider "Volume"')
+    await agrees_with_chromium(driver, "mui", text)
+    switched = await driver.ok("click", element="Wi-Fi", ref=ref_of(text, 'checkbox "Wi-Fi"'))
+    assert 'checkbox "Wi-Fi" [checked]' in switched["text"], switched["text"]
+    slid = await driver.ok("press_key", key="ArrowRight", repeat=2, ref=ref_of(text, 'slider "Volume"'))
+    assert '"50"' in line_of(slid["text"], '- slider "Volume"') or "[value=50]" in slid["text"], slid["text"]
+    tab = await driver.ok("click", element="Billing", ref=ref_of(text, 'tab "BILLING"'))
+    assert 'tab "BILLING" [selected]' in tab["text"], tab["text"]
+    chosen = await driver.ok("click", element="Large", ref=ref_of(text, 'radio "Large"'))
+    assert 'radio "Large" [checked]' in chosen["text"], chosen["text"]
+    # The select opens a listbox in a popover (the page behind it hidden from the tree, as
+    # Chromium hides it): its options come with the click's answer, and one is chosen by ref.
+    opened = await driver.ok("click", element="Country", ref=ref_of(text, 'combobox "Country"'))
+    assert 'listbox "Country"' in opened["text"], opened["text"]
+    picked = await driver.ok("click", element="Germany", ref=ref_of(opened["text"], 'option "Germany"'))
+    assert line_of(picked["text"], 'combobox "Country"').startswith('- combobox "Country" [collapsed]'), picked["text"]
+    # A ref from the first read still acts once the page behind the popover is back.
+    accepted = await driver.ok("click", element="terms", ref=ref_of(text, 'checkbox "I accept the terms"'))
+    assert 'checkbox "I accept the terms" [checked]' in accepted["text"], accepted["text"]
+    await driver.ok("click", element="Save", ref=ref_of(text, 'button "SAVE"'))
+    status = await in_page(driver, "mui", "document.getElementById('status').textContent")
+    assert status == "Saved: wifi on, volume 50, section billing, size large, country de, terms accepted", status
+    await agrees_with_chromium(driver, "mui", (await driver.read())["text"])
+
+
+async def test_radix_primitives_read_and_act_by_ref(driver):
+    text = await open_design(driver, "radix")
+    # Buttons that play a switch, a checkbox and radios, named by the labels that point at them.
+    assert line_of(text, '"Email alerts"') == '- switch "Email alerts" [checked]', text
+    assert line_of(text, '"Weekly digest"') == '- checkbox "Weekly digest"', text
+    assert line_of(text, '"Light"') == '- radio "Light" [checked]', text
+    assert line_of(text, 'slider "Brightness"') == '- slider "Brightness" [value=50] [min=0] [max=100]', text
+    assert line_of(text, '"General"') == '- tab "General" [selected]', text
+    await agrees_with_chromium(driver, "radix", text)
+    switched = await driver.ok("click", element="Email alerts", ref=ref_of(text, 'switch "Email alerts"'))
+    assert 'switch "Email alerts" [checked=false]' in switched["text"], switched["text"]
+    slid = await driver.ok("press_key", key="ArrowLeft", repeat=2, ref=ref_of(text, 'slider "Brightness"'))
+    assert "[value=40]" in line_of(slid["text"], '- slider "Brightness"'), slid["text"]
+    tab = await driver.ok("click", element="Advanced", ref=ref_of(text, 'tab "Advanced"'))
+    assert 'tab "Advanced" [selected]' in tab["text"] and "Advanced settings" in tab["text"], tab["text"]
+    checked = await driver.ok("click", element="Weekly digest", ref=ref_of(text, 'checkbox "Weekly digest"'))
+    assert 'checkbox "Weekly digest" [checked]' in checked["text"], checked["text"]
+    chosen = await driver.ok("click", element="Dark", ref=ref_of(text, 'radio "Dark"'))
+    assert 'radio "Dark" [checked]' in chosen["text"], chosen["text"]
+    applied = await driver.ok("click", element="Apply", ref=ref_of(text, 'button "Apply"'))
+    assert "Applied: email off, brightness 40, tab advanced, digest on, theme dark" in applied["text"], applied["text"]
+    assert await in_page(driver, "radix", "document.getElementById('status').textContent") == \
+        "Applied: email off, brightness 40, tab advanced, digest on, theme dark"

@@ -9,9 +9,17 @@ import shutil
 import subprocess
 from pathlib import Path
 
-# Web components that set their role and states through ElementInternals, and their versions.
-PACKAGES = {"@fluentui/web-components": "3.1.3", "@material/web": "2.5.0"}
+# Web components that set their role and states through ElementInternals; React component
+# libraries, with esbuild to bundle the React pages as a site's build does; and their versions.
+PACKAGES = {
+    "@fluentui/web-components": "3.1.3", "@material/web": "2.5.0",
+    "react": "18.3.1", "react-dom": "18.3.1", "@mui/material": "5.16.7", "@emotion/react": "11.13.3",
+    "@emotion/styled": "11.13.0", "@radix-ui/react-checkbox": "1.1.1", "@radix-ui/react-label": "2.1.0",
+    "@radix-ui/react-radio-group": "1.2.0", "@radix-ui/react-slider": "1.2.0", "@radix-ui/react-switch": "1.1.0",
+    "@radix-ui/react-tabs": "1.1.0", "esbuild": "0.24.0",
+}
 INSTALL_TIMEOUT_S = 300
+BUNDLE_TIMEOUT_S = 120
 
 
 class PackagesUnavailable(RuntimeError):
@@ -48,10 +56,30 @@ def node_modules() -> Path:
     return folder / "node_modules"
 
 
+def bundle(sources: Path, into: Path) -> None:
+    """Each `*.jsx` page script in `sources` bundled for the browser as `into/<name>.js`, its
+    packages imported by name from the pinned ones."""
+    modules = node_modules()
+    into.mkdir(parents=True, exist_ok=True)
+    for source in sorted(sources.glob("*.jsx")):
+        try:
+            built = subprocess.run(
+                [str(modules / ".bin" / "esbuild"), str(source), "--bundle", "--format=iife", "--jsx=automatic",
+                 "--minify", '--define:process.env.NODE_ENV="production"', f"--outfile={into / (source.stem + '.js')}",
+                 "--log-level=warning"],
+                capture_output=True, text=True, timeout=BUNDLE_TIMEOUT_S, stdin=subprocess.DEVNULL,
+                env={**os.environ, "NODE_PATH": str(modules)})
+        except subprocess.TimeoutExpired as exc:
+            raise RuntimeError(f"esbuild took over {BUNDLE_TIMEOUT_S} s on {source.name}") from exc
+        if built.returncode != 0:
+            raise RuntimeError(f"esbuild could not bundle {source.name}: {built.stderr.strip()[-800:]}")
+
+
 def served_root(pages: Path, into: Path) -> Path:
-    """A folder to serve: `pages` as `l1/` (where the test drivers look) and the packages as
-    `/node_modules/`."""
+    """A folder to serve: `pages` as `l1/` (where the test drivers look), the packages as
+    `/node_modules/` and the pages' React scripts, bundled, as `/bundles/`."""
     into.mkdir(parents=True, exist_ok=True)
     (into / "l1").symlink_to(pages, target_is_directory=True)
     (into / "node_modules").symlink_to(node_modules(), target_is_directory=True)
+    bundle(pages, into / "bundles")
     return into
