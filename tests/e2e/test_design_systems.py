@@ -62,6 +62,19 @@ async def in_page(driver, page: str, expression: str):
     return await driver.evaluate(f"{page}.html", expression)
 
 
+def shows(text: str, lines: dict[str, str]) -> None:
+    """For each `part: line`, the first snapshot line containing `part` reads `line` (refs aside)."""
+    for part, line in lines.items():
+        assert line_of(text, part) == line, text
+
+
+async def clicked(driver, text: str, line_part: str, element: str, now: str) -> dict:
+    """Click the element on the line of `text` containing `line_part`; its answer shows `now`."""
+    answer = await driver.ok("click", element=element, ref=ref_of(text, line_part))
+    assert now in answer["text"], answer["text"]
+    return answer
+
+
 async def agrees_with_chromium(driver, page: str, text: str) -> Tally:
     tally = await agreement(debugging_port(driver.site.run.profile), f"{page}.html", page, text)
     print(f"{page}: {tally.summary()}")
@@ -150,31 +163,24 @@ async def test_the_internals_link_gives_a_page_nothing_to_find_or_steer(driver):
 
 async def test_material_ui_react_controls_read_and_act_by_ref(driver):
     text = await open_design(driver, "mui")
-    # Material UI's switch is a checkbox input (Chromium reads it so); its slider an input range.
-    assert line_of(text, '"Wi-Fi"') == '- checkbox "Wi-Fi"', text
-    # Its tabs and buttons are styled uppercase: named so, as Chromium names them.
-    assert line_of(text, '"ACCOUNT"') == '- tab "ACCOUNT" [selected]', text
-    assert line_of(text, '"Medium"') == '- radio "Medium" [checked]', text
+    # Its switch is a checkbox input (Chromium reads it so); its tabs and buttons are styled
+    # uppercase and named so, as Chromium names them.
+    shows(text, {'"Wi-Fi"': '- checkbox "Wi-Fi"', '"ACCOUNT"': '- tab "ACCOUNT" [selected]',
+                 '"Medium"': '- radio "Medium" [checked]', '- slider "Volume"': '- slider "Volume" [value="30"] [min=0] [max=100]'})
     assert line_of(text, '"Country"').startswith('- combobox "Country" [collapsed]'), text
-    assert line_of(text, 'slider "Volume"').startswith('- slider "Volume"') and "[max=100]" in line_of(text, 'slider "Volume"')
     await agrees_with_chromium(driver, "mui", text)
-    switched = await driver.ok("click", element="Wi-Fi", ref=ref_of(text, 'checkbox "Wi-Fi"'))
-    assert 'checkbox "Wi-Fi" [checked]' in switched["text"], switched["text"]
+    await clicked(driver, text, 'checkbox "Wi-Fi"', "Wi-Fi", 'checkbox "Wi-Fi" [checked]')
     slid = await driver.ok("press_key", key="ArrowRight", repeat=2, ref=ref_of(text, 'slider "Volume"'))
-    assert '"50"' in line_of(slid["text"], '- slider "Volume"') or "[value=50]" in slid["text"], slid["text"]
-    tab = await driver.ok("click", element="Billing", ref=ref_of(text, 'tab "BILLING"'))
-    assert 'tab "BILLING" [selected]' in tab["text"], tab["text"]
-    chosen = await driver.ok("click", element="Large", ref=ref_of(text, 'radio "Large"'))
-    assert 'radio "Large" [checked]' in chosen["text"], chosen["text"]
+    assert '- slider "Volume" [value="50"] [min=0] [max=100] [ref=' in slid["text"], slid["text"]
+    await clicked(driver, text, 'tab "BILLING"', "Billing", 'tab "BILLING" [selected]')
+    await clicked(driver, text, 'radio "Large"', "Large", 'radio "Large" [checked]')
     # The select opens a listbox in a popover (the page behind it hidden from the tree, as
     # Chromium hides it): its options come with the click's answer, and one is chosen by ref.
-    opened = await driver.ok("click", element="Country", ref=ref_of(text, 'combobox "Country"'))
-    assert 'listbox "Country"' in opened["text"], opened["text"]
+    opened = await clicked(driver, text, 'combobox "Country"', "Country", 'listbox "Country"')
     picked = await driver.ok("click", element="Germany", ref=ref_of(opened["text"], 'option "Germany"'))
     assert line_of(picked["text"], 'combobox "Country"').startswith('- combobox "Country" [collapsed]'), picked["text"]
     # A ref from the first read still acts once the page behind the popover is back.
-    accepted = await driver.ok("click", element="terms", ref=ref_of(text, 'checkbox "I accept the terms"'))
-    assert 'checkbox "I accept the terms" [checked]' in accepted["text"], accepted["text"]
+    await clicked(driver, text, 'checkbox "I accept the terms"', "terms", 'checkbox "I accept the terms" [checked]')
     await driver.ok("click", element="Save", ref=ref_of(text, 'button "SAVE"'))
     status = await in_page(driver, "mui", "document.getElementById('status').textContent")
     assert status == "Saved: wifi on, volume 50, section billing, size large, country de, terms accepted", status
@@ -184,23 +190,17 @@ async def test_material_ui_react_controls_read_and_act_by_ref(driver):
 async def test_radix_primitives_read_and_act_by_ref(driver):
     text = await open_design(driver, "radix")
     # Buttons that play a switch, a checkbox and radios, named by the labels that point at them.
-    assert line_of(text, '"Email alerts"') == '- switch "Email alerts" [checked]', text
-    assert line_of(text, '"Weekly digest"') == '- checkbox "Weekly digest"', text
-    assert line_of(text, '"Light"') == '- radio "Light" [checked]', text
-    assert line_of(text, 'slider "Brightness"') == '- slider "Brightness" [value=50] [min=0] [max=100]', text
-    assert line_of(text, '"General"') == '- tab "General" [selected]', text
+    shows(text, {'"Email alerts"': '- switch "Email alerts" [checked]', '"Weekly digest"': '- checkbox "Weekly digest"',
+                 '"Light"': '- radio "Light" [checked]', '"General"': '- tab "General" [selected]',
+                 '- slider "Brightness"': '- slider "Brightness" [value=50] [min=0] [max=100]'})
     await agrees_with_chromium(driver, "radix", text)
-    switched = await driver.ok("click", element="Email alerts", ref=ref_of(text, 'switch "Email alerts"'))
-    assert 'switch "Email alerts" [checked=false]' in switched["text"], switched["text"]
+    await clicked(driver, text, 'switch "Email alerts"', "Email alerts", 'switch "Email alerts" [checked=false]')
     slid = await driver.ok("press_key", key="ArrowLeft", repeat=2, ref=ref_of(text, 'slider "Brightness"'))
-    assert "[value=40]" in line_of(slid["text"], '- slider "Brightness"'), slid["text"]
-    tab = await driver.ok("click", element="Advanced", ref=ref_of(text, 'tab "Advanced"'))
-    assert 'tab "Advanced" [selected]' in tab["text"] and "Advanced settings" in tab["text"], tab["text"]
-    checked = await driver.ok("click", element="Weekly digest", ref=ref_of(text, 'checkbox "Weekly digest"'))
-    assert 'checkbox "Weekly digest" [checked]' in checked["text"], checked["text"]
-    chosen = await driver.ok("click", element="Dark", ref=ref_of(text, 'radio "Dark"'))
-    assert 'radio "Dark" [checked]' in chosen["text"], chosen["text"]
-    applied = await driver.ok("click", element="Apply", ref=ref_of(text, 'button "Apply"'))
-    assert "Applied: email off, brightness 40, tab advanced, digest on, theme dark" in applied["text"], applied["text"]
-    assert await in_page(driver, "radix", "document.getElementById('status').textContent") == \
-        "Applied: email off, brightness 40, tab advanced, digest on, theme dark"
+    assert '- slider "Brightness" [value=40] [min=0] [max=100] [ref=' in slid["text"], slid["text"]
+    tab = await clicked(driver, text, 'tab "Advanced"', "Advanced", 'tab "Advanced" [selected]')
+    assert "Advanced settings" in tab["text"], tab["text"]
+    await clicked(driver, text, 'checkbox "Weekly digest"', "Weekly digest", 'checkbox "Weekly digest" [checked]')
+    await clicked(driver, text, 'radio "Dark"', "Dark", 'radio "Dark" [checked]')
+    applied = "Applied: email off, brightness 40, tab advanced, digest on, theme dark"
+    await clicked(driver, text, 'button "Apply"', "Apply", applied)
+    assert await in_page(driver, "radix", "document.getElementById('status').textContent") == applied
