@@ -48,13 +48,18 @@ function keep(key, port, opener) {
   return entry;
 }
 
-// A read port a document's executor opened (a port of that name from a tab; one from our own
-// pages is theirs, ui-ports.js): kept for its frame when it comes from our content script in the
-// document the tab shows, not a prerendered or cached one.
+// Whether `port`, connected to this worker, is a read port a document's executor opened (a port
+// of that name from a tab): this module's, not the UI's (ui-ports.js).
+export function isPageReadPort(port) {
+  return port.name === CONTENT.READ_PORT && !!(port.sender && port.sender.tab);
+}
+
+// A page's read port is kept for its frame when it comes from our content script in the document
+// the tab shows, not a prerendered or cached one.
 export function installPagePorts() {
   chrome.runtime.onConnect.addListener((port) => {
-    const sender = port.sender || {};
-    if (port.name !== CONTENT.READ_PORT || !sender.tab) return;
+    if (!isPageReadPort(port)) return;
+    const sender = port.sender;
     const shown = !sender.documentLifecycle || sender.documentLifecycle === "active";
     if (sender.id !== chrome.runtime.id || !(sender.tab.id >= 0) || !shown) {
       port.disconnect();

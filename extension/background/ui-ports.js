@@ -5,8 +5,9 @@
 // every open port is announced again before the pages hear that the link is ready; the pages
 // then initialize again. The worker also keeps an engine client of its own, for listeners in the
 // worker (notifications) that must hear about approvals while no page is open.
-import { CONTENT, SCHEMA_HASH, UI } from "../generated/protocol.js";
+import { SCHEMA_HASH, UI } from "../generated/protocol.js";
 import { CODES } from "./failures.js";
+import { isPageReadPort } from "./read-ports.js";
 
 const ports = new Map(); // clientId -> Port
 const worker = { clientId: `worker-${crypto.randomUUID()}`, listeners: [] };
@@ -42,7 +43,7 @@ export function installUiPorts(nativeLink) {
     chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
   }
   chrome.runtime.onConnect.addListener((port) => {
-    if (port.name === CONTENT.READ_PORT && port.sender && port.sender.tab) return; // an executor's (read-ports.js)
+    if (isPageReadPort(port)) return;
     if (!isOwnPage(port.sender)) {
       port.disconnect();
       return;

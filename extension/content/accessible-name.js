@@ -79,23 +79,27 @@
 
   // Text as it is rendered, and as Chromium names an element from it: in the case its
   // element's text-transform gives (a tab written "Account" and styled uppercase is "ACCOUNT").
-  function rendered(text, parent) {
-    if (!parent || !/[^\s]/.test(text)) return text;
-    const transform = parent.ownerDocument.defaultView.getComputedStyle(parent).textTransform;
+  function inCase(text, transform) {
     if (transform === "uppercase") return text.toUpperCase();
     if (transform === "lowercase") return text.toLowerCase();
     if (transform === "capitalize") return text.replace(/(^|[\s\-([{"'])(\p{L})/gu, (_, before, letter) => before + letter.toUpperCase());
     return text;
   }
 
+  const textTransform = (el) => el.ownerDocument.defaultView.getComputedStyle(el).textTransform;
+
   function fromContent(el, walk) {
     const parts = [pseudo(el, "::before")];
     let size = 0;
+    let own = null; // el's text-transform, read at its first text that shows (slotted text has its own parent)
     for (const node of childNodes(el)) {
       if (size > GATHER_LIMIT) break;
       let text = "";
-      if (node.nodeType === 3) text = rendered(node.data, node.parentElement);
-      else if (node.nodeType === 1 && !SKIPPED.has(node.localName)) {
+      if (node.nodeType === 3) {
+        text = node.data;
+        const parent = node.parentElement;
+        if (parent && /\S/.test(text)) text = inCase(text, parent === el ? (own ??= textTransform(el)) : textTransform(parent));
+      } else if (node.nodeType === 1 && !SKIPPED.has(node.localName)) {
         text = compute(node, { ...walk, recursing: true });
         const display = node.ownerDocument.defaultView.getComputedStyle(node).display;
         if (text && !display.startsWith("inline")) text = ` ${text} `;

@@ -149,7 +149,7 @@
     });
   }
 
-  // The worker's port...
+  // Ports the worker opens...
   chrome.runtime.onConnect.addListener((port) => {
     if (port.name !== CONTENT.READ_PORT) return;
     if (!port.sender || port.sender.id !== chrome.runtime.id || port.sender.tab) {

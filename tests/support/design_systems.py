@@ -56,10 +56,9 @@ def node_modules() -> Path:
     return folder / "node_modules"
 
 
-def bundle(sources: Path, into: Path) -> None:
+def bundle(sources: Path, into: Path, modules: Path) -> None:
     """Each `*.jsx` page script in `sources` bundled for the browser as `into/<name>.js`, its
-    packages imported by name from the pinned ones."""
-    modules = node_modules()
+    packages imported by name from `modules` (the pinned ones)."""
     into.mkdir(parents=True, exist_ok=True)
     for source in sorted(sources.glob("*.jsx")):
         try:
@@ -80,6 +79,7 @@ def served_root(pages: Path, into: Path) -> Path:
     `/node_modules/` and the pages' React scripts, bundled, as `/bundles/`."""
     into.mkdir(parents=True, exist_ok=True)
     (into / "l1").symlink_to(pages, target_is_directory=True)
-    (into / "node_modules").symlink_to(node_modules(), target_is_directory=True)
-    bundle(pages, into / "bundles")
+    modules = node_modules()
+    (into / "node_modules").symlink_to(modules, target_is_directory=True)
+    bundle(pages, into / "bundles", modules)
     return into
