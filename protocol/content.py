@@ -60,6 +60,9 @@ class ExecutorExecute(ContentMessage, tag="executor.execute", kw_only=True):
     # The URL the receiving document must have for the tool to run (none when empty): the call
     # was judged for the page at it. Otherwise the answer is `target_changed`, and nothing ran.
     expect_url: Annotated[str, msgspec.Meta(max_length=MAX_URL_CHARS)] = ""
+    # Run only once the receiving document's load event has run: the read that goes with a load
+    # the agent started, sent to the new document while it still loads.
+    after_load: bool = False
 
 
 class ExecutorCancel(ContentMessage, tag="executor.cancel", kw_only=True):

@@ -1,10 +1,11 @@
 // L0: the extension APIs the host may call, by dotted name. Anything else is refused. The
 // worker decides nothing here: the host ran the gatekeeper before sending the call.
-import { callContent, requireTabAt } from "./content-relay.js";
+import { callContent, readAfterLoad, requireTabAt } from "./content-relay.js";
 import { injectAtCommit, injectionUnderway } from "./load-executor.js";
 import { agentAtWork } from "./executor-at-work.js";
 import { CODES, errorInfo, failure } from "./failures.js";
 import { rulesInForce } from "./guard-installs.js";
+import { answerUnasked } from "./read-ports.js";
 
 // The tab is looked at again when the browser says it changed, and at the latest this long after
 // the last look (a change can come between a look and the listener; a held load reports nothing).
@@ -112,21 +113,31 @@ const WEB_PAGE = /^https?:/i;
 // call from the host (no round trip between the load and the read): the read's result, or its
 // failure, goes with the answer. A load that timed out or left no web page is not read here.
 // `executorReady`: the injection at the latest commit, waited for so the read finds the executor
-// in place. The page does not read itself at its load and send that here instead: measured, an ask
-// sent into a loading document is handled only once its load event has run, and a message out of
-// it then reaches this worker no sooner than the browser's own word that the tab has loaded.
-async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve()) {
+// in place. `early`: for the agent's own load, the result of the read the new document takes of
+// itself right after its load event, asked for at its commit (null when the document did not
+// take it on, or the read failed): the browser tells this worker of the load some milliseconds
+// after that event, and by then the read is under way or done. Without it the read is asked for
+// from here (a read of the page's own still under way is shared, not run twice).
+async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve(), early = null) {
   if (!snapshot || typeof snapshot !== "object" || outcome.closed || outcome.timedOut) return outcome;
   if (!outcome.tab || !WEB_PAGE.test(outcome.tab.url || "")) return outcome;
+  const own = early && await early;
+  if (own) {
+    outcome.snapshot = own;
+    return outcome;
+  }
   await executorReady;
-  const params = Number.isInteger(snapshot.maxTokens) ? { maxTokens: snapshot.maxTokens } : {};
   try {
-    const read = { tabId, frameId: 0, tool: "read_page", params, write: false };
+    const read = { tabId, frameId: 0, tool: "read_page", params: snapshotParams(snapshot), write: false };
     outcome.snapshot = await callContent(read, new AbortController().signal);
   } catch (err) {
     outcome.snapshotFailure = errorInfo(err);
   }
   return outcome;
+}
+
+function snapshotParams(snapshot) {
+  return Number.isInteger(snapshot.maxTokens) ? { maxTokens: snapshot.maxTokens } : {};
 }
 
 // How long a load waits for the guard's rules sent before it: less than the host waits for their
@@ -163,21 +174,34 @@ async function navigateTab(tabId, options = {}) {
   from.catch(() => {}); // taken below, after a refused guard if both fail
   if (options.afterGuard) await guardInForce();
   await from;
+  const selfRead = options.snapshot && typeof options.snapshot === "object"
+    ? readAfterLoad(snapshotParams(options.snapshot), (Number(options.timeoutMs) || 15000) + 15000) : null;
+  const early = selfRead ? answerUnasked(tabId, selfRead.requestId) : null;
   let executorReady = Promise.resolve();
+  let documentId = null;
   const committed = (details) => {
     if (details.tabId === tabId && details.frameId === 0 && details.documentId) {
-      executorReady = injectAtCommit(tabId, details.documentId, details.url);
+      documentId = details.documentId;
+      executorReady = injectAtCommit(tabId, details.documentId, details.url, selfRead);
     }
   };
   chrome.webNavigation.onCommitted.addListener(committed);
-  let outcome;
   try {
-    const tab = await chrome.tabs.update(tabId, { url: options.url });
-    outcome = await waitForLoad(tabId, { ...options, fromUrl: typeof options.fromUrl === "string" ? options.fromUrl : tab.url });
+    let outcome;
+    try {
+      const tab = await chrome.tabs.update(tabId, { url: options.url });
+      outcome = await waitForLoad(tabId, { ...options, fromUrl: typeof options.fromUrl === "string" ? options.fromUrl : tab.url });
+    } finally {
+      chrome.webNavigation.onCommitted.removeListener(committed);
+    }
+    // Only the answer of the document the tab shows now, and only a read that went well.
+    const own = early && early.takenBy() === documentId && early.promise.then((answer) => (answer
+      && answer.documentId === documentId && answer.reply.ok && answer.reply.result && typeof answer.reply.result === "object"
+      ? answer.reply.result : null));
+    return await readLoaded(tabId, outcome, options.snapshot, executorReady, own || null);
   } finally {
-    chrome.webNavigation.onCommitted.removeListener(committed);
+    if (early) early.stop();
   }
-  return readLoaded(tabId, outcome, options.snapshot, executorReady);
 }
 
 // Every tab, with the one the user is looking at (active tab of the last focused window).

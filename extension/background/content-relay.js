@@ -196,6 +196,13 @@ async function readWithoutPing(tabId, frameId, fields) {
   return send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields);
 }
 
+// The read of the page a load of the agent's brings, sent to it while it loads and run once its
+// load event has (`afterLoad`); null when the parameters do not fit the message.
+export function readAfterLoad(params, deadlineMs) {
+  const fields = { requestId: `r${nextRequest++}`, tool: "read_page", params, deadlineAt: Date.now() + deadlineMs, afterLoad: true };
+  return CONTENT.problem({ type: TYPES.EXECUTOR_EXECUTE, ...fields }) ? null : CONTENT.message(TYPES.EXECUTOR_EXECUTE, fields);
+}
+
 // The call was judged for the page at `url`: nothing goes to a tab that shows another now
 // (`target_changed`, unsent, with `tabMoved`; `tab_closed` when the tab is gone). A read in the
 // top frame leaves the check to the document it reaches (no look at the tab first: one hop

@@ -5,7 +5,7 @@
 // watcher reports a person from then on); otherwise the executor is injected at commit. Where it
 // cannot go (no site access, a page of the browser), nothing happens; the read injects it when it
 // must.
-import { armWatcher, callContent, EXECUTOR_FILES, watchFrames } from "./content-relay.js";
+import { callContent, EXECUTOR_FILES, watchFrames } from "./content-relay.js";
 import { agentAtWork, executorRegistered } from "./executor-at-work.js";
 
 // tabId -> { documentId, underway }: the tab's latest top-frame document given the executor (or
@@ -18,20 +18,39 @@ chrome.tabs.onRemoved.addListener((tabId) => injected.delete(tabId));
 // document armed when the browser puts the executor in; resolves once the executor is in (or
 // could not go in): at once in the second case, where the read after the load needs no injection
 // to wait for.
-export function injectAtCommit(tabId, documentId, url) {
-  const last = injected.get(tabId);
-  if (last && last.documentId === documentId) return last.underway;
+// `loadRead`: the agent's own load brought this document, and its executor is to read the page
+// right after the load (readAtLoad in executor.js).
+export function injectAtCommit(tabId, documentId, url, loadRead = null) {
   const target = { tabId, documentIds: [documentId] };
+  const atCommit = (arm) => chrome.scripting.executeScript({ target, func: onCommit, args: [arm, loadRead], injectImmediately: true })
+    .catch(() => {});
+  const last = injected.get(tabId);
+  if (last && last.documentId === documentId) {
+    if (loadRead) atCommit(false);
+    return last.underway;
+  }
   let underway = Promise.resolve();
   if (executorRegistered(url)) {
     // Its frames are armed at its first request, once they have loaded (the executor asks).
-    chrome.scripting.executeScript({ target, func: armWatcher, injectImmediately: true }).catch(() => {});
+    atCommit(true);
   } else {
     underway = chrome.scripting.executeScript({ target, files: EXECUTOR_FILES, injectImmediately: true })
       .then(() => watchFrames(tabId), () => {});
+    if (loadRead) atCommit(false);
   }
   injected.set(tabId, { documentId, underway });
   return underway;
+}
+
+// Run in the isolated world of a document just committed: its takeover watcher armed (`arm`), and
+// its executor given `loadRead`, or, not in yet, left it to take when it comes in.
+function onCommit(arm, loadRead) {
+  const watch = globalThis.__tabwardenWatch;
+  if (arm && watch) watch.arm();
+  if (!loadRead) return;
+  const TW = globalThis.__tabwarden;
+  if (TW && typeof TW.readAtLoad === "function") TW.readAtLoad(loadRead);
+  else globalThis.__tabwardenReadAtLoad = loadRead;
 }
 
 // The injection at the tab's latest top-frame commit (a read after the load waits for it, so it

@@ -36,13 +36,17 @@ function keep(key, port, opener) {
   const entry = { port, opener, pending: new Map() };
   port.onMessage.addListener((reply) => {
     const settle = reply && entry.pending.get(reply.requestId);
-    if (!settle) return;
+    if (!settle) {
+      if (opener === "page") takeUnasked(port, reply);
+      return;
+    }
     entry.pending.delete(reply.requestId);
     settle(reply);
   });
   port.onDisconnect.addListener(() => {
     void chrome.runtime.lastError; // no executor there, or its document went: expected
     close(key, entry);
+    dropUnasked(port);
   });
   kept.set(key, entry);
   return entry;
@@ -70,10 +74,57 @@ export function installPagePorts() {
   });
 }
 
-// For debugging and tests: the ports kept now (by tab:frame, with who opened each) and how many
-// each side has opened.
+// requestId -> { tabId, settle, port, documentId }: an answer a top frame's executor is to send
+// unasked over the port it opened (the read of a load of the agent's: readAtLoad in executor.js),
+// with the port and document that said it would (`reading`) once one has.
+const unasked = new Map();
+let answeredUnasked = 0;
+
+// The answer `requestId` from the top frame of `tabId`, when its document sends it unasked.
+// `promise` resolves with { reply, documentId } (the document it came from), or with null when
+// `stop()` is called first or the port of the document that took the request on closes first.
+// `takenBy()`: the document that said it is reading (null until one has).
+export function answerUnasked(tabId, requestId) {
+  let settle = () => {};
+  const promise = new Promise((resolve) => { settle = resolve; });
+  const wait = { tabId, settle, port: null, documentId: null };
+  unasked.set(requestId, wait);
+  return {
+    promise,
+    takenBy: () => wait.documentId,
+    stop: () => {
+      if (unasked.get(requestId) === wait) unasked.delete(requestId);
+      settle(null);
+    },
+  };
+}
+
+function takeUnasked(port, reply) {
+  const wait = reply && unasked.get(reply.requestId);
+  const sender = port.sender;
+  if (!wait || !sender || !sender.tab || sender.tab.id !== wait.tabId || sender.frameId) return;
+  if (reply.reading === true) {
+    wait.port = port;
+    wait.documentId = sender.documentId || null;
+    return;
+  }
+  unasked.delete(reply.requestId);
+  answeredUnasked += 1;
+  wait.settle({ reply, documentId: sender.documentId || null });
+}
+
+function dropUnasked(port) {
+  for (const [requestId, wait] of unasked) {
+    if (wait.port !== port) continue;
+    unasked.delete(requestId);
+    wait.settle(null);
+  }
+}
+
+// For debugging and tests: the ports kept now (by tab:frame, with who opened each), how many
+// each side has opened, and how many answers documents sent unasked.
 export function readPortsState() {
-  return { kept: Object.fromEntries([...kept].map(([key, entry]) => [key, entry.opener])), opened: { ...opened } };
+  return { kept: Object.fromEntries([...kept].map(([key, entry]) => [key, entry.opener])), opened: { ...opened }, answeredUnasked };
 }
 
 // The executor's answer to one `executor.execute` of a read tool (`message`, built and checked),

@@ -62,6 +62,18 @@
     chrome.runtime.sendMessage(CONTENT.message(TYPES.TAKEOVER_FRAME_LOADED, {})).catch(() => {});
   }
 
+  // Resolves in a task after the document's load event has run (at once when it has): a read
+  // sent with a load sees the page as loaded, not the part parsed so far. The task is a message
+  // to itself, which a hidden tab does not throttle as it does timers.
+  function afterLoad() {
+    if (document.readyState === "complete") return null;
+    return new Promise((resolve) => window.addEventListener("load", () => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => resolve();
+      channel.port2.postMessage(null);
+    }, { once: true }));
+  }
+
   function execute(message, sendResponse) {
     const { requestId, tool, params, deadlineAt } = message;
     driven();
@@ -82,16 +94,68 @@
       sendResponse(failureOf(err, { requestId, tool }));
       return false;
     }
+    const shared = loadRead && loadRead.share(message);
+    if (shared) {
+      shared.then((result) => sendResponse({ ok: true, requestId, result }), (err) => sendResponse(failureOf(err, { requestId, tool })));
+      return true;
+    }
+    start(message).then((result) => sendResponse({ ok: true, requestId, result }), ([err, request]) => sendResponse(failureOf(err, request)));
+    return true;
+  }
+
+  // Queue one checked request; its outcome rejects with [error, request].
+  function start(message) {
+    const { requestId, tool, params, deadlineAt } = message;
     const controller = new AbortController();
     const request = { requestId, tool, params, deadlineAt, controller, signal: controller.signal, write: WRITES.has(tool), dispatched: false, timedOut: false };
     running.set(requestId, request);
-    const outcome = queue.then(() => run(request));
+    const loaded = message.afterLoad ? afterLoad() : null;
+    const outcome = queue.then(() => loaded).then(() => run(request));
     queue = outcome.catch(() => {});
-    outcome
-      .then((result) => sendResponse({ ok: true, requestId, result }), (err) => sendResponse(failureOf(err, request)))
-      .finally(() => running.delete(requestId));
-    return true;
+    outcome.finally(() => running.delete(requestId)).catch(() => {});
+    return outcome.catch((err) => Promise.reject([err, request]));
   }
+
+  // The read of a load of the agent's, asked for when the document committed (the worker's
+  // `readAtLoad`): it runs in the task after the load event, and its answer goes to the worker
+  // unasked over this document's read port, while the browser is still telling the worker that
+  // the load is over. The worker asks for the read too once it hears that; the same read
+  // (same parameters), when it comes, shares this one's outcome instead of running again.
+  let loadRead = null;
+  let ownPort = null;
+  function readAtLoad(message) {
+    if (loadRead || CONTENT.problem(message) || message.tool !== "read_page" || !message.afterLoad || !ownPort) return;
+    try {
+      TW.checkParams(message.tool, message.params);
+    } catch (_) {
+      return; // the worker's own read says what is wrong
+    }
+    const key = JSON.stringify(message.params);
+    const outcome = start(message);
+    let taken = false;
+    let failed = false;
+    outcome.catch(() => { failed = true; });
+    loadRead = { share: (asked) => {
+      if (taken || failed || asked.tool !== "read_page" || JSON.stringify(asked.params) !== key) return null;
+      taken = true;
+      return outcome.catch(([err]) => Promise.reject(err));
+    } };
+    const port = ownPort;
+    try {
+      port.postMessage({ requestId: message.requestId, reading: true });
+    } catch (_) {
+      return; // the port closed: the worker's own read runs instead (and shares this one)
+    }
+    outcome.then((result) => ({ ok: true, requestId: message.requestId, result }), ([err, request]) => failureOf(err, request))
+      .then((reply) => {
+        try {
+          port.postMessage(reply);
+        } catch (_) {
+          // the port closed: the worker's own read runs instead
+        }
+      });
+  }
+  TW.readAtLoad = readAtLoad;
 
   // A refused message is answered with its request id when that much of it is valid, so the
   // worker reports the refusal instead of a mismatch.
@@ -162,9 +226,14 @@
   // then need not wait for a port the worker opens, which a loading page takes only after its load.
   if (window === window.top) {
     try {
-      serveReads(chrome.runtime.connect({ name: CONTENT.READ_PORT }));
+      ownPort = chrome.runtime.connect({ name: CONTENT.READ_PORT });
+      serveReads(ownPort);
     } catch (_) {
       // the extension was reloaded: this document's executor is an orphan, the worker opens ports
     }
+    // Asked for before this executor was in (the worker asks at the document's commit).
+    const asked = globalThis.__tabwardenReadAtLoad;
+    delete globalThis.__tabwardenReadAtLoad;
+    if (asked) readAtLoad(asked);
   }
 })();

@@ -36,6 +36,10 @@ globalThis.__tabwardenContent = (() => {
       }
     },
     "executor.execute": {
+      "afterLoad": {
+        "kind": "boolean",
+        "required": false
+      },
       "deadlineAt": {
         "kind": "integer",
         "maximum": 9007199254740991,

@@ -137,6 +137,23 @@ async def test_a_loaded_page_opens_its_read_port_itself_and_the_read_after_the_l
     assert (await evaluate_in_worker(port, "tabwarden.readPorts()"))["opened"]["byWorker"] == before["opened"]["byWorker"]
 
 
+async def test_a_page_the_agent_loads_reads_itself_after_its_load_and_that_read_answers(driver):
+    await with_executor(driver)
+    port = debugging_port(driver.site.run.profile)
+    before = await evaluate_in_worker(port, "tabwarden.readPorts()")
+    url = driver.site.url("search.html", visit="self-read")
+    loaded = await driver.ok("navigate", url=url)
+    assert f"URL: {url}" in loaded["text"] and 'textbox "Query"' in loaded["text"], loaded["text"]
+    # Asked for at the commit, the new document read itself once its load was over and sent the
+    # answer unasked; the navigation's answer is that read, which ran once in the page.
+    after = await evaluate_in_worker(port, "tabwarden.readPorts()")
+    assert after["answeredUnasked"] == before["answeredUnasked"] + 1, (before, after)
+    assert await in_content_world(driver, "visit=self-read", "globalThis.__tabwarden.state.snapshotCounter") == 1
+    # The refs of that read act.
+    assert (await driver.ok("type", ref=ref_of(loaded["text"], 'textbox "Query"'), element="Query", text="kept refs"))["ok"]
+    assert await driver.evaluate("visit=self-read", "document.querySelector('input').value") == "kept refs"
+
+
 async def test_the_indicator_refuses_a_bad_field_and_shows_nothing(driver):
     tab = await with_executor(driver)
     assert await to_page(driver, tab, {"type": "indicator.show", "now": True}) == {

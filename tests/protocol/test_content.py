@@ -16,8 +16,9 @@ def test_every_declared_message_is_in_the_generated_table_with_its_fields():
     declared = content.TO_PAGE + content.TO_WORKER
     assert sorted(table) == sorted(cls.__struct_config__.tag for cls in declared)
     execute = table["executor.execute"]
-    assert set(execute) == {"requestId", "tool", "params", "deadlineAt", "expectUrl"}
+    assert set(execute) == {"requestId", "tool", "params", "deadlineAt", "expectUrl", "afterLoad"}
     assert execute["expectUrl"]["required"] is False
+    assert execute["afterLoad"]["required"] is False
     assert execute["requestId"] == {"kind": "string", "required": True, "minLength": 1, "maxLength": 64}
     assert execute["params"] == {"kind": "any", "required": True}
     assert table["timer.sleep"]["ms"] == {"kind": "number", "required": True, "minimum": 0, "maximum": content.MAX_SLEEP_MS}
