@@ -142,6 +142,10 @@
     snapshotCounter: 0, // every snapshot of this executor, reads and post-write ones alike
     snapshot: null, // the current snapshot: { id, token, refs: Map, lines, ... }
     priorHints: new Map(), // older refs -> { hint, identity }, oldest first, bounded
+    // element -> { ref, hint, token } of the last snapshot that named it: an element a snapshot
+    // left out (hidden behind a modal, scrolled out of a virtual list) gets its ref back when it
+    // returns unchanged in role and name.
+    earlierRefs: new WeakMap(),
     activeRequests: 0,
     changedSinceSnapshot: true, // the page changed since the current snapshot (no snapshot yet: unknown)
   };

@@ -35,7 +35,7 @@
   const LABEL_TEXT_LIMIT = 80;
 
   class Walker {
-    // `keep`: element -> { ref, hint } of the current snapshot, whose refs stay (see takeSnapshot).
+    // `keep`: element -> its { ref, hint } from an earlier snapshot, or null (see takeSnapshot).
     constructor(prefix, dry, textLimit = TEXT_LIMIT, keep = null) {
       this.prefix = prefix;
       this.keep = keep;
@@ -284,8 +284,8 @@
     addRef(el, ctx, role, name) {
       this.count += 1;
       const hint = TW.hintOf(el, role, name);
-      // An element the current snapshot already named, unchanged in role and name, keeps its ref.
-      const kept = this.keep ? this.keep.get(el) : null;
+      // An element a snapshot already named, unchanged in role and name, keeps its ref.
+      const kept = this.keep ? this.keep(el) : null;
       const ref = kept && !this.refs.has(kept.ref) && TW.sameHint(kept.hint, hint) ? kept.ref : `${this.prefix}${this.count}`;
       this.lastHint = hint;
       if (!this.dry) {
@@ -481,9 +481,11 @@
   function retire(previous) {
     if (!previous) return;
     const prior = TW.state.priorHints;
+    const earlier = TW.state.earlierRefs;
     for (const [ref, entry] of previous.refs) {
       prior.delete(ref);
       prior.set(ref, { hint: entry.hint, token: previous.token, doc: entry.doc, frames: entry.frames });
+      earlier.set(entry.el, { ref, hint: entry.hint, token: previous.token });
     }
     while (prior.size > MAX_PRIOR_HINTS) prior.delete(prior.keys().next().value);
   }
@@ -512,15 +514,22 @@
   // Take a snapshot and make it the current one (every earlier ref becomes a prior hint).
   // `full`: text runs whole (up to FULL_TEXT_LIMIT characters each), not cut at 120.
   // The elements the current snapshot has refs for keep them while their role and name stay
-  // (refs an agent holds stay good across reads and writes; a changed element gets a new one).
+  // (refs an agent holds stay good across reads and writes; a changed element gets a new one),
+  // and so do elements an earlier snapshot named that come back (the page behind a popover that
+  // hid it from the tree): an agent's ref to them acts again as it is.
   // `keepNew` (a write's snapshot): the lines new since the snapshot before stay within the
   // budget, so a write's answer shows its effect even on a page larger than the budget.
   TW.takeSnapshot = ({ maxTokens = 3000, full = false, keepNew = false } = {}) => {
     const token = TW.documentToken();
     const snapshotId = ++TW.state.snapshotCounter;
     const current = TW.state.snapshot;
-    const keep = current && current.token === token
-      ? new Map([...current.refs].map(([ref, entry]) => [entry.el, { ref, hint: entry.hint }])) : null;
+    const kept = current && current.token === token
+      ? new Map([...current.refs].map(([ref, entry]) => [entry.el, { ref, hint: entry.hint }])) : new Map();
+    const earlier = TW.state.earlierRefs;
+    const keep = (el) => {
+      const found = kept.get(el) || earlier.get(el);
+      return found && (!found.token || found.token === token) ? found : null;
+    };
     const walker = walk(token, snapshotId, false, full ? FULL_TEXT_LIMIT : TEXT_LIMIT, keep);
     const id = `s${token}_${snapshotId}`;
     const all = walker.entries.map(render);

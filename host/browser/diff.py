@@ -50,6 +50,9 @@ REMOVED = "Removed:"
 RENEWED = "The same lines with new refs (the elements were replaced; their old refs no longer work):"
 FOCUS = "The focus is now on:"
 READ_FOR_REST = "read_page shows the whole page"
+SINCE_EARLIER = ("Told against {since}, an earlier snapshot than the latest, which the page is closer to now: the "
+                 "changes below are those since {since} (what the snapshots after it showed and is not listed here is "
+                 "gone), and its refs still on the page work as they are.")
 
 
 class SnapshotDiff(msgspec.Struct, frozen=True):
@@ -60,6 +63,7 @@ class SnapshotDiff(msgspec.Struct, frozen=True):
     added: int = 0
     removed: int = 0
     moved: int = 0
+    renewed: int = 0  # lines that stayed with a ref the snapshot before did not give them
     restated: tuple[str, ...] = ()  # the refs of the elements whose states changed
     focus_restated: bool = False  # the element that holds the focus is one of them
     dialogs_opened: tuple[str, ...] = ()  # the lines of the dialogs that appeared
@@ -315,18 +319,23 @@ def _focus_moved(before: list[str], after: list[str], added: set[int], acted: It
             and match.group(1) not in held]
 
 
-def _renewed(after: list[str], added: set[int], generation: str) -> list[int]:
-    """Lines not added whose ref is new in this snapshot: the same line, another element (a list
-    re-rendered), so the ref given before no longer works."""
-    mark = f"[ref={generation}_"
-    return [j for j, line in enumerate(after) if j not in added and mark in line] if generation else []
+def _renewed(after: list[str], added: set[int], known: set[str]) -> list[int]:
+    """Lines not added whose ref the snapshot before did not have (`known`: its refs): the same
+    line, another element (a list re-rendered), so the ref given before no longer works."""
+    out = []
+    for j, line in enumerate(after):
+        found = _REF_OF.search(line) if j not in added else None
+        if found and found.group(1) not in known:
+            out.append(j)
+    return out
 
 
 def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Iterable[str] = (),
-                   hidden: Iterable[str] = (), acted: Iterable[str] = ()) -> SnapshotDiff:
+                   hidden: Iterable[str] = (), acted: Iterable[str] = (), since: str = "") -> SnapshotDiff:
     """Compare two snapshot texts of the same document. With no previous snapshot the whole
     current one is the answer. `previous_hidden` / `hidden`: the hashes of the lines each one's
-    budget left out. `acted`: the refs the write acted on."""
+    budget left out. `acted`: the refs the write acted on. `since`: the id of `previous` when it
+    is an earlier snapshot than the latest one (the answer says so)."""
     if not previous:
         return SnapshotDiff(text=current, changed=True)
     before = _body(previous)
@@ -341,23 +350,27 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
     removed = [i for i in removed if i not in restated_old]
     generation = generation_of(current)
     header = f"# Page Changes ({generation})"
+    if since:
+        header += f" since {since}\n{SINCE_EARLIER.format(since=since)}"
     changed = bool(added or removed or moved)
     restated = tuple(found.group(1) for j in pairs if (found := _REF_OF.search(after[j])))
     focus_restated = any("] [focused]" in after[j] for j in pairs)
     opened = tuple(after[j].strip() for j in added if j not in pairs and _DIALOG.match(after[j]))
     closed = sum(1 for i in removed if _DIALOG.match(old[i]))
-    facts = dict(changed=changed, added=len(added), removed=len(removed), moved=len(moved), restated=restated,
-                 focus_restated=focus_restated, dialogs_opened=opened, dialogs_closed=closed)
-    sections = _change_sections(before, after, old, edits, pairs, removed, generation, tuple(acted))
+    renewed = _renewed(after, set(added), set(_REF_OF.findall(previous)))
+    facts = dict(changed=changed, added=len(added), removed=len(removed), moved=len(moved), renewed=len(renewed),
+                 restated=restated, focus_restated=focus_restated, dialogs_opened=opened, dialogs_closed=closed)
+    sections = _change_sections(before, after, old, edits, pairs, removed, renewed, tuple(acted))
     text = "\n\n".join([header, *sections, KEPT_REFS_NOTE])
     if len(text) > ANSWER_CHARS and len(added) + len(removed) > PAGE_WIDE_SHARE * max(len(after), len(before), 1):
         text = (f"{header}\nThe page changed throughout ({len(added)} lines added, {len(removed)} removed); "
-                f"its snapshot now, where every ref from before that is not in it no longer works:\n\n{current}")
+                f"its snapshot now, where a ref from before that is not in it does not work (unless its element "
+                f"comes back, as the page behind a closed popover does):\n\n{current}")
     return SnapshotDiff(text=text, **facts)
 
 
 def _change_sections(before: list[str], after: list[str], old: list[str], edits: _Edits, pairs: dict[int, int],
-                     removed: list[int], generation: str, acted: tuple[str, ...]) -> list[str]:
+                     removed: list[int], renewed: list[int], acted: tuple[str, ...]) -> list[str]:
     """The sections of a diff's answer within its budget: added or changed lines, removed ones,
     lines that moved, refs renewed on lines that did not change, where the focus went."""
     added = edits.added
@@ -379,7 +392,6 @@ def _change_sections(before: list[str], after: list[str], old: list[str], edits:
     if not sections:
         sections.append("No structural change detected.")
     taken = set(added)
-    renewed = _renewed(after, taken, generation)
     if renewed:
         sections.append(_section(RENEWED, _in_context(after, renewed, CONTEXT_MARK), max(room, 400)))
         room -= len(sections[-1])

@@ -19,6 +19,8 @@ from host.browser.wire import SnapshotRef
 MAX_PRIOR = 500
 MAX_REFS_PER_SNAPSHOT = 50_000
 MAX_VALUES = 2000
+# The snapshots before the latest whose texts are kept as baselines a diff may compare with.
+EARLIER_BASELINES = 2
 _REF = re.compile(r"^s([0-9a-z]+)_(\d+)_(\d+)$")
 
 class RefHint(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
@@ -51,7 +53,7 @@ class RefHint(msgspec.Struct, frozen=True, rename="camel", omit_defaults=True):
 class TabRefs:
     """The refs of one tab."""
 
-    __slots__ = ("doc_token", "snapshot_id", "snapshot", "text", "hidden", "current", "prior", "values")
+    __slots__ = ("doc_token", "snapshot_id", "snapshot", "text", "hidden", "earlier", "current", "prior", "values")
 
     def __init__(self) -> None:
         self.doc_token = ""
@@ -59,6 +61,8 @@ class TabRefs:
         self.snapshot = ""
         self.text = ""  # the latest snapshot text: the baseline of the next diff
         self.hidden: tuple[str, ...] = ()  # the hashes of the lines its budget left out
+        # (snapshot, text, hidden) of the snapshots before the latest one, latest first.
+        self.earlier: list[tuple[str, str, tuple[str, ...]]] = []
         self.current: dict[str, RefHint] = {}
         self.prior: OrderedDict[str, RefHint] = OrderedDict()
         # element key -> the field's latest known value: kept apart from the hints, which are
@@ -122,6 +126,8 @@ class RefMap:
                     entry.values[wire.element_key] = wire.value
         while len(entry.values) > MAX_VALUES:
             entry.values.popitem(last=False)
+        if entry.text:
+            entry.earlier = [(entry.snapshot, entry.text, entry.hidden), *entry.earlier][:EARLIER_BASELINES]
         entry.doc_token = doc_token
         entry.snapshot_id = snapshot_id
         entry.snapshot = label
@@ -138,6 +144,12 @@ class RefMap:
         """The hashes of the lines the tab's latest snapshot left out for its budget."""
         entry = self._tabs.get(tab_id)
         return entry.hidden if entry else ()
+
+    def earlier_texts(self, tab_id: int) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
+        """(snapshot, text, hidden line hashes) of the document's snapshots before the latest,
+        latest first (a few)."""
+        entry = self._tabs.get(tab_id)
+        return tuple(entry.earlier) if entry else ()
 
     def lookup(self, tab_id: int, ref: str) -> RefHint | None:
         """The hint of `ref` in the tab's current snapshot or its recent past, else None."""

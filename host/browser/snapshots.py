@@ -70,27 +70,49 @@ async def loaded_snapshot(bridge: Bridge, refs: RefMap, tab_id: int, loaded: dic
 
 
 class Baseline(NamedTuple):
-    """What a diff compares a new snapshot with: the tab's last one, as the ref map keeps it."""
+    """What a diff compares a new snapshot with: the tab's last one, as the ref map keeps it, and
+    a few before it (snapshot, text, hidden), latest first."""
 
     doc_token: str
     text: str
     hidden: tuple[str, ...]
+    earlier: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
 
 def baseline(refs: RefMap, tab_id: int) -> Baseline:
     """The tab's last snapshot, to take before a new one arrives."""
     token, text = refs.last_text(tab_id)
-    return Baseline(token, text, refs.last_hidden(tab_id))
+    return Baseline(token, text, refs.last_hidden(tab_id), refs.earlier_texts(tab_id))
+
+
+# A diff that adds and removes at least this many lines is compared with the ones against the
+# earlier snapshots (a write that changed a line or two is not).
+MANY_LINES = 8
 
 
 def changes(before: Baseline, snapshot: PageSnapshot, acted: tuple[str, ...] = ()) -> "SnapshotDiff":
     """What `snapshot` shows changed since `before`: the whole snapshot when that was of
-    another document (or there was none). `acted`: the refs the write acted on."""
+    another document (or there was none). `acted`: the refs the write acted on.
+
+    A page that goes back to how it was two or three snapshots ago (a popover or a modal closed,
+    whose page behind it had left the tree while it was open) is told against that snapshot when
+    fewer than half as many lines changed since (or came back with other refs than it gave): its
+    elements come back with the refs it gave them where they are the same elements. What happened in this step (a dialog that closed, the target's own change) is
+    still told from the diff against the last snapshot."""
     from host.browser.diff import diff_snapshots  # only a write's answer needs it
 
     same_document = bool(before.doc_token) and before.doc_token == snapshot.doc_token
-    return diff_snapshots(before.text if same_document else None, snapshot.text, previous_hidden=before.hidden,
-                          hidden=snapshot.hidden, acted=acted)
+    latest = diff_snapshots(before.text if same_document else None, snapshot.text, previous_hidden=before.hidden,
+                            hidden=snapshot.hidden, acted=acted)
+    if not same_document or not before.text or latest.added + latest.removed < MANY_LINES:
+        return latest
+    best = latest
+    for label, text, hidden in before.earlier:
+        other = diff_snapshots(text, snapshot.text, previous_hidden=hidden, hidden=snapshot.hidden, acted=acted,
+                               since=label)
+        if (other.added + other.removed + other.renewed) * 2 < best.added + best.removed + best.renewed:
+            best = other
+    return latest if best is latest else msgspec.structs.replace(latest, text=best.text)
 
 
 async def changes_since_last(bridge: Bridge, refs: RefMap, tab_id: int,

@@ -34,6 +34,15 @@ def test_a_line_whose_element_was_replaced_lists_its_new_ref():
     assert "Stop" not in diff.text
 
 
+def test_a_line_with_a_ref_the_snapshot_before_did_not_have_lists_it_whatever_its_generation():
+    # Compared with an earlier snapshot, a ref kept from one in between is no ref the model had
+    # for that line either.
+    before = snap(1, '- button "Go" [ref=sdoc_1_1]', '- button "Stop" [ref=sdoc_1_2]')
+    after = snap(3, '- button "Go" [ref=sdoc_2_7]', '- button "Stop" [ref=sdoc_1_2]')
+    diff = diff_snapshots(before, after, since="sdoc_1")
+    assert diff.renewed == 1 and '- button "Go" [ref=sdoc_2_7]' in diff.text and "Stop" not in diff.text
+
+
 def test_the_focus_moving_alone_is_no_change_but_the_answer_says_where_it_is():
     before = snap(1, '- listbox "Fruit" [ref=sdoc_1_1] [focused]', '- button "Save" [ref=sdoc_1_2]')
     after = snap(2, '- listbox "Fruit" [ref=sdoc_1_1]', '- button "Save" [ref=sdoc_1_2] [focused]')

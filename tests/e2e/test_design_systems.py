@@ -173,14 +173,22 @@ async def test_material_ui_react_controls_read_and_act_by_ref(driver):
     slid = await driver.ok("press_key", key="ArrowRight", repeat=2, ref=ref_of(text, 'slider "Volume"'))
     assert '- slider "Volume" [value="50"] [min=0] [max=100] [ref=' in slid["text"], slid["text"]
     await clicked(driver, text, 'tab "BILLING"', "Billing", 'tab "BILLING" [selected]')
-    await clicked(driver, text, 'radio "Large"', "Large", 'radio "Large" [checked]')
+    large = await clicked(driver, text, 'radio "Large"', "Large", 'radio "Large" [checked]')
     # The select opens a listbox in a popover (the page behind it hidden from the tree, as
     # Chromium hides it): its options come with the click's answer, and one is chosen by ref.
     opened = await clicked(driver, text, 'combobox "Country"', "Country", 'listbox "Country"')
     picked = await driver.ok("click", element="Germany", ref=ref_of(opened["text"], 'option "Germany"'))
     assert line_of(picked["text"], 'combobox "Country"').startswith('- combobox "Country" [collapsed]'), picked["text"]
-    # A ref from the first read still acts once the page behind the popover is back.
-    await clicked(driver, text, 'checkbox "I accept the terms"', "terms", 'checkbox "I accept the terms" [checked]')
+    # The page behind the popover came back with its refs from before, so the answer is told
+    # against the snapshot before the popover opened: the country changed, and the rest of the
+    # page is not repeated.
+    before_popover = re.search(r"# Page Changes \((s[0-9a-z]+_\d+)\)", large["text"]).group(1)
+    assert f" since {before_popover}\n" in picked["text"] and 'text: "Germany"' in picked["text"], picked["text"]
+    assert ref_of(picked["text"], 'combobox "Country"') == ref_of(text, 'combobox "Country"')
+    assert "Wi-Fi" not in picked["text"] and "SAVE" not in picked["text"], picked["text"]
+    # A ref from the first read acts as it is once the page behind the popover is back.
+    terms = await clicked(driver, text, 'checkbox "I accept the terms"', "terms", 'checkbox "I accept the terms" [checked]')
+    assert "recovered" not in terms["text"], terms["text"]
     await driver.ok("click", element="Save", ref=ref_of(text, 'button "SAVE"'))
     status = await in_page(driver, "mui", "document.getElementById('status').textContent")
     assert status == "Saved: wifi on, volume 50, section billing, size large, country de, terms accepted", status

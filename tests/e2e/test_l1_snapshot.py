@@ -263,3 +263,24 @@ async def test_the_full_mode_keeps_long_text_whole(driver):
     clicked = await driver.ok("click", element="Save", ref=ref_of(page, 'button "Save"'))
     after = clicked["text"].split("--- incremental snapshot ---")[1]
     assert "# Page Snapshot" in after and "Removed:" not in after, after
+
+
+async def test_the_page_behind_a_closed_popover_comes_back_with_its_refs_and_the_answer_is_told_against_it(driver):
+    await driver.open("popover.html")
+    text = (await driver.read())["text"]
+    first = re.search(r"# Page Snapshot \((s[0-9a-z]+_\d+)\)", text).group(1)
+    opened = await driver.ok("click", element="Size", ref=ref_of(text, 'button "Size: Medium"'))
+    # While the list is open the page behind it is out of the tree, and its refs with it.
+    assert 'listbox "Size"' in opened["text"] and 'checkbox "Gift wrap"' in opened["text"].split("Removed:", 1)[1]
+    picked = await driver.ok("click", element="Large", ref=ref_of(opened["text"], 'option "Large"'))
+    # The page came back with the refs the first read gave it: the answer is told against that
+    # read, and says only what changed since (the button's new name, under a new ref).
+    assert picked["text"].split("--- incremental snapshot ---\n", 1)[1].startswith("# Page Changes (") \
+        and f" since {first}\n" in picked["text"], picked["text"]
+    assert 'button "Size: Large"' in picked["text"] and "Gift wrap" not in picked["text"], picked["text"]
+    # The first read's refs act as they are, no recovery needed.
+    for element, line in (("Gift wrap", 'checkbox "Gift wrap"'), ("Buy", 'button "Buy"')):
+        done = await driver.ok("click", element=element, ref=ref_of(text, line))
+        assert "recovered" not in done["text"], done["text"]
+    assert await driver.evaluate("popover.html", "document.getElementById('status').textContent") == \
+        "Bought 1 (Size: Large), gift wrapped"
