@@ -16,6 +16,11 @@ and in tokens at 4 characters each (the same measure on both sides). Also printe
 writes' answers (median and largest), to be held to about 1k tokens when a write changed a few
 elements. Ratio = ours / Playwright MCP's.
 
+A second, short task on the same pages put inside a <main> that a select-like button hides from
+the tree while its list is open (aria-hidden, as Material UI's select and most modals do): open
+the list, choose an option, then fill and save the first row with the refs from before. Printed:
+its tokens on both sides, and our answer to the choice, when the page behind the list comes back.
+
     python -m bench.bench_tokens [--rows N]
 """
 
@@ -44,6 +49,19 @@ document.addEventListener("click", (event) => {
   out.textContent = "Saved " + row.querySelector("input").value;
 });
 </script>"""
+POPOVER = """<div id="popover" hidden><ul role="listbox" aria-label="Size">
+<li role="option" tabindex="-1">Small</li><li role="option" tabindex="-1">Large</li></ul></div>
+<script>
+const page = document.getElementById("page"), popover = document.getElementById("popover");
+const size = document.getElementById("size");
+size.addEventListener("click", () => { page.setAttribute("aria-hidden", "true"); popover.hidden = false; });
+for (const option of popover.querySelectorAll("[role=option]")) option.addEventListener("click", () => {
+  size.textContent = "Size: " + option.textContent; popover.hidden = true; page.removeAttribute("aria-hidden");
+});
+</script>"""
+POPOVER_STEPS = [("click", 'button "Size: Medium"', ""), ("click", 'option "Large"', ""),
+                 ("type", 'textbox "Field 1"', "Value 1"), ("click", 'button "Save 1"', "")]
+STALE_PEER_REF = "not found in the current page snapshot"
 OUR_REF = re.compile(r"\[ref=(s[0-9a-z]+_\d+_\d+)\]")
 PEER_REF = re.compile(r"\[ref=([a-z0-9]+)\]")
 
@@ -51,6 +69,13 @@ PEER_REF = re.compile(r"\[ref=([a-z0-9]+)\]")
 def task_page(elements: int) -> str:
     """A generated page of `elements` elements whose Save buttons record their row's value."""
     return generated_page(elements).replace("</body>", ROW_SCRIPT + "</body>")
+
+
+def popover_page(elements: int) -> str:
+    """The task page inside a <main> with a select-like button at its top whose list, while
+    open, hides the <main> from the tree."""
+    body = '<body><main id="page"><button type="button" id="size" aria-haspopup="listbox">Size: Medium</button>'
+    return task_page(elements).replace("<body>", body, 1).replace("</body>", "</main>" + POPOVER + "</body>", 1)
 
 
 def rows_of(elements: int, count: int) -> list[int]:
@@ -132,24 +157,33 @@ def playwright_mcp(url: str, steps: list[tuple[str, str, str]]) -> Tally | str:
         tally = Tally()
         answers: list[str] = []
 
-        async def call(tool: str, kind: str, params: dict) -> None:
+        async def call(tool: str, kind: str, params: dict) -> bool:
             answer = await connection.call(tool, params)
             text = answer_text(answer)
-            assert not answer.get("isError"), text[:400]
-            answers.append(text)
             tally.add(kind, text)
+            if answer.get("isError"):
+                # A ref its last snapshot no longer has: a careful agent reads the page again.
+                assert STALE_PEER_REF in text, text[:400]
+                return False
+            answers.append(text)
+            return True
 
-        await call("browser_navigate", "navigation", {"url": url})
-        for tool, part, text in steps:
-            ref = newest_ref(answers, part, PEER_REF)
+        async def ref_for(part: str, fresh: bool = False) -> str:
+            ref = None if fresh else newest_ref(answers, part, PEER_REF)
             if ref is None:
                 await call("browser_snapshot", "lookup", {})
                 ref = newest_ref(answers, part, PEER_REF)
             assert ref, f"no ref for {part}"
-            params = {"element": part, "target": ref}
+            return ref
+
+        await call("browser_navigate", "navigation", {"url": url})
+        for tool, part, text in steps:
+            params = {"element": part, "target": await ref_for(part)}
             if text:
                 params["text"] = text
-            await call(f"browser_{tool}", "write", params)
+            if not await call(f"browser_{tool}", "write", params):
+                params["target"] = await ref_for(part, fresh=True)
+                assert await call(f"browser_{tool}", "write", params), part
         return tally
 
     return with_playwright_mcp(work)
@@ -176,15 +210,21 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=15, help="rows filled per page (two steps each)")
     args = parser.parse_args()
     pages = {f"task{size}.html": task_page(size) for size in SIZES}
+    pages.update({f"popover{size}.html": popover_page(size) for size in SIZES})
     plans = {size: steps_of(rows_of(size, args.rows)) for size in SIZES}
     mine: dict[int, Tally] = {}
+    mine_popover: dict[int, Tally] = {}
     with served_browser(pages) as (server, _run):
         urls = {size: server.url(f"task{size}.html") for size in SIZES}
+        popover_urls = {size: server.url(f"popover{size}.html") for size in SIZES}
         for size in SIZES:
             mine[size] = asyncio.run(ours(urls[size], plans[size]))
+            mine_popover[size] = asyncio.run(ours(popover_urls[size], POPOVER_STEPS))
         peers: dict[int, Tally | str] = {}
+        peers_popover: dict[int, Tally | str] = {}
         for size in SIZES:
             peers[size] = playwright_mcp(urls[size], plans[size])
+            peers_popover[size] = playwright_mcp(popover_urls[size], POPOVER_STEPS)
     rows: list[list[object]] = []
     for size in SIZES:
         rows.extend(report(size, mine[size], peers[size]))
@@ -195,9 +235,18 @@ def main() -> None:
                   for size in SIZES]
     print("Our write answers, each (tokens):")
     print(table(["page elements", "median", "largest", "writes"], write_rows))
+    print()
+    rows = []
     for size in SIZES:
-        if isinstance(peers[size], str):
-            print(f"{size}: {peers[size]}")
+        rows.extend(report(size, mine_popover[size], peers_popover[size]))
+    print(f"Tokens read over the {len(POPOVER_STEPS)}-step task with a list over the page; ratio = ours / Playwright MCP")
+    print(table(["page: answers", "ours", "Playwright MCP", "ratio"], rows))
+    print("Our answer to choosing the option (the page behind the list back), tokens: "
+          + ", ".join(f"{size} elements {tokens(mine_popover[size].writes[1])}" for size in SIZES))
+    for size in SIZES:
+        for name, peer in (("task", peers[size]), ("list task", peers_popover[size])):
+            if isinstance(peer, str):
+                print(f"{size}, {name}: {peer}")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ import msgspec
 _REF = re.compile(r"\[ref=s[0-9a-z]+_\d+_\d+\](?: \[(?:focused|active)\])?", re.ASCII)
 _HEADER = re.compile(r"^# Page Snapshot \((s[0-9a-z]+_\d+)\)$")
 _REF_OF = re.compile(r"\[ref=(s[0-9a-z]+_\d+_\d+)\]", re.ASCII)
+_REF_GENERATION = re.compile(r"\[ref=s[0-9a-z]+_(\d+)_\d+\]", re.ASCII)
+_GENERATION_NUMBER = re.compile(r"_(\d+)$")
 _DIALOG = re.compile(r"^ *- (?:dialog|alertdialog)\b")
 HEADER_LINES = 4
 # The moved lines are shown with the lines between them (their new order in context) up to
@@ -319,13 +321,24 @@ def _focus_moved(before: list[str], after: list[str], added: set[int], acted: It
             and match.group(1) not in held]
 
 
-def _renewed(after: list[str], added: set[int], known: set[str]) -> list[int]:
-    """Lines not added whose ref the snapshot before did not have (`known`: its refs): the same
-    line, another element (a list re-rendered), so the ref given before no longer works."""
+def _number_of(previous: str, generation: str) -> int:
+    """The number of the snapshot `previous` is (one with no header: the one before
+    `generation`); the refs given after it are new to a model that looks from there."""
+    found = _GENERATION_NUMBER.search(generation_of(previous))
+    if found:
+        return int(found.group(1))
+    found = _GENERATION_NUMBER.search(generation)
+    return int(found.group(1)) - 1 if found else 0
+
+
+def _renewed(after: list[str], added: set[int], since: int) -> list[int]:
+    """Lines not added whose ref a snapshot after the one compared with (number `since`) gave:
+    the same line, another element (a list re-rendered), so the ref given before no longer
+    works."""
     out = []
     for j, line in enumerate(after):
-        found = _REF_OF.search(line) if j not in added else None
-        if found and found.group(1) not in known:
+        found = _REF_GENERATION.search(line) if j not in added else None
+        if found and int(found.group(1)) > since:
             out.append(j)
     return out
 
@@ -357,7 +370,7 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
     focus_restated = any("] [focused]" in after[j] for j in pairs)
     opened = tuple(after[j].strip() for j in added if j not in pairs and _DIALOG.match(after[j]))
     closed = sum(1 for i in removed if _DIALOG.match(old[i]))
-    renewed = _renewed(after, set(added), set(_REF_OF.findall(previous)))
+    renewed = _renewed(after, set(added), _number_of(previous, generation))
     facts = dict(changed=changed, added=len(added), removed=len(removed), moved=len(moved), renewed=len(renewed),
                  restated=restated, focus_restated=focus_restated, dialogs_opened=opened, dialogs_closed=closed)
     sections = _change_sections(before, after, old, edits, pairs, removed, renewed, tuple(acted))

@@ -34,9 +34,9 @@ def test_a_line_whose_element_was_replaced_lists_its_new_ref():
     assert "Stop" not in diff.text
 
 
-def test_a_line_with_a_ref_the_snapshot_before_did_not_have_lists_it_whatever_its_generation():
-    # Compared with an earlier snapshot, a ref kept from one in between is no ref the model had
-    # for that line either.
+def test_a_line_with_a_ref_given_after_the_snapshot_compared_with_is_listed_as_renewed():
+    # Compared with an earlier snapshot, a ref a snapshot in between gave is no ref the model had
+    # for that line there either.
     before = snap(1, '- button "Go" [ref=sdoc_1_1]', '- button "Stop" [ref=sdoc_1_2]')
     after = snap(3, '- button "Go" [ref=sdoc_2_7]', '- button "Stop" [ref=sdoc_1_2]')
     diff = diff_snapshots(before, after, since="sdoc_1")
