@@ -117,8 +117,9 @@ const WEB_PAGE = /^https?:/i;
 // itself right after its load event, asked for at its commit (null when the document did not
 // take it on, or the read failed): the browser tells this worker of the load some milliseconds
 // after that event, and by then the read is under way or done. Without it the read is asked for
-// from here (a read of the page's own still under way is shared, not run twice).
-async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve(), early = null) {
+// from here, with the id of the page's own (`requestId`): one still under way is shared, not run
+// twice.
+async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve(), early = null, requestId = undefined) {
   if (!snapshot || typeof snapshot !== "object" || outcome.closed || outcome.timedOut) return outcome;
   if (!outcome.tab || !WEB_PAGE.test(outcome.tab.url || "")) return outcome;
   const own = early && await early;
@@ -128,7 +129,7 @@ async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.reso
   }
   await executorReady;
   try {
-    const read = { tabId, frameId: 0, tool: "read_page", params: snapshotParams(snapshot), write: false };
+    const read = { tabId, frameId: 0, tool: "read_page", params: snapshotParams(snapshot), write: false, requestId };
     outcome.snapshot = await callContent(read, new AbortController().signal);
   } catch (err) {
     outcome.snapshotFailure = errorInfo(err);
@@ -195,10 +196,10 @@ async function navigateTab(tabId, options = {}) {
       chrome.webNavigation.onCommitted.removeListener(committed);
     }
     // Only the answer of the document the tab shows now, and only a read that went well.
-    const own = early && early.takenBy() === documentId && early.promise.then((answer) => (answer
+    const own = early && documentId && early.takenBy() === documentId && early.promise.then((answer) => (answer
       && answer.documentId === documentId && answer.reply.ok && answer.reply.result && typeof answer.reply.result === "object"
       ? answer.reply.result : null));
-    return await readLoaded(tabId, outcome, options.snapshot, executorReady, own || null);
+    return await readLoaded(tabId, outcome, options.snapshot, executorReady, own || null, selfRead ? selfRead.requestId : undefined);
   } finally {
     if (early) early.stop();
   }

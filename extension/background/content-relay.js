@@ -238,7 +238,8 @@ export async function callContent(message, signal) {
   if (expectUrl !== null && !inPage) await requireTabAt(tabId, expectUrl);
   if (message.write) await ensureExecutor(tabId, frameId);
   if (signal.aborted) throw failure(CODES.ABORTED, "cancelled before dispatch", "precheck", false, { dispatched: false });
-  const requestId = `r${nextRequest++}`;
+  // The read of a load the page was asked to take of itself goes with that read's id (shared there).
+  const requestId = typeof message.requestId === "string" ? message.requestId : `r${nextRequest++}`;
   const deadlineAt = Date.now() + (message.deadlineMs || 15000);
   const fields = { requestId, tool: message.tool, params: message.params || {}, deadlineAt, ...(inPage ? { expectUrl } : {}) };
   const problem = CONTENT.problem({ type: TYPES.EXECUTOR_EXECUTE, ...fields });

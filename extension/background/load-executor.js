@@ -24,11 +24,10 @@ export function injectAtCommit(tabId, documentId, url, loadRead = null) {
   const target = { tabId, documentIds: [documentId] };
   const atCommit = (arm) => chrome.scripting.executeScript({ target, func: onCommit, args: [arm, loadRead], injectImmediately: true })
     .catch(() => {});
+  // Once per document: a document a write's watch handled first goes without the read at its
+  // load (the read is then asked for once the load is over).
   const last = injected.get(tabId);
-  if (last && last.documentId === documentId) {
-    if (loadRead) atCommit(false);
-    return last.underway;
-  }
+  if (last && last.documentId === documentId) return last.underway;
   let underway = Promise.resolve();
   if (executorRegistered(url)) {
     // Its frames are armed at its first request, once they have loaded (the executor asks).

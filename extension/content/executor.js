@@ -119,8 +119,8 @@
   // The read of a load of the agent's, asked for when the document committed (the worker's
   // `readAtLoad`): it runs in the task after the load event, and its answer goes to the worker
   // unasked over this document's read port, while the browser is still telling the worker that
-  // the load is over. The worker asks for the read too once it hears that; the same read
-  // (same parameters), when it comes, shares this one's outcome instead of running again.
+  // the load is over. Where the worker asks for that read itself once it hears that (its request
+  // has the same id), it shares this one's outcome instead of running again; a failed one runs.
   let loadRead = null;
   let ownPort = null;
   function readAtLoad(message) {
@@ -130,16 +130,12 @@
     } catch (_) {
       return; // the worker's own read says what is wrong
     }
-    const key = JSON.stringify(message.params);
     const outcome = start(message);
-    let taken = false;
     let failed = false;
     outcome.catch(() => { failed = true; });
-    loadRead = { share: (asked) => {
-      if (taken || failed || asked.tool !== "read_page" || JSON.stringify(asked.params) !== key) return null;
-      taken = true;
-      return outcome.catch(([err]) => Promise.reject(err));
-    } };
+    // Only the worker's read of this load shares it: it comes with the same request id.
+    loadRead = { share: (asked) => (failed || asked.requestId !== message.requestId || asked.tool !== message.tool
+      ? null : outcome.catch(([err]) => Promise.reject(err))) };
     const port = ownPort;
     try {
       port.postMessage({ requestId: message.requestId, reading: true });

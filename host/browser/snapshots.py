@@ -85,9 +85,10 @@ def baseline(refs: RefMap, tab_id: int) -> Baseline:
     return Baseline(token, text, refs.last_hidden(tab_id), refs.earlier_texts(tab_id))
 
 
-# A diff that adds and removes at least this many lines is compared with the ones against the
-# earlier snapshots (a write that changed a line or two is not).
-MANY_LINES = 8
+# A diff that adds at least this many lines (the page behind a closed popover that came back)
+# is compared with the ones against the earlier snapshots; a menu that closed, a line or two
+# that changed, are told against the latest as they are.
+MANY_LINES_BACK = 5
 
 
 def changes(before: Baseline, snapshot: PageSnapshot, acted: tuple[str, ...] = ()) -> "SnapshotDiff":
@@ -104,7 +105,7 @@ def changes(before: Baseline, snapshot: PageSnapshot, acted: tuple[str, ...] = (
     same_document = bool(before.doc_token) and before.doc_token == snapshot.doc_token
     latest = diff_snapshots(before.text if same_document else None, snapshot.text, previous_hidden=before.hidden,
                             hidden=snapshot.hidden, acted=acted)
-    if not same_document or not before.text or latest.added + latest.removed < MANY_LINES:
+    if not same_document or not before.text or latest.added < MANY_LINES_BACK:
         return latest
     best = latest
     for label, text, hidden in before.earlier:

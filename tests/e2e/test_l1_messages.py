@@ -152,6 +152,10 @@ async def test_a_page_the_agent_loads_reads_itself_after_its_load_and_that_read_
     # The refs of that read act.
     assert (await driver.ok("type", ref=ref_of(loaded["text"], 'textbox "Query"'), element="Query", text="kept refs"))["ok"]
     assert await driver.evaluate("visit=self-read", "document.querySelector('input').value") == "kept refs"
+    # A later read with the very parameters of the load's read is read afresh, not given that one.
+    await driver.evaluate("visit=self-read", "document.body.append(Object.assign(document.createElement('h2'), "
+                                             "{ textContent: 'Added later' })) && true")
+    assert 'heading "Added later"' in (await driver.read(maxTokens=1500))["text"]
 
 
 async def test_the_indicator_refuses_a_bad_field_and_shows_nothing(driver):
