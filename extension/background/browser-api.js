@@ -108,6 +108,9 @@ function reloadTab(tabId) {
 }
 
 const WEB_PAGE = /^https?:/i;
+// How long the answer of the read a loaded page took of itself is waited for, once the load is
+// over and the page has said it is reading.
+const READ_AT_LOAD_WAIT_MS = 5000;
 
 // With `options.snapshot` ({maxTokens}), a page that finished loading is read at once, in the same
 // call from the host (no round trip between the load and the read): the read's result, or its
@@ -122,7 +125,11 @@ const WEB_PAGE = /^https?:/i;
 async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve(), early = null, requestId = undefined) {
   if (!snapshot || typeof snapshot !== "object" || outcome.closed || outcome.timedOut) return outcome;
   if (!outcome.tab || !WEB_PAGE.test(outcome.tab.url || "")) return outcome;
-  const own = early && await early;
+  // Bounded: past it, the read asked for from here shares the page's own if that is still under way.
+  let timer = null;
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), READ_AT_LOAD_WAIT_MS); });
+  const own = early && await Promise.race([early, late]);
+  clearTimeout(timer);
   if (own) {
     outcome.snapshot = own;
     return outcome;

@@ -199,7 +199,9 @@ async function readWithoutPing(tabId, frameId, fields) {
 // The read of the page a load of the agent's brings, sent to it while it loads and run once its
 // load event has (`afterLoad`); null when the parameters do not fit the message.
 export function readAfterLoad(params, deadlineMs) {
-  const fields = { requestId: `r${nextRequest++}`, tool: "read_page", params, deadlineAt: Date.now() + deadlineMs, afterLoad: true };
+  // An id of its own (not from the counter, which starts again with the worker while pages stay):
+  // the worker's read of the load, under the same id, is the only one the page lets share it.
+  const fields = { requestId: `l${crypto.randomUUID()}`, tool: "read_page", params, deadlineAt: Date.now() + deadlineMs, afterLoad: true };
   return CONTENT.problem({ type: TYPES.EXECUTOR_EXECUTE, ...fields }) ? null : CONTENT.message(TYPES.EXECUTOR_EXECUTE, fields);
 }
 

@@ -35,7 +35,8 @@ function open(tabId, frameId) {
 function keep(key, port, opener) {
   const entry = { port, opener, pending: new Map() };
   port.onMessage.addListener((reply) => {
-    const settle = reply && entry.pending.get(reply.requestId);
+    // A document's word that it is reading (`reading`) answers nothing that waits here.
+    const settle = reply && reply.reading !== true && entry.pending.get(reply.requestId);
     if (!settle) {
       if (opener === "page") takeUnasked(port, reply);
       return;

@@ -14,6 +14,7 @@
   const TOOLS = { ...TW.reads, ...TW.actions };
   const WRITES = new Set(Object.keys(TW.actions));
   const running = new Map(); // requestId -> request
+  const LOAD_LOOK_MS = 100;
   let queue = Promise.resolve();
 
   function failureOf(err, request) {
@@ -64,14 +65,27 @@
 
   // Resolves in a task after the document's load event has run (at once when it has): a read
   // sent with a load sees the page as loaded, not the part parsed so far. The task is a message
-  // to itself, which a hidden tab does not throttle as it does timers.
-  function afterLoad() {
+  // to itself, which a hidden tab does not throttle as it does timers. A page may stop the load
+  // event before it reaches this listener, so the document's state is looked at too, and the
+  // wait ends at the request's deadline whatever happens.
+  function afterLoad(deadlineAt) {
     if (document.readyState === "complete") return null;
-    return new Promise((resolve) => window.addEventListener("load", () => {
-      const channel = new MessageChannel();
-      channel.port1.onmessage = () => resolve();
-      channel.port2.postMessage(null);
-    }, { once: true }));
+    return new Promise((resolve) => {
+      let over = false;
+      const finish = () => {
+        if (over) return;
+        over = true;
+        clearInterval(look);
+        window.removeEventListener("load", finish);
+        const channel = new MessageChannel();
+        channel.port1.onmessage = () => resolve();
+        channel.port2.postMessage(null);
+      };
+      const look = setInterval(() => {
+        if (document.readyState === "complete" || Date.now() >= deadlineAt) finish();
+      }, LOAD_LOOK_MS);
+      window.addEventListener("load", finish, { once: true });
+    });
   }
 
   function execute(message, sendResponse) {
@@ -109,15 +123,15 @@
     const controller = new AbortController();
     const request = { requestId, tool, params, deadlineAt, controller, signal: controller.signal, write: WRITES.has(tool), dispatched: false, timedOut: false };
     running.set(requestId, request);
-    const loaded = message.afterLoad ? afterLoad() : null;
+    const loaded = message.afterLoad ? afterLoad(deadlineAt) : null;
     const outcome = queue.then(() => loaded).then(() => run(request));
     queue = outcome.catch(() => {});
     outcome.finally(() => running.delete(requestId)).catch(() => {});
     return outcome.catch((err) => Promise.reject([err, request]));
   }
 
-  // The read of a load of the agent's, asked for when the document committed (the worker's
-  // `readAtLoad`): it runs in the task after the load event, and its answer goes to the worker
+  // The read of a load of the agent's, asked for when the document committed (`readAfterLoad`
+  // and `onCommit` in the worker): it runs in the task after the load event, and its answer goes to the worker
   // unasked over this document's read port, while the browser is still telling the worker that
   // the load is over. Where the worker asks for that read itself once it hears that (its request
   // has the same id), it shares this one's outcome instead of running again; a failed one runs.
@@ -133,9 +147,13 @@
     const outcome = start(message);
     let failed = false;
     outcome.catch(() => { failed = true; });
-    // Only the worker's read of this load shares it: it comes with the same request id.
-    loadRead = { share: (asked) => (failed || asked.requestId !== message.requestId || asked.tool !== message.tool
-      ? null : outcome.catch(([err]) => Promise.reject(err))) };
+    // Only the worker's read of this load shares it, once: it comes with the same request id
+    // (one made for this load alone).
+    loadRead = { share: (asked) => {
+      if (failed || asked.requestId !== message.requestId || asked.tool !== message.tool) return null;
+      loadRead = { share: () => null };
+      return outcome.catch(([err]) => Promise.reject(err));
+    } };
     const port = ownPort;
     try {
       port.postMessage({ requestId: message.requestId, reading: true });

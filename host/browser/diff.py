@@ -65,7 +65,7 @@ class SnapshotDiff(msgspec.Struct, frozen=True):
     added: int = 0
     removed: int = 0
     moved: int = 0
-    renewed: int = 0  # lines that stayed with a ref the snapshot before did not give them
+    renewed: int = 0  # lines that stayed, with a ref given after the snapshot compared with
     restated: tuple[str, ...] = ()  # the refs of the elements whose states changed
     focus_restated: bool = False  # the element that holds the focus is one of them
     dialogs_opened: tuple[str, ...] = ()  # the lines of the dialogs that appeared
@@ -374,7 +374,7 @@ def diff_snapshots(previous: str | None, current: str, *, previous_hidden: Itera
     facts = dict(changed=changed, added=len(added), removed=len(removed), moved=len(moved), renewed=len(renewed),
                  restated=restated, focus_restated=focus_restated, dialogs_opened=opened, dialogs_closed=closed)
     sections = _change_sections(before, after, old, edits, pairs, removed, renewed, tuple(acted))
-    text = "\n\n".join([header, *sections, KEPT_REFS_NOTE])
+    text = "\n\n".join([header, *sections, f"Other refs of {since} still hold." if since else KEPT_REFS_NOTE])
     if len(text) > ANSWER_CHARS and len(added) + len(removed) > PAGE_WIDE_SHARE * max(len(after), len(before), 1):
         text = (f"{header}\nThe page changed throughout ({len(added)} lines added, {len(removed)} removed); "
                 f"its snapshot now, where a ref from before that is not in it does not work (unless its element "

@@ -97,8 +97,10 @@ def changes(before: Baseline, snapshot: PageSnapshot, acted: tuple[str, ...] = (
 
     A page that goes back to how it was two or three snapshots ago (a popover or a modal closed,
     whose page behind it had left the tree while it was open) is told against that snapshot when
-    fewer than half as many lines changed since (or came back with other refs than it gave): its
-    elements come back with the refs it gave them where they are the same elements. What happened in this step (a dialog that closed, the target's own change) is
+    fewer than half as many lines changed since (or came back with other refs than it gave) as
+    against the latest, or the earlier one taken already: its elements come back with the refs it
+    gave them where they are the same elements. Only a diff that brought back five lines or more
+    is looked at again. What happened in this step (a dialog that closed, the target's own change) is
     still told from the diff against the last snapshot."""
     from host.browser.diff import diff_snapshots  # only a write's answer needs it
 

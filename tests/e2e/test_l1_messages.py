@@ -158,6 +158,19 @@ async def test_a_page_the_agent_loads_reads_itself_after_its_load_and_that_read_
     assert 'heading "Added later"' in (await driver.read(maxTokens=1500))["text"]
 
 
+async def test_a_page_that_stops_its_load_event_is_still_read_for_the_navigation(driver):
+    await with_executor(driver)
+    port = debugging_port(driver.site.run.profile)
+    before = await evaluate_in_worker(port, "tabwarden.readPorts()")
+    url = driver.site.url("load-stopped.html", visit="stopped")
+    loaded = await driver.ok("navigate", url=url)
+    assert 'button "Still here"' in loaded["text"], loaded["text"]
+    # The page's own read still ran once it had loaded, and answered.
+    after = await evaluate_in_worker(port, "tabwarden.readPorts()")
+    assert after["answeredUnasked"] == before["answeredUnasked"] + 1, (before, after)
+    assert (await driver.read())["ok"]
+
+
 async def test_the_indicator_refuses_a_bad_field_and_shows_nothing(driver):
     tab = await with_executor(driver)
     assert await to_page(driver, tab, {"type": "indicator.show", "now": True}) == {
