@@ -46,6 +46,7 @@ export function injectAtCommit(tabId, documentId, url, loadRead = null) {
 function onCommit(arm, loadRead) {
   const watch = globalThis.__tabwardenWatch;
   if (arm && watch) watch.arm();
+  else if (arm) globalThis.__tabwardenArmAtStart = true; // this ran before the watcher: it arms itself
   if (!loadRead) return;
   const TW = globalThis.__tabwarden;
   if (TW && typeof TW.readAtLoad === "function") TW.readAtLoad(loadRead);

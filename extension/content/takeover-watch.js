@@ -112,4 +112,7 @@
     const tag = event.target && event.target.tagName;
     if (armed && (tag === "IFRAME" || tag === "FRAME")) tell(TYPES.TAKEOVER_FRAME_LOADED);
   }, options);
+  // The worker armed this document at its commit before this file ran (see onCommit in
+  // background/load-executor.js).
+  if (globalThis.__tabwardenArmAtStart) watch.arm();
 })();
