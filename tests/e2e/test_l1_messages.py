@@ -137,17 +137,23 @@ async def test_a_loaded_page_opens_its_read_port_itself_and_the_read_after_the_l
     assert (await evaluate_in_worker(port, "tabwarden.readPorts()"))["opened"]["byWorker"] == before["opened"]["byWorker"]
 
 
-async def test_a_page_the_agent_loads_reads_itself_after_its_load_and_that_read_answers(driver):
+async def navigate_answered_by_the_page(driver, page: str, visit: str) -> dict:
+    """Navigate to `page` (from a page the executor is in); its answer, which must be the read
+    the new document took of itself and sent unasked."""
     await with_executor(driver)
     port = debugging_port(driver.site.run.profile)
     before = await evaluate_in_worker(port, "tabwarden.readPorts()")
-    url = driver.site.url("search.html", visit="self-read")
-    loaded = await driver.ok("navigate", url=url)
-    assert f"URL: {url}" in loaded["text"] and 'textbox "Query"' in loaded["text"], loaded["text"]
-    # Asked for at the commit, the new document read itself once its load was over and sent the
-    # answer unasked; the navigation's answer is that read, which ran once in the page.
+    loaded = await driver.ok("navigate", url=driver.site.url(page, visit=visit))
     after = await evaluate_in_worker(port, "tabwarden.readPorts()")
     assert after["answeredUnasked"] == before["answeredUnasked"] + 1, (before, after)
+    return loaded
+
+
+async def test_a_page_the_agent_loads_reads_itself_after_its_load_and_that_read_answers(driver):
+    # Asked for at the commit, the new document read itself once its load was over and sent the
+    # answer unasked; the navigation's answer is that read, which ran once in the page.
+    loaded = await navigate_answered_by_the_page(driver, "search.html", "self-read")
+    assert "visit=self-read" in loaded["text"] and 'textbox "Query"' in loaded["text"], loaded["text"]
     assert await in_content_world(driver, "visit=self-read", "globalThis.__tabwarden.state.snapshotCounter") == 1
     # The refs of that read act.
     assert (await driver.ok("type", ref=ref_of(loaded["text"], 'textbox "Query"'), element="Query", text="kept refs"))["ok"]
@@ -159,15 +165,9 @@ async def test_a_page_the_agent_loads_reads_itself_after_its_load_and_that_read_
 
 
 async def test_a_page_that_stops_its_load_event_is_still_read_for_the_navigation(driver):
-    await with_executor(driver)
-    port = debugging_port(driver.site.run.profile)
-    before = await evaluate_in_worker(port, "tabwarden.readPorts()")
-    url = driver.site.url("load-stopped.html", visit="stopped")
-    loaded = await driver.ok("navigate", url=url)
+    # The page's own read still runs once it has loaded, and answers.
+    loaded = await navigate_answered_by_the_page(driver, "load-stopped.html", "stopped")
     assert 'button "Still here"' in loaded["text"], loaded["text"]
-    # The page's own read still ran once it had loaded, and answered.
-    after = await evaluate_in_worker(port, "tabwarden.readPorts()")
-    assert after["answeredUnasked"] == before["answeredUnasked"] + 1, (before, after)
     assert (await driver.read())["ok"]
 
 
