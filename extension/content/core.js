@@ -146,6 +146,7 @@
     // left out (hidden behind a modal, scrolled out of a virtual list) gets its ref back when it
     // returns unchanged in role and name.
     earlierRefs: new WeakMap(),
+    readAtLoad: false, // this document took on the read of the agent's load that brought it
     activeRequests: 0,
     changedSinceSnapshot: true, // the page changed since the current snapshot (no snapshot yet: unknown)
   };

@@ -145,6 +145,7 @@
       return; // the worker's own read says what is wrong
     }
     const outcome = start(message);
+    TW.state.readAtLoad = true;
     let failed = false;
     outcome.catch(() => { failed = true; });
     // Only the worker's read of this load shares it, once: it comes with the same request id
