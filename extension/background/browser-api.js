@@ -125,11 +125,7 @@ const READ_AT_LOAD_WAIT_MS = 5000;
 async function readLoaded(tabId, outcome, snapshot, executorReady = Promise.resolve(), early = null, requestId = undefined) {
   if (!snapshot || typeof snapshot !== "object" || outcome.closed || outcome.timedOut) return outcome;
   if (!outcome.tab || !WEB_PAGE.test(outcome.tab.url || "")) return outcome;
-  // Bounded: past it, the read asked for from here shares the page's own if that is still under way.
-  let timer = null;
-  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), READ_AT_LOAD_WAIT_MS); });
-  const own = early && await Promise.race([early, late]);
-  clearTimeout(timer);
+  const own = early && await early;
   if (own) {
     outcome.snapshot = own;
     return outcome;
@@ -202,11 +198,10 @@ async function navigateTab(tabId, options = {}) {
     } finally {
       chrome.webNavigation.onCommitted.removeListener(committed);
     }
-    // Only the answer of the document the tab shows now, and only a read that went well.
-    const own = early && documentId && early.takenBy() === documentId && early.promise.then((answer) => (answer
-      && answer.documentId === documentId && answer.reply.ok && answer.reply.result && typeof answer.reply.result === "object"
-      ? answer.reply.result : null));
-    return await readLoaded(tabId, outcome, options.snapshot, executorReady, own || null, selfRead ? selfRead.requestId : undefined);
+    // Only the answer of the document the tab shows now, waited for a while: past that, the read
+    // asked for from here shares the page's own if that is still under way.
+    const own = early && early.resultOf(documentId, READ_AT_LOAD_WAIT_MS);
+    return await readLoaded(tabId, outcome, options.snapshot, executorReady, own, selfRead ? selfRead.requestId : undefined);
   } finally {
     if (early) early.stop();
   }

@@ -79,20 +79,27 @@ export function installPagePorts() {
 // unasked over the port it opened (the read of a load of the agent's: readAtLoad in executor.js),
 // with the port and document that said it would (`reading`) once one has.
 const unasked = new Map();
-let answeredUnasked = 0;
 
 // The answer `requestId` from the top frame of `tabId`, when its document sends it unasked.
-// `promise` resolves with { reply, documentId } (the document it came from), or with null when
-// `stop()` is called first or the port of the document that took the request on closes first.
-// `takenBy()`: the document that said it is reading (null until one has).
+// `resultOf(documentId, ms)`: the read's result when `documentId` is the document that said it is
+// reading and its answer is a read that went well; null otherwise, or when it has not come within
+// `ms`, or once `stop()` is called or that document's port closes.
 export function answerUnasked(tabId, requestId) {
   let settle = () => {};
   const promise = new Promise((resolve) => { settle = resolve; });
   const wait = { tabId, settle, port: null, documentId: null };
   unasked.set(requestId, wait);
   return {
-    promise,
-    takenBy: () => wait.documentId,
+    resultOf: (documentId, ms) => {
+      if (!documentId || wait.documentId !== documentId) return null;
+      let timer = null;
+      const late = new Promise((resolve) => { timer = setTimeout(() => resolve(null), ms); });
+      return Promise.race([promise, late]).then((answer) => {
+        clearTimeout(timer);
+        const result = answer && answer.documentId === documentId && answer.reply.ok ? answer.reply.result : null;
+        return result && typeof result === "object" ? result : null;
+      });
+    },
     stop: () => {
       if (unasked.get(requestId) === wait) unasked.delete(requestId);
       settle(null);
@@ -110,7 +117,6 @@ function takeUnasked(port, reply) {
     return;
   }
   unasked.delete(reply.requestId);
-  answeredUnasked += 1;
   wait.settle({ reply, documentId: sender.documentId || null });
 }
 
@@ -122,10 +128,10 @@ function dropUnasked(port) {
   }
 }
 
-// For debugging and tests: the ports kept now (by tab:frame, with who opened each), how many
-// each side has opened, and how many answers documents sent unasked.
+// For debugging and tests: the ports kept now (by tab:frame, with who opened each) and how many
+// each side has opened.
 export function readPortsState() {
-  return { kept: Object.fromEntries([...kept].map(([key, entry]) => [key, entry.opener])), opened: { ...opened }, answeredUnasked };
+  return { kept: Object.fromEntries([...kept].map(([key, entry]) => [key, entry.opener])), opened: { ...opened } };
 }
 
 // The executor's answer to one `executor.execute` of a read tool (`message`, built and checked),

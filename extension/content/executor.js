@@ -108,7 +108,7 @@
       sendResponse(failureOf(err, { requestId, tool }));
       return false;
     }
-    const shared = loadRead && loadRead.share(message);
+    const shared = sharedLoadRead(message);
     if (shared) {
       shared.then((result) => sendResponse({ ok: true, requestId, result }), (err) => sendResponse(failureOf(err, { requestId, tool })));
       return true;
@@ -135,7 +135,7 @@
   // unasked over this document's read port, while the browser is still telling the worker that
   // the load is over. Where the worker asks for that read itself once it hears that (its request
   // has the same id), it shares this one's outcome instead of running again; a failed one runs.
-  let loadRead = null;
+  let loadRead = null; // { requestId, outcome, failed, shared }
   let ownPort = null;
   function readAtLoad(message) {
     if (loadRead || CONTENT.problem(message) || message.tool !== "read_page" || !message.afterLoad || !ownPort) return;
@@ -146,15 +146,8 @@
     }
     const outcome = start(message);
     TW.state.readAtLoad = true;
-    let failed = false;
-    outcome.catch(() => { failed = true; });
-    // Only the worker's read of this load shares it, once: it comes with the same request id
-    // (one made for this load alone).
-    loadRead = { share: (asked) => {
-      if (failed || asked.requestId !== message.requestId || asked.tool !== message.tool) return null;
-      loadRead = { share: () => null };
-      return outcome.catch(([err]) => Promise.reject(err));
-    } };
+    const read = (loadRead = { requestId: message.requestId, outcome, failed: false, shared: false });
+    outcome.catch(() => { read.failed = true; });
     const port = ownPort;
     try {
       port.postMessage({ requestId: message.requestId, reading: true });
@@ -171,6 +164,15 @@
       });
   }
   TW.readAtLoad = readAtLoad;
+
+  // The outcome of the read at load for the worker's read of that load, once: it comes with the
+  // same request id (one made for this load alone); null for any other request, or when it failed.
+  function sharedLoadRead(message) {
+    const read = loadRead;
+    if (!read || read.failed || read.shared || message.requestId !== read.requestId) return null;
+    read.shared = true;
+    return read.outcome.catch(([err]) => Promise.reject(err));
+  }
 
   // A refused message is answered with its request id when that much of it is valid, so the
   // worker reports the refusal instead of a mismatch.

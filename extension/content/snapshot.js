@@ -523,12 +523,12 @@
     const token = TW.documentToken();
     const snapshotId = ++TW.state.snapshotCounter;
     const current = TW.state.snapshot;
-    const kept = current && current.token === token
-      ? new Map([...current.refs].map(([ref, entry]) => [entry.el, { ref, hint: entry.hint }])) : new Map();
+    // The current snapshot's refs join the earlier ones first: one lookup serves both.
+    retire(current);
     const earlier = TW.state.earlierRefs;
     const keep = (el) => {
-      const found = kept.get(el) || earlier.get(el);
-      return found && (!found.token || found.token === token) ? found : null;
+      const found = earlier.get(el);
+      return found && found.token === token ? found : null;
     };
     const walker = walk(token, snapshotId, false, full ? FULL_TEXT_LIMIT : TEXT_LIMIT, keep);
     const id = `s${token}_${snapshotId}`;
@@ -538,7 +538,6 @@
     const marker = truncationMarker(nodes, refs);
     const head = header(id);
     const text = head.concat(lines).join("\n") + (marker ? `\n\n${marker}` : "");
-    retire(current);
     TW.state.snapshot = { id, token, snapshotId, refs: walker.refs, lines: head.concat(all) };
     watchForChange();
     return {
