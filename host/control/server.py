@@ -211,13 +211,14 @@ class ControlConnection:
             method = self.server.methods.get(request.method)
             if method is None:
                 raise ControlError(ErrorCode.NOT_FOUND, f"no control method {request.method!r}")
-            value = await asyncio.wait_for(method(request.params, self), request.timeout_ms / 1000)
+            async with asyncio.timeout(request.timeout_ms / 1000):  # runs in this task: no task of its own
+                value = await method(request.params, self)
             return Result(id=request.id, value=value)
         except (ControlError, RequestError) as exc:
             info = exc.info
         except ProtocolError as exc:
             info = exc.info()
-        except asyncio.TimeoutError:
+        except TimeoutError:
             info = ErrorInfo(code=ErrorCode.TIMEOUT, message=f"{request.method} took longer than {request.timeout_ms} ms")
         except Exception as exc:
             code = getattr(exc, "code", None)

@@ -2,6 +2,9 @@
 
 One reader task cuts frames, decodes them and resolves replies by id; one writer task drains a
 bounded queue of frames; one dispatcher task hands other messages to handlers in arrival order.
+A message sent while nothing waits to be written goes to the OS at once (the transport takes it
+whole or keeps the rest in order): a hop through the writer task would cost the round trip a turn
+of the event loop, and queued messages always go first.
 Every queue is bounded and nothing the peer sends goes unanswered for want of room:
 
     a request the inbound queue cannot take  ->  its refusal (`overloaded`, retryable, with a
@@ -41,7 +44,9 @@ RETRY_AFTER_MS = 250  # the hint an `overloaded` refusal carries
 
 
 class FrameSink(Protocol):
-    """Where encoded frames go (stdout pipe, socket, test buffer)."""
+    """Where encoded frames go (stdout pipe, socket, test buffer). A sink may also offer
+    `write_now(data) -> bool`: write at once without waiting, when nothing it holds is still
+    unwritten (False, nothing taken, otherwise)."""
 
     async def write(self, data: bytes) -> None: ...
 
@@ -57,6 +62,15 @@ class StreamSink:
     async def write(self, data: bytes) -> None:
         self._writer.write(data)
         await self._writer.drain()
+
+    def write_now(self, data: bytes) -> bool:
+        """Hand `data` to the transport without waiting, when its buffer is empty (so a peer that
+        does not read still stops the sender at the queue, as `write`'s drain does)."""
+        transport = self._writer.transport
+        if transport.is_closing() or transport.get_write_buffer_size():
+            return False
+        self._writer.write(data)
+        return True
 
     def close(self) -> None:
         self._writer.close()
@@ -88,6 +102,8 @@ class Endpoint:
         self._splitter = splitter
         self._max_pending = max_pending
         self._outbound: asyncio.Queue[list[bytes] | None] = asyncio.Queue(max_outbound)
+        self._writing = False  # the writer task holds frames it has not finished writing
+        self._write_now: Callable[[bytes], bool] | None = getattr(sink, "write_now", None)
         self._inbound: asyncio.Queue[Message] = asyncio.Queue(max_inbound)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._expected: dict[int, Any] = {}  # request id -> the result type it asked for
@@ -142,6 +158,8 @@ class Endpoint:
         while True:
             if self.closed.is_set():
                 raise Disconnected(f"{self.name} link is closed ({self._close_reason})")
+            if self._written_now(frames):
+                return
             try:
                 self._outbound.put_nowait(frames)
                 return
@@ -153,10 +171,22 @@ class Endpoint:
         if self.closed.is_set():
             raise Disconnected(f"{self.name} link is closed ({self._close_reason})")
         frames = self._encoder.encode(message)
+        if self._written_now(frames):
+            return
         try:
             self._outbound.put_nowait(frames)
         except asyncio.QueueFull:
             raise Overloaded(f"{self.name} outbound queue is full ({self._outbound.maxsize} messages)") from None
+
+    def _written_now(self, frames: list[bytes]) -> bool:
+        """Write `frames` at once when nothing is queued or being written before them."""
+        if self._write_now is None or self._writing or not self._outbound.empty():
+            return False
+        try:
+            return self._write_now(b"".join(frames))
+        except (ConnectionError, OSError) as exc:
+            self._begin_close(f"write error: {exc}")
+            raise Disconnected(f"{self.name} link closed: write error: {exc}") from None
 
     async def request(self, build: Callable[[int], Message], timeout: float | None = None,
                       result_type: Any = Any) -> Any:
@@ -209,8 +239,10 @@ class Endpoint:
     async def _result(self, request_id: int, message: Message, future: "asyncio.Future[Any]", timeout: float | None,
                       result_type: Any) -> Any:
         try:
-            raw = await asyncio.wait_for(future, timeout if timeout is not None else self.default_timeout)
-        except asyncio.TimeoutError:
+            # A deadline on this task (no task of its own, as `wait_for` would make for each request).
+            async with asyncio.timeout(timeout if timeout is not None else self.default_timeout):
+                raw = await future
+        except TimeoutError:
             self._cancel_remote(request_id)
             raise RequestTimeout(
                 f"no answer from the {self.name} to {type(message).__name__} #{request_id} within {timeout or self.default_timeout:g} s"
@@ -369,7 +401,9 @@ class Endpoint:
                 frames = await self._outbound.get()
                 if frames is None:
                     break
+                self._writing = True
                 await self._sink.write(b"".join(frames))
+                self._writing = False
         except (ConnectionError, OSError) as exc:
             self._begin_close(f"write error: {exc}")
 

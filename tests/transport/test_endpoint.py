@@ -171,6 +171,33 @@ async def test_full_outbound_queue_is_overloaded_not_unbounded():
     await endpoint.close(drain_timeout=0.1)
 
 
+async def test_a_send_with_nothing_queued_is_written_at_once_and_order_holds_when_the_peer_stalls():
+    a, b = socket.socketpair()
+    reader, writer = await asyncio.open_unix_connection(sock=a)
+    endpoint = Endpoint(reader, StreamSink(writer), decoder=host_decoder(), encoder=FrameEncoder(),
+                        splitter=FrameSplitter(), max_outbound=4)
+    endpoint.start()
+    b.setblocking(False)
+    endpoint.send(DiagCall(id=1, op="echo", data="first"))
+    assert b.recv(1 << 16)  # on the wire before `send` returned: no turn of the event loop taken
+    payload = "x" * (64 << 10)
+    sent = 1
+    with pytest.raises(Overloaded):  # a peer that stops reading stops the sender at the queue
+        for i in range(2, 1000):
+            endpoint.send(DiagCall(id=i, op="echo", data=payload))
+            sent = i
+            assert writer.transport.get_write_buffer_size() <= 2 * len(payload)
+            await asyncio.sleep(0)
+    splitter, decoder, ids = FrameSplitter(), extension_decoder(), []
+    loop = asyncio.get_running_loop()
+    while len(ids) < sent - 1:  # the peer reads again; what was queued follows what was written
+        for frame in splitter.feed(await asyncio.wait_for(loop.sock_recv(b, 1 << 20), 2)):
+            ids.append(decoder.decode(frame).id)
+    assert ids == list(range(2, sent + 1))  # every message taken, in the order sent
+    b.close()
+    await endpoint.close(drain_timeout=0.1)
+
+
 async def test_peer_ping_is_answered_and_events_are_dispatched_in_order(pair):
     endpoint, browser = pair
     await browser.send(Ping(id=77))
