@@ -17,9 +17,11 @@ vocabulary for the CLI, the REPL and the demo: "allowed once", "allowed for this
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from host.gatekeeper.alerts import Alert, DenialBurstMonitor
@@ -28,6 +30,10 @@ from host.gatekeeper.decision import Decision
 from host.gatekeeper.healing import plain_cause
 from host.gatekeeper.storage.audit import AuditKeyError, AuditLog
 from host.store.db import Store, StoreError
+
+# The rows a `holding` scope keeps (None outside one).
+_held_rows: contextvars.ContextVar[list[dict[str, Any]] | None] = contextvars.ContextVar(
+    "tabwarden_audit_rows_held", default=None)
 
 MAX_LATE_ROWS = 1000
 MAX_OPEN_CALLS = 512  # calls judged but not ended yet, remembered to write each decision once
@@ -189,6 +195,33 @@ class AuditTrail:
         self.log = AuditLog(store, clock=self._clock)
 
     def _append(self, **row: Any) -> None:
+        if self.log is None:
+            return
+        held = _held_rows.get()
+        if held is not None:
+            held.append(row)
+            return
+        self._write(row)
+
+    @contextlib.contextmanager
+    def holding(self, rows: list[dict[str, Any]]) -> Iterator[None]:
+        """Keep the rows appended inside in `rows` instead of writing them (`write_held` writes
+        them): a read's decision row is written while the read is on its way. The scope is this
+        context only, and synchronous code is meant to run inside."""
+        token = _held_rows.set(rows)
+        try:
+            yield
+        finally:
+            _held_rows.reset(token)
+
+    def write_held(self, rows: list[dict[str, Any]]) -> None:
+        """Write the rows `holding` kept, oldest first, taking each off `rows` once written; fails
+        as an append made at once would (`GatekeeperUnavailable`, the refusal kept to write later)."""
+        while rows:
+            self._write(rows[0])
+            del rows[0]
+
+    def _write(self, row: dict[str, Any]) -> None:
         if self.log is None:
             return
         try:

@@ -14,10 +14,11 @@ as denied).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -361,6 +362,19 @@ class Gatekeeper:
         self._audit.decision(decision, thread_id=thread_id, turn_id=request.turn_id, call_id=request.call_id,
                              params=request.params, target=request.target, phase=request.phase)
         return decision
+
+    @contextlib.contextmanager
+    def holding_audit(self, rows: list[dict[str, Any]]) -> Iterator[None]:
+        """Inside (synchronous code only), the audit rows `check` makes are kept in `rows` rather
+        than written; `write_audit(rows)` writes them. For a read, whose decision row may be written
+        while the read is on its way, as long as its answer waits for the row."""
+        with self._audit.holding(rows):
+            yield
+
+    def write_audit(self, rows: list[dict[str, Any]]) -> None:
+        """Write the rows `holding_audit` kept. Raises `GatekeeperUnavailable` (fail closed) as
+        `check` does when the log cannot take them."""
+        self._audit.write_held(rows)
 
     # -- approvals -----------------------------------------------------------------------------
 
