@@ -331,8 +331,10 @@ class Authorizer:
         unavailable, the answer unread (fail closed)."""
         running = asyncio.ensure_future(self.router.run(call))
         try:
-            await asyncio.sleep(0)
-            unwritten = self._write_rows(rows, call, "dispatch")
+            try:
+                await asyncio.sleep(0)
+            finally:  # cancelled or not, the read may be on its way: its decision is recorded
+                unwritten = self._write_rows(rows, call, "dispatch")
         except BaseException:
             running.cancel()
             raise

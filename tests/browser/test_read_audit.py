@@ -1,8 +1,9 @@
 """A read's audit rows on the one authorisation path, with a real SQLite audit log: a read on a tab
 its thread already drives is judged once, goes to the page before its decision row is written,
 and its answer is taken only once that row is in the log (decision before outcome). A row the
-log cannot take ends the read as storage being unavailable, the page's answer unread; a write
-keeps both judgements and its rows before it is sent."""
+log cannot take ends the read as storage being unavailable, the page's answer unread; a read
+whose caller goes away as it is sent still has its row; a write keeps both judgements and its
+rows before it is sent."""
 
 from __future__ import annotations
 
@@ -125,3 +126,24 @@ async def test_a_write_keeps_both_judgements_and_its_row_before_it_is_sent(autho
     assert result.ok, result
     assert judged == ["click", "click"]
     assert sent and sent[0][before:] == [("decision", "click"), ("decision", "click")]
+
+
+async def test_a_read_cancelled_on_its_way_still_has_its_decision_row(authorizer, fake, gatekeeper):
+    import asyncio
+
+    await call_directly(authorizer, "read_page", {}, thread_id="t")
+    before = len(rows(gatekeeper))
+    call: asyncio.Task | None = None
+    begin = fake.begin
+
+    def cancel_as_it_goes(build, timeout=None):
+        answer = begin(build, timeout)
+        assert call is not None
+        call.cancel()  # the caller goes away the moment the read is sent, before its row is written
+        return answer
+
+    fake.begin = cancel_as_it_goes  # type: ignore[method-assign]
+    call = asyncio.ensure_future(call_directly(authorizer, "read_page", {}, thread_id="t"))
+    with pytest.raises(asyncio.CancelledError):
+        await call
+    assert rows(gatekeeper)[before:][:1] == [("decision", "read_page")]
