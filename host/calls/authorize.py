@@ -113,6 +113,7 @@ class Unavailable:
     phase: Phase
     call: ToolCall | None = None  # as it was last resolved
     storage: bool = False  # the database does not answer (it heals by itself; see gatekeeper.healing)
+    unread: bool = False  # a read had gone out; its answer was not taken (nothing of it was shown)
 
 
 @dataclass(frozen=True)
@@ -235,6 +236,7 @@ class Authorizer:
             # is written (`_run_writing`); any other call's row is written here.
             read = call.spec.effects == "read"
             rows: list[dict[str, Any]] = []
+            changes = self._changes()
             first = self.judge(call, ctx, "initial", held_rows=rows if read else None)
             if not isinstance(first, Judgement):
                 return first
@@ -245,11 +247,16 @@ class Authorizer:
                 self.audit(call, ctx, "denied")
                 return Denied(first, "initial", call)
             if at_once:
-                changes = self._changes()
-                steps.allowed(call)
-                # A read judged a moment ago under the hold it runs under, with nothing awaited and
-                # nothing changed since, would be judged the same again (and a read's repeated
-                # judgement is not audited): the first stands for dispatch.
+                try:
+                    steps.allowed(call)
+                except BaseException:
+                    self._write_rows(rows, call, "initial")  # judged all the same
+                    raise
+                # A read judged a moment ago under the hold it runs under, with nothing awaited
+                # since and no change to the rules, lists, locks or policy files counted meanwhile,
+                # would be judged the same again (grants and thread policies change only on this
+                # thread, between awaits; a read's repeated judgement is not audited): the first
+                # stands for dispatch.
                 if read and changes is not None and changes == self._changes():
                     return await self._final(call, ctx, steps, None, judged=first, rows=rows)
                 if unwritten := self._write_rows(rows, call, "initial"):
@@ -300,7 +307,11 @@ class Authorizer:
         if final.needs_site_access:
             self.audit(call, ctx, f"refused:{ToolCode.NO_SITE_ACCESS}")
             return NoSiteAccess(call.origin, call)
-        steps.dispatching(call, final, approved)
+        try:
+            steps.dispatching(call, final, approved)
+        except BaseException:
+            self._write_rows(rows or [], call, "dispatch")  # judged all the same
+            raise
         ran = await self._run_writing(call, rows) if rows else await self.router.run(call)
         if isinstance(ran, Unavailable):
             return ran
@@ -330,33 +341,24 @@ class Authorizer:
         answer is taken only once they are. Rows the log cannot take end the call as storage being
         unavailable, the answer unread (fail closed)."""
         running = asyncio.ensure_future(self.router.run(call))
+        running.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved, whoever waits
         try:
             try:
                 await asyncio.sleep(0)
             finally:  # cancelled or not, the read may be on its way: its decision is recorded
-                unwritten = self._write_rows(rows, call, "dispatch")
+                unwritten = self._write_rows(rows, call, "dispatch", sent=True)
         except BaseException:
-            running.cancel()
+            await _stopped(running)  # ended before the tab's hold goes
             raise
         if unwritten is None:
-            try:
-                return await running
-            except asyncio.CancelledError:
-                running.cancel()
-                raise
-        running.cancel()
-        try:
-            await running
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():
-                raise
-        except Exception:
-            pass  # its answer is not taken, whatever it was
+            return await running  # a cancel of this call cancels it, and waits for it to end
+        await _stopped(running)
         return unwritten
 
-    def _write_rows(self, rows: list[dict[str, Any]], call: ToolCall, phase: Phase) -> Unavailable | None:
-        """Write the audit rows a judgement kept (None when written, or when there were none)."""
+    def _write_rows(self, rows: list[dict[str, Any]], call: ToolCall, phase: Phase, *,
+                    sent: bool = False) -> Unavailable | None:
+        """Write the audit rows a judgement kept (None when written, or when there were none).
+        `sent`: the read is on its way already."""
         if not rows:
             return None
         from host.gatekeeper.errors import GatekeeperUnavailable
@@ -365,7 +367,7 @@ class Authorizer:
         try:
             self.gatekeeper.write_audit(rows)
         except GatekeeperUnavailable as exc:
-            return Unavailable(str(exc), phase, call, storage=is_storage_error(exc))
+            return Unavailable(str(exc), phase, call, storage=is_storage_error(exc), unread=sent)
         return None
 
     def _changes(self) -> int | None:
@@ -391,16 +393,16 @@ class Authorizer:
         except Exception as exc:  # the thread's messages cannot be read: fail closed
             log.warning("the provenance of thread %s cannot be read", ctx.thread_id, exc_info=True)
             return Unavailable(f"the thread's history cannot be read: {exc}", phase, call)
-        holding = getattr(self.gatekeeper, "holding_audit", None) if held_rows is not None else None
+        # Only a gatekeeper that can write what it kept is asked to keep a row.
+        hold = {"hold": held_rows} if held_rows is not None and hasattr(self.gatekeeper, "write_audit") else {}
         try:
-            with holding(held_rows) if holding is not None else contextlib.nullcontext():
-                decision = self.gatekeeper.check(CheckRequest(
-                    thread_id=ctx.thread_id, tool=call.tool, params=call.wire_params(), origin=call.origin,
-                    turn_id=ctx.turn_id, call_id=ctx.call_id, policy=ctx.policy,
-                    target=target.facts if target is not None else None, phase=phase,
-                    approved_revision=approved.revision if approved else None,
-                    approval_id=approved.approval_id if approved else None, provenance=known,
-                    direct=self.provenance is None if direct is None else direct))
+            decision = self.gatekeeper.check(CheckRequest(
+                thread_id=ctx.thread_id, tool=call.tool, params=call.wire_params(), origin=call.origin,
+                turn_id=ctx.turn_id, call_id=ctx.call_id, policy=ctx.policy,
+                target=target.facts if target is not None else None, phase=phase,
+                approved_revision=approved.revision if approved else None,
+                approval_id=approved.approval_id if approved else None, provenance=known,
+                direct=self.provenance is None if direct is None else direct), **hold)
         except GatekeeperUnavailable as exc:
             from host.gatekeeper.healing import is_storage_error
 
@@ -420,6 +422,12 @@ class Authorizer:
                                            target_origin=call.origin, turn_id=ctx.turn_id, call_id=ctx.call_id)
         except Exception:
             log.warning("the outcome of %s could not be audited", ctx.call_id or call.tool, exc_info=True)
+
+
+async def _stopped(task: "asyncio.Future[Any]") -> None:
+    """Cancel `task` and wait until it has ended (its outcome is not taken)."""
+    task.cancel()
+    await asyncio.wait({task})
 
 
 def commit_of(decision: Any) -> tuple[str, str]:

@@ -14,11 +14,10 @@ as denied).
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -323,9 +322,11 @@ class Gatekeeper:
         """The current revision under `policy` (optionally ignoring one approval's own rules)."""
         return self._policy.revision(policy, exclude_approval=exclude_approval)
 
-    def check(self, request: CheckRequest) -> Decision:
+    def check(self, request: CheckRequest, *, hold: list[dict[str, Any]] | None = None) -> Decision:
         """Judge one call and audit the decision. Raises `GatekeeperUnavailable` (fail closed);
-        a call refused so while storage is down is written to the log once it answers."""
+        a call refused so while storage is down is written to the log once it answers. With
+        `hold`, the row of a decision other than a denial is kept there, for the caller to write
+        with `write_audit` (a read's, while the read is on its way; its answer waits for the row)."""
         try:
             self._policy.current()
         except GatekeeperUnavailable as exc:
@@ -360,20 +361,12 @@ class Gatekeeper:
                                                 approved=request.approved_revision is not None)
         decision = msgspec.structs.replace(decision, revision=revision)
         self._audit.decision(decision, thread_id=thread_id, turn_id=request.turn_id, call_id=request.call_id,
-                             params=request.params, target=request.target, phase=request.phase)
+                             params=request.params, target=request.target, phase=request.phase, hold=hold)
         return decision
 
-    @contextlib.contextmanager
-    def holding_audit(self, rows: list[dict[str, Any]]) -> Iterator[None]:
-        """Inside (synchronous code only), the audit rows `check` makes are kept in `rows` rather
-        than written; `write_audit(rows)` writes them. For a read, whose decision row may be written
-        while the read is on its way, as long as its answer waits for the row."""
-        with self._audit.holding(rows):
-            yield
-
     def write_audit(self, rows: list[dict[str, Any]]) -> None:
-        """Write the rows `holding_audit` kept. Raises `GatekeeperUnavailable` (fail closed) as
-        `check` does when the log cannot take them."""
+        """Write the decision rows `check` kept in its `hold`. Raises `GatekeeperUnavailable`
+        (fail closed) as `check` does when the log cannot take them."""
         self._audit.write_held(rows)
 
     # -- approvals -----------------------------------------------------------------------------

@@ -2,9 +2,10 @@
 
 One reader task cuts frames, decodes them and resolves replies by id; one writer task drains a
 bounded queue of frames; one dispatcher task hands other messages to handlers in arrival order.
-A message sent while nothing waits to be written goes to the OS at once (the transport takes it
+On a sink that can write without waiting (`StreamSink`: sockets and pipes asyncio polls), a
+message sent while nothing waits to be written goes to the OS at once (the transport takes it
 whole or keeps the rest in order): a hop through the writer task would cost the round trip a turn
-of the event loop, and queued messages always go first.
+of the event loop. Queued messages always go first.
 Every queue is bounded and nothing the peer sends goes unanswered for want of room:
 
     a request the inbound queue cannot take  ->  its refusal (`overloaded`, retryable, with a

@@ -2,8 +2,8 @@
 its thread already drives is judged once, goes to the page before its decision row is written,
 and its answer is taken only once that row is in the log (decision before outcome). A row the
 log cannot take ends the read as storage being unavailable, the page's answer unread; a read
-whose caller goes away as it is sent still has its row; a write keeps both judgements and its
-rows before it is sent."""
+whose caller goes away as it is sent, or whose caller's own bookkeeping fails before it is sent,
+still has its row; a write keeps both judgements and its rows before it is sent."""
 
 from __future__ import annotations
 
@@ -71,9 +71,9 @@ def count_checks(gatekeeper, monkeypatch) -> list[str]:
     judged: list[str] = []
     check = gatekeeper.check
 
-    def counted(request):
+    def counted(request, **kw):
         judged.append(request.tool)
-        return check(request)
+        return check(request, **kw)
 
     monkeypatch.setattr(gatekeeper, "check", counted)
     return judged
@@ -112,6 +112,7 @@ async def test_a_read_whose_row_cannot_be_written_fails_closed_unread(authorizer
     sent = watch_sends(fake, gatekeeper)
     result = await call_directly(authorizer, "read_page", {}, thread_id="t")
     assert not result.ok and result.error.code == "storage_unavailable", result
+    assert "answer was not taken" in result.text and result.error.details["dispatched"] is True
     assert SECRET_TEXT not in result.text and SECRET_TEXT not in str(result.details)
     assert len(sent) == 1  # it went out; its answer was dropped
 
@@ -147,3 +148,21 @@ async def test_a_read_cancelled_on_its_way_still_has_its_decision_row(authorizer
     with pytest.raises(asyncio.CancelledError):
         await call
     assert rows(gatekeeper)[before:][:1] == [("decision", "read_page")]
+
+
+async def test_a_read_whose_callers_bookkeeping_fails_still_has_its_decision_row(authorizer, fake, gatekeeper):
+    from host.calls.authorize import Context
+    from host.calls.direct import _Refuse
+
+    await call_directly(authorizer, "read_page", {}, thread_id="t")
+    before = len(rows(gatekeeper))
+
+    class Failing(_Refuse):
+        def dispatching(self, call, judgement, approved):
+            raise RuntimeError("the run's record could not be written")
+
+    call = authorizer.router.decode("t", "read_page", {})
+    with pytest.raises(RuntimeError):
+        await authorizer.process(call, Context("t"), Failing())
+    assert rows(gatekeeper)[before:] == [("decision", "read_page")]
+    assert len(fake.content_calls) == 1  # nothing went to the page
