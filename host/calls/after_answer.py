@@ -1,6 +1,6 @@
 """Work a call may leave until its answer is on its way: bookkeeping that nobody waits for and
 that nothing depends on before the answer (the audit row of how a read ended; the decision it
-ran under was recorded before its answer was taken).
+ran under was recorded before it ran).
 
 Whoever answers a request can collect that work around it (`collecting`) and run it once the
 answer has gone (`finish`), so it never delays the answer. Anywhere else, or once the request's

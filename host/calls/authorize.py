@@ -12,9 +12,7 @@
       its own, and follow it only when that is an allow (`hops.py`)
     a read (or a load) refused unsent because the tab shows another page than the one it was
       judged for: resolve again (asking the browser), judge again, run, once
-    a read allowed at once on a tab its thread drives goes out while its decision row is written,
-      and its answer is taken once the row is in the log; its outcome is audited once the
-      answer has gone (`after_answer`); a write's rows are all written before it is sent
+    a read's outcome is audited once the answer has gone (`after_answer`); a write's before it
 
 A call allowed at once on a tab its thread already drives is resolved a single time, under the
 hold it runs under: nothing else acts on the tab between its resolution and its run, so a second
@@ -35,7 +33,6 @@ before a call is sent. The path ends with an `Ending` the caller turns into its 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
@@ -113,7 +110,6 @@ class Unavailable:
     phase: Phase
     call: ToolCall | None = None  # as it was last resolved
     storage: bool = False  # the database does not answer (it heals by itself; see gatekeeper.healing)
-    unread: bool = False  # a read had gone out; its answer was not taken (nothing of it was shown)
 
 
 @dataclass(frozen=True)
@@ -232,36 +228,22 @@ class Authorizer:
                 call = await self.router.resolve(located)
             except ToolFailure as failure:
                 return Refused(failure, "initial")
-            # A read allowed at once under the hold it runs under goes out before its decision row
-            # is written (`_run_writing`); any other call's row is written here.
-            read = call.spec.effects == "read"
-            rows: list[dict[str, Any]] = []
             changes = self._changes()
-            first = self.judge(call, ctx, "initial", held_rows=rows if read else None)
+            first = self.judge(call, ctx, "initial")
             if not isinstance(first, Judgement):
                 return first
-            at_once = held and first.verdict == "allow" and call.tab_id == located.tab_id
-            if not (read and at_once) and (unwritten := self._write_rows(rows, call, "initial")):
-                return unwritten
             if first.verdict == "deny":
                 self.audit(call, ctx, "denied")
                 return Denied(first, "initial", call)
-            if at_once:
-                try:
-                    steps.allowed(call)
-                except BaseException:
-                    self._write_rows(rows, call, "initial")  # judged all the same
-                    raise
+            if held and first.verdict == "allow" and call.tab_id == located.tab_id:
+                steps.allowed(call)
                 # A read judged a moment ago under the hold it runs under, with nothing awaited
                 # since and no change to the rules, lists, locks or policy files counted meanwhile,
                 # would be judged the same again (grants and thread policies change only on this
                 # thread, between awaits; a read's repeated judgement is not audited): the first
                 # stands for dispatch.
-                if read and changes is not None and changes == self._changes():
-                    return await self._final(call, ctx, steps, None, judged=first, rows=rows)
-                if unwritten := self._write_rows(rows, call, "initial"):
-                    return unwritten
-                return await self._final(call, ctx, steps, None)
+                same = call.spec.effects == "read" and changes is not None and changes == self._changes()
+                return await self._final(call, ctx, steps, None, judged=first if same else None)
         approved: Approved | None = None
         if first.verdict == "ask":
             answer = await steps.approve(call, first)
@@ -288,12 +270,10 @@ class Authorizer:
             return await self._final(fresh, ctx, steps, approved)
 
     async def _final(self, call: ToolCall, ctx: Context, steps: Steps, approved: Approved | None, *,
-                     again: bool = True, judged: Judgement | None = None,
-                     rows: list[dict[str, Any]] | None = None) -> Ending:
+                     again: bool = True, judged: Judgement | None = None) -> Ending:
         """Under the hold, on the call as last resolved: judge (dispatch), mark, run, audit.
         `again`: a read whose tab moved before it was sent may be resolved and judged anew.
-        `judged`: the dispatch judgement already made, and `rows` its audit rows not yet written
-        (see `process`)."""
+        `judged`: the dispatch judgement already made (see `process`)."""
         final = judged if judged is not None else self.judge(call, ctx, "dispatch", approved)
         if not isinstance(final, Judgement):
             self.audit(call, ctx, f"refused:{ToolCode.GATEKEEPER_UNAVAILABLE}")
@@ -307,17 +287,10 @@ class Authorizer:
         if final.needs_site_access:
             self.audit(call, ctx, f"refused:{ToolCode.NO_SITE_ACCESS}")
             return NoSiteAccess(call.origin, call)
-        try:
-            steps.dispatching(call, final, approved)
-        except BaseException:
-            self._write_rows(rows or [], call, "dispatch")  # judged all the same
-            raise
-        ran = await self._run_writing(call, rows) if rows else await self.router.run(call)
-        if isinstance(ran, Unavailable):
-            return ran
-        result = ran
+        steps.dispatching(call, final, approved)
+        result = await self.router.run(call)
         outcome = "ok" if result.ok else f"failed:{result.code}"
-        if call.spec.effects == "read":  # its decision was recorded before its answer was taken: no need to wait
+        if call.spec.effects == "read":  # its decision was recorded before it ran: the answer need not wait
             after_answer.later(lambda: self.audit(call, ctx, outcome))
         else:
             self.audit(call, ctx, outcome)
@@ -335,55 +308,17 @@ class Authorizer:
             result = await hops.follow(self, call, ctx, result)
         return Ran(result, call)
 
-    async def _run_writing(self, call: ToolCall, rows: list[dict[str, Any]]) -> ToolResult | Unavailable:
-        """Run a read while the audit rows of its decision are written: the read goes out first
-        (it is on its way once its task has taken a step), the rows are written meanwhile, and its
-        answer is taken only once they are. Rows the log cannot take end the call as storage being
-        unavailable, the answer unread (fail closed)."""
-        running = asyncio.ensure_future(self.router.run(call))
-        running.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved, whoever waits
-        try:
-            try:
-                await asyncio.sleep(0)
-            finally:  # cancelled or not, the read may be on its way: its decision is recorded
-                unwritten = self._write_rows(rows, call, "dispatch", sent=True)
-        except BaseException:
-            await _stopped(running)  # ended before the tab's hold goes
-            raise
-        if unwritten is None:
-            return await running  # a cancel of this call cancels it, and waits for it to end
-        await _stopped(running)
-        return unwritten
-
-    def _write_rows(self, rows: list[dict[str, Any]], call: ToolCall, phase: Phase, *,
-                    sent: bool = False) -> Unavailable | None:
-        """Write the audit rows a judgement kept (None when written, or when there were none).
-        `sent`: the read is on its way already."""
-        if not rows:
-            return None
-        from host.gatekeeper.errors import GatekeeperUnavailable
-        from host.gatekeeper.healing import is_storage_error
-
-        try:
-            self.gatekeeper.write_audit(rows)
-        except GatekeeperUnavailable as exc:
-            return Unavailable(str(exc), phase, call, storage=is_storage_error(exc), unread=sent)
-        return None
-
     def _changes(self) -> int | None:
         """The gatekeeper's count of changes to what decides a verdict (None when it keeps none)."""
         changes = getattr(self.gatekeeper, "changes", None)
         return changes if isinstance(changes, int) else None
 
     def judge(self, call: ToolCall, ctx: Context, phase: Phase,
-              approved: Approved | None = None, *, direct: bool | None = None,
-              held_rows: list[dict[str, Any]] | None = None) -> Judgement | Unavailable:
+              approved: Approved | None = None, *, direct: bool | None = None) -> Judgement | Unavailable:
         """The verdict on a resolved call: the gatekeeper's decision, then site access (a page the
         extension may not script makes anything but a deny an ask, flagged so the approval asks
         for the access too). `direct` False judges a call no caller issued (a redirect hop) as
-        the model's, even for a caller without a conversation. With `held_rows`, the decision's
-        audit rows are kept there, for the caller to write (`_write_rows`), where the gatekeeper
-        can keep them."""
+        the model's, even for a caller without a conversation."""
         from host.gatekeeper.errors import GatekeeperUnavailable
         from host.gatekeeper.service import CheckRequest
 
@@ -393,8 +328,6 @@ class Authorizer:
         except Exception as exc:  # the thread's messages cannot be read: fail closed
             log.warning("the provenance of thread %s cannot be read", ctx.thread_id, exc_info=True)
             return Unavailable(f"the thread's history cannot be read: {exc}", phase, call)
-        # Only a gatekeeper that can write what it kept is asked to keep a row.
-        hold = {"hold": held_rows} if held_rows is not None and hasattr(self.gatekeeper, "write_audit") else {}
         try:
             decision = self.gatekeeper.check(CheckRequest(
                 thread_id=ctx.thread_id, tool=call.tool, params=call.wire_params(), origin=call.origin,
@@ -402,7 +335,7 @@ class Authorizer:
                 target=target.facts if target is not None else None, phase=phase,
                 approved_revision=approved.revision if approved else None,
                 approval_id=approved.approval_id if approved else None, provenance=known,
-                direct=self.provenance is None if direct is None else direct), **hold)
+                direct=self.provenance is None if direct is None else direct))
         except GatekeeperUnavailable as exc:
             from host.gatekeeper.healing import is_storage_error
 
@@ -422,12 +355,6 @@ class Authorizer:
                                            target_origin=call.origin, turn_id=ctx.turn_id, call_id=ctx.call_id)
         except Exception:
             log.warning("the outcome of %s could not be audited", ctx.call_id or call.tool, exc_info=True)
-
-
-async def _stopped(task: "asyncio.Future[Any]") -> None:
-    """Cancel `task` and wait until it has ended (its outcome is not taken)."""
-    task.cancel()
-    await asyncio.wait({task})
 
 
 def commit_of(decision: Any) -> tuple[str, str]:

@@ -121,10 +121,9 @@ def _failure(call: ToolCall, ending: Ending) -> ToolFailure:
     if isinstance(ending, Unavailable) and ending.storage:
         from host.gatekeeper.healing import plain_cause
 
-        what = "the page's answer was not taken" if ending.unread else "nothing ran"
-        return ToolFailure(ToolCode.STORAGE_UNAVAILABLE, f"denied: storage is unavailable, so {what} "
+        return ToolFailure(ToolCode.STORAGE_UNAVAILABLE, f"denied: storage is unavailable, so nothing ran "
                            f"({plain_cause(ending.reason)[:300]}); the host opens again by itself once its database "
-                           "answers", phase="authorize", details={"dispatched": ending.unread}, retryable=True)
+                           "answers", phase="authorize", details={"dispatched": False}, retryable=True)
     if isinstance(ending, Unavailable):
         return ToolFailure(ToolCode.GATEKEEPER_UNAVAILABLE, f"permission state is unavailable, so nothing runs: "
                            f"{ending.reason}", phase="authorize", details={"dispatched": False})

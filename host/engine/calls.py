@@ -53,7 +53,7 @@ TIMED_OUT = ("Nobody answered the approval request in time ({note}); the action 
 CANCELLED = "The user cancelled this action and stopped the task."
 CHANGED = "Tool authorization changed before dispatch ({reason}); the action did not run. Look at the page again."
 UNAVAILABLE = "Permission state is unavailable, so nothing runs: {reason}"
-STORAGE_UNAVAILABLE = ("Denied: storage is unavailable, so {what} ({reason}). The host opens again by itself "
+STORAGE_UNAVAILABLE = ("Denied: storage is unavailable, so nothing ran ({reason}). The host opens again by itself "
                        "once its database answers; try the call again in a little while.")
 INTERRUPTED_TOOL = "The task was interrupted while this call was running; it may have taken effect."
 NOT_ALONE = "{tool} must be the only tool call of its answer; call it again on its own."
@@ -401,9 +401,7 @@ class _Call:
             return self.finish(ok=False, code=problem.code, counted=True, text=f"Error {problem.code}: {problem.message}")
         if isinstance(ending, Unavailable) and ending.storage:
             return self.finish(ok=False, code=ToolCode.STORAGE_UNAVAILABLE, counted=True, outcome="denied",
-                               text=STORAGE_UNAVAILABLE.format(
-                                   reason=_cause(ending.reason),
-                                   what="the page's answer was not taken" if ending.unread else "nothing ran"))
+                               text=STORAGE_UNAVAILABLE.format(reason=_cause(ending.reason)))
         if isinstance(ending, Unavailable):
             return self.finish(ok=False, code=ToolCode.GATEKEEPER_UNAVAILABLE, counted=True,
                                text=UNAVAILABLE.format(reason=ending.reason), outcome="failed")

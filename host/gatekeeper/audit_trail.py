@@ -1,13 +1,12 @@
 """What the gatekeeper writes to the audit log (decisions, approvals, outcomes, alerts), the
 denial-burst monitor that raises the alerts, and the words every reader of the log shows for its
 codes. Without a store nothing is written. A write that fails makes the gatekeeper unavailable
-(fail closed): an unaudited call must not run, and an unaudited read's answer is not taken (its
-decision row may be written while it is on its way: `hold`). What was refused while the log
-could not be written is kept (bounded) and written once storage answers again (`write_late`),
-each row saying when it happened, so the log shows the fault's refusals.
+(fail closed): an unaudited call must not run. What was refused while the log could not be
+written is kept (bounded) and written once storage answers again (`write_late`), each row saying
+when it happened, so the log shows the fault's refusals.
 
-Each decision is written once: a read judged again just before it runs, its second judgement the
-first one over again, adds no row. A navigation's outcome names where the
+Each decision is written once: a read is judged again just before it runs, and when that second
+judgement is the first one over again it adds no row. A navigation's outcome names where the
 call went (the destination it was judged for) and says where the tab was before.
 
 The rows keep their codes (`acceptForSession`, `sensitive_origin`, `refused:target_changed`),
@@ -190,18 +189,6 @@ class AuditTrail:
         self.log = AuditLog(store, clock=self._clock)
 
     def _append(self, **row: Any) -> None:
-        if self.log is not None:
-            self._write(row)
-
-    def write_held(self, rows: list[dict[str, Any]]) -> None:
-        """Write the rows `decision` kept in `hold`, oldest first, taking each off `rows` once
-        written; fails as an append made at once would (`GatekeeperUnavailable`, the refusal kept
-        to write later)."""
-        while rows:
-            self._write(rows[0])
-            del rows[0]
-
-    def _write(self, row: dict[str, Any]) -> None:
         if self.log is None:
             return
         try:
@@ -221,8 +208,7 @@ class AuditTrail:
                                 "target_origin": target_origin}, cause)
 
     def _keep_refusal(self, row: dict[str, Any], exc: Exception) -> None:
-        """Remember that this call was refused (it never ran, or its answer was not taken), to write
-        once storage is back."""
+        """Remember that this call was refused (it never ran), to write once storage is back."""
         key = (str(row.get("thread_id")), str(row.get("call_id") or f"#{len(self._late)}:{row.get('tool')}"))
         if key in self._late:
             return
@@ -248,11 +234,9 @@ class AuditTrail:
         return written
 
     def decision(self, decision: Decision, *, thread_id: str, turn_id: str | None, call_id: str | None,
-                 params: dict[str, Any], target: dict[str, Any] | None, phase: str,
-                 hold: list[dict[str, Any]] | None = None) -> None:
+                 params: dict[str, Any], target: dict[str, Any] | None, phase: str) -> None:
         """Audit a decision (once: see `_repeats`), and count a denial towards the thread's
-        burst alert. With `hold`, the row of a decision that is no denial is kept there for the
-        caller to write (`write_held`) rather than written now."""
+        burst alert."""
         key = (thread_id, call_id or "", decision.tool)
         judged = (decision.verdict, decision.code, decision.target_origin, tuple(decision.flags),
                   getattr(decision.rule, "id", None), _digest(params))
@@ -260,13 +244,9 @@ class AuditTrail:
         self._remember(key, judged)
         if repeated:
             return
-        row = dict(kind="decision", thread_id=thread_id, turn_id=turn_id, call_id=call_id, tool=decision.tool,
-                   target_origin=decision.target_origin, params=params, target=target, verdict=decision.verdict,
-                   code=decision.code, rule=decision.rule, flags=list(decision.flags), detail=phase)
-        if hold is not None and decision.verdict != "deny" and self.log is not None:
-            hold.append(row)
-            return
-        self._append(**row)
+        self._append(kind="decision", thread_id=thread_id, turn_id=turn_id, call_id=call_id, tool=decision.tool,
+                     target_origin=decision.target_origin, params=params, target=target, verdict=decision.verdict,
+                     code=decision.code, rule=decision.rule, flags=list(decision.flags), detail=phase)
         if decision.verdict == "deny":
             self.monitor.note_denial(thread_id, decision.code)
 

@@ -322,11 +322,9 @@ class Gatekeeper:
         """The current revision under `policy` (optionally ignoring one approval's own rules)."""
         return self._policy.revision(policy, exclude_approval=exclude_approval)
 
-    def check(self, request: CheckRequest, *, hold: list[dict[str, Any]] | None = None) -> Decision:
+    def check(self, request: CheckRequest) -> Decision:
         """Judge one call and audit the decision. Raises `GatekeeperUnavailable` (fail closed);
-        a call refused so while storage is down is written to the log once it answers. With
-        `hold`, the row of a decision other than a denial is kept there, for the caller to write
-        with `write_audit` (a read's, while the read is on its way; its answer waits for the row)."""
+        a call refused so while storage is down is written to the log once it answers."""
         try:
             self._policy.current()
         except GatekeeperUnavailable as exc:
@@ -361,13 +359,8 @@ class Gatekeeper:
                                                 approved=request.approved_revision is not None)
         decision = msgspec.structs.replace(decision, revision=revision)
         self._audit.decision(decision, thread_id=thread_id, turn_id=request.turn_id, call_id=request.call_id,
-                             params=request.params, target=request.target, phase=request.phase, hold=hold)
+                             params=request.params, target=request.target, phase=request.phase)
         return decision
-
-    def write_audit(self, rows: list[dict[str, Any]]) -> None:
-        """Write the decision rows `check` kept in its `hold`. Raises `GatekeeperUnavailable`
-        (fail closed) as `check` does when the log cannot take them."""
-        self._audit.write_held(rows)
 
     # -- approvals -----------------------------------------------------------------------------
 

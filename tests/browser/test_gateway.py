@@ -251,7 +251,7 @@ async def test_extract_is_served_in_windows(gateway, fake):
 async def test_a_broken_gatekeeper_fails_closed(gateway, fake, monkeypatch):
     from host.gatekeeper.errors import GatekeeperUnavailable
 
-    def broken(request, **_):
+    def broken(request):
         raise GatekeeperUnavailable("disk gone")
 
     monkeypatch.setattr(gateway.gatekeeper, "check", broken)

@@ -1,9 +1,8 @@
-"""A read's audit rows on the one authorisation path, with a real SQLite audit log: a read on a tab
-its thread already drives is judged once, goes to the page before its decision row is written,
-and its answer is taken only once that row is in the log (decision before outcome). A row the
-log cannot take ends the read as storage being unavailable, the page's answer unread; a read
-whose caller goes away as it is sent, or whose caller's own bookkeeping fails before it is sent,
-still has its row; a write keeps both judgements and its rows before it is sent."""
+"""A read's judgements and audit rows on the one authorisation path, with a real SQLite audit log:
+a read on a tab its thread already drives is judged once (nothing changed between the phases),
+its decision row is in the log before the read is sent and its outcome after; a row the log
+cannot take refuses the read before anything reaches the page; a change of the rules between the
+phases judges it again; a write keeps both judgements, their rows written before it is sent."""
 
 from __future__ import annotations
 
@@ -19,8 +18,6 @@ from host.store import Store
 from host.store.db import StoreError
 from protocol.messages import ContentCall
 from tests.support.fake_extension import FakeExtension
-
-SECRET_TEXT = "page text the model must not see"
 
 
 @pytest.fixture
@@ -66,40 +63,51 @@ def watch_sends(fake, gatekeeper) -> list[list[tuple[str, str]]]:
     return seen
 
 
-def count_checks(gatekeeper, monkeypatch) -> list[str]:
-    """The tools the gatekeeper judges, one entry per judgement."""
+def count_checks(gatekeeper, monkeypatch, between=None) -> list[str]:
+    """The tools the gatekeeper judges, one entry per judgement; `between()` runs after each."""
     judged: list[str] = []
     check = gatekeeper.check
 
-    def counted(request, **kw):
+    def counted(request):
         judged.append(request.tool)
-        return check(request, **kw)
+        decision = check(request)
+        if between is not None:
+            between()
+        return decision
 
     monkeypatch.setattr(gatekeeper, "check", counted)
     return judged
 
 
-async def test_a_read_goes_out_before_its_decision_row_and_answers_after_it(authorizer, fake, gatekeeper, monkeypatch):
+async def test_a_read_on_a_driven_tab_is_judged_once_its_row_before_it_goes(authorizer, fake, gatekeeper, monkeypatch):
     await call_directly(authorizer, "read_page", {}, thread_id="t")  # the tab is driven from here on
     before = len(rows(gatekeeper))
     sent = watch_sends(fake, gatekeeper)
     judged = count_checks(gatekeeper, monkeypatch)
     result = await call_directly(authorizer, "read_page", {}, thread_id="t")
     assert result.ok, result
-    assert judged == ["read_page"]  # judged once: nothing changed between the two phases
-    assert len(sent) == 1 and len(sent[0]) == before  # on its way before its row was written
-    new = rows(gatekeeper)[before:]
-    assert new == [("decision", "read_page"), ("outcome", "read_page")]
+    assert judged == ["read_page"]  # nothing changed between the two phases
+    assert len(sent) == 1 and sent[0][before:] == [("decision", "read_page")]
+    assert rows(gatekeeper)[before:] == [("decision", "read_page"), ("outcome", "read_page")]
     assert gatekeeper.audit.verify().ok
 
 
-async def test_a_read_whose_row_cannot_be_written_fails_closed_unread(authorizer, fake, gatekeeper):
+async def test_a_rule_change_between_the_phases_judges_the_read_again(authorizer, fake, gatekeeper, monkeypatch):
     await call_directly(authorizer, "read_page", {}, thread_id="t")
+    changed = []
 
-    async def page(call):
-        return {"resultText": SECRET_TEXT}
+    def change_once():
+        if not changed:
+            changed.append(gatekeeper.add_rule({"tool": "scroll", "origin": "*", "verdict": "ask"}))
 
-    fake.content = page
+    judged = count_checks(gatekeeper, monkeypatch, between=change_once)
+    result = await call_directly(authorizer, "read_page", {}, thread_id="t")
+    assert result.ok, result
+    assert judged == ["read_page", "read_page"]
+
+
+async def test_a_read_whose_row_cannot_be_written_is_refused_before_it_is_sent(authorizer, fake, gatekeeper):
+    await call_directly(authorizer, "read_page", {}, thread_id="t")
     log = gatekeeper.audit
     append = log.append
 
@@ -112,12 +120,10 @@ async def test_a_read_whose_row_cannot_be_written_fails_closed_unread(authorizer
     sent = watch_sends(fake, gatekeeper)
     result = await call_directly(authorizer, "read_page", {}, thread_id="t")
     assert not result.ok and result.error.code == "storage_unavailable", result
-    assert "answer was not taken" in result.text and result.error.details["dispatched"] is True
-    assert SECRET_TEXT not in result.text and SECRET_TEXT not in str(result.details)
-    assert len(sent) == 1  # it went out; its answer was dropped
+    assert result.error.details["dispatched"] is False and sent == []  # nothing reached the page
 
 
-async def test_a_write_keeps_both_judgements_and_its_row_before_it_is_sent(authorizer, fake, gatekeeper, monkeypatch):
+async def test_a_write_keeps_both_judgements_and_its_rows_before_it_is_sent(authorizer, fake, gatekeeper, monkeypatch):
     await call_directly(authorizer, "read_page", {}, thread_id="t")
     before = len(rows(gatekeeper))
     sent = watch_sends(fake, gatekeeper)
@@ -127,42 +133,3 @@ async def test_a_write_keeps_both_judgements_and_its_row_before_it_is_sent(autho
     assert result.ok, result
     assert judged == ["click", "click"]
     assert sent and sent[0][before:] == [("decision", "click"), ("decision", "click")]
-
-
-async def test_a_read_cancelled_on_its_way_still_has_its_decision_row(authorizer, fake, gatekeeper):
-    import asyncio
-
-    await call_directly(authorizer, "read_page", {}, thread_id="t")
-    before = len(rows(gatekeeper))
-    call: asyncio.Task | None = None
-    begin = fake.begin
-
-    def cancel_as_it_goes(build, timeout=None):
-        answer = begin(build, timeout)
-        assert call is not None
-        call.cancel()  # the caller goes away the moment the read is sent, before its row is written
-        return answer
-
-    fake.begin = cancel_as_it_goes  # type: ignore[method-assign]
-    call = asyncio.ensure_future(call_directly(authorizer, "read_page", {}, thread_id="t"))
-    with pytest.raises(asyncio.CancelledError):
-        await call
-    assert rows(gatekeeper)[before:][:1] == [("decision", "read_page")]
-
-
-async def test_a_read_whose_callers_bookkeeping_fails_still_has_its_decision_row(authorizer, fake, gatekeeper):
-    from host.calls.authorize import Context
-    from host.calls.direct import _Refuse
-
-    await call_directly(authorizer, "read_page", {}, thread_id="t")
-    before = len(rows(gatekeeper))
-
-    class Failing(_Refuse):
-        def dispatching(self, call, judgement, approved):
-            raise RuntimeError("the run's record could not be written")
-
-    call = authorizer.router.decode("t", "read_page", {})
-    with pytest.raises(RuntimeError):
-        await authorizer.process(call, Context("t"), Failing())
-    assert rows(gatekeeper)[before:] == [("decision", "read_page")]
-    assert len(fake.content_calls) == 1  # nothing went to the page
