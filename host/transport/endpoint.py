@@ -1,11 +1,8 @@
 """A framed, bidirectional message endpoint over an asyncio byte stream.
 
 One reader task cuts frames, decodes them and resolves replies by id; one writer task drains a
-bounded queue of frames; one dispatcher task hands other messages to handlers in arrival order.
-On a sink that can write without waiting (`StreamSink`: sockets and pipes asyncio polls), a
-message sent while nothing waits to be written goes to the OS at once (the transport takes it
-whole or keeps the rest in order): a hop through the writer task would cost the round trip a turn
-of the event loop. Queued messages always go first.
+bounded queue of frames, when they cannot go to the OS at once (`outbox.py`); one dispatcher task
+hands other messages to handlers in arrival order.
 Every queue is bounded and nothing the peer sends goes unanswered for want of room:
 
     a request the inbound queue cannot take  ->  its refusal (`overloaded`, retryable, with a
@@ -26,13 +23,16 @@ import itertools
 import logging
 
 import msgspec
-from typing import Any, Awaitable, Callable, Protocol
+from typing import Any, Awaitable, Callable
 
 from protocol.errors import ErrorCode, ErrorInfo, ProtocolError
 from protocol.framing import FrameEncoder, FrameSplitter, MessageDecoder, decode_value
 from protocol.messages import Cancel, Failure, Message, Ping, Pong, ProtocolErrorReport, Result
 
 from host.transport.errors import Disconnected, Overloaded, RemoteError, RequestError, RequestTimeout
+from host.transport.outbox import FrameSink, Outbox, StreamSink
+
+__all__ = ["Endpoint", "FrameSink", "StreamSink", "RETRY_AFTER_MS", "INBOUND_WAIT_S"]
 
 log = logging.getLogger("tabwarden.transport")
 
@@ -42,39 +42,6 @@ Refuser = Callable[[Message, ErrorInfo], "Message | None"]
 
 INBOUND_WAIT_S = 5.0  # how long the reader holds a message while the dispatcher catches up
 RETRY_AFTER_MS = 250  # the hint an `overloaded` refusal carries
-
-
-class FrameSink(Protocol):
-    """Where encoded frames go (stdout pipe, socket, test buffer). A sink may also offer
-    `write_now(data) -> bool`: write at once without waiting, when nothing it holds is still
-    unwritten (False, nothing taken, otherwise)."""
-
-    async def write(self, data: bytes) -> None: ...
-
-    def close(self) -> None: ...
-
-
-class StreamSink:
-    """FrameSink over an asyncio StreamWriter; waits for the OS to take each write."""
-
-    def __init__(self, writer: asyncio.StreamWriter):
-        self._writer = writer
-
-    async def write(self, data: bytes) -> None:
-        self._writer.write(data)
-        await self._writer.drain()
-
-    def write_now(self, data: bytes) -> bool:
-        """Hand `data` to the transport without waiting, when its buffer is empty (so a peer that
-        does not read still stops the sender at the queue, as `write`'s drain does)."""
-        transport = self._writer.transport
-        if transport.is_closing() or transport.get_write_buffer_size():
-            return False
-        self._writer.write(data)
-        return True
-
-    def close(self) -> None:
-        self._writer.close()
 
 
 class Endpoint:
@@ -97,14 +64,11 @@ class Endpoint:
     ):
         self.name = name
         self._reader = reader
-        self._sink = sink
         self._decoder = decoder
         self._encoder = encoder
         self._splitter = splitter
         self._max_pending = max_pending
-        self._outbound: asyncio.Queue[list[bytes] | None] = asyncio.Queue(max_outbound)
-        self._writing = False  # the writer task holds frames it has not finished writing
-        self._write_now: Callable[[bytes], bool] | None = getattr(sink, "write_now", None)
+        self.outbox = Outbox(sink, max_outbound, self._begin_close)
         self._inbound: asyncio.Queue[Message] = asyncio.Queue(max_inbound)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._expected: dict[int, Any] = {}  # request id -> the result type it asked for
@@ -133,7 +97,7 @@ class Endpoint:
         """Start the reader, writer and dispatcher tasks."""
         self._tasks = [
             asyncio.create_task(self._read_loop(), name=f"{self.name}-reader"),
-            asyncio.create_task(self._write_loop(), name=f"{self.name}-writer"),
+            asyncio.create_task(self.outbox.run(), name=f"{self.name}-writer"),
             asyncio.create_task(self._dispatch_loop(), name=f"{self.name}-dispatcher"),
         ]
 
@@ -159,34 +123,23 @@ class Endpoint:
         while True:
             if self.closed.is_set():
                 raise Disconnected(f"{self.name} link is closed ({self._close_reason})")
-            if self._written_now(frames):
+            if self._put(frames):
                 return
-            try:
-                self._outbound.put_nowait(frames)
-                return
-            except asyncio.QueueFull:
-                await asyncio.sleep(0.005)  # the writer drains to the OS; the peer reads at its pace
+            await asyncio.sleep(0.005)  # the writer drains to the OS; the peer reads at its pace
 
     def send(self, message: Message) -> None:
         """Queue a message; raises Overloaded when the outbound queue is full."""
         if self.closed.is_set():
             raise Disconnected(f"{self.name} link is closed ({self._close_reason})")
         frames = self._encoder.encode(message)
-        if self._written_now(frames):
-            return
-        try:
-            self._outbound.put_nowait(frames)
-        except asyncio.QueueFull:
-            raise Overloaded(f"{self.name} outbound queue is full ({self._outbound.maxsize} messages)") from None
+        if not self._put(frames):
+            raise Overloaded(f"{self.name} outbound queue is full ({self.outbox.maxsize} messages)") from None
 
-    def _written_now(self, frames: list[bytes]) -> bool:
-        """Write `frames` at once when nothing is queued or being written before them."""
-        if self._write_now is None or self._writing or not self._outbound.empty():
-            return False
+    def _put(self, frames: list[bytes]) -> bool:
+        """`Outbox.put`, a failed write being the link's end."""
         try:
-            return self._write_now(b"".join(frames))
+            return self.outbox.put(frames)
         except (ConnectionError, OSError) as exc:
-            self._begin_close(f"write error: {exc}")
             raise Disconnected(f"{self.name} link closed: write error: {exc}") from None
 
     async def request(self, build: Callable[[int], Message], timeout: float | None = None,
@@ -396,18 +349,6 @@ class Endpoint:
             except Exception:
                 log.exception("%s: handler for %s failed", self.name, type(message).__name__)
 
-    async def _write_loop(self) -> None:
-        try:
-            while True:
-                frames = await self._outbound.get()
-                if frames is None:
-                    break
-                self._writing = True
-                await self._sink.write(b"".join(frames))
-                self._writing = False
-        except (ConnectionError, OSError) as exc:
-            self._begin_close(f"write error: {exc}")
-
     # ------------------------------------------------------------------ closing
 
     def _begin_close(self, reason: str) -> None:
@@ -418,10 +359,7 @@ class Endpoint:
         for future in self._pending.values():
             if not future.done():
                 future.set_exception(Disconnected(f"{self.name} link closed: {reason}"))
-        try:
-            self._outbound.put_nowait(None)  # let queued frames drain, then stop
-        except asyncio.QueueFull:
-            pass
+        self.outbox.stop()  # let queued frames drain, then stop
         log.info("%s link closed: %s", self.name, reason)
 
     async def close(self, reason: str = "closed by host", drain_timeout: float = 2.0) -> None:
@@ -441,7 +379,7 @@ class Endpoint:
                 await asyncio.wait_for(asyncio.shield(writer), drain_timeout)
             except (asyncio.TimeoutError, Exception):
                 pass
-        self._sink.close()
+        self.outbox.sink.close()
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

@@ -136,7 +136,7 @@ async def test_what_a_request_leaves_for_later_runs_after_its_answer_left(server
 
     async def leaves(params, conn):
         # By the time the work runs, the writer has taken the answer from its queue.
-        after_answer.later(lambda: seen.append(conn.endpoint._outbound.empty()))
+        after_answer.later(lambda: seen.append(conn.endpoint.outbox.empty()))
         return "answered"
 
     server.register("test.leaves", leaves)
