@@ -263,23 +263,30 @@ class Connection:
 
     async def _guarded(self, work: Any, timeout_s: float, what: str, progress: Any = None) -> Any:
         """Run `work` in its own task, raced against the session ending and the timeout (pushed
-        back while `progress` reports, up to PROGRESS_STRETCH times the timeout)."""
+        back while `progress` reports, up to PROGRESS_STRETCH times the timeout); time spent
+        waiting for the user's answer to the server's question counts against neither."""
         loop = asyncio.get_running_loop()
         job = asyncio.ensure_future(work)
         ended = asyncio.ensure_future(self.closed.wait())
         started = loop.time()
         refused = self.refused_posts
         limit = started + timeout_s * (PROGRESS_STRETCH if progress is not None else 1)
+        done: set[Any] = set()
         try:
             while True:
-                heard = progress.last if progress is not None and progress.last is not None else started
-                deadline = min(max(started, heard) + timeout_s, limit)
-                done, _ = await asyncio.wait({job, ended}, timeout=max(0.0, deadline - loop.time()),
-                                             return_when=asyncio.FIRST_COMPLETED)
-                if done or loop.time() >= limit:
+                now = loop.time()
+                if progress is not None and progress.asking:
+                    wait = timeout_s  # the user is answering: only look again later
+                else:
+                    heard = progress.last if progress is not None and progress.last is not None else started
+                    paused = progress.paused if progress is not None else 0.0
+                    deadline = min(max(started, heard) + timeout_s, limit + paused)
+                    if now >= deadline:
+                        break  # no answer, nor progress, within the timeout
+                    wait = deadline - now
+                done, _ = await asyncio.wait({job, ended}, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+                if done:
                     break
-                if progress is None or progress.last is None or progress.last + timeout_s <= loop.time():
-                    break  # no progress within the timeout
         except BaseException:
             await _cancel(job)  # the caller was cancelled (an interrupted turn): so is the server's work
             raise

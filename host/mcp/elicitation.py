@@ -119,16 +119,12 @@ async def ask_user(asker: Asker, server_id: str, message: str, schema: Any, prog
 
 @contextlib.asynccontextmanager
 async def kept_fresh(progress: Any) -> AsyncIterator[None]:
-    """While the user answers, the call counts as making progress (its timeout waits)."""
-    async def touch() -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            progress.last = loop.time()
-            await asyncio.sleep(1.0)
-
-    keep = asyncio.ensure_future(touch()) if progress is not None else None
+    """While the user answers, the call's timeout and its stretched limit wait (see ProgressLine)."""
+    if progress is None:
+        yield
+        return
+    progress.hold()
     try:
         yield
     finally:
-        if keep is not None:
-            keep.cancel()
+        progress.release()

@@ -28,6 +28,23 @@ class ProgressLine:
         self.sink = sink
         self.last: float | None = None  # loop time of the latest report
         self.count = 0
+        self.asking = 0  # questions to the user now open; their time does not count
+        self.paused = 0.0  # seconds the call spent waiting for the user, all questions together
+        self._since = 0.0
+
+    def hold(self) -> None:
+        """A question to the user opens: the call's clock stops until every open one is answered."""
+        if self.asking == 0:
+            self._since = asyncio.get_running_loop().time()
+        self.asking += 1
+
+    def release(self) -> None:
+        """A question was answered: when none is left open, the clock runs again from now."""
+        self.asking -= 1
+        if self.asking == 0:
+            now = asyncio.get_running_loop().time()
+            self.paused += now - self._since
+            self.last = now
 
     async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
         self.last = asyncio.get_running_loop().time()

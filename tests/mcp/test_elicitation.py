@@ -133,3 +133,34 @@ def test_a_request_goes_to_a_thread_only_when_every_call_in_flight_is_that_threa
     assert asker_in_flight([(one, "p1", "m1"), (two, "p2", "m2")]) == (two, "p2", "m2")  # the same thread
     assert asker_in_flight([(one, "p1", "m1"), (other, "p3", "m3")]) == (None, None, None)  # whose?
     assert asker_in_flight([(one, "p1", "m1"), (None, "p4", None)]) == (None, None, None)  # a REPL call too
+
+
+async def test_the_users_time_stops_the_calls_clock_and_its_stretched_limit():
+    """The clock is stopped for as long as a question is open, whatever its period or the
+    timeout's length; once answered, the call has its whole timeout again (and no more)."""
+    import asyncio
+
+    from host.mcp.config import ServerConfig
+    from host.mcp.connection import Connection
+    from host.mcp.elicitation import kept_fresh
+    from host.mcp.errors import McpFailure
+    from host.mcp.progress import ProgressLine
+
+    connection = Connection(ServerConfig(id="local", url="http://127.0.0.1:9/mcp"), None)
+
+    async def call(asked_for: float, then: float) -> str:
+        progress = ProgressLine(None)
+
+        async def work() -> str:
+            async with kept_fresh(progress):
+                await asyncio.sleep(asked_for)
+            await asyncio.sleep(then)
+            return "answered"
+
+        return await connection._guarded(work(), 0.2, "tool 'x'", progress=progress)
+
+    # Asked for 15 timeouts, beyond the stretched limit of 10, then well within one.
+    assert await call(3.0, 0.05) == "answered"
+    with pytest.raises(McpFailure) as failure:  # after the answer, the timeout counts again
+        await call(0.3, 0.6)
+    assert failure.value.code == "mcp_timeout"
