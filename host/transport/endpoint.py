@@ -1,16 +1,11 @@
 """A framed, bidirectional message endpoint over an asyncio byte stream.
 
-One reader task cuts frames, decodes them and resolves replies by id; one writer task drains a
-bounded queue of frames, when they cannot go to the OS at once (`outbox.py`); one dispatcher task
-hands other messages to handlers in arrival order.
-Every queue is bounded and nothing the peer sends goes unanswered for want of room:
-
-    a request the inbound queue cannot take  ->  its refusal (`overloaded`, retryable, with a
-                                                  `retryAfterMs` hint), queued as any reply
-    any other message it cannot take          ->  the reader waits for room (back-pressure on
-                                                  the peer); after `INBOUND_WAIT_S` the message
-                                                  is refused through `refuse`, or dropped and logged
-    a reply the outbound queue cannot take    ->  `deliver` waits for room instead of dropping it
+One reader task cuts frames, decodes them, resolves replies by id and answers pings; one writer
+task drains a bounded queue of frames, when they cannot go to the OS at once (`outbox.py`); one
+dispatcher task hands other messages to handlers in arrival order (`inbox.py`, which also says
+what becomes of a message its bounded queue cannot take). Nothing the peer sends goes unanswered
+for want of room: a reply the outbound queue cannot take makes `deliver` wait for room instead of
+dropping it.
 
 A protocol violation in a frame that leaves the stream in sync is reported to the peer and
 skipped; a corrupt length prefix closes the link.
@@ -25,24 +20,17 @@ import logging
 import msgspec
 from typing import Any, Awaitable, Callable
 
-from protocol.errors import ErrorCode, ErrorInfo, ProtocolError
+from protocol.errors import ErrorInfo, ProtocolError
 from protocol.framing import FrameEncoder, FrameSplitter, MessageDecoder, decode_value
 from protocol.messages import Cancel, Failure, Message, Ping, Pong, ProtocolErrorReport, Result
 
 from host.transport.errors import Disconnected, Overloaded, RemoteError, RequestError, RequestTimeout
+from host.transport.inbox import INBOUND_WAIT_S, RETRY_AFTER_MS, Handler, Inbox, Refuser
 from host.transport.outbox import FrameSink, Outbox, StreamSink
 
 __all__ = ["Endpoint", "FrameSink", "StreamSink", "RETRY_AFTER_MS", "INBOUND_WAIT_S"]
 
 log = logging.getLogger("tabwarden.transport")
-
-Handler = Callable[[Message], Awaitable[None] | None]
-# Builds the refusal for a message without a request id that could not be taken (None: drop it).
-Refuser = Callable[[Message, ErrorInfo], "Message | None"]
-
-INBOUND_WAIT_S = 5.0  # how long the reader holds a message while the dispatcher catches up
-RETRY_AFTER_MS = 250  # the hint an `overloaded` refusal carries
-
 
 class Endpoint:
     """Request/response and event plumbing for one peer."""
@@ -69,15 +57,11 @@ class Endpoint:
         self._splitter = splitter
         self._max_pending = max_pending
         self.outbox = Outbox(sink, max_outbound, self._begin_close)
-        self._inbound: asyncio.Queue[Message] = asyncio.Queue(max_inbound)
+        self.inbox = Inbox(max_inbound, self.deliver, name=name, refuse=refuse)
         self._pending: dict[int, asyncio.Future[Any]] = {}
         self._expected: dict[int, Any] = {}  # request id -> the result type it asked for
-        self._refuse = refuse
-        self.refused = 0  # messages answered `overloaded` because the host could not take them
         decoder.result_kind = self._expected.get
         self._ids = itertools.count(1)
-        self._handlers: dict[type, Handler] = {}
-        self._fallback: Handler | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._close_reason: str | None = None
         self.default_timeout = default_timeout
@@ -87,18 +71,18 @@ class Endpoint:
 
     def on(self, message_type: type[Message], handler: Handler) -> None:
         """Call `handler` for every inbound message of this type (in arrival order)."""
-        self._handlers[message_type] = handler
+        self.inbox.handlers[message_type] = handler
 
     def on_other(self, handler: Handler) -> None:
         """Call `handler` for inbound messages without a specific handler."""
-        self._fallback = handler
+        self.inbox.fallback = handler
 
     def start(self) -> None:
         """Start the reader, writer and dispatcher tasks."""
         self._tasks = [
             asyncio.create_task(self._read_loop(), name=f"{self.name}-reader"),
             asyncio.create_task(self.outbox.run(), name=f"{self.name}-writer"),
-            asyncio.create_task(self._dispatch_loop(), name=f"{self.name}-dispatcher"),
+            asyncio.create_task(self.inbox.run(), name=f"{self.name}-dispatcher"),
         ]
 
     @property
@@ -108,6 +92,11 @@ class Endpoint:
     @property
     def close_reason(self) -> str | None:
         return self._close_reason
+
+    @property
+    def refused(self) -> int:
+        """Messages answered `overloaded` because the host could not take them."""
+        return self.inbox.refused
 
     # ------------------------------------------------------------------ sending
 
@@ -265,51 +254,13 @@ class Endpoint:
             return None
         if message is None:
             return None  # a chunk of an unfinished message
-        kind = type(message)
         if isinstance(message, (Result, Failure, Pong)):  # typed results subclass Result
             self._resolve(message)
-        elif kind is Ping:
+            return None
+        if type(message) is Ping:
             self._reply(Pong(id=message.id))
-        else:
-            try:
-                self._inbound.put_nowait(message)
-            except asyncio.QueueFull:
-                request_id = getattr(message, "id", None)
-                if isinstance(request_id, int) and kind is not Cancel:
-                    return self._refuse_now(message, request_id)
-                return self._place_when_room(message)
-        return None
-
-    def _overloaded(self, kind: str) -> ErrorInfo:
-        return ErrorInfo(code=ErrorCode.OVERLOADED, retryable=True, details={"retryAfterMs": RETRY_AFTER_MS},
-                         message=f"the host is busy ({self._inbound.maxsize} messages waiting): {kind} was not "
-                                 f"taken; try again in {RETRY_AFTER_MS} ms")
-
-    async def _refuse_now(self, message: Message, request_id: int) -> None:
-        self.refused += 1
-        if self.refused == 1 or self.refused % 1000 == 0:
-            log.warning("%s: inbound queue full, refused %d requests so far", self.name, self.refused)
-        try:
-            await self.deliver(Failure(id=request_id, error=self._overloaded(type(message).__name__)))
-        except RequestError:
-            pass  # the link closed: the peer's request ends with it
-
-    async def _place_when_room(self, message: Message) -> None:
-        try:
-            await asyncio.wait_for(self._inbound.put(message), INBOUND_WAIT_S)
-            return
-        except asyncio.TimeoutError:
-            pass
-        self.refused += 1
-        refusal = self._refuse(message, self._overloaded(type(message).__name__)) if self._refuse else None
-        if refusal is None:
-            log.error("%s: the dispatcher took nothing for %g s; dropping %s", self.name, INBOUND_WAIT_S,
-                      type(message).__name__)
-            return
-        try:
-            await self.deliver(refusal)
-        except RequestError:
-            pass
+            return None
+        return self.inbox.take(message)
 
     def _resolve(self, message: Result | Failure | Pong) -> None:
         future = self._pending.get(message.id)
@@ -334,20 +285,6 @@ class Endpoint:
             self.send(message)
         except RequestError as exc:
             log.warning("%s: could not send %s: %s", self.name, type(message).__name__, exc)
-
-    async def _dispatch_loop(self) -> None:
-        while True:
-            message = await self._inbound.get()
-            handler = self._handlers.get(type(message), self._fallback)
-            if handler is None:
-                log.info("%s: no handler for %s", self.name, type(message).__name__)
-                continue
-            try:
-                outcome = handler(message)
-                if outcome is not None:
-                    await outcome
-            except Exception:
-                log.exception("%s: handler for %s failed", self.name, type(message).__name__)
 
     # ------------------------------------------------------------------ closing
 
