@@ -66,9 +66,31 @@
     return ownPointer(el, style) && !TW.hasActionableDescendant(el);
   };
 
+  // A snapshot is taken in one synchronous walk, in which the page cannot change: what is asked
+  // of an element more than once during it (a field's name for its ref line, then for each of
+  // its credential checks) is worked out once. Outside a walk nothing is kept.
+  let walkMemo = null;
+  TW.duringWalk = (take) => {
+    const outer = walkMemo;
+    walkMemo = outer || new Map();
+    try {
+      return take();
+    } finally {
+      walkMemo = outer;
+    }
+  };
+  TW.onceInWalk = (el, what, compute) => {
+    if (!walkMemo) return compute();
+    let known = walkMemo.get(el);
+    if (!known) walkMemo.set(el, (known = new Map()));
+    if (!known.has(what)) known.set(what, compute());
+    return known.get(what);
+  };
+
   // The accessible name (`fromContent`: its text counts even when its role is not named by
   // content, as for a heading or a clickable generic element).
-  TW.nameOf = (el, fromContent = true) => TW.accessibleName(el, { fromContent });
+  TW.nameOf = (el, fromContent = true) =>
+    TW.onceInWalk(el, fromContent ? "name from content" : "name", () => TW.accessibleName(el, { fromContent }));
 
   // Whether the element's own text names it: roles named by content, and the generic elements
   // that are clickable only by their look.

@@ -39,7 +39,9 @@
   const isField = (el) => el.localName === "input" || el.localName === "textarea" || TW.isEditableRoot(el);
 
   // True for a field whose value is a secret, judged on what the page says about it.
-  TW.isCredentialField = (el) => {
+  TW.isCredentialField = (el) => TW.onceInWalk(el, "credential", () => credentialField(el));
+
+  const credentialField = (el) => {
     if (TW.isPassword(el)) return true;
     if (!isField(el)) return false;
     const auto = (el.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/);

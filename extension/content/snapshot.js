@@ -530,7 +530,7 @@
       const found = earlier.get(el);
       return found && found.token === token ? found : null;
     };
-    const walker = walk(token, snapshotId, false, full ? FULL_TEXT_LIMIT : TEXT_LIMIT, keep);
+    const walker = TW.duringWalk(() => walk(token, snapshotId, false, full ? FULL_TEXT_LIMIT : TEXT_LIMIT, keep));
     const id = `s${token}_${snapshotId}`;
     const all = walker.entries.map(render);
     const before = keepNew && current && current.token === token ? current : null;
