@@ -62,3 +62,18 @@ async def test_a_number_typed_box_by_box_is_caught_on_the_last_box(driver):
     assert not result["ok"] and result["error"]["code"] == "approval_required", result
     assert result["error"]["details"]["reasonCode"] == "sensitive_payload"
     assert await driver.evaluate("credentials.html", "document.getElementById('g4').value") == ""
+
+
+async def test_a_field_relabelled_between_reads_is_judged_on_its_label_of_each_read(driver):
+    # What one read works out about a field (its name, whether it is a credential) is not kept
+    # for the next: the page may have changed in between.
+    await driver.open("credentials.html")
+    await driver.evaluate("credentials.html", "document.getElementById('notes').value = 'gift wrap'")
+    page = (await driver.read())["text"]
+    assert '- textbox "Order notes" [value="gift wrap"] [ref=' in page
+    await driver.evaluate("credentials.html", "document.querySelector('label[for=notes]').textContent = 'Your PIN'")
+    page = (await driver.read())["text"]
+    assert '- textbox "Your PIN" [value hidden] [ref=' in page and "gift wrap" not in page
+    await driver.evaluate("credentials.html", "document.querySelector('label[for=notes]').textContent = 'Order notes'")
+    page = (await driver.read())["text"]
+    assert '- textbox "Order notes" [value="gift wrap"] [ref=' in page
