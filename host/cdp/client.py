@@ -37,6 +37,8 @@ class TabOwner(Protocol):
 
     def mark_agent_input(self, tab_id: int) -> None: ...
 
+    def end_agent_input(self, tab_id: int) -> None: ...
+
 
 class _TabRegistry:
     """What `CDPRegistrationLibrary` registers into: every registration adds a handler on our
@@ -94,13 +96,16 @@ class TabClient:
         """Like `send`, but the command is on its way (in call order) when this returns: await
         the future for its result. Lets a caller send several commands without waiting for each
         acknowledgement (mouse moves in a hidden tab are acknowledged only at its next frame)."""
-        self._ready([(method, session_id)], expect_epoch, f"{method} was not sent")
+        inputs = self._ready([(method, session_id)], expect_epoch, f"{method} was not sent")
         state = self.state
         # Tasks start in creation order and the transport queues the frame at its first step.
         request = asyncio.ensure_future(self.manager.transport.command(
             state.tab_id, session_id, method, params or {}, timeout=timeout or self.default_timeout,
             result_type=result_type, trim=trim))
-        return asyncio.ensure_future(self._outcome(request, state.lost, method))
+        outcome = asyncio.ensure_future(self._outcome(request, state.lost, method))
+        if inputs:
+            outcome.add_done_callback(lambda _: self.manager.end_agent_input(state.tab_id))
+        return outcome
 
     async def batch(self, steps: list[CdpStep], *, timeout: float | None = None, expect_epoch: int | None = None,
                     list_tabs: bool = False) -> CdpBatchOutcome:
@@ -115,17 +120,21 @@ class TabClient:
             raise CdpError("invalid_params", f"a batch holds at most {MAX_BATCH_STEPS} commands, not {len(steps)}")
         if not steps:
             return CdpBatchOutcome()
-        self._ready([(step.method, step.session_id) for step in steps], expect_epoch, "nothing was sent")
+        inputs = self._ready([(step.method, step.session_id) for step in steps], expect_epoch, "nothing was sent")
         state = self.state
         wait = timeout or self.default_timeout
         run = getattr(self.manager.transport, "batch", None)
-        work = run(state.tab_id, steps, timeout=wait, list_tabs=list_tabs) if run is not None else self._one_by_one(steps, wait)
-        return await self._outcome(asyncio.ensure_future(work), state.lost, "a batch of commands")
+        try:
+            work = run(state.tab_id, steps, timeout=wait, list_tabs=list_tabs) if run is not None else self._one_by_one(steps, wait)
+            return await self._outcome(asyncio.ensure_future(work), state.lost, "a batch of commands")
+        finally:
+            if inputs:
+                self.manager.end_agent_input(state.tab_id)
 
-    def _ready(self, commands: list[tuple[str, str | None]], expect_epoch: int | None, unsent: str) -> None:
+    def _ready(self, commands: list[tuple[str, str | None]], expect_epoch: int | None, unsent: str) -> bool:
         """Refuse, before anything is sent, commands (method, session) this tab cannot take now
         (a domain not allowed, the tab closed, its epoch moved on, a session gone); note that
-        trusted input is on its way."""
+        trusted input is on its way (True: the caller notes its end, `end_agent_input`)."""
         for method, _ in commands:
             check_method(method)
         state = self.state
@@ -139,6 +148,8 @@ class TabClient:
             raise CdpError(CdpCode.SESSION_GONE, f"the frame session {gone[:12]}… of tab {state.tab_id} has ended")
         if any(method.startswith("Input.") for method, _ in commands):
             self.manager.mark_agent_input(state.tab_id)
+            return True
+        return False
 
     async def _one_by_one(self, steps: list[CdpStep], timeout: float) -> CdpBatchOutcome:
         results: list[Any] = []

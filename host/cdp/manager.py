@@ -32,8 +32,12 @@ log = logging.getLogger("tabwarden.cdp")
 # The name CDP gives the isolated world of our content scripts (the extension's name).
 WORLD_NAME = "Tabwarden"
 EXTENSION_ORIGIN_PREFIX = "chrome-extension://"
-# A person's input reported within this window after agent input is the agent's own.
+# A person's input reported while agent input is on its way, or within this window after it was
+# answered, is the agent's own.
 AGENT_INPUT_WINDOW_S = 1.5
+# Input on its way longer than this (no command waits as long) no longer vouches for what is
+# reported: an end that was somehow never noted cannot hide a person's input for good.
+AGENT_INPUT_LONGEST_S = 120.0
 SETUP_TIMEOUT_S = 5.0
 USER_CANCELLED = "canceled_by_user"  # chrome.debugger's reason when the user dismisses the bar
 
@@ -153,13 +157,31 @@ class CdpManager:
                 state.user_stopped = None
 
     def mark_agent_input(self, tab_id: int) -> None:
-        """Trusted input is about to be sent: a person's input report just after is ours."""
-        self.state(tab_id).last_agent_input = time.monotonic()
+        """Trusted input is about to be sent: a person's input reported until a moment after
+        its answer (`end_agent_input`) is ours, however long the input takes."""
+        state = self.state(tab_id)
+        now = time.monotonic()
+        if not state.agent_inputs:
+            state.agent_input_since = now
+        state.agent_inputs += 1
+        state.last_agent_input = now
+
+    def end_agent_input(self, tab_id: int) -> None:
+        """Trusted input marked with `mark_agent_input` was answered (or failed, or was cancelled)."""
+        state = self._tabs.get(tab_id)
+        if state is not None:
+            state.agent_inputs = max(0, state.agent_inputs - 1)
+            state.last_agent_input = time.monotonic()
 
     def recent_agent_input(self, tab_id: int, window: float = AGENT_INPUT_WINDOW_S) -> bool:
-        """True within `window` seconds of the agent's own trusted input in the tab."""
+        """True while the agent's own trusted input is on its way in the tab, and within
+        `window` seconds of its answer."""
         state = self._tabs.get(tab_id)
-        return state is not None and time.monotonic() - state.last_agent_input < window
+        if state is None:
+            return False
+        now = time.monotonic()
+        on_its_way = state.agent_inputs > 0 and now - state.agent_input_since < AGENT_INPUT_LONGEST_S
+        return on_its_way or now - state.last_agent_input < window
 
     # ------------------------------------------------------------------ sessions and contexts
 

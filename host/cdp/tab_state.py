@@ -45,7 +45,9 @@ class TabState:
         # of the element the last focus look found focused in the top frame
         self.focus_anchor: tuple[int, str, str, bool] | None = None
         self.changed = asyncio.Event()  # pulsed on new sessions and contexts
-        self.last_agent_input = 0.0
+        self.last_agent_input = 0.0  # when the agent's latest trusted input was sent or answered
+        self.agent_inputs = 0  # commands or batches of trusted input on their way now
+        self.agent_input_since = 0.0  # since when some have been on their way
 
     def bump(self, reason: str) -> None:
         self.epoch += 1

@@ -101,3 +101,30 @@ async def test_agent_input_opens_a_short_window(manager, fake):
     assert manager.recent_agent_input(TAB)
     assert not manager.recent_agent_input(TAB, window=0.0)
     assert not manager.recent_agent_input(TAB + 1)
+
+
+async def test_agent_input_vouches_for_reports_while_it_is_on_its_way_however_long(manager, fake):
+    # A long run of keys may take longer than the window: a report during it is still ours.
+    answered = asyncio.get_running_loop().create_future()
+    fake.handlers["Input.insertText"] = lambda p, s: answered
+    client = manager.client(TAB)
+    typing = client.begin("Input.insertText", {"text": "a long text"})
+    await asyncio.sleep(0)
+    assert manager.recent_agent_input(TAB, window=0.0)
+    answered.set_result({})
+    await typing
+    assert not manager.recent_agent_input(TAB, window=0.0) and manager.recent_agent_input(TAB)
+    # A batch likewise, and its end is noted however it ends (a failure too).
+    from protocol.messages import CdpStep
+
+    failing = asyncio.get_running_loop().create_future()
+    fake.handlers["Input.dispatchMouseEvent"] = lambda p, s: failing
+    batch = asyncio.ensure_future(client.batch([CdpStep(method="Input.dispatchMouseEvent", params={"type": "mouseMoved"})]))
+    await asyncio.sleep(0)
+    assert manager.recent_agent_input(TAB, window=0.0)
+    failing.set_exception(RuntimeError("the bridge went away"))
+    await asyncio.gather(batch, return_exceptions=True)
+    assert not manager.recent_agent_input(TAB, window=0.0)
+    # Commands that are not input vouch for nothing.
+    await client.send("DOM.enable")
+    assert manager.state(TAB).agent_inputs == 0
