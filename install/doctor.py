@@ -23,6 +23,10 @@ from install import installation, registrations
 from install.extension_id import default_extension_id, origin_of
 from install.installer import Environment
 
+# How long the host may take to start and answer a ping: a cold start on a slow or busy machine
+# takes well over a second, and a host that is merely slow is not a broken one.
+PING_TIMEOUT_S = 5.0
+
 
 @dataclass
 class Check:
@@ -40,7 +44,7 @@ def _install_cmd(entry: dict[str, Any]) -> str:
     return cmd
 
 
-def check_entry(entry: dict[str, Any], envr: Environment, timeout: float = 2.0) -> list[Check]:
+def check_entry(entry: dict[str, Any], envr: Environment, timeout: float = PING_TIMEOUT_S) -> list[Check]:
     """All checks for one recorded registration, stopping at the first that makes the rest moot."""
     subject = entry.get("browser", "?") + (f" ({entry['user_data_dir']})" if entry.get("user_data_dir") else "")
     fix = _install_cmd(entry)
@@ -106,7 +110,7 @@ def _installation_check(add: Callable[..., bool], launcher_path: Path, envr: Env
     return add("runs installation", True, f"another installation: {runs.describe()}; this doctor runs from {this.location}")
 
 
-def ping_host(launcher_path: Path, origin: str, timeout: float = 2.0) -> tuple[bool, str]:
+def ping_host(launcher_path: Path, origin: str, timeout: float = PING_TIMEOUT_S) -> tuple[bool, str]:
     """Start the host as the browser would, send a ping frame, expect a pong within `timeout`."""
     return asyncio.run(_ping(launcher_path, origin, timeout))
 
@@ -164,7 +168,7 @@ async def _ping(launcher_path: Path, origin: str, timeout: float) -> tuple[bool,
             await proc.wait()
 
 
-def run(envr: Environment | None = None, timeout: float = 2.0) -> list[Check]:
+def run(envr: Environment | None = None, timeout: float = PING_TIMEOUT_S) -> list[Check]:
     """Checks for every recorded registration (one failing check when there are none)."""
     envr = envr or Environment()
     try:

@@ -5,6 +5,8 @@ ends when the page changes; schedule_resume fires by itself."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.support.builtin_harness import BuiltinHarness
@@ -89,7 +91,8 @@ async def test_schedule_resume_fires_by_itself(harness, server):
     assert asked["request"]["reason"] == "the export takes a moment" and asked["remainingMs"] <= 1000
     done = await harness.turn_done()
     assert done["stopReason"] == "end"
-    assert last_tool_result_text(server.requests[1]["body"]).startswith("Resumed as scheduled, after 1 s")
+    # The wait is 1 s; a busy machine may resume it a moment late.
+    assert re.match(r"Resumed as scheduled, after [12] s", last_tool_result_text(server.requests[1]["body"]))
     assert [(r["response"], r["by"]) for r in harness.recorder.of("interaction.resolved")] == [("timeout", "timeout")]
 
 

@@ -90,10 +90,10 @@ async def test_the_user_may_take_longer_than_the_calls_timeout(tmp_path, mcp_ser
     import asyncio
 
     async def slowly(h, asked):
-        await asyncio.sleep(2.5)  # over the server's 1 s timeout
+        await asyncio.sleep(4.5)  # over twice the server's 2 s timeout
         await respond(h, asked, {"kind": "submit", "value": {"sure": False}})
 
-    assert "elicitation answered: accept" in await asked_turn(tmp_path, mcp_server, slowly, timeout=1)
+    assert "elicitation answered: accept" in await asked_turn(tmp_path, mcp_server, slowly, timeout=2)
 
 
 async def test_without_the_setting_the_capability_is_not_declared_and_nothing_is_asked(tmp_path, mcp_server):

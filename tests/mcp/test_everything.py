@@ -66,16 +66,17 @@ async def test_an_outage_says_unavailable_and_the_tools_return_with_the_server(e
 async def test_progress_reaches_the_card_and_keeps_the_call_alive(executor, settings, everything):
     from host.tools.progress import reset_progress_sink, set_progress_sink
 
-    # Each step takes 0.5 s and the call 3 s in all, over a 1 s timeout: progress keeps it going.
-    settings.write({"ev": {"url": everything.url, "timeoutSeconds": 1}})
+    # Each step takes 0.5 s and the call 5 s in all, over a 2 s timeout: progress keeps it going
+    # (a report may come late on a busy machine; four times its period would still be in time).
+    settings.write({"ev": {"url": everything.url, "timeoutSeconds": 2}})
     lines: list[str] = []
     token = set_progress_sink(lines.append)
     try:
-        outcome = await run(executor, "mcp__ev__trigger-long-running-operation", {"duration": 3, "steps": 6})
+        outcome = await run(executor, "mcp__ev__trigger-long-running-operation", {"duration": 5, "steps": 10})
     finally:
         reset_progress_sink(token)
     assert outcome.ok, outcome
-    assert lines[:2] == ["1/6", "2/6"] and lines[-1] == "6/6"
+    assert lines[:2] == ["1/10", "2/10"] and lines[-1] == "10/10"
 
 
 async def test_without_progress_the_timeout_still_holds(executor, settings, everything):

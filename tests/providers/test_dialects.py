@@ -202,11 +202,12 @@ async def test_keep_alive_alone_does_not_keep_a_stream_open(kind):
 
 async def test_content_keeps_a_slow_stream_open():
     pieces: list[bytes | float] = [b'data: {"choices": [{"index": 0, "delta": {"content": "a"}, "finish_reason": null}]}'
-                                   b"\n\n", 0.4] * 5
+                                   b"\n\n", 0.4] * 8
     pieces.append(b'data: {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}\n\ndata: [DONE]\n\n')
+    # 3.2 s in all, over a quiet-time limit of 1.5 s that no gap between pieces comes near.
     with ReplayServer(Answer(pieces)) as server:
-        done, _ = await answer("openai", server, timeout_s=1.0)
-    assert done.text == "aaaaa"
+        done, _ = await answer("openai", server, timeout_s=1.5)
+    assert done.text == "aaaaaaaa"
 
 
 # ---------------------------------------------------------------- Retry-After
