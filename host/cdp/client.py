@@ -35,9 +35,9 @@ class TabOwner(Protocol):
     transport: CdpTransport
     bus: EventBus
 
-    def mark_agent_input(self, tab_id: int) -> None: ...
+    def mark_agent_input(self, state: TabState) -> None: ...
 
-    def end_agent_input(self, tab_id: int) -> None: ...
+    def end_agent_input(self, state: TabState) -> None: ...
 
 
 class _TabRegistry:
@@ -104,7 +104,7 @@ class TabClient:
             result_type=result_type, trim=trim))
         outcome = asyncio.ensure_future(self._outcome(request, state.lost, method))
         if inputs:
-            outcome.add_done_callback(lambda _: self.manager.end_agent_input(state.tab_id))
+            outcome.add_done_callback(lambda _: self.manager.end_agent_input(state))
         return outcome
 
     async def batch(self, steps: list[CdpStep], *, timeout: float | None = None, expect_epoch: int | None = None,
@@ -129,7 +129,7 @@ class TabClient:
             return await self._outcome(asyncio.ensure_future(work), state.lost, "a batch of commands")
         finally:
             if inputs:
-                self.manager.end_agent_input(state.tab_id)
+                self.manager.end_agent_input(state)
 
     def _ready(self, commands: list[tuple[str, str | None]], expect_epoch: int | None, unsent: str) -> bool:
         """Refuse, before anything is sent, commands (method, session) this tab cannot take now
@@ -147,7 +147,7 @@ class TabClient:
         if gone is not None:
             raise CdpError(CdpCode.SESSION_GONE, f"the frame session {gone[:12]}… of tab {state.tab_id} has ended")
         if any(method.startswith("Input.") for method, _ in commands):
-            self.manager.mark_agent_input(state.tab_id)
+            self.manager.mark_agent_input(state)
             return True
         return False
 

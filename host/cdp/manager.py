@@ -156,22 +156,20 @@ class CdpManager:
             if tab_id is None or state.tab_id == tab_id:
                 state.user_stopped = None
 
-    def mark_agent_input(self, tab_id: int) -> None:
-        """Trusted input is about to be sent: a person's input reported until a moment after
-        its answer (`end_agent_input`) is ours, however long the input takes."""
-        state = self.state(tab_id)
+    def mark_agent_input(self, state: TabState) -> None:
+        """Trusted input is about to be sent in the tab of `state`: a person's input reported
+        until a moment after its answer (`end_agent_input`) is ours, however long it takes."""
         now = time.monotonic()
         if not state.agent_inputs:
             state.agent_input_since = now
         state.agent_inputs += 1
         state.last_agent_input = now
 
-    def end_agent_input(self, tab_id: int) -> None:
-        """Trusted input marked with `mark_agent_input` was answered (or failed, or was cancelled)."""
-        state = self._tabs.get(tab_id)
-        if state is not None:
-            state.agent_inputs = max(0, state.agent_inputs - 1)
-            state.last_agent_input = time.monotonic()
+    def end_agent_input(self, state: TabState) -> None:
+        """Trusted input marked with `mark_agent_input` was answered (or failed, or was
+        cancelled); `state` is the tab's state it was marked on (not one made for the id since)."""
+        state.agent_inputs = max(0, state.agent_inputs - 1)
+        state.last_agent_input = time.monotonic()
 
     def recent_agent_input(self, tab_id: int, window: float = AGENT_INPUT_WINDOW_S) -> bool:
         """True while the agent's own trusted input is on its way in the tab, and within

@@ -31,6 +31,10 @@ MAX_LISTED_TOOLS = 1000
 CANCEL_GRACE_S = 2.0  # how long a cancelled call may take to tell the server
 # While a server reports progress, a call may run past its timeout, up to this many times it.
 PROGRESS_STRETCH = 10
+# The time the user takes to answer a call's questions (and a model to answer its requests)
+# does not count against the call's limits, up to this much in all: a server that asks again and
+# again cannot keep a call open for good.
+QUESTIONS_ALLOWANCE_S = 900.0
 # How long one image a tool's answer links to may take to read (see linked_images.py).
 LINKED_IMAGE_TIMEOUT_S = 10.0
 
@@ -166,8 +170,8 @@ class Connection:
         return ElicitResult(action=action, content=content)
 
     async def _sample(self, context: Any, params: Any) -> Any:
-        """A model answer the server asks for, allowed on a card first (see sampling.py); the
-        user's time does not count against the call's timeout."""
+        """A model answer the server asks for, allowed on a card first (see sampling.py); the time
+        the user and the model take does not count against the call's timeout."""
         from host.mcp.elicitation import kept_fresh
         from host.mcp.sampling import sample_for_server
 
@@ -263,29 +267,34 @@ class Connection:
 
     async def _guarded(self, work: Any, timeout_s: float, what: str, progress: Any = None) -> Any:
         """Run `work` in its own task, raced against the session ending and the timeout (pushed
-        back while `progress` reports, up to PROGRESS_STRETCH times the timeout); time spent
-        waiting for the user's answer to the server's question counts against neither."""
+        back while `progress` reports, up to PROGRESS_STRETCH times the timeout); time spent on
+        the server's questions counts against neither, up to QUESTIONS_ALLOWANCE_S."""
         loop = asyncio.get_running_loop()
         job = asyncio.ensure_future(work)
         ended = asyncio.ensure_future(self.closed.wait())
         started = loop.time()
         refused = self.refused_posts
         limit = started + timeout_s * (PROGRESS_STRETCH if progress is not None else 1)
+        longest = limit + (QUESTIONS_ALLOWANCE_S if progress is not None else 0.0)
         done: set[Any] = set()
         try:
             while True:
                 now = loop.time()
+                waiting = {job, ended}
                 if progress is not None and progress.asking:
-                    wait = timeout_s  # the user is answering: only look again later
+                    if now >= longest:
+                        break  # the questions took all the time they may
+                    waiting.add(progress.answered())  # the clock runs again from the answer
+                    wait = longest - now
                 else:
                     heard = progress.last if progress is not None and progress.last is not None else started
-                    paused = progress.paused if progress is not None else 0.0
+                    paused = min(progress.paused, QUESTIONS_ALLOWANCE_S) if progress is not None else 0.0
                     deadline = min(max(started, heard) + timeout_s, limit + paused)
                     if now >= deadline:
                         break  # no answer, nor progress, within the timeout
                     wait = deadline - now
-                done, _ = await asyncio.wait({job, ended}, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
-                if done:
+                done, _ = await asyncio.wait(waiting, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
+                if job in done or ended in done:
                     break
         except BaseException:
             await _cancel(job)  # the caller was cancelled (an interrupted turn): so is the server's work
@@ -308,8 +317,9 @@ class Connection:
             raise self.error or McpFailure("mcp_unreachable", f"MCP server {self.config.id!r} closed the connection "
                                                               f"during {what}")
         waited = loop.time() - started
+        working = waited - (progress.paused if progress is not None else 0.0)  # not on questions
         raise McpFailure("mcp_timeout", f"MCP server {self.config.id!r} did not answer {what} within {waited:.3g} s"
-                                        f"{' (its progress had stopped)' if waited > timeout_s + 0.5 else ''}; "
+                                        f"{' (its progress had stopped)' if working > timeout_s + 0.5 else ''}; "
                                         "the request was cancelled")
 
 

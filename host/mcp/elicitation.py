@@ -6,8 +6,8 @@ enum, with display names), a number, an integer or a boolean. The card is built 
 read here; a schema with anything else is declined without asking. The user's answer is checked
 against the fields again here, whatever the page sent: a value of the wrong type, outside an
 enum or a required one missing ends the question as `cancel` (the server asked nothing it can
-use). The time the user takes does not count against the call's timeout (its progress line is
-kept fresh while the card waits), up to the question's own limit."""
+use). The time the user takes does not count against the call's timeout (the call's clock stops
+while the card waits: `ProgressLine.hold`), up to the question's own limit."""
 
 from __future__ import annotations
 

@@ -31,6 +31,7 @@ class ProgressLine:
         self.asking = 0  # questions to the user now open; their time does not count
         self.paused = 0.0  # seconds the call spent waiting for the user, all questions together
         self._since = 0.0
+        self._answered: asyncio.Future[None] | None = None
 
     def hold(self) -> None:
         """A question to the user opens: the call's clock stops until every open one is answered."""
@@ -45,6 +46,14 @@ class ProgressLine:
             now = asyncio.get_running_loop().time()
             self.paused += now - self._since
             self.last = now
+            if self._answered is not None and not self._answered.done():
+                self._answered.set_result(None)
+
+    def answered(self) -> "asyncio.Future[None]":
+        """Done once no question is open any more (whoever waits on the call's clock looks again)."""
+        if self._answered is None or self._answered.done():
+            self._answered = asyncio.get_running_loop().create_future()
+        return self._answered
 
     async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
         self.last = asyncio.get_running_loop().time()

@@ -32,6 +32,7 @@ __all__ = ["Endpoint", "FrameSink", "StreamSink", "RETRY_AFTER_MS", "INBOUND_WAI
 
 log = logging.getLogger("tabwarden.transport")
 
+
 class Endpoint:
     """Request/response and event plumbing for one peer."""
 

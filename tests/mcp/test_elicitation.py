@@ -164,3 +164,30 @@ async def test_the_users_time_stops_the_calls_clock_and_its_stretched_limit():
     with pytest.raises(McpFailure) as failure:  # after the answer, the timeout counts again
         await call(0.3, 0.6)
     assert failure.value.code == "mcp_timeout"
+
+
+async def test_a_server_asking_again_and_again_cannot_hold_a_call_open_for_good(monkeypatch):
+    """Questions are free only up to an allowance in all: past it, the call ends as timed out
+    even while a question is open."""
+    import asyncio
+    import time
+
+    from host.mcp import connection as module
+    from host.mcp.config import ServerConfig
+    from host.mcp.elicitation import kept_fresh
+    from host.mcp.errors import McpFailure
+    from host.mcp.progress import ProgressLine
+
+    monkeypatch.setattr(module, "QUESTIONS_ALLOWANCE_S", 0.6)
+    connection = module.Connection(ServerConfig(id="local", url="http://127.0.0.1:9/mcp"), None)
+    progress = ProgressLine(None)
+
+    async def asks_forever() -> None:
+        while True:
+            async with kept_fresh(progress):
+                await asyncio.sleep(0.25)
+
+    started = time.monotonic()
+    with pytest.raises(McpFailure) as failure:  # 0.1 s timeout, 1 s stretched limit, 0.6 s of questions
+        await connection._guarded(asks_forever(), 0.1, "tool 'x'", progress=progress)
+    assert failure.value.code == "mcp_timeout" and time.monotonic() - started < 5
