@@ -116,14 +116,16 @@ async def test_a_pending_approval_survives_kill_9_with_its_id_and_remaining_time
 
 async def test_an_approval_whose_deadline_passed_during_the_outage_is_declined(tmp_path, server):
     home = tmp_path / "tw"
-    write_settings(home, server.url, approvalTimeoutSeconds=1.5)
+    # Long enough that the first host is killed well before it could time the approval out
+    # itself, even on a busy machine.
+    write_settings(home, server.url, approvalTimeoutSeconds=3)
     server.add(*script())
     first = StdioBrowser(home)
     await first.start()
     _, approval = await start_turn(first)
     first.kill()
     await first.wait_exit()
-    await asyncio.sleep(1.6)
+    await asyncio.sleep(3.1)
     server.add(Reply(text="The purchase was not approved in time."))
     second = StdioBrowser(home)
     await second.start()
