@@ -172,11 +172,11 @@ class Connection:
     async def _sample(self, context: Any, params: Any) -> Any:
         """A model answer the server asks for, allowed on a card first (see sampling.py); the time
         the user and the model take does not count against the call's timeout."""
-        from host.mcp.elicitation import kept_fresh
+        from host.mcp.progress import clock_stopped
         from host.mcp.sampling import sample_for_server
 
         asker, progress, model = asker_in_flight(self._askers)
-        async with kept_fresh(progress):
+        with clock_stopped(progress):
             return await sample_for_server(asker, model, self.config.id, params)
 
     async def _refuse_sampling(self, context: Any, params: Any) -> Any:

@@ -12,12 +12,11 @@ while the card waits: `ProgressLine.hold`), up to the question's own limit."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import math
-from collections.abc import AsyncIterator
 from typing import Any
 
+from host.mcp.progress import clock_stopped
 from host.tools.asking import Asker
 
 log = logging.getLogger("tabwarden.mcp")
@@ -101,7 +100,7 @@ async def ask_user(asker: Asker, server_id: str, message: str, schema: Any, prog
         return "decline", None
     request = {"kind": "elicitation", "server": server_id, "message": str(message)[:MAX_MESSAGE], "fields": fields}
     try:
-        async with kept_fresh(progress):
+        with clock_stopped(progress):
             answer = await asyncio.wait_for(asker(request), QUESTION_TIMEOUT_S)
     except asyncio.TimeoutError:
         return "cancel", None
@@ -115,16 +114,3 @@ async def ask_user(asker: Asker, server_id: str, message: str, schema: Any, prog
     if kind == "cancel" and answer.get("note") == "decline":
         return "decline", None
     return "cancel", None
-
-
-@contextlib.asynccontextmanager
-async def kept_fresh(progress: Any) -> AsyncIterator[None]:
-    """While the user answers, the call's timeout and its stretched limit wait (see ProgressLine)."""
-    if progress is None:
-        yield
-        return
-    progress.hold()
-    try:
-        yield
-    finally:
-        progress.release()

@@ -1,14 +1,18 @@
 """A server's `notifications/progress` for one call, as the SDK hands them over: remembered
 (when the last came, so the call's timeout can be pushed back) and turned into one short line
 for the tool's card ("3/10 — Fetching page 3"). Numbers and the server's message are data from
-the server: the message is clipped and stripped of control characters."""
+the server: the message is clipped and stripped of control characters. While the server's
+question to the user (or its request for a model answer) is open, the call's clock is stopped
+(`clock_stopped`)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import re
-from typing import Callable
+from collections.abc import Iterator
+from typing import Any, Callable
 
 from host.tools.progress import MAX_LINE
 
@@ -69,3 +73,17 @@ class ProgressLine:
             self.sink(line[:MAX_LINE] or "working…")
         except Exception:  # the card is a nicety: a sink failing must not fail the call
             pass
+
+
+@contextlib.contextmanager
+def clock_stopped(progress: Any) -> Iterator[None]:
+    """Inside, the call of `progress` (a ProgressLine, or None for no call) does not count time
+    against its timeout or its stretched limit."""
+    if progress is None:
+        yield
+        return
+    progress.hold()
+    try:
+        yield
+    finally:
+        progress.release()

@@ -142,9 +142,8 @@ async def test_the_users_time_stops_the_calls_clock_and_its_stretched_limit():
 
     from host.mcp.config import ServerConfig
     from host.mcp.connection import Connection
-    from host.mcp.elicitation import kept_fresh
     from host.mcp.errors import McpFailure
-    from host.mcp.progress import ProgressLine
+    from host.mcp.progress import ProgressLine, clock_stopped
 
     connection = Connection(ServerConfig(id="local", url="http://127.0.0.1:9/mcp"), None)
 
@@ -152,7 +151,7 @@ async def test_the_users_time_stops_the_calls_clock_and_its_stretched_limit():
         progress = ProgressLine(None)
 
         async def work() -> str:
-            async with kept_fresh(progress):
+            with clock_stopped(progress):
                 await asyncio.sleep(asked_for)
             await asyncio.sleep(then)
             return "answered"
@@ -174,9 +173,8 @@ async def test_a_server_asking_again_and_again_cannot_hold_a_call_open_for_good(
 
     from host.mcp import connection as module
     from host.mcp.config import ServerConfig
-    from host.mcp.elicitation import kept_fresh
     from host.mcp.errors import McpFailure
-    from host.mcp.progress import ProgressLine
+    from host.mcp.progress import ProgressLine, clock_stopped
 
     monkeypatch.setattr(module, "QUESTIONS_ALLOWANCE_S", 0.6)
     connection = module.Connection(ServerConfig(id="local", url="http://127.0.0.1:9/mcp"), None)
@@ -184,7 +182,7 @@ async def test_a_server_asking_again_and_again_cannot_hold_a_call_open_for_good(
 
     async def asks_forever() -> None:
         while True:
-            async with kept_fresh(progress):
+            with clock_stopped(progress):
                 await asyncio.sleep(0.25)
 
     started = time.monotonic()
