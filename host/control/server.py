@@ -73,7 +73,9 @@ class ControlServer:
         log.info("control endpoint at %s", self.address)
 
     async def stop(self) -> None:
-        """Stop listening, close every client and withdraw the announcement."""
+        """Stop listening, close every client and withdraw the announcement; the work the
+        answered requests left for later runs now, before the host goes."""
+        after_answer.flush()
         if self._listener is not None:
             await self._listener.close()
             self._listener = None
@@ -81,6 +83,7 @@ class ControlServer:
             await connection.endpoint.close("host shutting down")
         if self._folder is not None:
             discovery.unpublish(self._folder, self._socket_path)
+        after_answer.flush()  # and what the requests cut off by the close left
 
     def broadcast(self, topic: str, data: Any) -> None:
         """Send an event to every attached client subscribed to `topic`."""
@@ -193,6 +196,7 @@ class ControlConnection:
         self._tasks[request.id] = asyncio.create_task(self._run(request))
 
     async def _run(self, request: ControlRequest) -> None:
+        after_answer.flush()  # what the requests answered before left: this one sees it done
         # Bookkeeping the request's calls leave for later runs once the answer has gone.
         with after_answer.collecting() as leftover:
             try:

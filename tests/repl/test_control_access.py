@@ -148,6 +148,27 @@ async def test_what_a_request_leaves_for_later_runs_after_its_answer_left(server
     finally:
         await client.close()
 
+
+async def test_what_the_last_request_left_runs_when_the_server_stops(server, monkeypatch):
+    from host.calls import after_answer
+
+    monkeypatch.setattr(after_answer, "QUIET_S", 60.0)  # no quiet moment comes in time
+    seen: list[str] = []
+
+    async def leaves(params, conn):
+        after_answer.later(lambda: seen.append("audited"))
+        return "answered"
+
+    server.register("test.leaves", leaves)
+    client = await ControlClient.connect(pid=os.getpid(), client="owner")
+    try:
+        assert await client.call("test.leaves") == "answered"
+        assert seen == []
+        await server.stop()
+        assert seen == ["audited"]
+    finally:
+        await client.close()
+
 def _connect_as(uid: int, path: str, token: str) -> str:
     """In a forked child that became `uid`: connect, say hello, report what happened."""
     read_end, write_end = os.pipe()
