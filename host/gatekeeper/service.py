@@ -7,23 +7,24 @@ A facade over the parts of the permission state, each in its own module:
   tool_definitions  the definitions MCP tools were trusted under
   audit_trail       the audit log and the denial-burst monitor
   availability      the fail-closed error and the change listeners
-It turns them into a `Context` for the pure `decision.check`. Fail closed: when any of that state
+Two sets of its methods live in modules of their own: `opening` (the state opened over the
+store, healed after a storage fault, or adopted with a store that opened late) and `in_force`
+(what is in force, and the rule and list edits). It turns the parts into a `Context` for the
+pure `decision.check`. Fail closed: when any of that state
 cannot be loaded or saved, `check` raises `GatekeeperUnavailable` (and the engine treats the call
 as denied).
 """
 
 from __future__ import annotations
 
-import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
 import msgspec
 
-from protocol.permissions import OriginList
 from protocol.ui.approvals import DECISION_KINDS
 
 from host.gatekeeper import revision as rev
@@ -33,25 +34,23 @@ from host.gatekeeper.availability import Availability
 from host.gatekeeper.decision import FLAG_APPROVED, Call, Context, Decision, TraceStep, check
 from host.gatekeeper.errors import GatekeeperUnavailable, InvalidInput
 from host.gatekeeper.grants import SessionGrants
-from host.gatekeeper.healing import Healer, is_storage_error, plain_cause
+from host.gatekeeper.healing import Healer, is_storage_error
+from host.gatekeeper.in_force import ActivePermissions, InForce
 from host.gatekeeper.loaded_policy import LoadedPolicy, RuleView
+from host.gatekeeper.opening import Opening
 from host.gatekeeper.origins import normalize_origin
 from host.gatekeeper.policy import POLICIES, resolve_policy
 from host.gatekeeper.policy_files import managed_policy_path, user_policy_path
 from host.gatekeeper.reach import Reach, reach_of
 from host.gatekeeper.rule_edits import DEFAULT_RULE, RuleEdits
-from host.gatekeeper.rules import Rule, RuleSet
-from host.gatekeeper.sensitive import BUILTIN_BLOCKED, BUILTIN_GUARDED, OriginLists
+from host.gatekeeper.rules import Rule
 from host.gatekeeper.storage.audit import AuditLog
 from host.gatekeeper.storage.pins import ToolPins, definition_of
 from host.gatekeeper.storage.rule_storage import RuleStorage
-from host.gatekeeper.storage.schema import COMPONENT, MIGRATIONS
 from host.gatekeeper.thread_state import ThreadState
 from host.gatekeeper.tool_definitions import ToolDefinitions
 from host.store.db import Store, StoreError
 from host.tools.catalog import MCP_PREFIX, lookup
-
-_log = logging.getLogger("tabwarden.gatekeeper")
 
 
 class CheckRequest(msgspec.Struct, kw_only=True):
@@ -86,21 +85,7 @@ class AppliedDecision(msgspec.Struct, frozen=True):
     scope_origin: str | None = None
 
 
-class ActivePermissions(msgspec.Struct, frozen=True):
-    """A snapshot of what is in force: the policy, every rule with its provenance, the origin lists
-    and their revision."""
-
-    policy: str
-    rules: list[RuleView]
-    loaded_sources: list[str]
-    sensitive_origins: list[str]
-    guarded_origins: list[str]
-    builtin_sensitive_count: int
-    builtin_guarded_count: int
-    revision: str
-
-
-class Gatekeeper:
+class Gatekeeper(Opening, InForce):
     """Permission decisions with state: construct once per host process."""
 
     def __init__(self, store: Store | None = None, *, user_policy: Path | None = None,
@@ -131,77 +116,6 @@ class Gatekeeper:
         except (StoreError, GatekeeperUnavailable) as exc:
             self._availability.fail(exc)
 
-    def _open_state(self) -> None:
-        """Load what the gatekeeper holds from the store (at start, and again when it heals)."""
-        store = self._store
-        if store is not None:
-            store.migrate(COMPONENT, MIGRATIONS)
-            self._rules.seed_defaults()
-            self._audit.open(store)
-        self._threads.open_scopes(store)
-        self._policy.reload()
-
-    def _reopen(self) -> None:
-        """The healing steps (see `healing`): raises with the cause when one fails."""
-        assert self._store is not None
-        self._store.probe()
-        log = self._audit.log
-        if log is not None:
-            tail = log.verify_tail()
-            if not tail.ok:
-                raise GatekeeperUnavailable(f"the audit log's row {tail.broken_seq} does not verify ({tail.problem}); "
-                                            "run `tabwarden audit verify`")
-        self._open_state()
-        self._threads.grants.reopen()
-        self._audit.write_late()
-
-    def adopt_store(self, store: Store) -> bool:
-        """Take a store that opened after the host started without one (a damaged file moved
-        aside or restored): every part is built again over it, the change listeners and the
-        browser session kept. True when the gatekeeper is open afterwards."""
-        if self._store is not None:
-            return self._availability.error is None
-        listeners, session = self._availability._listeners, self._threads.grants.session
-        self.__init__(store, **self._options)  # type: ignore[misc]
-        self._availability._listeners = listeners
-        if session is not None and self._availability.error is None:
-            try:
-                self.bind_browser_session(session)
-            except GatekeeperUnavailable:
-                pass  # recorded: closed, with the cause
-        self._availability.changed()
-        return self._availability.error is None
-
-    def heal(self) -> bool:
-        """Open again after a storage error when the database answers (at most one attempt per
-        delay; see `healing`); True when the gatekeeper is open. Other errors never heal here."""
-        if self._availability.error is None:
-            return True
-        if self._store is None or not all(is_storage_error(e) for e in self._availability.errors()):
-            return False
-        if not self._healing.acquire(blocking=False):
-            return False  # another thread is trying right now
-        try:
-            if self._availability.error is None or not self._healer.due():
-                return self._availability.error is None
-            if not self._healer.attempt():
-                return False
-            self._availability.clear()
-            _log.info("storage answers again: the gatekeeper is open (after %d attempts)", self._healer.attempts)
-            return True
-        finally:
-            self._healing.release()
-
-    @property
-    def closed_because(self) -> str | None:
-        """Why the gatekeeper refuses every call right now, in words (None when it is open)."""
-        error = self._availability.error
-        if error is None:
-            return None
-        if not is_storage_error(error):
-            return str(error)
-        return f"storage unavailable: {plain_cause(self._healer.last_cause or str(error))}"
-
     # The parts callers and tests reach directly.
 
     @property
@@ -228,22 +142,6 @@ class Gatekeeper:
     def load_errors(self) -> list[InvalidInput]:
         """Why the last load of the policy files was refused (empty when it succeeded)."""
         return self._policy.load_errors
-
-    # -- availability -------------------------------------------------------------------------
-
-    @property
-    def error(self) -> Exception | None:
-        """Why the gatekeeper is unavailable (None when it works)."""
-        return self._availability.error
-
-    def mark_unavailable(self, reason: Exception) -> None:
-        """Fail closed from now on (e.g. the host could not open its store)."""
-        self._availability.mark_unavailable(reason)
-
-    def reload(self) -> list[InvalidInput]:
-        """(Re)read the policy files and stored rules. On any error the previous state stays in
-        force (or, at start-up, nothing does and `check` raises) and the errors are returned."""
-        return self._policy.reload()
 
     # -- browser session, threads --------------------------------------------------------------
 
@@ -317,10 +215,6 @@ class Gatekeeper:
         """Turn override, then thread override, then the files' default, then `untrusted`."""
         state = self._policy.current()
         return resolve_policy(turn_policy, self._threads.policy(thread_id), state.default_policy)
-
-    def authorization_revision(self, policy: str, *, exclude_approval: str | None = None) -> str:
-        """The current revision under `policy` (optionally ignoring one approval's own rules)."""
-        return self._policy.revision(policy, exclude_approval=exclude_approval)
 
     def check(self, request: CheckRequest) -> Decision:
         """Judge one call and audit the decision. Raises `GatekeeperUnavailable` (fail closed);
@@ -405,63 +299,6 @@ class Gatekeeper:
         self._policy.current()
         self._audit.outcome(thread_id=thread_id, tool=tool, outcome=outcome, target_origin=target_origin,
                             turn_id=turn_id, call_id=call_id, detail=detail)
-
-    # -- rules and lists -----------------------------------------------------------------------
-
-    def add_rule(self, rule: Mapping[str, Any] | Rule) -> Rule:
-        """Validate and store a user rule (source `user_setting` unless given as
-        `approval_persist`/`plugin_default`; `managed` only comes from the managed file)."""
-        return self._rules.add_rule(rule)
-
-    def remove_rule(self, rule_id: str) -> None:
-        """Remove a stored rule. Rules from policy files (managed above all) and injected rules
-        cannot be removed here; raises `InvalidInput` for them or an unknown id."""
-        self._rules.remove_rule(rule_id)
-
-    def inject_rules(self, name: str, rules: Iterable[Mapping[str, Any]], *, source: str = "plugin_default",
-                     blocked: Iterable[str] = (), guarded: Iterable[str] = ()) -> None:
-        """Add host-computed rules and blocked or guarded origin patterns under the provenance
-        `injected:<name>` (replacing that name's previous set; nothing withdraws it). They may not
-        claim the `managed` source, and a `plugin_default` rule may not allow (a plugin only makes
-        the gatekeeper stricter). Raises `InvalidInput` and changes nothing on a bad rule or pattern."""
-        self._rules.inject_rules(name, rules, source=source, blocked=blocked, guarded=guarded)
-
-    @property
-    def load_warnings(self) -> list[InvalidInput]:
-        """Rules in force that can never match, or left out of a policy file for that reason
-        (each names the nearest tool). Empty when all rules are sound or nothing is loaded."""
-        state = self._policy.snapshot
-        return list(state.warnings) if state is not None else []
-
-    def list_rules(self) -> list[RuleView]:
-        """Every rule in force with its provenance."""
-        return list(self._policy.current().views)
-
-    def add_origin_pattern(self, pattern: str, *, list_name: OriginList = "blocked") -> str:
-        """Add a user pattern to the blocked or guarded list; return its normalised form."""
-        return self._rules.add_origin_pattern(pattern, list_name=list_name)
-
-    def remove_origin_pattern(self, pattern: str, *, list_name: OriginList = "blocked") -> None:
-        """Remove a user pattern; built-in patterns cannot be removed."""
-        self._rules.remove_origin_pattern(pattern, list_name=list_name)
-
-    # -- snapshot ------------------------------------------------------------------------------
-
-    def decision_inputs(self) -> tuple[str, RuleSet, OriginLists]:
-        """(default policy, rules, origin lists) in force: what a what-if check builds on."""
-        state = self._policy.current()
-        return state.default_policy, state.rules, state.lists
-
-    def active_permissions(self, thread_id: str | None = None) -> ActivePermissions:
-        """What is in force now: policy (for a thread if given), rules with provenance, loaded
-        sources, the user's list additions and the authorisation revision."""
-        state = self._policy.current()
-        policy = resolve_policy(self._threads.policy(thread_id) if thread_id else None, state.default_policy)
-        return ActivePermissions(
-            policy=policy, rules=list(state.views), loaded_sources=list(state.sources),
-            sensitive_origins=list(state.lists.blocked_extra), guarded_origins=list(state.lists.guarded_extra),
-            builtin_sensitive_count=len(BUILTIN_BLOCKED), builtin_guarded_count=len(BUILTIN_GUARDED),
-            revision=self.authorization_revision(policy))
 
 
 __all__ = ["ActivePermissions", "AppliedDecision", "CheckRequest", "DECISION_KINDS", "DEFAULT_RULE", "Gatekeeper",
