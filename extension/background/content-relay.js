@@ -134,6 +134,27 @@ function send(tabId, frameId, type, fields) {
   return chrome.tabs.sendMessage(tabId, CONTENT.message(type, fields), { frameId });
 }
 
+// A write's answer comes from the document that took it (`documentId`). Once the tab's top frame
+// has committed another document, no answer can come from it (it is gone, or frozen in the
+// back-forward cache): the write ends at the commit, as it would a few milliseconds later when
+// the browser closes the channel, and the failure says the document left (`documentLeft`).
+function sendWrite(tabId, frameId, fields, documentId) {
+  const sent = send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields);
+  if (frameId !== 0 || !documentId) return sent;
+  sent.catch(() => {}); // its closed channel is not news once the commit ended the wait
+  let onCommitted = null;
+  const left = new Promise((_, reject) => {
+    onCommitted = (details) => {
+      if (details.tabId !== tabId || details.frameId !== 0 || !details.documentId || details.documentId === documentId) return;
+      if (details.documentLifecycle && details.documentLifecycle !== "active") return; // a prerender is not shown
+      reject(Object.assign(new Error("the page went away: the tab committed another document before the page answered"),
+        { documentLeft: true }));
+    };
+    chrome.webNavigation.onCommitted.addListener(onCommitted);
+  });
+  return Promise.race([sent, left]).finally(() => chrome.webNavigation.onCommitted.removeListener(onCommitted));
+}
+
 // Ping the executor; inject it when nobody answers. Resolves when the executor is ready.
 export async function ensureExecutor(tabId, frameId = 0) {
   try {
@@ -253,7 +274,8 @@ export async function callContent(message, signal) {
   let reply = null;
   let channelError = null;
   try {
-    reply = message.write ? await send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields) : await readWithoutPing(tabId, frameId, fields);
+    reply = message.write ? await sendWrite(tabId, frameId, fields, patched && patched.documentId)
+      : await readWithoutPing(tabId, frameId, fields);
     if (inPage && movedInPage(reply)) {
       await requireTabAt(tabId, expectUrl);
       const { expectUrl: _checked, ...unchecked } = fields;
@@ -268,8 +290,12 @@ export async function callContent(message, signal) {
   } finally {
     signal.removeEventListener("abort", onAbort);
   }
+  // A document the tab no longer shows is not told the write is over: nothing there listens, and
+  // a script sent to it answered only about 20 ms later (measured), which every write that
+  // loads another page waited for. Its dialog patch went with it.
+  const gone = !!(channelError && channelError.documentLeft);
   const [restore] = patched
-    ? await Promise.all([restoreDialogPatch(tabId, frameId), tellExecutor(tabId, frameId, patched, dropWriteChannels)])
+    ? await Promise.all([restoreDialogPatch(tabId, frameId), gone ? null : tellExecutor(tabId, frameId, patched, dropWriteChannels)])
     : [null];
   if (channelError || !reply) {
     const err = noReply(channelError || "the page closed the channel without an answer", message.tool, message.write);
