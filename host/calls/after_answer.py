@@ -3,14 +3,17 @@ that nothing depends on before the answer (the audit row of how a read ended; th
 ran under was recorded before it ran).
 
 Whoever answers a request can collect that work around it (`collecting`) and hand it over once
-the answer has gone (`finish`). It then runs once the host has been quiet for `QUIET_S`, or
-before the next request is served (`flush`), whichever comes first: in the first milliseconds
+the answer has gone (`finish`). It then runs once the host has been quiet for `QUIET_S` (each new
+answer pushes that back), or before the next request is served or the audit log is read
+(`flush`), or when the control server stops, whichever comes first: in the first milliseconds
 after an answer its reader and the browser finish their share of the call, and work run then
-takes a core from them (on two cores, about half a millisecond of a small page's read). The next
-request flushing first keeps the rows in the order of the calls, and each request sees the work
-of those answered before it. Anywhere else, or once the request's batch is finished (a call that
-goes on after its request was answered, waiting for an approval), `later` runs the work at once.
-A failure of the work is logged, never raised.
+takes a core from them (on two cores, about half a millisecond of a small page's read). A
+request served after another sees the rows that one left, in the order of the calls; a row
+written at once meanwhile (a write's, the agent loop's) may come before a read's deferred
+outcome, as with any two calls that overlap, and each row carries the time it was written.
+Anywhere else, or once the request's batch is finished (a call that goes on after its request
+was answered, waiting for an approval), `later` runs the work at once. A failure of the work is
+logged, never raised.
 """
 
 from __future__ import annotations
@@ -80,10 +83,11 @@ def flush() -> None:
 
 
 class _Waiting:
-    """The work of one event loop handed over after its answers, waiting for a quiet moment."""
+    """The work of one event loop handed over after its answers, waiting for a quiet moment. Only
+    its pending timer refers to the loop: a loop that ends with nothing held takes its entry with
+    it (the host stops its control server, which runs what is held, before its loop ends)."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
+    def __init__(self) -> None:
         self.works: list[Callable[[], None]] = []
         self.timer: asyncio.TimerHandle | None = None
 
@@ -91,7 +95,7 @@ class _Waiting:
         self.works.extend(works)
         if self.timer is not None:
             self.timer.cancel()  # another answer just went: its reader is at work now
-        self.timer = self.loop.call_later(QUIET_S, self.run)
+        self.timer = asyncio.get_running_loop().call_later(QUIET_S, self.run)
 
     def run(self) -> None:
         if self.timer is not None:
@@ -108,7 +112,7 @@ _by_loop: "weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Waiting]" = wea
 def _waiting(loop: asyncio.AbstractEventLoop) -> _Waiting:
     waiting = _by_loop.get(loop)
     if waiting is None:
-        waiting = _by_loop[loop] = _Waiting(loop)
+        waiting = _by_loop[loop] = _Waiting()
     return waiting
 
 

@@ -42,6 +42,10 @@ Method = Callable[[dict[str, Any], "ControlConnection"], Awaitable[Any]]
 MAX_REQUESTS_PER_CLIENT = 64
 
 
+# How long a stopping server waits for the requests it cut off to end.
+STOP_WAIT_S = 2.0
+
+
 class ControlServer:
     """Serves the control methods registered on it to authenticated local clients of one host
     process; `methods.control_server` makes one with every built-in and subsystem method."""
@@ -79,11 +83,19 @@ class ControlServer:
         if self._listener is not None:
             await self._listener.close()
             self._listener = None
+        running: list[asyncio.Task[None]] = []
         for connection in list(self.connections):
+            running += connection.tasks()
             await connection.endpoint.close("host shutting down")
+        for task in running:
+            task.cancel()
+        # Requests cut off by the close hand their work over as they end: wait for them (a
+        # while, so one that will not end cannot keep the host from exiting).
+        if running:
+            await asyncio.wait(running, timeout=STOP_WAIT_S)
         if self._folder is not None:
             discovery.unpublish(self._folder, self._socket_path)
-        after_answer.flush()  # and what the requests cut off by the close left
+        after_answer.flush()
 
     def broadcast(self, topic: str, data: Any) -> None:
         """Send an event to every attached client subscribed to `topic`."""
@@ -158,6 +170,10 @@ class ControlConnection:
                 task.cancel()
             await self.endpoint.close(self.endpoint.close_reason or "closed")
             log.info("control client %r detached", self.client)
+
+    def tasks(self) -> list["asyncio.Task[None]"]:
+        """The requests of this client still running."""
+        return list(self._tasks.values())
 
     def push(self, topic: str, data: Any) -> None:
         """Send one event to this client (dropped, with a warning, if it cannot keep up)."""

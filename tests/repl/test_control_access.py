@@ -169,6 +169,34 @@ async def test_what_the_last_request_left_runs_when_the_server_stops(server, mon
     finally:
         await client.close()
 
+
+async def test_what_a_request_cut_off_by_the_stop_left_runs_before_the_server_is_gone(server, monkeypatch):
+    from host.calls import after_answer
+
+    monkeypatch.setattr(after_answer, "QUIET_S", 60.0)
+    seen: list[str] = []
+    started = asyncio.Event()
+
+    async def leaves_then_waits(params, conn):
+        after_answer.later(lambda: seen.append("audited"))
+        started.set()
+        try:
+            await asyncio.Event().wait()  # still running when the host stops
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.05)  # and it takes a moment to end
+            raise
+
+    server.register("test.leaves_then_waits", leaves_then_waits)
+    client = await ControlClient.connect(pid=os.getpid(), client="owner")
+    try:
+        pending = asyncio.ensure_future(client.call("test.leaves_then_waits"))
+        await asyncio.wait_for(started.wait(), 5)
+        await server.stop()
+        assert seen == ["audited"]
+        await asyncio.gather(pending, return_exceptions=True)
+    finally:
+        await client.close()
+
 def _connect_as(uid: int, path: str, token: str) -> str:
     """In a forked child that became `uid`: connect, say hello, report what happened."""
     read_end, write_end = os.pipe()
