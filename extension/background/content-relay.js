@@ -134,25 +134,37 @@ function send(tabId, frameId, type, fields) {
   return chrome.tabs.sendMessage(tabId, CONTENT.message(type, fields), { frameId });
 }
 
-// A write's answer comes from the document that took it (`documentId`). Once the tab's top frame
-// has committed another document, no answer can come from it (it is gone, or frozen in the
-// back-forward cache): the write ends at the commit, as it would a few milliseconds later when
-// the browser closes the channel, and the failure says the document left (`documentLeft`).
+// How long, after the tab's top frame committed another document, a write's answer already on
+// its way may still come (the browser closes the channel about 3.5 ms after the commit).
+const ANSWER_GRACE_MS = 10;
+
+// A write goes to exactly the document its dialog patch is in (`documentId`): one that replaced
+// it meanwhile never receives it unpatched (the send then fails as undelivered). Once the tab's
+// top frame has committed another document, no answer can come from the written one (it is gone,
+// or frozen in the back-forward cache): the write ends then, past a short grace for an answer
+// already on its way, and its failure says the document left (`documentLeft`).
 function sendWrite(tabId, frameId, fields, documentId) {
-  const sent = send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields);
-  if (frameId !== 0 || !documentId) return sent;
-  sent.catch(() => {}); // its closed channel is not news once the commit ended the wait
+  if (frameId !== 0 || !documentId) return send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields);
+  const sent = chrome.tabs.sendMessage(tabId, CONTENT.message(TYPES.EXECUTOR_EXECUTE, fields), { documentId });
+  const leftError = (cause) => Object.assign(new Error(`the page went away: the tab committed another document before the page answered${
+    cause ? ` (${(cause && cause.message) || cause})` : ""}`), { documentLeft: true });
+  let gone = false;
+  let timer = null;
   let onCommitted = null;
   const left = new Promise((_, reject) => {
     onCommitted = (details) => {
-      if (details.tabId !== tabId || details.frameId !== 0 || !details.documentId || details.documentId === documentId) return;
+      if (gone || details.tabId !== tabId || details.frameId !== 0 || !details.documentId || details.documentId === documentId) return;
       if (details.documentLifecycle && details.documentLifecycle !== "active") return; // a prerender is not shown
-      reject(Object.assign(new Error("the page went away: the tab committed another document before the page answered"),
-        { documentLeft: true }));
+      gone = true;
+      timer = setTimeout(() => reject(leftError()), ANSWER_GRACE_MS);
     };
     chrome.webNavigation.onCommitted.addListener(onCommitted);
   });
-  return Promise.race([sent, left]).finally(() => chrome.webNavigation.onCommitted.removeListener(onCommitted));
+  const answered = sent.catch((err) => { throw gone ? leftError(err) : err; });
+  return Promise.race([answered, left]).finally(() => {
+    clearTimeout(timer);
+    chrome.webNavigation.onCommitted.removeListener(onCommitted);
+  });
 }
 
 // Ping the executor; inject it when nobody answers. Resolves when the executor is ready.
@@ -191,10 +203,12 @@ export async function pingContent(tabId) {
 function noReply(err, tool, write) {
   const text = String((err && err.message) || err || "no answer");
   // "Could not establish connection" means nothing was delivered; "message channel closed"
-  // means the page went away after it got the request.
+  // means the page went away after it got the request. A document that left may have gone
+  // before or after it took the request: that is not known.
+  const left = !!(err && err.documentLeft);
   const delivered = !/Could not establish connection|Receiving end does not exist/i.test(text);
   return failure(CODES.NO_REPLY, `the page did not answer ${tool}: ${text}`, "settle", false, {
-    channelUnavailable: true, delivered, write: !!write,
+    channelUnavailable: true, write: !!write, ...(left ? { documentLeft: true } : { delivered }),
   });
 }
 

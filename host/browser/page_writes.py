@@ -157,10 +157,16 @@ async def run_write(call: ToolCall, browser: "BrowserGateway") -> ToolResult:
 
 async def after_no_reply(call: ToolCall, browser: "BrowserGateway", failure: ToolFailure,
                          before_tabs: set[int] | None) -> ToolResult:
-    """The page never answered a write. Adopt a child tab it opened, or report the navigation it
-    caused; otherwise the outcome is unknown: `navigation_uncertain`, never a replay."""
+    """The page never answered a write. One nothing received was not sent (`target_changed`).
+    Otherwise adopt a child tab it opened, or report the navigation it caused; failing that the
+    outcome is unknown: `navigation_uncertain`, never a replay."""
     tab_id = call.tab_id
     assert tab_id is not None and call.target is not None
+    if failure.details.get("delivered") is False:
+        # Nothing took it: the document it was made ready in had been replaced before it was sent.
+        raise ToolFailure(ToolCode.TARGET_CHANGED, f"{call.describe()} was not sent: the page changed just before it "
+                          "could be; look at the page again", phase="dispatch", retryable=True,
+                          details={"dispatched": False})
     evidence_base = {"attempts": [{"phase": "execute", "strategy": "l1", "ok": None}], "channelUnavailable": True}
     child = await child_tab(call, browser, tab_id, before_tabs)
     if child is not None:

@@ -138,6 +138,21 @@ async def test_a_write_without_reply_is_never_replayed(gateway, fake):
     assert [c.tool for c in fake.content_calls] == ["read_page", "click"]
 
 
+async def test_a_write_nothing_received_was_not_sent(gateway, fake):
+    await read(gateway, tabId=1)
+
+    async def content(call):
+        # The document the write was made ready in was replaced before it went out.
+        raise remote("no_reply", "Could not establish connection. Receiving end does not exist.", phase="settle",
+                     details={"channelUnavailable": True, "delivered": False, "write": True})
+
+    fake.content = content
+    result = await gateway.call("click", {"element": "Save", "ref": "sdoc_1_1", "tabId": 1}, thread_id="t", policy="auto")
+    assert not result.ok and result.error.code == "target_changed"
+    assert result.error.details["dispatched"] is False and result.error.retryable is True
+    assert [c.tool for c in fake.content_calls] == ["read_page", "click"]  # not sent again
+
+
 async def test_a_write_without_reply_that_navigated_reports_the_new_page(gateway, fake):
     await read(gateway, tabId=1)
     calls = []
