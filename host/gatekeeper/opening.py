@@ -2,8 +2,9 @@
 
 `Gatekeeper` takes these methods from `Opening`: loading what it holds from the store (at start
 and when it heals), healing once the database answers again, adopting a store that opened only
-after the host started, and saying why it is closed. Everything here works on the parts the
-`Gatekeeper` constructor builds (see the attributes below).
+after the host started, saying why it is closed (`error`, `closed_because`), closing it
+(`mark_unavailable`), and reading the policy files again (`reload`). Everything here works on
+the parts the `Gatekeeper` constructor builds (see the attributes below).
 """
 
 from __future__ import annotations
