@@ -130,8 +130,9 @@ function tellExecutor(tabId, frameId, patched, func) {
   return chrome.scripting.executeScript({ target, func, args: [patched.channels] }).catch(() => {});
 }
 
-function send(tabId, frameId, type, fields) {
-  return chrome.tabs.sendMessage(tabId, CONTENT.message(type, fields), { frameId });
+// To the frame, or to exactly the document `documentId` when given.
+function send(tabId, frameId, type, fields, documentId = null) {
+  return chrome.tabs.sendMessage(tabId, CONTENT.message(type, fields), documentId ? { documentId } : { frameId });
 }
 
 // How long, after the tab's top frame committed another document, a write's answer already on
@@ -145,9 +146,9 @@ const ANSWER_GRACE_MS = 10;
 // already on its way, and its failure says the document left (`documentLeft`).
 function sendWrite(tabId, frameId, fields, documentId) {
   if (frameId !== 0 || !documentId) return send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields);
-  const sent = chrome.tabs.sendMessage(tabId, CONTENT.message(TYPES.EXECUTOR_EXECUTE, fields), { documentId });
-  const leftError = (cause) => Object.assign(new Error(`the page went away: the tab committed another document before the page answered${
-    cause ? ` (${(cause && cause.message) || cause})` : ""}`), { documentLeft: true });
+  const sent = send(tabId, frameId, TYPES.EXECUTOR_EXECUTE, fields, documentId);
+  const leftError = (cause) => Object.assign(new Error("the page went away: the tab committed another document before the "
+    + `page answered${cause ? ` (${cause.message || cause})` : ""}`), { documentLeft: true });
   let gone = false;
   let timer = null;
   let onCommitted = null;

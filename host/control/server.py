@@ -79,7 +79,6 @@ class ControlServer:
     async def stop(self) -> None:
         """Stop listening, close every client and withdraw the announcement; the work the
         answered requests left for later runs now, before the host goes."""
-        after_answer.flush()
         if self._listener is not None:
             await self._listener.close()
             self._listener = None

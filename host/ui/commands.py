@@ -23,6 +23,7 @@ from protocol import ui
 from protocol.errors import ProtocolError
 from protocol.limits import UI_OP_LIMITS, check_value
 
+from host.calls import after_answer
 from host.engine import runs
 from host.engine.store import NotFound
 from host.store.db import StoreError
@@ -133,6 +134,7 @@ class Commands:
         kind = ui.tag_of(type(op))
         mark = fingerprint(raw)
         store = self.engine.store
+        after_answer.flush()  # what the control requests answered before left: this op sees it done
         try:
             if kind not in UNRECEIPTED:
                 stored = store.receipt(client.key, op.submission_id)

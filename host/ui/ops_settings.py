@@ -101,10 +101,6 @@ def audit_query(ctx: OpContext, client: Client, op: ui.AuditQuery, mark: str) ->
     """audit.query: the newest audit rows that match (parameters are already redacted there)."""
     import json
 
-    from host.calls import after_answer
-
-    after_answer.flush()  # the rows the last answers left for a quiet moment are part of the log
-
     where, args = [], []
     for column, value in (("thread_id", op.thread_id), ("tool", op.tool), ("verdict", op.verdict), ("kind", op.kind)):
         if value:
