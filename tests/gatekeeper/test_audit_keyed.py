@@ -116,6 +116,31 @@ def test_an_untouched_log_verifies_and_its_key_and_anchor_are_private(opened, db
     assert "anchored outside the database at row 4" in out
 
 
+def test_later_anchors_are_written_off_the_appending_thread_and_close_anchors_every_row(opened, db):
+    # An anchor syncs two files: only the first is written by the append that came due, so no
+    # later call waits for one on its way. Closing waits for one being written, then anchors the rest.
+    import threading
+
+    writers: list[str] = []
+
+    class Watched(AuditKeys):
+        def write_anchor(self, db_path, record):
+            writers.append(threading.current_thread().name)
+            super().write_anchor(db_path, record)
+
+    store, log = opened(keys=Watched(key_path().parent), anchor_every_s=0.0)
+    fill(log, 5)
+    assert writers[0] == threading.current_thread().name
+    log.close()
+    assert any(name == "audit-anchor" for name in writers[1:]), writers
+    assert AuditLog(store).verify().anchored == 5
+    fill(log, 1)  # a closed log's anchoring writes nothing more on its own
+    for thread in threading.enumerate():
+        if thread.name == "audit-anchor":
+            thread.join(5)
+    assert AuditLog(store).verify().anchored == 5
+
+
 def test_a_in_memory_store_keeps_working():
     store = Store(":memory:")
     store.migrate(COMPONENT, MIGRATIONS)

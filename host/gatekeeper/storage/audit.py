@@ -16,9 +16,10 @@ what `verify` then still finds:
     an older copy restored       the anchor, a small file next to the key (count, head, HMAC),
                                  counts more rows than the database holds ("older than the last
                                  anchor"). It is written after the first append, then at most every
-                                 `ANCHOR_EVERY_S` seconds and when the log is closed or collected,
-                                 never per append (appends are on the decision path), and only for
-                                 rows SQLite has synced to disk, so a power cut cannot fake one.
+                                 `ANCHOR_EVERY_S` seconds (by a thread of its own) and when the log
+                                 is closed or collected, never per append nor on an append's way
+                                 (appends are on the decision path), and only for rows SQLite has
+                                 synced to disk, so a power cut cannot fake one.
                                  A host killed outright leaves the anchor up to that long behind:
                                  a copy that recent passes
 
@@ -493,28 +494,46 @@ def _durable_signed(db: Path, known: tuple[int, str] | None) -> dict[str, Any] |
 class _Anchoring:
     """Writes one database's anchor: after the first append, then at most every `every_s`
     seconds after an append, and at close if rows came since. The log's finalizer holds this,
-    so it keeps no reference to the log."""
+    so it keeps no reference to the log.
+
+    Only the first anchor is written by the appending thread. The later ones go to a thread of
+    their own: an anchor syncs the WAL and its own file (milliseconds), and an append is on the
+    path of the call it records, so the call that happened to come due would carry that wait."""
 
     def __init__(self, keys: KeyProvider, db: Path, key: bytes, every_s: float, known: tuple[int, str] | None) -> None:
         self._keys, self._db, self._key, self._every_s = keys, db, key, every_s
         self._known = known  # the last row and head this log accepted (at open) or anchored
         self._last = float("-inf")
         self._dirty = False
+        self._appends = 0  # so an anchor knows whether rows came while it was being written
+        self._closed = False
         self._lock = threading.Lock()
 
     def appended(self) -> None:
         """A row was committed: anchor it if the last anchor is old enough."""
+        self._appends += 1
         self._dirty = True
-        if time.monotonic() - self._last >= self._every_s:
+        now = time.monotonic()
+        if now - self._last < self._every_s:
+            return
+        first = self._last == float("-inf")
+        self._last = now  # one anchor at a time comes due, however many appends follow at once
+        if first:
             self.write()
+        else:
+            threading.Thread(target=self.write, name="audit-anchor", daemon=True).start()
 
-    def write(self) -> bool:
+    def write(self, *, closing: bool = False) -> bool:
         """Anchor the database's durable signed count now; True when written. Failures are
-        logged, never raised: the previous anchor stays, which only lags."""
-        if not self._lock.acquire(blocking=False):
+        logged, never raised: the previous anchor stays, which only lags. Nothing is written
+        once the log is closed, except by `close` itself."""
+        if not self._lock.acquire(blocking=closing):
             return False  # another thread is writing it right now
         try:
+            if self._closed and not closing:
+                return False
             self._last = time.monotonic()
+            appends = self._appends
             signed = _durable_signed(self._db, self._known)
             if signed is None or not _signed_ok(self._key, signed):
                 log.warning("the audit anchor of %s was not written: the database no longer holds what this log "
@@ -524,7 +543,7 @@ class _Anchoring:
                       "at": round(time.time(), 3)}
             record["mac"] = _anchor_mac(self._key, record)
             self._keys.write_anchor(self._db, record)
-            self._known, self._dirty = (signed["count"], signed["head"]), False
+            self._known, self._dirty = (signed["count"], signed["head"]), self._appends != appends
             return True
         except Exception as exc:
             log.warning("the audit anchor of %s was not written: %s", self._db, exc)
@@ -533,9 +552,13 @@ class _Anchoring:
             self._lock.release()
 
     def close(self) -> None:
-        """Anchor the rows that came since the last anchor, if any."""
+        """Anchor the rows that came since the last anchor, if any, after an anchor being
+        written on its own thread; none is written after this."""
+        self._closed = True
+        with self._lock:
+            pass
         if self._dirty:
-            self.write()
+            self.write(closing=True)
 
 
 # -- the log -----------------------------------------------------------------------------------------
