@@ -13,6 +13,9 @@ While the agent works, every page loaded in the browser carries the dormant page
 direct navigations too, in the same tab). Last, apart, the direct navigation is timed in pairs:
 with the agent at work, and with its work ended in the service worker (no executor in the page).
 What the executor costs a page load, and ours against that plainer anchor, are printed as well.
+Then the direct navigation right after a change of the extension's session rules, paired with
+one right after none: every install of the navigation guard is such a change (navigate makes
+two), and the browser drops its back-forward cache at each, which the next page load pays for.
 
 A second table sets ours beside the MCP peers doing the same job, each in its own headless
 Chromium and called over MCP as an agent calls it, on the same two pages alternated: Playwright
@@ -96,10 +99,33 @@ async def anchor_pairs(call: Callable[..., Awaitable[dict]], page: PageSession, 
             samples[IDLE_ANCHOR].append(idle)
 
 
+# A rule id the guard never uses: removing it changes no rule, but is a change of the rules all the same.
+UNUSED_RULE_ID = 2_000_000_000
+RULES_CHANGED = "Page.navigate (direct CDP) after a rule change, apart"
+RULES_KEPT = "Page.navigate (direct CDP) after none, apart"
+
+
+async def rule_change_pairs(page: PageSession, server, port: int, runs: int, samples: dict[str, list[float]]) -> None:
+    """The direct navigation right after the extension changed its session rules (a removal of
+    a rule that is not there), then right after a look in the worker that changes nothing: what a
+    change of the network rules costs the next page load, whoever loads it."""
+    change = (f"chrome.declarativeNetRequest.updateSessionRules({{removeRuleIds: [{UNUSED_RULE_ID}]}})"
+              ".then(() => true)")
+    for round_ in range(runs + 2):
+        assert await evaluate_in_worker(port, change)
+        _, changed = await timed(page.navigate(server.url(f"p{round_ % 2}.html?rules")))
+        assert await evaluate_in_worker(port, "Promise.resolve(true)")
+        _, kept = await timed(page.navigate(server.url(f"p{(round_ + 1) % 2}.html?rules")))
+        if round_ >= 2:
+            samples[RULES_CHANGED].append(changed)
+            samples[RULES_KEPT].append(kept)
+
+
 async def measure(server, run, runs: int) -> dict[str, list[float]]:
     control = await attach(client="bench")
     samples: dict[str, list[float]] = {"navigate (ours)": [], "Page.navigate (direct CDP)": [], "read_page": [],
-                                       "click on a link (ours)": [], AT_WORK_ANCHOR: [], IDLE_ANCHOR: []}
+                                       "click on a link (ours)": [], AT_WORK_ANCHOR: [], IDLE_ANCHOR: [],
+                                       RULES_CHANGED: [], RULES_KEPT: []}
     base = {"thread_id": "bench", "policy": "auto"}
     try:
         tab = (await control.call("tools.call", tool="tab_open", params={"url": server.url("p0.html")}, **base))["tabId"]
@@ -116,6 +142,7 @@ async def measure(server, run, runs: int) -> dict[str, list[float]]:
             await navigate_rounds(call, page, server, runs, samples)
             await click_rounds(call, runs, samples)
             await anchor_pairs(call, page, server, port, runs, samples)
+            await rule_change_pairs(page, server, port, runs, samples)
         finally:
             await page.close()
     finally:
@@ -160,11 +187,15 @@ def main() -> None:
     anchor = median(samples["Page.navigate (direct CDP)"])
     rows = [(name, f"{median(s) * 1000:.1f}", f"{percentile(s, 95) * 1000:.1f}", f"{median(s) / anchor:.2f}")
             for name, s in samples.items()]
-    print(f"navigate end to end, {args.runs} runs each, alternated call by call in one tab (the last three rows apart, after)")
+    print(f"navigate end to end, {args.runs} runs each, alternated call by call in one tab (the last five rows apart, after)")
     print(table(["call", "median ms", "p95 ms", "x direct CDP"], rows))
     idle, at_work = median(samples[IDLE_ANCHOR]), median(samples[AT_WORK_ANCHOR])
     print(f"the dormant executor costs a page load {(at_work - idle) * 1000:+.1f} ms while the agent works (paired rounds); "
           f"navigate (ours) is {median(samples['navigate (ours)']) / idle:.2f}x the direct navigation without it")
+    changed, kept = median(samples[RULES_CHANGED]), median(samples[RULES_KEPT])
+    print(f"a change of the extension's network rules costs the next page load {(changed - kept) * 1000:+.1f} ms "
+          "(paired rounds; the browser drops its back-forward cache on every change): navigate makes two, the hold "
+          "on its redirect hops before its load and that hold's release after it")
     ours = median(samples["navigate (ours)"])
     rows = [("navigate (ours)", f"{ours * 1000:.1f}", "-")]
     for name, measured in peers.items():
