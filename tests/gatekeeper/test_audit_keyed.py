@@ -118,7 +118,7 @@ def test_an_untouched_log_verifies_and_its_key_and_anchor_are_private(opened, db
 
 def test_later_anchors_are_written_off_the_appending_thread_and_close_anchors_every_row(opened, db):
     # An anchor syncs two files: only the first is written by the append that came due, so no
-    # later call waits for one on its way. Closing waits for one being written, then anchors the rest.
+    # later call waits for one on its way. Closing anchors the rest.
     import threading
 
     writers: list[str] = []
@@ -134,11 +134,65 @@ def test_later_anchors_are_written_off_the_appending_thread_and_close_anchors_ev
     log.close()
     assert any(name == "audit-anchor" for name in writers[1:]), writers
     assert AuditLog(store).verify().anchored == 5
-    fill(log, 1)  # a closed log's anchoring writes nothing more on its own
+    fill(log, 1)  # appended to after its close, the log is in use again
     for thread in threading.enumerate():
         if thread.name == "audit-anchor":
             thread.join(5)
-    assert AuditLog(store).verify().anchored == 5
+    assert AuditLog(store).verify().anchored == 6
+
+
+class _HeldAnchors(AuditKeys):
+    """Anchors written by the anchor thread wait for `gate`; `entered` says one is waiting."""
+
+    def __init__(self, folder):
+        import threading
+
+        super().__init__(folder)
+        self.gate, self.entered = threading.Event(), threading.Event()
+        self.on_write = None
+
+    def write_anchor(self, db_path, record):
+        import threading
+
+        if threading.current_thread().name == "audit-anchor":
+            self.entered.set()
+            assert self.gate.wait(5)
+        if self.on_write is not None:
+            self.on_write()
+        super().write_anchor(db_path, record)
+
+
+def test_closing_while_an_anchor_is_written_waits_for_it_and_anchors_the_rows_that_came_meanwhile(opened, db):
+    import threading
+
+    keys = _HeldAnchors(key_path().parent)
+    store, log = opened(keys=keys, anchor_every_s=0.0)
+    fill(log, 2)  # the first anchor by the append itself, the second on its own thread, held
+    assert keys.entered.wait(5)
+    fill(log, 2)  # due again, but one is being written: these two wait for the close
+    closer = threading.Thread(target=log.close)
+    closer.start()
+    closer.join(0.2)
+    assert closer.is_alive()  # waiting for the anchor being written
+    keys.gate.set()
+    closer.join(5)
+    assert not closer.is_alive()
+    assert AuditLog(store).verify().anchored == 4
+
+
+def test_a_log_closed_on_the_thread_writing_its_anchor_does_not_wait_for_itself(opened, db):
+    # The log may be collected (its finalizer closes it) on the thread that is writing its anchor.
+    import threading
+
+    keys = _HeldAnchors(key_path().parent)
+    keys.gate.set()
+    store, log = opened(keys=keys)
+    fill(log, 1)
+    keys.on_write = lambda: log._anchoring.close()
+    writer = threading.Thread(target=log.anchor)
+    writer.start()
+    writer.join(5)
+    assert not writer.is_alive()
 
 
 def test_a_in_memory_store_keeps_working():

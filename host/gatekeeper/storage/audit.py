@@ -16,9 +16,9 @@ what `verify` then still finds:
     an older copy restored       the anchor, a small file next to the key (count, head, HMAC),
                                  counts more rows than the database holds ("older than the last
                                  anchor"). It is written after the first append, then at most every
-                                 `ANCHOR_EVERY_S` seconds (by a thread of its own) and when the log
-                                 is closed or collected, never per append nor on an append's way
-                                 (appends are on the decision path), and only for rows SQLite has
+                                 `ANCHOR_EVERY_S` seconds by a thread of its own and when the log is
+                                 closed or collected, never per append (appends are on the decision
+                                 path: only the first waits for one), and only for rows SQLite has
                                  synced to disk, so a power cut cannot fake one.
                                  A host killed outright leaves the anchor up to that long behind:
                                  a copy that recent passes
@@ -508,11 +508,13 @@ class _Anchoring:
         self._appends = 0  # so an anchor knows whether rows came while it was being written
         self._closed = False
         self._lock = threading.Lock()
+        self._writer: int | None = None  # the thread writing an anchor now
 
     def appended(self) -> None:
         """A row was committed: anchor it if the last anchor is old enough."""
         self._appends += 1
         self._dirty = True
+        self._closed = False  # a log appended to after its close is in use again
         now = time.monotonic()
         if now - self._last < self._every_s:
             return
@@ -520,15 +522,19 @@ class _Anchoring:
         self._last = now  # one anchor at a time comes due, however many appends follow at once
         if first:
             self.write()
-        else:
+            return
+        try:
             threading.Thread(target=self.write, name="audit-anchor", daemon=True).start()
+        except RuntimeError:  # no thread can be started now: the append waits for its anchor, as the first does
+            self.write()
 
     def write(self, *, closing: bool = False) -> bool:
         """Anchor the database's durable signed count now; True when written. Failures are
         logged, never raised: the previous anchor stays, which only lags. Nothing is written
-        once the log is closed, except by `close` itself."""
+        once the log is closed, except by `close` itself, until rows are appended again."""
         if not self._lock.acquire(blocking=closing):
             return False  # another thread is writing it right now
+        self._writer = threading.get_ident()
         try:
             if self._closed and not closing:
                 return False
@@ -549,12 +555,17 @@ class _Anchoring:
             log.warning("the audit anchor of %s was not written: %s", self._db, exc)
             return False
         finally:
+            self._writer = None
             self._lock.release()
 
     def close(self) -> None:
-        """Anchor the rows that came since the last anchor, if any, after an anchor being
-        written on its own thread; none is written after this."""
+        """Anchor the rows that came since the last anchor, if any, once an anchor being written
+        by another thread is done; no other is written until rows are appended again. Called on
+        the thread that is writing one (the log collected in the middle of it), it leaves that
+        one to be the last."""
         self._closed = True
+        if self._writer == threading.get_ident():
+            return
         with self._lock:
             pass
         if self._dirty:
@@ -725,7 +736,8 @@ class AuditLog:
 
     def anchor(self) -> bool:
         """Write the anchor outside the database now (normally done every few seconds and at
-        close); True when written."""
+        close); True when written, False when another thread is writing one or the log was
+        closed (and nothing appended since)."""
         self._ready()
         return self._anchoring.write() if self._anchoring is not None else False
 
