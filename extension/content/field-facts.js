@@ -26,9 +26,13 @@
   const MAX_VALUE = 1000;
   const MAX_ATTRIBUTE = 200;
 
+  // NFKC leaves ASCII as it is, and most names are ASCII: the normalisation is asked only of the rest.
+  const ASCII = /^[\x00-\x7f]*$/;
+
   const namesCredential = (text) => {
     if (!text) return false;
-    const words = String(text).replace(/([a-z])([A-Z])/g, "$1 $2").normalize("NFKC").toLowerCase().match(/[a-z0-9]+/g) || [];
+    const split = String(text).replace(/([a-z])([A-Z])/g, "$1 $2");
+    const words = (ASCII.test(split) ? split : split.normalize("NFKC")).toLowerCase().match(/[a-z0-9]+/g) || [];
     if (words.some((word) => CREDENTIAL_WORDS.has(word))) return true;
     const joined = words.join(" ");
     if (CREDENTIAL_PHRASES.some((phrase) => joined.includes(phrase))) return true;

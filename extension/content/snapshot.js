@@ -34,6 +34,36 @@
   // Longer label or description text stays in the snapshot as text (a line shows only 80).
   const LABEL_TEXT_LIMIT = 80;
 
+  // Whether `el` shows in the viewport of its frame (`ctx`), as the budget asks it.
+  function shownInView(el, ctx) {
+    if (!el || !ctx.inView) return false;
+    const rect = TW.boxOf(el);
+    return rect.bottom > 0 && rect.right > 0 && rect.top < ctx.win.innerHeight && rect.left < ctx.win.innerWidth &&
+      (rect.width > 0 || rect.height > 0);
+  }
+
+  // One line of the walk. Whether it is in view is asked only by the budget, and only of a page
+  // over it: a box read for each line of every page would cost a small page's read a tenth of
+  // its time. The walk and the budget run in one task, so the page is as the walk saw it.
+  class Entry {
+    constructor(kind, depth, body, el, ctx) {
+      this.kind = kind;
+      this.depth = depth;
+      this.body = body;
+      this.el = el;
+      this.ctx = ctx;
+      this.shown = undefined;
+    }
+
+    get inView() {
+      if (this.shown === undefined) {
+        this.shown = shownInView(this.el, this.ctx);
+        this.el = null;
+      }
+      return this.shown;
+    }
+  }
+
   class Walker {
     // `keep`: element -> its { ref, hint } from an earlier snapshot, or null (see takeSnapshot).
     constructor(prefix, dry, textLimit = TEXT_LIMIT, keep = null) {
@@ -41,7 +71,7 @@
       this.keep = keep;
       this.dry = dry;
       this.textLimit = textLimit;
-      this.entries = []; // { kind: ref|landmark|struct|text|frame, depth, body, inView }
+      this.entries = []; // Entry: kind ref|landmark|struct|text|frame, depth, body, inView
       this.refs = new Map(); // ref -> { el, frames, doc, hint }
       this.hints = []; // [{ ref, ...hint }] in document order, for the host
       this.count = 0;
@@ -68,15 +98,9 @@
       return ids.has(el.id) && TW.collapse(el.textContent).length <= LABEL_TEXT_LIMIT;
     }
 
-    push(kind, depth, body, inView) {
-      this.entries.push({ kind, depth, body, inView });
-    }
-
-    inView(el, ctx) {
-      if (!ctx.inView) return false;
-      const rect = TW.boxOf(el);
-      return rect.bottom > 0 && rect.right > 0 && rect.top < ctx.win.innerHeight && rect.left < ctx.win.innerWidth &&
-        (rect.width > 0 || rect.height > 0);
+    // A line for `el` of the frame `ctx` (none: a line that is never in view).
+    push(kind, depth, body, el = null, ctx = null) {
+      this.entries.push(new Entry(kind, depth, body, el, ctx));
     }
 
     flush(text, depth) {
@@ -86,7 +110,7 @@
       text.buf = "";
       text.el = null;
       if (!collapsed || text.suppressed) return;
-      this.push("text", depth, `text: ${TW.quote(TW.clip(collapsed, this.textLimit))}`, source ? this.inView(source, text.ctx) : false);
+      this.push("text", depth, `text: ${TW.quote(TW.clip(collapsed, this.textLimit))}`, source, text.ctx);
     }
 
     sourceNodes(parent) {
@@ -99,7 +123,7 @@
 
     children(parent, depth, ctx, text) {
       if (this.level >= MAX_DOM_DEPTH) {
-        if (!this.depthLimited) this.push("frame", depth, "generic [depth limit]", false);
+        if (!this.depthLimited) this.push("frame", depth, "generic [depth limit]");
         this.depthLimited = true;
         return;
       }
@@ -151,7 +175,7 @@
         // Landmarks survive the budget as refs do: they are the page's map.
         // A widget may move the focus to a heading or a region (out of the tab order): keys go there.
         this.push(TW.isLandmarkRole(role) ? "landmark" : "struct", depth, line(role, name, attrs, null, TW.focusOf(el)),
-          this.inView(el, ctx));
+          el, ctx);
         // A heading's text is its name already: only its controls are listed below it.
         if (role !== "img") this.block(el, depth + 1, ctx, role === "heading" || sorted);
         else this.areas(el, depth + 1, ctx);
@@ -167,7 +191,7 @@
           this.row(el, depth, ctx);
           return;
         }
-        this.push("struct", depth, "row", this.inView(el, ctx));
+        this.push("struct", depth, "row", el, ctx);
         this.cells(el, depth + 1, ctx);
         return;
       }
@@ -200,7 +224,7 @@
       if (description) attrs.push(`desc=${TW.quote(description)}`);
       const leads = elsewhere(this.lastHint, ctx);
       if (leads) attrs.push(leads);
-      this.push("ref", depth, line(role, name, attrs, ref, TW.focusOf(el)), this.inView(el, ctx));
+      this.push("ref", depth, line(role, name, attrs, ref, TW.focusOf(el)), el, ctx);
       return name;
     }
 
@@ -221,7 +245,7 @@
         if (!CELL_ROLES.has(TW.roleOf(cell)) || TW.isHidden(cell, ctx.win.getComputedStyle(cell))) continue;
         cells.push(TW.clip(TW.collapse(TW.nameOf(cell, true)), CELL_LIMIT));
       }
-      if (cells.some(Boolean)) this.push("text", depth, `row: ${TW.quote(TW.clip(cells.join(" | "), ROW_LIMIT))}`, this.inView(el, ctx));
+      if (cells.some(Boolean)) this.push("text", depth, `row: ${TW.quote(TW.clip(cells.join(" | "), ROW_LIMIT))}`, el, ctx);
     }
 
     // The cells of a row with controls, each listed as usual; an empty cell is a bare line, so
@@ -236,7 +260,7 @@
         if (HEADER_ROLES.has(role) && !TW.isSortedHeader(node, role) && !TW.isHidden(node, style) && !TW.isInteractive(node, role, style)) {
           const name = TW.nameOf(node, true);
           if (name) {
-            this.push("struct", depth, line(role, name, TW.attributesOf(node, role), null, TW.focusOf(node)), this.inView(node, ctx));
+            this.push("struct", depth, line(role, name, TW.attributesOf(node, role), null, TW.focusOf(node)), node, ctx);
             this.block(node, depth + 1, ctx, true);
             continue;
           }
@@ -245,7 +269,7 @@
         this.element(node, depth, ctx, text);
         this.flush(text, depth);
         if (this.entries.length === at && CELL_ROLES.has(role) && !TW.isHidden(node, style)) {
-          this.push("struct", depth, role, this.inView(node, ctx));
+          this.push("struct", depth, role, node, ctx);
         }
       }
     }
@@ -260,7 +284,7 @@
       const label = TW.clip(TW.collapse(el.getAttribute("title") || el.getAttribute("aria-label") || el.getAttribute("src") || ""), 80);
       const head = label ? `iframe ${TW.quote(label)}` : "iframe";
       if (ctx.frames.length >= MAX_FRAME_DEPTH) {
-        this.push("frame", depth, `${head} [depth limit]`, false);
+        this.push("frame", depth, `${head} [depth limit]`);
         return;
       }
       let doc = null;
@@ -272,11 +296,11 @@
       // The extension may be able to reach into a cross-origin frame it has site access for,
       // but the call is judged by the tab's origin: another origin's frame stays a blind spot.
       if (!doc || !doc.defaultView || !TW.sameOriginAsTop(doc)) {
-        this.push("frame", depth, `${head} [cross-origin, not visible]`, this.inView(el, ctx));
+        this.push("frame", depth, `${head} [cross-origin, not visible]`, el, ctx);
         return;
       }
-      this.push("frame", depth, head, this.inView(el, ctx));
-      const inner = { doc, win: doc.defaultView, frames: [...ctx.frames, { frame: el, doc }], inView: this.inView(el, ctx) };
+      this.push("frame", depth, head, el, ctx);
+      const inner = { doc, win: doc.defaultView, frames: [...ctx.frames, { frame: el, doc }], inView: shownInView(el, ctx) };
       const root = doc.body || doc.documentElement;
       if (root) this.block(root, depth + 1, inner, false);
     }

@@ -35,6 +35,18 @@ async def test_a_text_field_labelled_account_password_is_a_credential_target(dri
     assert "hunter2-typed" not in str(refs)
 
 
+async def test_a_field_named_in_full_width_letters_is_a_credential_target_too(driver):
+    # Its label folds (NFKC) to "Passcode": names that are not plain ASCII are folded before the
+    # word lists are matched.
+    tab = await driver.open("credentials.html")
+    await driver.evaluate("credentials.html", "document.getElementById('wide').value = '4242'")
+    page = (await driver.read())["text"]
+    assert "4242" not in page
+    wide = ref_of(page, 'textbox "\uff30\uff41\uff53\uff53\uff43\uff4f\uff44\uff45" [value hidden]')
+    refs = await driver.control.call("browser.refs", tab_id=tab)
+    assert next(h for h in refs["refs"] if h["ref"] == wide)["credential"] is True
+
+
 async def test_a_card_number_typed_in_two_appends_is_caught(driver):
     await driver.open("credentials.html")
     page = (await driver.read())["text"]

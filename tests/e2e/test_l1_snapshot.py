@@ -122,6 +122,17 @@ async def test_truncation_drops_text_first_and_says_so(driver):
     assert full["text"].count("- text: ") > text.count("- text: ")
 
 
+async def test_the_budget_keeps_the_text_in_view_and_drops_what_is_off_screen_first(driver):
+    # Scrolled to the middle of the page: the paragraphs shown there survive a budget that holds
+    # a handful of them, and those above and below, off screen, go first (not merely the last).
+    await driver.open("long.html")
+    await driver.evaluate("long.html", "document.querySelectorAll('p')[99].scrollIntoView(); window.scrollY > 0")
+    text = (await driver.read(maxTokens=300))["text"]
+    assert "Paragraph 100:" in text and "Paragraph 101:" in text
+    assert "Paragraph 1:" not in text and "Paragraph 200:" not in text
+    assert re.search(r"\n\n\[truncated: \d+ nodes\]$", text)
+
+
 async def test_refs_past_the_ceiling_are_counted_and_still_findable(driver):
     await driver.open("links.html")
     result = await driver.read(maxTokens=0)
