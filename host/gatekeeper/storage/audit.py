@@ -531,12 +531,13 @@ class _Anchoring:
     def write(self, *, closing: bool = False) -> bool:
         """Anchor the database's durable signed count now; True when written. Failures are
         logged, never raised: the previous anchor stays, which only lags. Nothing is written
-        once the log is closed, except by `close` itself, until rows are appended again."""
+        once the log is closed, except by `close` itself (and only for rows not anchored yet),
+        until rows are appended again."""
         if not self._lock.acquire(blocking=closing):
             return False  # another thread is writing it right now
         self._writer = threading.get_ident()
         try:
-            if self._closed and not closing:
+            if (self._closed and not closing) or (closing and not self._dirty):
                 return False
             self._last = time.monotonic()
             appends = self._appends
@@ -564,12 +565,8 @@ class _Anchoring:
         the thread that is writing one (the log collected in the middle of it), it leaves that
         one to be the last."""
         self._closed = True
-        if self._writer == threading.get_ident():
-            return
-        with self._lock:
-            pass
-        if self._dirty:
-            self.write(closing=True)
+        if self._writer != threading.get_ident():
+            self.write(closing=True)  # waits for one being written, then sees whether rows came since
 
 
 # -- the log -----------------------------------------------------------------------------------------
